@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// The relaypay command: run the daemon, prepare a data dir, call any operation, print the docs.
+import { Command, InvalidArgumentError } from 'commander'
+import { runStart } from '../src/cli/start.js'
+import { runInit } from '../src/cli/init.js'
+import { runCall } from '../src/cli/call.js'
+import { operationsReference } from '../src/cli/docs.js'
+
+const program = new Command()
+program
+  .name('relaypay')
+  .description('A relay-native Lightning payments daemon, wire-compatible with Lightning.Pub.')
+  .showHelpAfterError()
+  .addHelpText(
+    'after',
+    `
+Examples:
+  relaypay start                                  run offline: embedded node and relay, data in ./data
+  relaypay start --config relaypay.toml --http-port 8080
+  relaypay init --data-dir /var/lib/relaypay      write a config and secrets, then edit the config
+  relaypay call Health
+  relaypay call AddApp '{"name":"shop","allow_user_creation":false}'
+  relaypay call GetUserInfo --token <user token>`,
+  )
+
+const port = (value: string) => {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number 0–65535')
+  return n
+}
+
+program
+  .command('start')
+  .description('run the daemon (stops cleanly on SIGINT/SIGTERM)')
+  .option('--config <file>', 'TOML config file (default: <data-dir>/relaypay.toml if present)')
+  .option('--data-dir <dir>', 'data directory (default ./data)')
+  .option('--http-host <host>', 'HTTP listen address (default 127.0.0.1)')
+  .option('--http-port <port>', 'HTTP port (default 1776; 0 picks a free one)', port)
+  .action(runStart)
+
+program
+  .command('init')
+  .description('write a config file and fresh secrets into the data directory')
+  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--force', 'overwrite an existing config file')
+  .action(runInit)
+
+program
+  .command('call')
+  .description('call any catalogue operation over HTTP and print the answer')
+  .argument('<operation>', 'operation name, e.g. NodeGetInfo')
+  .argument('[json]', 'input as JSON (body fields, query and path parameters)', '{}')
+  .option('--url <url>', 'daemon URL (default: the running daemon of --data-dir)')
+  .option('--token <token>', 'authorization token (default: the admin token of --data-dir)')
+  .option('--api-key <key>', 'wallet key for host and extension routes')
+  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .action(runCall)
+
+program
+  .command('docs')
+  .description('print the operations reference (docs/operations.md) generated from the catalogue')
+  .action(() => {
+    process.stdout.write(operationsReference())
+  })
+
+await program.parseAsync(process.argv)

@@ -1,0 +1,29 @@
+// The operation catalogue: every operation of the three seeds plus our own, one entry each. HTTP routes, Nostr
+// routing, validation, docs/operations.md and `relaypay call` are all derived from this list.
+import { adminOperations } from './operations/admin.js'
+import { metricsOperations } from './operations/metrics.js'
+import { guestOperations } from './operations/guest.js'
+import { guestPubOperations } from './operations/guest-pub.js'
+import { appOperations } from './operations/app.js'
+import { userOperations } from './operations/user.js'
+import { walletHostOperations } from './operations/wallet-host.js'
+import { restaurantOperations } from './operations/restaurant.js'
+import { payrollOperations } from './operations/payroll.js'
+import { modelOperations } from './operations/models.js'
+
+export const catalogue = [
+  ...adminOperations,
+  ...metricsOperations,
+  ...guestOperations,
+  ...guestPubOperations,
+  ...appOperations,
+  ...userOperations,
+  ...walletHostOperations,
+  ...restaurantOperations,
+  ...payrollOperations,
+  ...modelOperations,
+]
+
+export type CatalogueEntry = (typeof catalogue)[number]
+export type OperationName = CatalogueEntry['name']
+export type OperationOf<N extends OperationName> = Extract<CatalogueEntry, { name: N }>

@@ -1,0 +1,78 @@
+// One catalogue entry describes everything the transports, the validator, the docs and the CLI need to know
+// about an operation. The dispatcher interprets entries; nothing is generated per operation.
+import type { z } from 'zod'
+
+/**
+ * Caller kinds. The first six are the payments service's (seed 000, "Authentication"); the rest are the wallet
+ * host's (reference/wallet-host.md) used by the extensions and the model registry.
+ */
+export type AuthKind =
+  | 'guest' // no credentials
+  | 'user' // user JWT over HTTP, any key over Nostr
+  | 'admin' // static admin token, or the enrolled admin pubkey over Nostr
+  | 'metrics' // metrics token (falls back to the admin token)
+  | 'app' // application JWT
+  | 'guestPub' // Nostr only: the event's pubkey and the addressed app
+  | 'walletInvoice' // X-Api-Key / api-key: an invoice key or an admin key of a wallet
+  | 'walletAdmin' // X-Api-Key / api-key: the admin key of a wallet
+  | 'operator' // the host super user: `Authorization: Bearer <admin token>`
+  | 'member' // any authenticated person: user token, wallet key or the operator's admin token
+
+export const authKinds: readonly AuthKind[] = [
+  'guest', 'user', 'admin', 'metrics', 'app', 'guestPub', 'walletInvoice', 'walletAdmin', 'operator', 'member',
+]
+
+/** How errors and answers are written: upstream's 200 + status envelope, or status codes + `{detail}`. */
+export type Dialect = 'pub' | 'detail'
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+export interface HttpBinding {
+  method: HttpMethod
+  /** Path with `:name` or `{name}` parameters; parameters become input fields of the same name. */
+  path: string
+  /** Query parameters copied into the input (as strings unless the input schema coerces them). */
+  query?: readonly string[]
+  /**
+   * Where the JSON body goes: `fields` (default) spreads an object body into the input; `whole` puts any JSON
+   * body into the input field named by `bodyField`; `none` ignores the body (GET and Empty operations).
+   */
+  body?: 'fields' | 'whole' | 'none'
+  bodyField?: string
+  /** Success status in the detail dialect (default 200). */
+  status?: number
+}
+
+export interface Operation<Name extends string = string, I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  name: Name
+  /** The catalogue area (file) the operation belongs to, for docs. */
+  area: string
+  auth: AuthKind
+  dialect: Dialect
+  http?: HttpBinding
+  /** Other names or paths the same operation answers to (upstream spellings clients still send). */
+  aliases?: readonly { name?: string; path?: string }[]
+  /** Also callable over the Nostr relay transport (kind 21000). */
+  nostr?: boolean
+  /** Server-streaming: the handler returns an Observable; over Nostr items are pushed. */
+  stream?: boolean
+  /** Carries several operations of its caller kind in one call (BatchUser). */
+  batch?: boolean
+  input: I
+  output: O
+  /** Response body that is not JSON (CSV exports, pages): the handler returns `{contentType, body}`. */
+  produces?: 'text/csv' | 'text/html'
+  /** Status for failed input validation in the detail dialect (FastAPI-style routes answer 422). */
+  validationStatus?: 400 | 422
+  /** Extension id whose gate (enabled per account, admin-only list) guards authenticated calls. */
+  extension?: string
+  /** Operations that exist only when `[node] mock = true` (test mode) answer the upstream error otherwise. */
+  summary: string
+}
+
+/** Declares a catalogue entry; the generic parameters keep the name, input and output types for handlers. */
+export function operation<const Name extends string, I extends z.ZodType, O extends z.ZodType>(
+  entry: Operation<Name, I, O>,
+): Operation<Name, I, O> {
+  return entry
+}

@@ -1,0 +1,22 @@
+// App: an HS256 JWT whose payload is `{appId}`; HTTP only.
+import { OperationError } from '../bus/errors.js'
+import type { Caller } from '../bus/context.js'
+import { bearerValue, type Credentials } from './credentials.js'
+import type { TokenSigner } from './tokens.js'
+import type { AccountDirectory } from './directory.js'
+
+export async function authenticateApp(
+  creds: Credentials,
+  deps: { tokens: TokenSigner; directory: AccountDirectory },
+): Promise<Extract<Caller, { kind: 'app' }>> {
+  if (creds.nostr) throw new OperationError('forbidden', 'app operations are not available over Nostr')
+  const token = bearerValue(creds.authorization)
+  if (!token) throw new OperationError('unauthenticated', 'empty app token provided')
+  const verified = await deps.tokens.verify(token)
+  if (!verified.ok) throw new OperationError('unauthenticated', verified.reason)
+  const appId = verified.payload.appId
+  if (typeof appId !== 'string' || !deps.directory.appExists(appId)) {
+    throw new OperationError('unauthenticated', 'the provided token is not an app token')
+  }
+  return { kind: 'app', appId }
+}

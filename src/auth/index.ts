@@ -1,0 +1,65 @@
+// Authentication: one module per caller kind turns raw credentials into a typed caller; then the extension gate
+// of the wallet host (reference/wallet-host.md) applies to authenticated calls of extension operations.
+import type { CatalogueEntry } from '../../schema/catalogue.js'
+import type { AuthKind } from '../../schema/operation.js'
+import type { Caller } from '../bus/context.js'
+import { OperationError } from '../bus/errors.js'
+import type { Credentials } from './credentials.js'
+import type { AccountDirectory } from './directory.js'
+import type { TokenSigner } from './tokens.js'
+import { authenticateAdmin } from './admin.js'
+import { authenticateMetrics } from './metrics.js'
+import { authenticateApp } from './app.js'
+import { authenticateUser } from './user.js'
+import { authenticateGuestPub } from './guest-pub.js'
+import { authenticateWalletKey } from './wallet-key.js'
+import { authenticateOperator } from './operator.js'
+import { authenticateMember } from './member.js'
+
+export type { Credentials } from './credentials.js'
+export type { AccountDirectory, WalletKeyOwner } from './directory.js'
+export { createTokenSigner, type TokenSigner, type UserClaims } from './tokens.js'
+
+export interface AuthDeps {
+  adminToken: string
+  metricsToken?: string
+  tokens: TokenSigner
+  directory: AccountDirectory
+  /** The pubkey enrolled as operator over Nostr, if any. */
+  adminPubkey(): string | undefined
+  /** Extensions only the operator may use (`[extensions] admin_only`). */
+  adminOnlyExtensions: readonly string[]
+}
+
+export type Authenticate = (entry: CatalogueEntry, creds: Credentials) => Promise<Caller>
+
+export function createAuthenticator(deps: AuthDeps): Authenticate {
+  const byKind: Record<AuthKind, (creds: Credentials) => Caller | Promise<Caller>> = {
+    guest: () => ({ kind: 'guest' }),
+    admin: creds => authenticateAdmin(creds, deps),
+    metrics: creds => authenticateMetrics(creds, deps),
+    app: creds => authenticateApp(creds, deps),
+    user: creds => authenticateUser(creds, deps),
+    guestPub: creds => authenticateGuestPub(creds),
+    walletInvoice: creds => authenticateWalletKey(creds, 'invoice', deps.directory),
+    walletAdmin: creds => authenticateWalletKey(creds, 'admin', deps.directory),
+    operator: creds => authenticateOperator(creds, deps),
+    member: creds => authenticateMember(creds, deps),
+  }
+  return async (entry, creds) => {
+    const caller = await byKind[entry.auth](creds)
+    const extension = (entry as { extension?: string }).extension
+    if (extension && caller.kind !== 'guest') gateExtension(extension, caller, deps)
+    return caller
+  }
+}
+
+function gateExtension(extension: string, caller: Caller, deps: AuthDeps): void {
+  if (caller.kind === 'operator' || caller.kind === 'admin') return
+  if (deps.adminOnlyExtensions.includes(extension)) {
+    throw new OperationError('forbidden', `User not authorized for extension '${extension}'.`, { status: 403 })
+  }
+  if (caller.kind === 'wallet' && !deps.directory.extensionEnabled(caller.accountId, extension)) {
+    throw new OperationError('forbidden', `Extension '${extension}' not enabled.`, { status: 403 })
+  }
+}

@@ -1,0 +1,27 @@
+// Wallet keys of the wallet host (reference/wallet-host.md): `X-Api-Key` header or `api-key` query parameter,
+// with the host's exact error texts and status codes.
+import { OperationError } from '../bus/errors.js'
+import type { Caller } from '../bus/context.js'
+import type { Credentials } from './credentials.js'
+import type { AccountDirectory } from './directory.js'
+
+export type WalletCaller = Extract<Caller, { kind: 'wallet' }>
+
+export function authenticateWalletKey(
+  creds: Credentials,
+  need: 'invoice' | 'admin',
+  directory: AccountDirectory,
+): WalletCaller {
+  if (!creds.apiKey) throw new OperationError('unauthenticated', 'No Api Key provided.', { status: 401 })
+  const owner = walletForKey(creds.apiKey, directory)
+  if (need === 'admin' && owner.keyType !== 'admin') {
+    throw new OperationError('forbidden', 'Invalid adminkey.', { status: 403 })
+  }
+  return owner
+}
+
+export function walletForKey(key: string, directory: AccountDirectory): WalletCaller {
+  const owner = directory.walletByKey(key)
+  if (!owner) throw new OperationError('not_found', 'Wallet not found.', { status: 404 })
+  return { kind: 'wallet', ...owner }
+}

@@ -1,0 +1,52 @@
+// What a handler receives besides its input: who is calling, and per-call tools. Long-lived dependencies
+// (database, node, event stream) are closed over by each room's factory instead of riding in the context.
+import type { Logger } from 'pino'
+import type { AuthKind } from '../../schema/operation.js'
+
+export type Caller =
+  | { kind: 'guest' }
+  | { kind: 'user'; userId: string; appId: string; appUserId: string }
+  | { kind: 'admin'; adminId: string }
+  | { kind: 'metrics'; operatorId: string; appId: string }
+  | { kind: 'app'; appId: string }
+  | { kind: 'guestPub'; pub: string; appId: string }
+  | { kind: 'wallet'; walletId: string; accountId: string; keyType: 'admin' | 'invoice' }
+  | { kind: 'operator' }
+
+/** The caller shape each auth kind yields. */
+export type CallerFor<K extends AuthKind> = K extends 'guest'
+  ? { kind: 'guest' }
+  : K extends 'user'
+    ? Extract<Caller, { kind: 'user' }>
+    : K extends 'admin'
+      ? Extract<Caller, { kind: 'admin' }>
+      : K extends 'metrics'
+        ? Extract<Caller, { kind: 'metrics' }>
+        : K extends 'app'
+          ? Extract<Caller, { kind: 'app' }>
+          : K extends 'guestPub'
+            ? Extract<Caller, { kind: 'guestPub' }>
+            : K extends 'walletInvoice' | 'walletAdmin'
+              ? Extract<Caller, { kind: 'wallet' }>
+              : K extends 'operator'
+                ? Extract<Caller, { kind: 'operator' }>
+                : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
+
+/** Milliseconds since the epoch; injected so schedules, expiry and retries are testable. */
+export interface Clock {
+  now(): number
+}
+
+export const systemClock: Clock = { now: () => Date.now() }
+
+export type Transport = 'http' | 'nostr' | 'cli' | 'batch' | 'internal'
+
+export interface CallContext<C = Caller> {
+  caller: C
+  requestId: string
+  transport: Transport
+  log: Logger
+  clock: Clock
+  /** Aborted when the daemon stops or the caller goes away. */
+  signal: AbortSignal
+}

@@ -1,0 +1,165 @@
+// The one dispatcher every transport feeds: look up → authenticate → validate → handle. One-shot answers and
+// streams share one path (a handler's Promise becomes a one-item Observable). Timings of each step and the outcome
+// of every call are published for metrics; handlers never record metrics themselves.
+import { randomUUID } from 'node:crypto'
+import { Observable, Subject, defer, from, isObservable, type Observer } from 'rxjs'
+import type { Logger } from 'pino'
+import type { z } from 'zod'
+import type { CatalogueEntry } from '../../schema/catalogue.js'
+import type { Credentials, Authenticate } from '../auth/index.js'
+import type { Caller, Clock, Transport } from './context.js'
+import { OperationError, isOperationError } from './errors.js'
+import type { Registry } from './registry.js'
+import type { CallTimings } from './events.js'
+
+export interface Call {
+  /** Operation name or alias. */
+  op: string
+  credentials: Credentials
+  /** Raw input as the transport assembled it; validated against the catalogue before the handler runs. */
+  input: unknown
+  transport: Transport
+  requestId: string
+  signal?: AbortSignal
+}
+
+export interface CallOutcome {
+  op: string
+  transport: Transport
+  caller: Caller | null
+  ok: boolean
+  errorCode: string | null
+  timings: CallTimings
+}
+
+export interface Dispatcher {
+  /** Resolves an operation by name or alias, or undefined. */
+  resolve(op: string): CatalogueEntry | undefined
+  /** Runs a call; the Observable emits the handler's answer(s) and errors with an OperationError. */
+  dispatch(call: Call): Observable<unknown>
+  /** One record per finished call (success or failure), for metrics. */
+  outcomes$: Observable<CallOutcome>
+  /** Resolves when no call is in flight (used by a clean stop). */
+  drain(): Promise<void>
+}
+
+export interface DispatcherDeps {
+  registry: Registry
+  authenticate: Authenticate
+  log: Logger
+  clock: Clock
+}
+
+export function createDispatcher({ registry, authenticate, log, clock }: DispatcherDeps): Dispatcher {
+  const outcomes = new Subject<CallOutcome>()
+  let inFlight = 0
+  let drained: (() => void)[] = []
+  const settle = () => {
+    inFlight--
+    if (inFlight === 0) for (const resolve of drained.splice(0)) resolve()
+  }
+
+  function dispatch(call: Call): Observable<unknown> {
+    return new Observable<unknown>(subscriber => {
+      inFlight++
+      const timings: CallTimings = { authUs: 0, validateUs: 0, handleUs: 0 }
+      let caller: Caller | null = null
+      let finished = false
+      const finish = (error: unknown) => {
+        if (finished) return
+        finished = true
+        settle()
+        const code = error === undefined ? null : isOperationError(error) ? error.code : 'internal'
+        outcomes.next({ op: call.op, transport: call.transport, caller, ok: error === undefined, errorCode: code, timings })
+      }
+      const fail = (error: unknown) => {
+        const answer = toOperationError(error, call, log)
+        finish(answer)
+        subscriber.error(answer)
+      }
+      const abort = new AbortController()
+      call.signal?.addEventListener('abort', () => abort.abort(), { once: true })
+      let inner: { unsubscribe(): void } | undefined
+
+      const run = async () => {
+        const registered = registry.lookup(call.op)
+        if (!registered) throw new OperationError('not_found', `unknown operation: ${call.op}`)
+        const { entry, handler } = registered
+        let started = performance.now()
+        caller = await authenticate(entry, call.credentials)
+        timings.authUs = micros(started)
+
+        started = performance.now()
+        const input = validate(entry, call.input)
+        timings.validateUs = micros(started)
+
+        started = performance.now()
+        const ctx = {
+          caller,
+          requestId: call.requestId,
+          transport: call.transport,
+          log: log.child({ op: entry.name, requestId: call.requestId }),
+          clock,
+          signal: abort.signal,
+        }
+        const result = (handler as (input: unknown, ctx: unknown) => unknown)(input, ctx)
+        const answers: Observable<unknown> = isObservable(result) ? result : from(result as Promise<unknown>)
+        const observer: Observer<unknown> = {
+          next: value => subscriber.next(value),
+          error: error => {
+            timings.handleUs = micros(started)
+            fail(error)
+          },
+          complete: () => {
+            timings.handleUs = micros(started)
+            finish(undefined)
+            subscriber.complete()
+          },
+        }
+        inner = answers.subscribe(observer)
+      }
+      run().catch(fail)
+      return () => {
+        inner?.unsubscribe()
+        abort.abort()
+        finish(undefined)
+      }
+    })
+  }
+
+  return {
+    resolve: op => registry.lookup(op)?.entry,
+    dispatch: call => defer(() => dispatch(call)),
+    outcomes$: outcomes.asObservable(),
+    drain: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>(resolve => drained.push(resolve))),
+  }
+}
+
+function micros(startedMs: number): number {
+  return Math.round((performance.now() - startedMs) * 1000)
+}
+
+function validate(entry: CatalogueEntry, raw: unknown): unknown {
+  const parsed = (entry.input as z.ZodType).safeParse(raw ?? {})
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]!
+  const field = issue.path.length > 0 ? issue.path.join('.') : 'body'
+  const message = `${field}: ${issue.message}`
+  const status = (entry as { validationStatus?: 400 | 422 }).validationStatus
+  // Upstream answers every shape error with "invalid request body"; we keep that prefix for clients that
+  // match on it and name the field after it.
+  const text = entry.dialect === 'pub' ? `invalid request body: ${message}` : message
+  return fail(new OperationError('invalid_input', text, status ? { status } : {}))
+}
+
+function fail(error: OperationError): never {
+  throw error
+}
+
+/** Anything that is not an OperationError is a bug or an outage: logged with an id, answered generically. */
+function toOperationError(error: unknown, call: Call, log: Logger): OperationError {
+  if (isOperationError(error)) return error
+  const errorId = randomUUID().slice(0, 8)
+  log.error({ err: error, errorId, op: call.op, requestId: call.requestId }, 'operation failed unexpectedly')
+  return new OperationError('internal', `internal error (id ${errorId})`)
+}

@@ -1,0 +1,49 @@
+// The errors a caller may see. Handlers throw OperationError with a code from a small closed set; each
+// transport maps the code to its dialect once. Anything else is a bug or an outage and is answered generically.
+
+export type ErrorCode =
+  | 'invalid_input'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'insufficient_balance'
+  | 'limit_exceeded'
+  | 'node_unavailable'
+  | 'upstream_failed'
+  | 'not_implemented'
+  | 'internal'
+
+/** Status codes of the detail dialect (extensions, model registry, host API). */
+export const detailStatus: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  insufficient_balance: 400,
+  limit_exceeded: 429,
+  node_unavailable: 503,
+  upstream_failed: 502,
+  not_implemented: 501,
+  internal: 500,
+}
+
+export class OperationError extends Error {
+  /** Overrides the dialect's status for this one error where a seed fixes it (e.g. 422, 500). */
+  readonly status?: number
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    opts: { status?: number } = {},
+  ) {
+    super(message)
+    this.name = 'OperationError'
+    this.status = opts.status
+  }
+}
+
+export function isOperationError(err: unknown): err is OperationError {
+  return err instanceof OperationError
+}

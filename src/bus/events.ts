@@ -1,0 +1,48 @@
+// Domain events: facts that something happened, emitted after the transaction that made them commits.
+// Side effects that are not the caller's answer (pushes, callbacks, extension listeners, metrics) subscribe here.
+import { Subject, filter, type Observable, type OperatorFunction } from 'rxjs'
+
+export type DomainEvent =
+  | {
+      type: 'invoice.paid'
+      walletId: string
+      paymentHash: string
+      amountMsat: number
+      extra: Record<string, unknown> | null
+      paidAt: number
+      internal: boolean
+    }
+  | { type: 'payment.settled'; walletId: string; paymentHash: string; amountMsat: number; feeMsat: number; settledAt: number; internal: boolean }
+  | { type: 'payment.failed'; walletId: string; paymentHash: string; amountMsat: number; reason: string; failedAt: number }
+  | { type: 'user.operation'; userId: string; operation: Record<string, unknown>; latestBalanceSats: number }
+  | { type: 'operation.completed'; op: string; transport: string; appId: string | null; ok: boolean; errorCode: string | null; timings: CallTimings }
+
+/** Microseconds spent in each step of one call (upstream usage-metric TLV fields 3–6). */
+export interface CallTimings {
+  authUs: number
+  validateUs: number
+  handleUs: number
+}
+
+export type EventType = DomainEvent['type']
+export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>
+
+export interface EventBus {
+  events$: Observable<DomainEvent>
+  emit(event: DomainEvent): void
+  complete(): void
+}
+
+export function createEventBus(): EventBus {
+  const subject = new Subject<DomainEvent>()
+  return {
+    events$: subject.asObservable(),
+    emit: event => subject.next(event),
+    complete: () => subject.complete(),
+  }
+}
+
+/** Narrows the event stream to one event type. */
+export function ofType<T extends EventType>(type: T): OperatorFunction<DomainEvent, EventOf<T>> {
+  return filter((event): event is EventOf<T> => event.type === type)
+}

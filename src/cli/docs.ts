@@ -1,0 +1,80 @@
+// docs/operations.md, generated from the catalogue (`npm run docs`); a test fails when the file is stale.
+import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
+import type { z } from 'zod'
+import { describeType, fieldsOf, titleOf } from '../../schema/describe.js'
+
+const authNames: Record<string, string> = {
+  guest: 'Guest (no credentials)',
+  user: 'User (user token over HTTP; any key over Nostr)',
+  admin: 'Admin (admin token; enrolled admin key over Nostr)',
+  metrics: 'Metrics (metrics token, else admin token)',
+  app: 'App (app token)',
+  guestPub: 'GuestWithPub (Nostr only)',
+  walletInvoice: 'wallet invoice key or admin key (`X-Api-Key`)',
+  walletAdmin: 'wallet admin key (`X-Api-Key`)',
+  operator: 'operator (`Authorization: Bearer <admin token>`)',
+  member: 'any authenticated user (user token, wallet key or admin token)',
+}
+
+export function operationsReference(): string {
+  const lines: string[] = [
+    '# Operations reference',
+    '',
+    'Generated from the operation catalogue in `schema/` by `npm run docs`; do not edit by hand.',
+    '',
+    `${catalogue.length} operations. Payments operations (dialect \`pub\`) answer HTTP 200 with`,
+    '`{"status":"OK",…}` or `{"status":"ERROR","reason":…}`; the others (dialect `detail`) answer real status',
+    'codes with `{"detail":…}` on errors. Over Nostr (kind 21000) an operation is called by its name as `rpcName`.',
+    '',
+  ]
+  const areas = new Map<string, CatalogueEntry[]>()
+  for (const entry of catalogue as readonly CatalogueEntry[]) {
+    const list = areas.get(entry.area) ?? []
+    list.push(entry)
+    areas.set(entry.area, list)
+  }
+  lines.push('## Contents', '')
+  for (const area of areas.keys()) lines.push(`- [${area}](#${area.toLowerCase().replace(/[^a-z0-9]+/g, '-')})`)
+  lines.push('')
+  for (const [area, entries] of areas) {
+    lines.push(`## ${area}`, '')
+    for (const entry of entries) lines.push(...describeOperation(entry))
+  }
+  return lines.join('\n')
+}
+
+function describeOperation(entry: CatalogueEntry): string[] {
+  const lines = [`### ${entry.name}`, '', entry.summary, '']
+  const facts: string[] = []
+  if (entry.http) {
+    facts.push(`\`${entry.http.method} ${entry.http.path}\``)
+    if (entry.http.query?.length) facts.push(`query: ${entry.http.query.map(q => `\`${q}\``).join(', ')}`)
+  }
+  facts.push(`auth: ${authNames[entry.auth] ?? entry.auth}`)
+  facts.push(`dialect: ${entry.dialect}`)
+  if (entry.nostr) facts.push('also over Nostr')
+  if (entry.stream) facts.push('stream')
+  if (entry.batch) facts.push('batch')
+  if (entry.extension) facts.push(`extension: ${entry.extension}`)
+  if (entry.produces) facts.push(`produces ${entry.produces}`)
+  for (const alias of entry.aliases ?? []) {
+    facts.push(`alias: ${[alias.name, alias.path && `\`${alias.path}\``].filter(Boolean).join(' ')}`)
+  }
+  lines.push(facts.map(fact => `- ${fact}`).join('\n'), '')
+  lines.push(...messageTable('Input', entry.input), ...messageTable('Output', entry.output))
+  return lines
+}
+
+function messageTable(label: string, schema: z.ZodType): string[] {
+  const fields = fieldsOf(schema)
+  const name = titleOf(schema)
+  if (fields.length === 0) return [`${label}: ${name ?? describeType(schema)}${name === 'Empty' ? '' : ' (no fields)'}`, '']
+  return [
+    `${label}: ${name ?? 'object'}`,
+    '',
+    '| field | type | presence |',
+    '|---|---|---|',
+    ...fields.map(f => `| \`${f.name}\` | ${f.type.replace(/\|/g, '\\|')} | ${f.presence} |`),
+    '',
+  ]
+}

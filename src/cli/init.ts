@@ -1,0 +1,30 @@
+// `relaypay init`: a data directory with a config file and fresh secrets, ready for `relaypay start`.
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ensureSecret } from '../config/index.js'
+import { ensureDataDir } from '../store/index.js'
+import { adminTokenFile } from '../daemon.js'
+
+const exampleConfig = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../config.example.toml')
+
+export function runInit(opts: { dataDir: string; force?: boolean }): void {
+  const dataDir = path.resolve(opts.dataDir)
+  ensureDataDir(dataDir)
+  const configFile = path.join(dataDir, 'relaypay.toml')
+  if (fs.existsSync(configFile) && !opts.force) {
+    process.stderr.write(`relaypay: ${configFile} exists; use --force to overwrite it\n`)
+    process.exit(1)
+  }
+  const example = fs.readFileSync(exampleConfig, 'utf8')
+  fs.writeFileSync(configFile, example.replace(/^data_dir = .*$/m, `data_dir = ${JSON.stringify(dataDir)}`), {
+    mode: 0o600,
+  })
+  ensureSecret(path.join(dataDir, adminTokenFile))
+  ensureSecret(path.join(dataDir, '.jwt_secret'))
+  process.stdout.write(
+    `wrote ${configFile}\n` +
+      `the admin token is in ${path.join(dataDir, adminTokenFile)} (keep it secret)\n` +
+      `start with: relaypay start --data-dir ${dataDir}\n`,
+  )
+}

@@ -1,0 +1,44 @@
+// `relaypay start`: load the config, run the daemon, stop cleanly on a signal.
+import { loadConfig, ConfigError } from '../config/index.js'
+import { startDaemon } from '../daemon.js'
+
+export interface StartOptions {
+  config?: string
+  dataDir?: string
+  httpHost?: string
+  httpPort?: number
+}
+
+export async function runStart(opts: StartOptions): Promise<void> {
+  let config
+  try {
+    config = loadConfig({
+      file: opts.config,
+      flags: { data_dir: opts.dataDir, 'http.host': opts.httpHost, 'http.port': opts.httpPort },
+    })
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`relaypay: ${err.message}\n`)
+      process.exit(1)
+    }
+    throw err
+  }
+  let daemon
+  try {
+    daemon = await startDaemon(config)
+  } catch (err) {
+    process.stderr.write(`relaypay: cannot start: ${(err as Error).message}\n`)
+    process.exit(1)
+  }
+  const stop = () => {
+    daemon.stop().then(
+      () => process.exit(0),
+      err => {
+        process.stderr.write(`relaypay: stop failed: ${(err as Error).message}\n`)
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}

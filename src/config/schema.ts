@@ -1,0 +1,101 @@
+// Every configuration key, its type and its default. config.example.toml documents the same keys; a test keeps
+// the two in step.
+import { z } from 'zod'
+
+const port = z.int().min(0).max(65535)
+const url = z.url({ protocol: /^https?$/ })
+
+export const configSchema = z.strictObject({
+  data_dir: z.string().min(1).default('./data'),
+  log: z
+    .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+    .prefault({}),
+  http: z
+    .object({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: port.default(1776),
+      /** Public base URL used in LNURL links and HttpCreds; loopback URLs disable LNURL (upstream rule). */
+      public_url: url.optional(),
+      /** Enables GetHttpCreds (upstream ALLOW_HTTP_UPGRADE). */
+      allow_upgrade: z.boolean().default(false),
+      /** Largest accepted request body in bytes. */
+      max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    })
+    .prefault({}),
+  auth: z
+    .object({
+      /** Static operator token; generated into <data_dir>/admin.token when unset. */
+      admin_token: z.string().min(16).optional(),
+      /** Token for the Metrics caller kind; falls back to the admin token. */
+      metrics_token: z.string().min(16).optional(),
+      /** HS256 secret for app and user tokens; generated into <data_dir>/.jwt_secret when unset. */
+      jwt_secret: z.string().min(32).optional(),
+    })
+    .prefault({}),
+  store: z
+    .object({
+      /** `full`: every commit survives power loss; `normal`: survives a process crash only. */
+      synchronous: z.enum(['full', 'normal']).default('full'),
+    })
+    .prefault({}),
+  node: z
+    .object({
+      backend: z.enum(['embedded', 'lnd']).default('embedded'),
+      network: z.enum(['regtest', 'testnet', 'signet', 'mainnet']).default('regtest'),
+      alias: z.string().max(32).default('relaypay'),
+      /** Embedded node: foreign invoices "succeed" after a short delay (demos only). */
+      simulate_payments: z.boolean().default(false),
+      /** Enables SetMockInvoiceAsPaid and the mock balance operations (test mode). */
+      mock: z.boolean().optional(),
+      /** LND unreachable at start: wait and retry instead of refusing to start. */
+      wait_for_node: z.boolean().default(false),
+      lnd_socket: z.string().optional(),
+      lnd_cert_path: z.string().optional(),
+      lnd_macaroon_path: z.string().optional(),
+    })
+    .prefault({}),
+  nostr: z
+    .object({
+      /** External relays; empty runs the embedded relay (the offline default). */
+      relays: z.array(z.string().regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL')).default([]),
+      embedded_relay_port: port.default(7447),
+      max_event_age_seconds: z.int().min(10).default(600),
+      /** Replies longer than this many characters are split into shards (upstream default 40000). */
+      max_content_length: z.int().min(1000).default(40000),
+    })
+    .prefault({}),
+  fees: z
+    .object({
+      service_fee_bps: z.int().min(0).max(10000).default(60),
+      service_fee_floor_sats: z.int().min(0).default(10),
+      routing_fee_limit_bps: z.int().min(0).max(10000).default(50),
+      routing_fee_floor_sats: z.int().min(0).default(5),
+      internal_user_fee_bps: z.int().min(0).max(10000).default(0),
+      internal_root_fee_bps: z.int().min(0).max(10000).default(0),
+    })
+    .prefault({}),
+  apps: z
+    .object({
+      /** Name of the app that exists from the first start and lets any Nostr key open an account. */
+      default_app_name: z.string().min(1).default('wallet'),
+      /** Allow a non-zero `balance` in AddAppUser (upstream ALLOW_BALANCE_MIGRATION). */
+      allow_balance_migration: z.boolean().default(false),
+    })
+    .prefault({}),
+  lnurl: z.strictObject({ allow_loopback: z.boolean().default(false), meta_text: z.string().default('LNURL via relaypay') }).prefault({}),
+  callbacks: z.strictObject({ allow_loopback: z.boolean().default(false) }).prefault({}),
+  extensions: z
+    .object({
+      /** Extensions only the operator may use. */
+      admin_only: z.array(z.string()).default([]),
+    })
+    .prefault({}),
+  models: z
+    .object({
+      /** Where model files are downloaded from; HF_ENDPOINT is honoured when unset. */
+      base_url: url.optional(),
+    })
+    .prefault({}),
+})
+
+export type Config = z.output<typeof configSchema>

@@ -1,0 +1,110 @@
+// The composition root: builds every part from the config, starts them in order and stops them in reverse.
+// Only this file knows every room.
+import fs from 'node:fs'
+import path from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { pino, type Logger } from 'pino'
+import { catalogue } from '../schema/catalogue.js'
+import { ensureSecret, type Config } from './config/index.js'
+import { openStore, ensureDataDir } from './store/index.js'
+import { createEventBus } from './bus/events.js'
+import { createRegistry } from './bus/registry.js'
+import { createDispatcher, type Dispatcher } from './bus/dispatcher.js'
+import { systemClock, type Clock } from './bus/context.js'
+import { createAuthenticator, createTokenSigner } from './auth/index.js'
+import { accountStore } from './wallet/accounts.js'
+import { healthHandlers } from './health/index.js'
+import { startHttpServer } from './transports/http/index.js'
+
+export interface Daemon {
+  url: string
+  dataDir: string
+  dispatcher: Dispatcher
+  /** Operations still answering "not implemented". */
+  notImplemented: string[]
+  stop(): Promise<void>
+}
+
+export interface DaemonDeps {
+  log?: Logger
+  clock?: Clock
+}
+
+/** What `relaypay call` and tests read to find a running daemon. */
+export const daemonInfoFile = 'daemon.json'
+export const adminTokenFile = 'admin.token'
+
+export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promise<Daemon> {
+  const log = deps.log ?? pino({ level: config.log.level, base: { pid: process.pid } })
+  const clock = deps.clock ?? systemClock
+  const dataDir = path.resolve(config.data_dir)
+  ensureDataDir(dataDir)
+
+  const store = openStore({ dataDir, synchronous: config.store.synchronous })
+  if (store.applied.length > 0) log.info({ migrations: store.applied }, 'database migrated')
+
+  const adminToken = config.auth.admin_token ?? secretFile(path.join(dataDir, adminTokenFile), log, 'admin token')
+  const jwtSecret = config.auth.jwt_secret ?? secretFile(path.join(dataDir, '.jwt_secret'), log, 'token signing secret')
+  const tokens = createTokenSigner(jwtSecret)
+
+  const accounts = accountStore({ db: store.db, random: bytes => randomBytes(bytes), now: clock.now })
+  const defaultApp = accounts.ensureDefaultApp(config.apps.default_app_name)
+  log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
+
+  const events = createEventBus()
+  const registry = createRegistry(catalogue)
+  registry.register(healthHandlers({ notReadyReason: async () => undefined }), 'health')
+  const notImplemented = registry.seal()
+  log.info(
+    { implemented: catalogue.length - notImplemented.length, notImplemented: notImplemented.length },
+    `${notImplemented.length} of ${catalogue.length} operations are not implemented yet`,
+  )
+
+  const authenticate = createAuthenticator({
+    adminToken,
+    metricsToken: config.auth.metrics_token,
+    tokens,
+    directory: accounts.directory(),
+    adminPubkey: () => undefined,
+    adminOnlyExtensions: config.extensions.admin_only,
+  })
+  const dispatcher = createDispatcher({ registry, authenticate, log, clock })
+
+  const http = await startHttpServer({
+    host: config.http.host,
+    port: config.http.port,
+    maxBodyBytes: config.http.max_body_bytes,
+    dispatcher,
+    catalogue,
+    log,
+  })
+  fs.writeFileSync(path.join(dataDir, daemonInfoFile), JSON.stringify({ url: http.url, pid: process.pid }) + '\n', {
+    mode: 0o600,
+  })
+  log.info({ url: http.url, dataDir }, 'http listening')
+
+  let stopping: Promise<void> | undefined
+  return {
+    url: http.url,
+    dataDir,
+    dispatcher,
+    notImplemented,
+    stop: () =>
+      (stopping ??= (async () => {
+        log.info('stopping')
+        await http.close()
+        await dispatcher.drain()
+        events.complete()
+        store.close()
+        fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })
+        log.info('stopped')
+      })()),
+  }
+}
+
+/** A secret kept in the data dir; the log names the file, never the value. */
+function secretFile(file: string, log: Logger, what: string): string {
+  const { value, created } = ensureSecret(file)
+  if (created) log.info({ file }, `generated the ${what}`)
+  return value
+}

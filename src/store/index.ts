@@ -1,0 +1,76 @@
+// The daemon's one SQLite database: opened in WAL mode, migrated from schema/sql/NNN_*.sql at start.
+import Database from 'better-sqlite3'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export type Db = Database.Database
+
+export interface StoreOptions {
+  dataDir: string
+  /** File name inside the data dir. */
+  file?: string
+  /** SQLite `synchronous` level: `full` makes every commit durable against power loss. */
+  synchronous?: 'full' | 'normal'
+  /** Folder of numbered migrations; defaults to the package's schema/sql. */
+  migrationsDir?: string
+}
+
+export interface Store {
+  db: Db
+  file: string
+  /** Migrations applied by this open (empty when the schema was current). */
+  applied: string[]
+  close(): void
+}
+
+const defaultMigrationsDir = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../schema/sql')
+const migrationName = /^(\d{3,})_[a-z0-9_]+\.sql$/
+
+/** Creates the data dir (0700) if needed and opens the database file (0600). */
+export function ensureDataDir(dataDir: string): void {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+}
+
+export function openStore(opts: StoreOptions): Store {
+  ensureDataDir(opts.dataDir)
+  const file = path.join(opts.dataDir, opts.file ?? 'relaypay.sqlite')
+  const existed = fs.existsSync(file)
+  const db = new Database(file)
+  if (!existed) fs.chmodSync(file, 0o600)
+  db.pragma('journal_mode = WAL')
+  db.pragma(`synchronous = ${opts.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`)
+  db.pragma('foreign_keys = ON')
+  db.pragma('busy_timeout = 5000')
+  const applied = migrate(db, opts.migrationsDir ?? defaultMigrationsDir)
+  return { db, file, applied, close: () => db.close() }
+}
+
+/** Applies every migration newer than the database, each inside its own transaction, in numeric order. */
+export function migrate(db: Db, dir: string): string[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
+  const done = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(r => r.version),
+  )
+  const files = fs
+    .readdirSync(dir)
+    .filter(name => migrationName.test(name))
+    .sort((a, b) => Number(a.match(migrationName)![1]) - Number(b.match(migrationName)![1]))
+  const seen = new Set<number>()
+  const applied: string[] = []
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+  for (const name of files) {
+    const version = Number(name.match(migrationName)![1])
+    if (seen.has(version)) throw new Error(`two migrations share number ${version} in ${dir}`)
+    seen.add(version)
+    if (done.has(version)) continue
+    const sql = fs.readFileSync(path.join(dir, name), 'utf8')
+    db.transaction(() => {
+      db.exec(sql)
+      record.run(version, name, new Date().toISOString())
+    })()
+    applied.push(name)
+  }
+  return applied
+}

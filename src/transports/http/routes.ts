@@ -1,0 +1,79 @@
+// The HTTP route table, derived from the catalogue: every entry with an `http` binding and every alias path.
+import type { CatalogueEntry } from '../../../schema/catalogue.js'
+import type { HttpMethod } from '../../../schema/operation.js'
+
+export interface Route {
+  method: HttpMethod
+  path: string
+  entry: CatalogueEntry
+  /** Names of the path parameters, in order. */
+  params: string[]
+  pattern: RegExp
+}
+
+export interface RouteMatch {
+  route: Route
+  params: Record<string, string>
+}
+
+export interface RouteTable {
+  match(method: string, pathname: string): RouteMatch | { allowed: HttpMethod[] } | undefined
+  routes: Route[]
+}
+
+const paramPattern = /:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}/g
+
+export function buildRoutes(catalogue: readonly CatalogueEntry[]): RouteTable {
+  const routes: Route[] = []
+  const seen = new Map<string, string>()
+  for (const entry of catalogue) {
+    const http = entry.http
+    if (!http) continue
+    const paths = [http.path, ...(entry.aliases ?? []).flatMap(alias => (alias.path ? [alias.path] : []))]
+    for (const path of paths) {
+      const key = `${http.method} ${path.replace(paramPattern, ':p')}`
+      const other = seen.get(key)
+      if (other) throw new Error(`${entry.name} and ${other} share the route ${http.method} ${path}`)
+      seen.set(key, entry.name)
+      routes.push(compile(http.method, path, entry))
+    }
+  }
+  // Literal segments win over parameters (`/restaurants/by-slug/{slug}` before `/restaurants/{id}`).
+  routes.sort((a, b) => a.params.length - b.params.length)
+  return {
+    routes,
+    match(method, pathname) {
+      const allowed: HttpMethod[] = []
+      for (const route of routes) {
+        const found = route.pattern.exec(pathname)
+        if (!found) continue
+        if (route.method !== method) {
+          allowed.push(route.method)
+          continue
+        }
+        const params: Record<string, string> = {}
+        route.params.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1]!)))
+        return { route, params }
+      }
+      return allowed.length > 0 ? { allowed } : undefined
+    },
+  }
+}
+
+function compile(method: HttpMethod, path: string, entry: CatalogueEntry): Route {
+  const params: string[] = []
+  let source = ''
+  let last = 0
+  for (const found of path.matchAll(paramPattern)) {
+    source += escape(path.slice(last, found.index))
+    source += '([^/]+)'
+    params.push(found[1] ?? found[2]!)
+    last = found.index! + found[0].length
+  }
+  source += escape(path.slice(last))
+  return { method, path, entry, params, pattern: new RegExp(`^${source}/?$`) }
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}

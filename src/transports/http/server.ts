@@ -1,0 +1,189 @@
+// The HTTP entry: turns a request into a Call for the dispatcher and its answer into the operation's dialect.
+// No business logic lives here; routes come from the catalogue.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http'
+import { randomUUID } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import type { Socket } from 'node:net'
+import { lastValueFrom } from 'rxjs'
+import type { Logger } from 'pino'
+import type { CatalogueEntry } from '../../../schema/catalogue.js'
+import type { Dispatcher } from '../../bus/dispatcher.js'
+import { OperationError, isOperationError } from '../../bus/errors.js'
+import type { RawBody } from '../../bus/handler.js'
+import { buildRoutes, type RouteMatch } from './routes.js'
+import { failure, success, type HttpAnswer } from './dialects.js'
+import { parseJson, readBody } from './body.js'
+
+export interface HttpServerOptions {
+  host: string
+  port: number
+  maxBodyBytes: number
+  dispatcher: Dispatcher
+  catalogue: readonly CatalogueEntry[]
+  log: Logger
+}
+
+export interface HttpServer {
+  url: string
+  port: number
+  /** Stops accepting, lets in-flight requests finish, then closes idle keep-alive sockets. */
+  close(): Promise<void>
+}
+
+// Upstream runs `cors()` with its defaults on every payments route: any origin, the usual methods.
+const corsHeaders = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE',
+  'access-control-allow-headers': 'authorization,content-type,x-api-key',
+}
+
+export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
+  const routes = buildRoutes(opts.catalogue)
+  const sockets = new Set<Socket>()
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(err => {
+      opts.log.error({ err }, 'http request failed outside the dispatcher')
+      if (!res.headersSent) write(res, { status: 500, body: { detail: 'internal error' } }, {})
+      else res.destroy()
+    })
+  })
+  // `server.close()` only stops accepting; idle keep-alive sockets would hold the process open.
+  server.on('connection', socket => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  server.keepAliveTimeout = 5000
+  server.headersTimeout = 10000
+  server.requestTimeout = 0 // downloads of models may run for minutes
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    const method = req.method ?? 'GET'
+    const found = routes.match(method === 'HEAD' ? 'GET' : method, url.pathname)
+    if (method === 'OPTIONS') {
+      const matched = routes.match('GET', url.pathname) ?? routes.match('POST', url.pathname)
+      res.writeHead(matched ? 204 : 404, matched ? corsHeaders : {})
+      res.end()
+      return
+    }
+    if (!found) return write(res, { status: 404, body: { detail: 'Not Found' } }, {})
+    if (!('route' in found)) {
+      return write(res, { status: 405, body: { detail: 'Method Not Allowed' } }, { allow: found.allowed.join(', ') })
+    }
+    const { entry } = found.route
+    const headers = entry.dialect === 'pub' ? corsHeaders : {}
+    const answer = await answerFor(found, req, url, entry)
+    if (answer.raw) {
+      res.writeHead(answer.status, {
+        ...headers,
+        'content-type': answer.raw.contentType,
+        ...(answer.raw.filename ? { 'content-disposition': `attachment; filename="${answer.raw.filename}"` } : {}),
+      })
+      res.end(method === 'HEAD' ? undefined : answer.raw.body)
+      return
+    }
+    write(res, answer, headers, method === 'HEAD')
+  }
+
+  async function answerFor(
+    found: RouteMatch,
+    req: IncomingMessage,
+    url: URL,
+    entry: CatalogueEntry,
+  ): Promise<HttpAnswer & { raw?: RawBody }> {
+    const abort = new AbortController()
+    req.on('close', () => {
+      if (!req.complete) abort.abort()
+    })
+    try {
+      if (entry.stream) {
+        throw new OperationError('invalid_input', `${entry.name} is a stream: subscribe to it over Nostr`)
+      }
+      const input = await assembleInput(found, req, url, entry, opts.maxBodyBytes)
+      const apiKey = headerValue(req.headers['x-api-key']) ?? url.searchParams.get('api-key') ?? undefined
+      const output = await lastValueFrom(
+        opts.dispatcher.dispatch({
+          op: entry.name,
+          credentials: { authorization: headerValue(req.headers.authorization), apiKey },
+          input,
+          transport: 'http',
+          requestId: headerValue(req.headers['x-request-id'])?.slice(0, 64) ?? randomUUID(),
+          signal: abort.signal,
+        }),
+      )
+      const status = entry.http?.status ?? 200
+      if (entry.produces) return { status, body: null, raw: output as RawBody }
+      return success(entry.dialect, output, status)
+    } catch (err) {
+      const error = isOperationError(err) ? err : new OperationError('internal', 'internal error')
+      return failure(entry.dialect, error)
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const port = (server.address() as AddressInfo).port
+  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>(resolve => {
+        server.close(() => resolve())
+        server.closeIdleConnections()
+        // Sockets still busy finish their response, then close because the server is no longer listening.
+        const stragglers = setTimeout(() => sockets.forEach(socket => socket.destroy()), 10_000)
+        stragglers.unref()
+      }),
+  }
+}
+
+/** Input = body fields, then declared query parameters, then path parameters (which a body cannot override). */
+async function assembleInput(
+  found: RouteMatch,
+  req: IncomingMessage,
+  url: URL,
+  entry: CatalogueEntry,
+  maxBodyBytes: number,
+): Promise<Record<string, unknown>> {
+  const http = entry.http!
+  const input: Record<string, unknown> = {}
+  const bodyMode = http.body ?? (http.method === 'GET' ? 'none' : 'fields')
+  const text = await readBody(req, maxBodyBytes)
+  if (bodyMode !== 'none') {
+    const body = parseJson(text)
+    if (bodyMode === 'whole') input[http.bodyField ?? 'body'] = body
+    else if (body !== undefined) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new OperationError('invalid_input', entry.dialect === 'pub' ? 'invalid request body: body: expected an object' : 'body: expected an object')
+      }
+      Object.assign(input, body)
+    }
+  }
+  for (const name of http.query ?? []) {
+    const values = url.searchParams.getAll(name)
+    if (values.length === 1) input[name] = values[0]
+    else if (values.length > 1) input[name] = values
+  }
+  Object.assign(input, found.params)
+  return input
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+function write(res: ServerResponse, answer: HttpAnswer, headers: Record<string, string>, headOnly = false): void {
+  const body = JSON.stringify(answer.body)
+  res.writeHead(answer.status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  })
+  res.end(headOnly ? undefined : body)
+}

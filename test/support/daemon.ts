@@ -1,0 +1,104 @@
+// Starts the real daemon (`relaypay start`) as a child process in a temporary data dir on a free loopback port,
+// and talks to it only over HTTP — the way a user's client would.
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { repoRoot } from './paths.js'
+
+export interface TestDaemon {
+  url: string
+  dataDir: string
+  adminToken: string
+  process: ChildProcess
+  /** Every log line the daemon printed so far. */
+  logs(): string
+  request(method: string, urlPath: string, opts?: RequestOptions): Promise<{ status: number; json: any; text: string; headers: Headers }>
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>
+  /** SIGKILL (a crash) and wait for exit. */
+  kill(): Promise<void>
+}
+
+export interface RequestOptions {
+  body?: unknown
+  rawBody?: string
+  headers?: Record<string, string>
+}
+
+export interface StartOptions {
+  /** TOML written to <dataDir>/relaypay.toml before start. */
+  config?: string
+  env?: Record<string, string>
+  /** Reuse a data dir (restart tests). */
+  dataDir?: string
+}
+
+export const cliPath = path.join(repoRoot, 'build/bin/relaypay.js')
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-test-'))
+}
+
+export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
+  const dataDir = opts.dataDir ?? path.join(tempDataDir(), 'data')
+  fs.mkdirSync(dataDir, { recursive: true })
+  if (opts.config !== undefined) fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), opts.config)
+  const child = spawn(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
+    env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', chunk => (output += chunk))
+  child.stderr!.on('data', chunk => (output += chunk))
+  const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)))
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`daemon did not start within 20 s:\n${output}`)), 20_000)
+    const check = () => {
+      const line = output.split('\n').find(l => l.includes('"http listening"'))
+      if (line) {
+        clearTimeout(timer)
+        resolve(JSON.parse(line).url)
+      }
+    }
+    child.stdout!.on('data', check)
+    exited.then(code => {
+      clearTimeout(timer)
+      reject(new Error(`daemon exited with ${code} before listening:\n${output}`))
+    })
+  })
+  const adminToken = fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim()
+
+  return {
+    url,
+    dataDir,
+    adminToken,
+    process: child,
+    logs: () => output,
+    async request(method, urlPath, ropts = {}) {
+      const res = await fetch(url + urlPath, {
+        method,
+        headers: { ...(ropts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...ropts.headers },
+        body: ropts.rawBody ?? (ropts.body !== undefined ? JSON.stringify(ropts.body) : undefined),
+      })
+      const text = await res.text()
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        json = undefined
+      }
+      return { status: res.status, json, text, headers: res.headers }
+    },
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode
+      child.kill('SIGTERM')
+      return exited
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      await exited
+    },
+  }
+}
