@@ -43,11 +43,16 @@ export interface HttpBinding {
   status?: number
 }
 
-export interface Operation<Name extends string = string, I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+export interface Operation<
+  Name extends string = string,
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  A extends AuthKind = AuthKind,
+> {
   name: Name
   /** The catalogue area (file) the operation belongs to, for docs. */
   area: string
-  auth: AuthKind
+  auth: A
   dialect: Dialect
   http?: HttpBinding
   /** Other names or paths the same operation answers to (upstream spellings clients still send). */
@@ -71,8 +76,8 @@ export interface Operation<Name extends string = string, I extends z.ZodType = z
 }
 
 /** Declares a catalogue entry; the generic parameters keep the name, input and output types for handlers. */
-export function operation<const Name extends string, I extends z.ZodType, O extends z.ZodType>(
-  entry: Operation<Name, I, O>,
-): Operation<Name, I, O> {
+export function operation<const Name extends string, I extends z.ZodType, O extends z.ZodType, const A extends AuthKind>(
+  entry: Operation<Name, I, O, A>,
+): Operation<Name, I, O, A> {
   return entry
 }

@@ -8,10 +8,10 @@ const url = z.url({ protocol: /^https?$/ })
 export const configSchema = z.strictObject({
   data_dir: z.string().min(1).default('./data'),
   log: z
-    .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+    .strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
     .prefault({}),
   http: z
-    .object({
+    .strictObject({
       host: z.string().min(1).default('127.0.0.1'),
       port: port.default(1776),
       /** Public base URL used in LNURL links and HttpCreds; loopback URLs disable LNURL (upstream rule). */
@@ -23,7 +23,7 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   auth: z
-    .object({
+    .strictObject({
       /** Static operator token; generated into <data_dir>/admin.token when unset. */
       admin_token: z.string().min(16).optional(),
       /** Token for the Metrics caller kind; falls back to the admin token. */
@@ -33,13 +33,13 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   store: z
-    .object({
+    .strictObject({
       /** `full`: every commit survives power loss; `normal`: survives a process crash only. */
       synchronous: z.enum(['full', 'normal']).default('full'),
     })
     .prefault({}),
   node: z
-    .object({
+    .strictObject({
       backend: z.enum(['embedded', 'lnd']).default('embedded'),
       network: z.enum(['regtest', 'testnet', 'signet', 'mainnet']).default('regtest'),
       alias: z.string().max(32).default('relaypay'),
@@ -55,7 +55,7 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   nostr: z
-    .object({
+    .strictObject({
       /** External relays; empty runs the embedded relay (the offline default). */
       relays: z.array(z.string().regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL')).default([]),
       embedded_relay_port: port.default(7447),
@@ -65,7 +65,7 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   fees: z
-    .object({
+    .strictObject({
       service_fee_bps: z.int().min(0).max(10000).default(60),
       service_fee_floor_sats: z.int().min(0).default(10),
       routing_fee_limit_bps: z.int().min(0).max(10000).default(50),
@@ -75,7 +75,7 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   apps: z
-    .object({
+    .strictObject({
       /** Name of the app that exists from the first start and lets any Nostr key open an account. */
       default_app_name: z.string().min(1).default('wallet'),
       /** Allow a non-zero `balance` in AddAppUser (upstream ALLOW_BALANCE_MIGRATION). */
@@ -85,13 +85,13 @@ export const configSchema = z.strictObject({
   lnurl: z.strictObject({ allow_loopback: z.boolean().default(false), meta_text: z.string().default('LNURL via relaypay') }).prefault({}),
   callbacks: z.strictObject({ allow_loopback: z.boolean().default(false) }).prefault({}),
   extensions: z
-    .object({
+    .strictObject({
       /** Extensions only the operator may use. */
       admin_only: z.array(z.string()).default([]),
     })
     .prefault({}),
   models: z
-    .object({
+    .strictObject({
       /** Where model files are downloaded from; HF_ENDPOINT is honoured when unset. */
       base_url: url.optional(),
     })

@@ -1,0 +1,64 @@
+// LNURL responses, and the query-string inputs of the guest LNURL GET routes. Query parameters arrive as
+// strings over HTTP (even `amount`), so these inputs are strings; handlers parse them.
+// Field tables: reference/pub-messages.md; query names: the seed's Guest table.
+import { Empty, bool, int, list, message, optional, text } from '../dsl.js'
+
+export const LnurlLinkResponse = message('LnurlLinkResponse', {
+  lnurl: text(), // bech32 "lnurl1..." (uppercase not used)
+  k1: text(),
+})
+
+export const LnurlPayInfoResponse = message('LnurlPayInfoResponse', {
+  tag: text(), // "payRequest"
+  callback: text(),
+  maxSendable: int(), // millisats
+  minSendable: int(), // millisats (server uses 10000)
+  metadata: text(), // JSON-encoded LUD-06 metadata string
+  allowsNostr: bool(),
+  nostrPubkey: text(), // hex pubkey of the app (zap receipt signer)
+})
+
+export const LnurlWithdrawInfoResponse = message('LnurlWithdrawInfoResponse', {
+  tag: text(),
+  callback: text(),
+  k1: text(),
+  defaultDescription: text(),
+  minWithdrawable: int(), // millisats
+  maxWithdrawable: int(), // millisats
+  balanceCheck: text(),
+  payLink: text(),
+})
+
+export const HandleLnurlPayResponse = message('HandleLnurlPayResponse', {
+  pr: text(),
+  routes: list(Empty), // always []
+})
+
+/** GetLnurlWithdrawInfo `?k1`: the withdraw key from the link. */
+export const GetLnurlWithdrawInfoRequest = message('GetLnurlWithdrawInfoRequest', {
+  k1: text(),
+})
+
+/** HandleLnurlWithdraw `?k1&pr`: the LUD-03 callback with the invoice to pay. */
+export const HandleLnurlWithdrawRequest = message('HandleLnurlWithdrawRequest', {
+  k1: text(),
+  pr: text(),
+})
+
+/** GetLnurlPayInfo `?k1`: the pay key from the link. */
+export const GetLnurlPayInfoRequest = message('GetLnurlPayInfoRequest', {
+  k1: text(),
+})
+
+/** HandleLnurlPay `?k1&amount&nostr&lnurl`: the LUD-06 callback; `amount` is millisats, `nostr` a zap request. */
+export const HandleLnurlPayRequest = message('HandleLnurlPayRequest', {
+  k1: text(),
+  amount: text(),
+  nostr: optional(text()),
+  lnurl: optional(text()),
+})
+
+/** HandleLnurlAddress `/.well-known/lnurlp/:address_name`: the name part of the Lightning address. */
+export const HandleLnurlAddressRequest = message('HandleLnurlAddressRequest', {
+  address_name: text(),
+})

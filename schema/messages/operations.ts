@@ -1,0 +1,65 @@
+// The user operations history: operation records, six-cursor pagination, live pushes and push notifications.
+// The upstream misspelling `Payemnts` in GetUserOperationsResponse is part of the wire format.
+// Field tables: reference/pub-messages.md.
+import { bool, enumOf, int, list, message, oneof, text } from '../dsl.js'
+
+export const UserOperationType = enumOf('UserOperationType', ['INCOMING_TX', 'OUTGOING_TX', 'INCOMING_INVOICE', 'OUTGOING_INVOICE', 'OUTGOING_USER_TO_USER', 'INCOMING_USER_TO_USER'])
+
+export const UserOperation = message('UserOperation', {
+  paidAtUnix: int(), // unix seconds (may be fractional in pushed ops; 0 = pending; -1 = failed)
+  type: UserOperationType,
+  inbound: bool(),
+  amount: int(),
+  identifier: text(), // invoice, address, or counterpart user_id
+  operationId: text(), // "<UserOperationType>-<serial_id>"
+  service_fee: int(),
+  network_fee: int(),
+  confirmed: bool(),
+  tx_hash: text(),
+  internal: bool(), // settled inside the node
+})
+
+export const OperationsCursor = message('OperationsCursor', {
+  ts: int(), // unix seconds of last seen item (only used for incoming invoices)
+  id: int(), // serial_id of last seen item; server returns serial_id > id
+})
+
+export const UserOperations = message('UserOperations', {
+  fromIndex: OperationsCursor, // cursor of first item ({0,0} if empty)
+  toIndex: OperationsCursor, // cursor of last item; pass back as next cursor
+  operations: list(UserOperation),
+})
+
+export const GetUserOperationsRequest = message('GetUserOperationsRequest', {
+  latestIncomingInvoice: OperationsCursor,
+  latestOutgoingInvoice: OperationsCursor,
+  latestIncomingTx: OperationsCursor,
+  latestOutgoingTx: OperationsCursor,
+  latestIncomingUserToUserPayment: OperationsCursor,
+  latestOutgoingUserToUserPayment: OperationsCursor,
+  max_size: int(), // page size per category
+})
+
+export const GetUserOperationsResponse = message('GetUserOperationsResponse', {
+  latestOutgoingInvoiceOperations: UserOperations,
+  latestIncomingInvoiceOperations: UserOperations,
+  latestOutgoingTxOperations: UserOperations,
+  latestIncomingTxOperations: UserOperations,
+  latestOutgoingUserToUserPayemnts: UserOperations,
+  latestIncomingUserToUserPayemnts: UserOperations,
+})
+
+export const LiveUserOperation = message('LiveUserOperation', {
+  operation: UserOperation,
+  latest_balance: int(), // sats
+})
+
+export const PushNotificationPayload = message('PushNotificationPayload', {
+  data: oneof({ received_operation: UserOperation, sent_operation: UserOperation }),
+})
+
+export const PushNotificationEnvelope = message('PushNotificationEnvelope', {
+  topic_id: text(),
+  app_npub_hex: text(),
+  encrypted_payload: text(), // NIP-44 v2 (app key -> user key) of PushNotificationPayload JSON
+})

@@ -1,0 +1,99 @@
+// Metrics caller operations: usage, bundle, error, app, node and forwarding reports, metrics storage, and the
+// WebRTC upgrade (seed 000, "Metrics"). Auth: the metrics token (falls back to the admin token) or the admin key.
+import { operation } from '../operation.js'
+import { Empty } from '../messages/common.js'
+import {
+  AppsMetrics, AppsMetricsRequest, BundleData, BundleMetrics, ErrorStats, LatestBundleMetricReq,
+  LatestUsageMetricReq, NodeForwardingMetrics, NodeMetrics, NodeMetricsRequest, ProvidersDisruption,
+  SingleMetricReq, UsageMetricTlv, UsageMetrics, ZippedMetrics,
+} from '../messages/metrics.js'
+import { WebRtcAnswer, WebRtcCandidate, WebRtcMessage } from '../messages/webrtc.js'
+
+export const metricsOperations = [
+  operation({
+    name: 'GetUsageMetrics', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/reports/usage' },
+    input: LatestUsageMetricReq, output: UsageMetrics,
+    summary: 'Latest per-app, per-operation usage records (base64 TLV) with chunk paging information.',
+  }),
+  operation({
+    name: 'GetBundleMetrics', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/reports/bundle' },
+    input: LatestBundleMetricReq, output: BundleMetrics,
+    summary: 'Latest per-app time-series bundles with chunk paging information.',
+  }),
+  operation({
+    name: 'GetSingleBundleMetrics', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/reports/bundle/single' },
+    input: SingleMetricReq, output: BundleData,
+    summary: 'One page (chunk) of a named bundle metrics file; `app_id` must be empty and `metrics_name` set.',
+  }),
+  operation({
+    name: 'GetSingleUsageMetrics', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/reports/usage/single' },
+    input: SingleMetricReq, output: UsageMetricTlv,
+    summary: 'One page (chunk) of a named usage metrics file; `app_id` must be empty and `metrics_name` set.',
+  }),
+  operation({
+    name: 'GetErrorStats', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/reports/errors', body: 'none' },
+    input: Empty, output: ErrorStats,
+    summary: 'Request totals and failures over the last 24 h, 6 h, 1 h, 10 min and 1 min.',
+  }),
+  operation({
+    name: 'GetAppsMetrics', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/reports/apps' },
+    input: AppsMetricsRequest, output: AppsMetrics,
+    summary: 'Per application in a time window: user statistics, received, spent, available, fees and invoices, optionally the operations.',
+  }),
+  operation({
+    name: 'GetNodeMetrics', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/reports/node' },
+    aliases: [{ name: 'GetLndMetrics', path: '/api/reports/lnd' }],
+    input: NodeMetricsRequest, output: NodeMetrics,
+    summary: 'Node balance graphs (chain, channel, external), channel counts, open and closed channels, forwarding totals and root operations in a time window.',
+  }),
+  operation({
+    name: 'GetNodeForwardingMetrics', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/reports/node/forwarding' },
+    aliases: [{ name: 'GetLndForwardingMetrics', path: '/api/reports/lnd/forwarding' }],
+    input: NodeMetricsRequest, output: NodeForwardingMetrics,
+    summary: 'Forwarding events in a time window and their total fees.',
+  }),
+  operation({
+    name: 'SubmitWebRtcMessage', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/upgrade/wrtc' },
+    input: WebRtcMessage, output: WebRtcAnswer,
+    summary: 'Submits a WebRTC offer or ICE candidate for the metrics data channel and answers with the SDP answer (experimental).',
+  }),
+  operation({
+    name: 'SubToWebRtcCandidates', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true, stream: true,
+    http: { method: 'POST', path: '/api/upgrade/wrtc/candidates', body: 'none' },
+    input: Empty, output: WebRtcCandidate,
+    summary: "Stream of the server's ICE candidates for the metrics WebRTC channel (relay transport only).",
+  }),
+  operation({
+    name: 'ZipMetricsStorages', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/metrics/zip', body: 'none' },
+    input: Empty, output: ZippedMetrics,
+    summary: 'Zips the metrics stores and returns the server-side path of the archive.',
+  }),
+  operation({
+    name: 'PingSubProcesses', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/metrics/ping', body: 'none' },
+    input: Empty, output: Empty,
+    summary: 'Checks that storage, the metrics store and the relay connections each answer within 2 s.',
+  }),
+  operation({
+    name: 'GetProvidersDisruption', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/metrics/providers/disruption', body: 'none' },
+    input: Empty, output: ProvidersDisruption,
+    summary: 'Liquidity providers currently disrupted, plus the node when the watchdog has locked outgoing payments.',
+  }),
+  operation({
+    name: 'ResetMetricsStorages', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/metrics/reset', body: 'none' },
+    input: Empty, output: Empty,
+    summary: 'Wipes the metrics stores, when the configuration allows it.',
+  }),
+]

@@ -1,0 +1,102 @@
+// Configuration as an operator meets it: the example file, environment overrides, and one clear line for a
+// bad value.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { parse } from 'smol-toml'
+import { loadConfig, ConfigError, configSchema } from '../../src/config/index.js'
+import { repoRoot } from '../support/paths.js'
+import { cliPath, tempDataDir } from '../support/daemon.js'
+
+const config = suite('config')
+const exampleFile = path.join(repoRoot, 'config.example.toml')
+
+/** Every `section.key` of a zod object schema. */
+function schemaKeys(): string[] {
+  const keys: string[] = []
+  for (const [name, field] of Object.entries(configSchema.shape)) {
+    const inner = (field as any).def.innerType ?? field
+    if (inner.def?.type === 'object') for (const key of Object.keys(inner.shape)) keys.push(`${name}.${key}`)
+    else keys.push(name)
+  }
+  return keys.sort()
+}
+
+/** Every key in the example, including the commented-out `# key = value` lines. */
+function exampleKeys(): string[] {
+  const keys: string[] = []
+  let section = ''
+  for (const line of fs.readFileSync(exampleFile, 'utf8').split('\n')) {
+    const header = line.match(/^\[(\w+)\]/)
+    if (header) section = header[1]!
+    const key = line.match(/^#?\s?([a-z_]+) = /)
+    if (key) keys.push(section ? `${section}.${key[1]}` : key[1]!)
+  }
+  return keys.sort()
+}
+
+config('config.example.toml documents every key the daemon knows, and no other', () => {
+  assert.equal(exampleKeys(), schemaKeys())
+})
+
+config('the example file parses to the defaults', () => {
+  const fromExample = configSchema.parse(parse(fs.readFileSync(exampleFile, 'utf8')))
+  assert.equal(fromExample, configSchema.parse({}))
+})
+
+config('with no config the offline default holds', () => {
+  const c = loadConfig({ env: {} })
+  assert.is(c.data_dir, './data')
+  assert.is(c.http.host, '127.0.0.1')
+  assert.is(c.http.port, 1776)
+  assert.is(c.node.backend, 'embedded')
+  assert.equal(c.nostr.relays, [])
+})
+
+config('RELAYPAY_<SECTION>_<KEY> overrides the file, flags override both', () => {
+  const dir = tempDataDir()
+  const file = path.join(dir, 'c.toml')
+  fs.writeFileSync(file, '[http]\nport = 9000\n[auth]\nadmin_token = "from-the-file-0123456789"\n')
+  const c = loadConfig({
+    file,
+    env: { RELAYPAY_AUTH_ADMIN_TOKEN: 'from-the-environment-0123', RELAYPAY_NODE_SIMULATE_PAYMENTS: 'true' },
+    flags: { 'http.port': 9100 },
+  })
+  assert.is(c.auth.admin_token, 'from-the-environment-0123')
+  assert.is(c.node.simulate_payments, true)
+  assert.is(c.http.port, 9100)
+})
+
+config('a bad value is one line naming the key and where it came from', () => {
+  assert.throws(
+    () => loadConfig({ env: { RELAYPAY_HTTP_PORT: '70000' } }),
+    (err: Error) => err instanceof ConfigError && /http\.port \(from RELAYPAY_HTTP_PORT\)/.test(err.message),
+  )
+  assert.throws(
+    () => loadConfig({ env: { RELAYPAY_NODE_BACKEND: 'c-lightning' } }),
+    (err: Error) => /node\.backend/.test(err.message),
+  )
+})
+
+config('an unknown key in the file is refused by name', () => {
+  const file = path.join(tempDataDir(), 'c.toml')
+  fs.writeFileSync(file, '[http]\nprot = 1\n')
+  assert.throws(() => loadConfig({ file, env: {} }), (err: Error) => /http\.prot .*unknown key/.test(err.message))
+})
+
+config('`relaypay start` with a bad value exits 1 with one line on stderr', () => {
+  const dataDir = tempDataDir()
+  const run = spawnSync(process.execPath, [cliPath, 'start', '--data-dir', dataDir], {
+    env: { ...process.env, RELAYPAY_HTTP_PORT: 'abc' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  })
+  assert.is(run.status, 1)
+  const lines = run.stderr.trim().split('\n')
+  assert.is(lines.length, 1, run.stderr)
+  assert.match(lines[0]!, /^relaypay: invalid config value http\.port \(from RELAYPAY_HTTP_PORT\)/)
+})
+
+config.run()

@@ -1,0 +1,356 @@
+// The extension and model-registry catalogue against the specification itself: the Endpoints tables of seeds
+// 001 and 002 (and the routes reference/payroll.md and reference/models.md add) are parsed at test time, so a
+// route dropped from the catalogue, a wrong method or a wrong caller kind fails here rather than in a client.
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { AuthKind, Operation } from '../../schema/operation.js'
+import { walletHostOperations } from '../../schema/operations/wallet-host.js'
+import { restaurantOperations } from '../../schema/operations/restaurant.js'
+import { payrollOperations } from '../../schema/operations/payroll.js'
+import { modelOperations } from '../../schema/operations/models.js'
+import { sharedDir } from '../support/paths.js'
+
+interface SpecRoute {
+  method: string
+  path: string
+  /** The caller kind the specification's wording implies. */
+  auth: AuthKind
+  /** Where the route was read, for failure messages. */
+  source: string
+}
+
+const readShared = (file: string) => readFileSync(path.join(sharedDir, file), 'utf8')
+
+/** `{id}` and `:id` both become `{}`; the query string and a trailing slash go. */
+function normalisePath(raw: string): string {
+  const withoutQuery = raw.trim().split('?')[0]
+  const generic = withoutQuery.replace(/\{[^}]*\}/g, '{}').replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '{}')
+  return generic.length > 1 ? generic.replace(/\/+$/, '') : generic
+}
+
+function section(text: string, heading: RegExp): string {
+  const lines = text.split('\n')
+  const start = lines.findIndex(line => heading.test(line))
+  if (start < 0) throw new Error(`no section ${heading}`)
+  const level = lines[start].match(/^#+/)![0].length
+  const end = lines.findIndex((line, i) => i > start && new RegExp(`^#{1,${level}} `).test(line))
+  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n')
+}
+
+const cells = (row: string) => row.trim().replace(/^\||\|$/g, '').split('|').map(cell => cell.trim())
+
+interface SpecTable {
+  /** The last prose line before the table (its caption, e.g. "Public reads (no credentials):"). */
+  caption: string
+  rows: Record<string, string>[]
+}
+
+function tables(text: string): SpecTable[] {
+  const found: SpecTable[] = []
+  let caption = ''
+  let header: string[] | undefined
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('|')) {
+      header = undefined
+      if (line.trim() !== '') caption = line.trim()
+      continue
+    }
+    if (/^\|[\s|:-]+\|$/.test(line.trim())) continue
+    if (!header) {
+      header = cells(line).map(cell => cell.toLowerCase())
+      found.push({ caption, rows: [] })
+      continue
+    }
+    const row = cells(line)
+    found[found.length - 1].rows.push(Object.fromEntries(header.map((name, i) => [name, row[i] ?? ''])))
+  }
+  return found
+}
+
+/** `POST, DELETE | /a, /a/{id}` pairs methods with paths; `GET, PUT | /settings` gives both methods one path. */
+function expand(methodCell: string, pathCell: string): { method: string; path: string }[] {
+  const methods = methodCell.split(',').map(method => method.trim())
+  // Split only on commas that start a new path: a query such as `?statuses=<status, repeatable>` has commas too.
+  const paths = pathCell.split(/,\s*(?=\/)/).map(p => p.trim())
+  if (paths.length === 1) return methods.map(method => ({ method, path: paths[0] }))
+  if (paths.length !== methods.length) throw new Error(`cannot pair ${methodCell} with ${pathCell}`)
+  return methods.map((method, i) => ({ method, path: paths[i] }))
+}
+
+function restaurantAuth(caption: string, notes: string): AuthKind {
+  if (/no credentials/i.test(caption)) return 'guest'
+  if (/host administrators/i.test(notes)) return 'operator'
+  if (/invoice key acceptable/i.test(notes)) return 'walletInvoice'
+  if (/admin key required/i.test(caption)) return 'walletAdmin'
+  throw new Error(`no auth rule for "${caption}" / "${notes}"`)
+}
+
+function payrollAuth(cell: string): AuthKind {
+  if (/super user|operator/i.test(cell)) return 'operator'
+  if (/wallet invoice key/i.test(cell)) return 'walletInvoice'
+  throw new Error(`no auth rule for "${cell}"`)
+}
+
+/** Seed 001: every row of both Endpoints tables, with its base and the caller kind its wording implies. */
+function seed001Routes(text: string): SpecRoute[] {
+  const endpoints = section(text, /^## Endpoints/)
+  const routes: SpecRoute[] = []
+  for (const part of [/^### A\. Restaurant/, /^### B\. Payroll/]) {
+    const heading = endpoints.split('\n').find(line => part.test(line))!
+    const base = heading.match(/`\{base_url\}(\/[^`]+)`/)![1]
+    // Part B also holds the pricing and rate-reach tables; only tables with a Method and a Path are routes.
+    for (const table of tables(section(endpoints, part)).filter(t => t.rows.every(row => row.method && row.path))) {
+      for (const row of table.rows) {
+        for (const { method, path: relative } of expand(row.method, row.path)) {
+          const auth = row.auth === undefined ? restaurantAuth(table.caption, row.notes ?? '') : payrollAuth(row.auth)
+          routes.push({ method, path: base + relative, auth, source: `seed 001 ${heading.replace(/^### | \(.*$/g, '')}` })
+        }
+      }
+    }
+  }
+  return routes
+}
+
+/** Seed 002 under the API root reference/models.md fixes, plus the progress route models.md adds. */
+function modelRoutes(seed: string, reference: string): SpecRoute[] {
+  const root = reference.match(/API root: `([^`]+)`/)![1]
+  const routes: SpecRoute[] = tables(section(seed, /^## Endpoints/)).flatMap(table =>
+    table.rows.map(row => ({ method: row.method, path: root + row.path, auth: 'member' as const, source: 'seed 002' })),
+  )
+  const progress = reference.match(/Beyond the seed: `(GET|POST|PUT|DELETE) ([^`]+)`/)!
+  routes.push({ method: progress[1], path: progress[2], auth: 'member', source: 'models.md' })
+  return routes
+}
+
+/** reference/payroll.md's contract routes ("Routes (operator): `GET /contracts`, …"). */
+function payrollContractRoutes(reference: string): SpecRoute[] {
+  const base = reference.match(/Base path: `([^`]+)`/)![1]
+  const paragraph = reference.slice(reference.indexOf('Routes (operator):')).split('\n\n')[0]
+  return [...paragraph.matchAll(/`(GET|POST|PUT|DELETE) (\/[^`]+)`/g)].map(([, method, relative]) => ({
+    method,
+    path: base + relative,
+    auth: 'operator' as const,
+    source: 'payroll.md',
+  }))
+}
+
+const extensionCatalogue: readonly Operation[] = [...restaurantOperations, ...payrollOperations, ...modelOperations]
+const allOfMine: readonly Operation[] = [...walletHostOperations, ...extensionCatalogue]
+
+/** Every spec route the catalogue lacks, or carries with another method, or with another caller kind. */
+function routeProblems(spec: readonly SpecRoute[], catalogue: readonly Operation[]): string[] {
+  const problems: string[] = []
+  for (const route of spec) {
+    const want = normalisePath(route.path)
+    const samePath = catalogue.filter(op => op.http && normalisePath(op.http.path) === want)
+    const match = samePath.find(op => op.http!.method === route.method)
+    if (!match) {
+      const others = samePath.map(op => `${op.name} uses ${op.http!.method}`).join(', ')
+      problems.push(`${route.source}: ${route.method} ${route.path} ${others ? `has another method (${others})` : 'is missing'}`)
+    } else if (match.auth !== route.auth) {
+      problems.push(`${route.source}: ${route.method} ${route.path} (${match.name}) is '${match.auth}', spec implies '${route.auth}'`)
+    }
+  }
+  return problems
+}
+
+const seed001 = readShared('seeds/001_a77e3cbc13ee2019.txt')
+const seed002 = readShared('seeds/002_bdaaa587c86675b6.txt')
+const payrollReference = readShared('reference/payroll.md')
+const modelsReference = readShared('reference/models.md')
+const specRoutes = [...seed001Routes(seed001), ...payrollContractRoutes(payrollReference), ...modelRoutes(seed002, modelsReference)]
+
+const parsing = suite('the specification tables parse into routes')
+
+parsing('every endpoint table row of seeds 001 and 002 is read, with pairs and method lists expanded', () => {
+  const seedRoutes = seed001Routes(seed001)
+  // Part A: 9 public reads + 3 ordering + 23 owner routes (the three `POST, DELETE` rows and `GET, PUT` give two
+  // each); part B: 8.
+  assert.is(seedRoutes.filter(r => r.path.startsWith('/restaurant/')).length, 35)
+  assert.is(seedRoutes.filter(r => r.path.startsWith('/payroll/')).length, 8)
+  assert.is(modelRoutes(seed002, modelsReference).length, 5)
+  assert.is(payrollContractRoutes(payrollReference).length, 7)
+  assert.ok(seedRoutes.some(r => r.method === 'DELETE' && r.path === '/restaurant/api/v1/modifier_groups/{id}'))
+  assert.ok(seedRoutes.some(r => r.method === 'PUT' && r.path === '/restaurant/api/v1/settings' && r.auth === 'operator'))
+  assert.ok(
+    seedRoutes.some(r => r.path.startsWith('/restaurant/api/v1/restaurants/{id}/orders?') && r.auth === 'walletInvoice'),
+  )
+})
+
+parsing('paths compare by shape, not by parameter names or query strings', () => {
+  assert.is(normalisePath('/a/{id}/b/{new_status}?x=<1, 2>'), '/a/{}/b/{}')
+  assert.is(normalisePath('/a/:id/'), '/a/{}')
+})
+
+parsing('a catalogue without a route, or with another method or caller kind, is reported', () => {
+  const withoutMove = extensionCatalogue.filter(op => op.name !== 'MenuNodeMove')
+  assert.ok(
+    routeProblems(specRoutes, withoutMove).includes(
+      'seed 001 A. Restaurant: PUT /restaurant/api/v1/menu_nodes/{id}/move is missing',
+    ),
+  )
+  const posted = extensionCatalogue.map(op =>
+    op.name === 'PayrollContractPause' ? { ...op, http: { ...op.http!, method: 'PUT' as const } } : op,
+  )
+  assert.match(routeProblems(specRoutes, posted).join('\n'), /pause has another method \(PayrollContractPause uses PUT\)/)
+  const open = extensionCatalogue.map(op => (op.name === 'SettingsUpdate' ? { ...op, auth: 'guest' as const } : op))
+  assert.match(routeProblems(specRoutes, open).join('\n'), /\(SettingsUpdate\) is 'guest', spec implies 'operator'/)
+})
+
+parsing.run()
+
+const routes = suite('the catalogue carries every specified route with its caller kind')
+
+routes('no seed or reference route is missing, has another method or another caller kind', () => {
+  assert.equal(routeProblems(specRoutes, extensionCatalogue), [])
+})
+
+routes('the catalogue has no route the specification does not name, beyond the customer ordering page', () => {
+  const specified = new Set(specRoutes.map(r => `${r.method} ${normalisePath(r.path)}`))
+  const extra = extensionCatalogue
+    .map(op => `${op.http!.method} ${normalisePath(op.http!.path)}`)
+    .filter(route => !specified.has(route))
+  assert.equal(extra, ['GET /restaurant/r/{}'])
+})
+
+routes('every /my/ route is walletInvoice, settings are operator, models are member', () => {
+  const my = extensionCatalogue.filter(op => op.http!.path.includes('/my/'))
+  assert.ok(my.length >= 3)
+  for (const op of my) assert.is(op.auth, 'walletInvoice', op.name)
+  const settings = extensionCatalogue.filter(op => op.http!.path.endsWith('/settings'))
+  assert.is(settings.length, 2)
+  for (const op of settings) assert.is(op.auth, 'operator', op.name)
+  for (const op of modelOperations) assert.is(op.auth, 'member', op.name)
+})
+
+routes('exactly the public reads, ordering and the customer ordering page are guest', () => {
+  const specified = specRoutes.filter(r => r.auth === 'guest').map(r => `${r.method} ${normalisePath(r.path)}`)
+  assert.is(specified.length, 12)
+  const guest = extensionCatalogue
+    .filter(op => op.auth === 'guest')
+    .map(op => `${op.http!.method} ${normalisePath(op.http!.path)}`)
+  assert.equal(guest.sort(), [...specified, 'GET /restaurant/r/{}'].sort())
+  const page = restaurantOperations.find(op => op.name === 'RestaurantOrderPage')!
+  assert.is(page.produces, 'text/html')
+})
+
+routes('no path mentions the removed categories or subcategories', () => {
+  for (const op of allOfMine) assert.not.match(op.http!.path, /categories/i, op.name)
+})
+
+routes('dialect, extension gate, statuses and content types are as the references fix them', () => {
+  for (const op of allOfMine) {
+    assert.is(op.dialect, 'detail', op.name)
+    assert.ok(op.summary.trim().length > 0 && !op.summary.includes('\n'), `${op.name} summary`)
+  }
+  for (const op of restaurantOperations) assert.is(op.extension, 'restaurant', op.name)
+  for (const op of payrollOperations) assert.is(op.extension, 'payroll', op.name)
+  for (const op of modelOperations) assert.is(op.validationStatus, 422, op.name)
+  for (const op of [...restaurantOperations, ...payrollOperations]) assert.is(op.validationStatus, undefined, op.name)
+  const status = (name: string) => allOfMine.find(op => op.name === name)!.http!.status ?? 200
+  assert.is(status('PayrollContractCreate'), 201)
+  assert.is(status('HostCreatePayment'), 201)
+  assert.is(status('PayrollContractPayNow'), 200)
+  const csv = payrollOperations.filter(op => op.http!.path.endsWith('.csv'))
+  assert.is(csv.length, 2)
+  for (const op of csv) assert.is(op.produces, 'text/csv', op.name)
+  const quote = restaurantOperations.find(op => op.name === 'OrderQuote')!
+  assert.equal([quote.http!.body, quote.http!.bodyField], ['whole', 'items'])
+})
+
+routes('names and method+path pairs are unique', () => {
+  const names = allOfMine.map(op => op.name)
+  assert.is(new Set(names).size, names.length)
+  const pairs = allOfMine.map(op => `${op.http!.method} ${normalisePath(op.http!.path)}`)
+  assert.is(new Set(pairs).size, pairs.length)
+})
+
+routes.run()
+
+const messages = suite('request messages accept and refuse what the references say')
+
+const inputOf = (name: string) => allOfMine.find(op => op.name === name)!.input
+const contract = {
+  name: 'Alice',
+  employee_wallet: 'wallet-employee',
+  source_wallet: 'wallet-source',
+  amount: '100.50',
+  currency: 'EUR',
+  frequency: 'monthly',
+  start_date: '2024-01-31',
+  total_periods: 12,
+}
+const tooLongExtra = { tag: 'restaurant', blob: 'x'.repeat(4096) }
+
+// `refuses` names the field (or an element of it) the 400/422 detail must point at.
+const cases: { op: string; because: string; input: unknown; refuses?: string; gives?: Record<string, unknown> }[] = [
+  { op: 'PayrollContractCreate', because: 'defaults fill pricing_mode, manual_rate and backfill', input: contract,
+    gives: { pricing_mode: 'payday', manual_rate: null, backfill: false, amount: '100.50' } },
+  { op: 'PayrollContractCreate', because: 'an amount with 9 decimals', input: { ...contract, amount: '1.123456789' }, refuses: 'amount' },
+  { op: 'PayrollContractCreate', because: 'a zero amount', input: { ...contract, amount: '0.00' }, refuses: 'amount' },
+  { op: 'PayrollContractCreate', because: 'an unknown frequency', input: { ...contract, frequency: 'fortnightly' }, refuses: 'frequency' },
+  { op: 'PayrollContractCreate', because: 'a day that does not exist', input: { ...contract, start_date: '2024-02-30' }, refuses: 'start_date' },
+  { op: 'PayrollContractCreate', because: 'a date without padding', input: { ...contract, start_date: '2024-1-31' }, refuses: 'start_date' },
+  { op: 'PayrollContractCreate', because: 'zero periods', input: { ...contract, total_periods: 0 }, refuses: 'total_periods' },
+  { op: 'PayrollContractCreate', because: '10001 periods', input: { ...contract, total_periods: 10_001 }, refuses: 'total_periods' },
+  { op: 'PayrollContractCreate', because: 'manual pricing without a rate', input: { ...contract, pricing_mode: 'manual' }, refuses: 'manual_rate' },
+  { op: 'PayrollContractCreate', because: 'paying a wallet from itself',
+    input: { ...contract, source_wallet: contract.employee_wallet }, refuses: 'source_wallet' },
+  { op: 'PayrollContractCreate', because: 'a manual rate with its mode', input: { ...contract, pricing_mode: 'manual', manual_rate: '65000' },
+    gives: { manual_rate: '65000' } },
+  { op: 'PayrollContractUpdate', because: 'a partial update with only a name', input: { id: 'c1', name: 'Bob' }, gives: { name: 'Bob' } },
+  { op: 'PayrollContractResume', because: 'resume without a body', input: { id: 'c1' }, gives: { catch_up: undefined } },
+  { op: 'PayrollContractPayNow', because: 'a pay-now manual override without a rate', input: { id: 'c1', pricing_mode: 'manual' },
+    refuses: 'manual_rate' },
+  { op: 'OrderList', because: 'one status', input: { id: 'r1', statuses: 'paid' }, gives: { statuses: ['paid'] } },
+  { op: 'OrderList', because: 'a repeated status', input: { id: 'r1', statuses: ['paid', 'accepted'] },
+    gives: { statuses: ['paid', 'accepted'] } },
+  { op: 'OrderList', because: 'a comma list', input: { id: 'r1', statuses: 'paid,ready' }, gives: { statuses: ['paid', 'ready'] } },
+  { op: 'OrderList', because: 'an unknown status', input: { id: 'r1', statuses: 'cooking' }, refuses: 'statuses' },
+  { op: 'OrderList', because: 'a limit as a query string', input: { id: 'r1', limit: '5' }, gives: { limit: 5 } },
+  { op: 'OrderList', because: 'a zero limit', input: { id: 'r1', limit: '0' }, refuses: 'limit' },
+  { op: 'MenuNodeDelete', because: 'cascade=true', input: { id: 'n1', cascade: 'true' }, gives: { cascade: true } },
+  { op: 'MenuNodeDelete', because: 'cascade=yes', input: { id: 'n1', cascade: 'yes' }, refuses: 'cascade' },
+  { op: 'MenuNodeMove', because: 'a move without new_parent_id', input: { id: 'n1' }, refuses: 'new_parent_id' },
+  { op: 'MenuNodeMove', because: 'a move to the root', input: { id: 'n1', new_parent_id: null }, gives: { new_parent_id: null } },
+  { op: 'OrderQuote', because: 'an empty cart', input: { items: [] }, refuses: 'items' },
+  { op: 'OrderQuote', because: 'a quantity of 0', input: { items: [{ item_id: 'i1', quantity: 0 }] }, refuses: 'items.0.quantity' },
+  { op: 'MenuItemCreate', because: 'a price given as a number', input: { restaurant_id: 'r1', name: 'Soup', price: 4.5 },
+    gives: { price: '4.5' } },
+  { op: 'MenuItemCreate', because: 'a negative price', input: { restaurant_id: 'r1', name: 'Soup', price: '-1' }, refuses: 'price' },
+  { op: 'ModifierGroupCreate', because: 'max_select below min_select', input: { item_id: 'i1', name: 'Sides', min_select: 2, max_select: 1 },
+    refuses: 'max_select' },
+  { op: 'AvailabilityWindowCreate', because: 'an hour 24', input: { item_id: 'i1', days: ['mon'], start: '24:00', end: '02:00' },
+    refuses: 'start' },
+  { op: 'AvailabilityWindowCreate', because: 'no days', input: { item_id: 'i1', days: [], start: '11:00', end: '14:00' },
+    refuses: 'days' },
+  { op: 'RestaurantCreate', because: 'a slug with capitals and spaces', input: { name: 'Pho', slug: 'Pho Place' }, refuses: 'slug' },
+  { op: 'RestaurantCreate', because: 'an unknown time zone', input: { name: 'Pho', slug: 'pho', timezone: 'Mars/Base' },
+    refuses: 'timezone' },
+  { op: 'ModelDefaultSet', because: 'an empty model name', input: { model: '' }, refuses: 'model' },
+  { op: 'ModelDefaultSet', because: 'a 33-character model name', input: { model: 'm'.repeat(33) }, refuses: 'model' },
+  { op: 'ModelDefaultSet', because: 'a 32-character model name', input: { model: 'm'.repeat(32) }, gives: { model: 'm'.repeat(32) } },
+  { op: 'HostCreatePayment', because: 'a request without out', input: { amount: 10 }, refuses: 'out' },
+  { op: 'HostCreatePayment', because: 'extra over 4 KiB', input: { out: false, amount: 10, extra: tooLongExtra }, refuses: 'extra' },
+  { op: 'HostGetPayment', because: 'a short payment hash', input: { payment_hash: 'abc' }, refuses: 'payment_hash' },
+]
+
+for (const c of cases) {
+  messages(`${c.op}: ${c.refuses ? 'refuses' : 'accepts'} ${c.because}`, () => {
+    const result = inputOf(c.op).safeParse(c.input)
+    if (c.refuses) {
+      assert.not.ok(result.success, 'should be refused')
+      const paths = result.error!.issues.map(issue => issue.path.join('.'))
+      assert.ok(paths.some(p => p === c.refuses || p.startsWith(`${c.refuses}.`)), `issues at ${paths.join(', ')}`)
+    } else {
+      assert.ok(result.success, result.error?.message)
+      for (const [key, value] of Object.entries(c.gives ?? {})) {
+        assert.equal((result.data as Record<string, unknown>)[key], value, key)
+      }
+    }
+  })
+}
+
+messages.run()

@@ -1,0 +1,55 @@
+// The database as the operator's disk sees it: private files, migrations applied once and in order.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import path from 'node:path'
+import { openStore } from '../../src/store/index.js'
+import { tempDataDir } from '../support/daemon.js'
+
+const store = suite('store')
+
+store('creates the data dir 0700 and the database 0600, in WAL mode', () => {
+  const dataDir = path.join(tempDataDir(), 'nested', 'data')
+  const s = openStore({ dataDir })
+  assert.is(fs.statSync(dataDir).mode & 0o777, 0o700)
+  assert.is(fs.statSync(s.file).mode & 0o777, 0o600)
+  assert.is(s.db.pragma('journal_mode', { simple: true }), 'wal')
+  s.close()
+})
+
+store('applies every migration once, in numeric order, and records them', () => {
+  const dataDir = tempDataDir()
+  const first = openStore({ dataDir })
+  const versions = first.db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all() as number[]
+  assert.ok(versions.length >= 1)
+  assert.equal(versions, [...versions].sort((a, b) => a - b))
+  assert.ok(first.applied.length === versions.length)
+  first.close()
+  const again = openStore({ dataDir })
+  assert.equal(again.applied, [])
+  again.close()
+})
+
+store('a failing migration leaves nothing half-applied', () => {
+  const dataDir = tempDataDir()
+  const migrations = path.join(tempDataDir(), 'sql')
+  fs.mkdirSync(migrations)
+  fs.writeFileSync(path.join(migrations, '001_good.sql'), 'CREATE TABLE a (x INTEGER);')
+  fs.writeFileSync(path.join(migrations, '002_bad.sql'), 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);')
+  assert.throws(() => openStore({ dataDir, migrationsDir: migrations }))
+  fs.writeFileSync(path.join(migrations, '002_bad.sql'), 'CREATE TABLE b (x INTEGER);')
+  const s = openStore({ dataDir, migrationsDir: migrations })
+  assert.equal(s.applied, ['002_bad.sql'])
+  assert.ok(s.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'b'").get())
+  s.close()
+})
+
+store('two migrations with one number are refused', () => {
+  const migrations = path.join(tempDataDir(), 'sql')
+  fs.mkdirSync(migrations)
+  fs.writeFileSync(path.join(migrations, '001_a.sql'), 'SELECT 1;')
+  fs.writeFileSync(path.join(migrations, '001_b.sql'), 'SELECT 1;')
+  assert.throws(() => openStore({ dataDir: tempDataDir(), migrationsDir: migrations }), /two migrations share number 1/)
+})
+
+store.run()
