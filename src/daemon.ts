@@ -12,7 +12,7 @@ import { createRegistry } from './bus/registry.js'
 import { createDispatcher, type Dispatcher } from './bus/dispatcher.js'
 import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
-import { accountStore } from './wallet/accounts.js'
+import { createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
 import { startHttpServer } from './transports/http/index.js'
 
@@ -29,6 +29,11 @@ export interface DaemonDeps {
   log?: Logger
   clock?: Clock
 }
+
+/** Extension ids named by the catalogue (restaurant, payroll): the ones accounts can enable. */
+const hostedExtensions = [
+  ...new Set(catalogue.flatMap(entry => ('extension' in entry && entry.extension ? [entry.extension] : []))),
+]
 
 /** What `relaypay call` and tests read to find a running daemon. */
 export const daemonInfoFile = 'daemon.json'
@@ -47,13 +52,32 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const jwtSecret = config.auth.jwt_secret ?? secretFile(path.join(dataDir, '.jwt_secret'), log, 'token signing secret')
   const tokens = createTokenSigner(jwtSecret)
 
-  const accounts = accountStore({ db: store.db, random: bytes => randomBytes(bytes), now: clock.now })
-  const defaultApp = accounts.ensureDefaultApp(config.apps.default_app_name)
+  const wallet = createWallet({
+    db: store.db,
+    tokens,
+    random: bytes => randomBytes(bytes),
+    now: () => clock.now(),
+    fees: {
+      serviceFeeBps: config.fees.service_fee_bps,
+      serviceFeeFloorSats: config.fees.service_fee_floor_sats,
+      routingFeeLimitBps: config.fees.routing_fee_limit_bps,
+      routingFeeFloorSats: config.fees.routing_fee_floor_sats,
+      internalUserFeeBps: config.fees.internal_user_fee_bps,
+      internalRootFeeBps: config.fees.internal_root_fee_bps,
+    },
+    relayUrl: () => config.nostr.relays[0] ?? `ws://127.0.0.1:${config.nostr.embedded_relay_port}`,
+    bridgeUrl: config.apps.bridge_url,
+    allowBalanceMigration: config.apps.allow_balance_migration,
+    extensions: hostedExtensions,
+    defaultAppName: config.apps.default_app_name,
+  })
+  const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
 
   const events = createEventBus()
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: async () => undefined }), 'health')
+  registry.register(wallet.handlers, 'wallet')
   const notImplemented = registry.seal()
   log.info(
     { implemented: catalogue.length - notImplemented.length, notImplemented: notImplemented.length },
@@ -64,7 +88,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     adminToken,
     metricsToken: config.auth.metrics_token,
     tokens,
-    directory: accounts.directory(),
+    directory: wallet.directory,
     adminPubkey: () => undefined,
     adminOnlyExtensions: config.extensions.admin_only,
   })

@@ -80,6 +80,8 @@ export const configSchema = z.strictObject({
       default_app_name: z.string().min(1).default('wallet'),
       /** Allow a non-zero `balance` in AddAppUser (upstream ALLOW_BALANCE_MIGRATION). */
       allow_balance_migration: z.boolean().default(false),
+      /** Advertised to wallets in UserInfo.bridge_url (an LNURL bridge for human-readable addresses). */
+      bridge_url: z.string().default(''),
     })
     .prefault({}),
   lnurl: z.strictObject({ allow_loopback: z.boolean().default(false), meta_text: z.string().default('LNURL via relaypay') }).prefault({}),

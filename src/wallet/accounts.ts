@@ -16,6 +16,29 @@ export interface AppRow {
   created_at: number
 }
 
+export interface UserRow {
+  serial: number
+  id: string
+  account_id: string
+  name: string
+  balance_msat: number
+  locked: number
+  admin_key: string
+  invoice_key: string
+  created_at: number
+}
+
+export interface AppUserRow {
+  serial: number
+  identifier: string
+  user_id: string
+  app_id: string
+  nostr_public_key: string | null
+  callback_url: string
+  topic_id: string
+  created_at: number
+}
+
 export interface AccountsDeps {
   db: Db
   random: Random
@@ -38,6 +61,16 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     walletByKey: db.prepare(`SELECT id, account_id, admin_key = @key AS is_admin FROM users
                              WHERE admin_key = @key OR invoice_key = @key`),
     extensionEnabled: db.prepare('SELECT 1 FROM account_extensions WHERE account_id = ? AND extension = ?'),
+    enableExtension: db.prepare(`INSERT INTO account_extensions (account_id, extension, enabled_at) VALUES (?, ?, ?)
+                                 ON CONFLICT DO NOTHING`),
+    disableExtension: db.prepare('DELETE FROM account_extensions WHERE account_id = ? AND extension = ?'),
+    userById: db.prepare('SELECT * FROM users WHERE id = ?'),
+    rotateKeys: db.prepare('UPDATE users SET admin_key = @adminKey, invoice_key = @invoiceKey WHERE id = @id'),
+    insertAppUser: db.prepare(`INSERT INTO app_users (identifier, user_id, app_id, topic_id, created_at)
+                               VALUES (@identifier, @userId, @appId, @topicId, @createdAt)`),
+    appUserByIdentifier: db.prepare('SELECT * FROM app_users WHERE identifier = ?'),
+    appUserByUserId: db.prepare('SELECT * FROM app_users WHERE user_id = ?'),
+    updateAllowUserCreation: db.prepare('UPDATE apps SET allow_user_creation = ? WHERE id = ?'),
   }
 
   /** A new account with its first wallet; returns the wallet (user) id. */
@@ -65,8 +98,34 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     return statements.appByName.get(name) as AppRow
   })
 
+  /** Another wallet (user row) in an existing account, with its own keys and zero balance. */
+  const addWallet = (accountId: string, name: string): UserRow => {
+    const id = hex(32)
+    statements.insertUser.run({ id, accountId, name, adminKey: hex(32), invoiceKey: hex(32), createdAt: now() })
+    return statements.userById.get(id) as UserRow
+  }
+
   return {
     createAccountWithWallet: db.transaction(createAccountWithWallet),
+    addWallet,
+    userById: (id: string) => statements.userById.get(id) as UserRow | undefined,
+    appUser: (identifier: string) => statements.appUserByIdentifier.get(identifier) as AppUserRow | undefined,
+    appUserOf: (userId: string) => statements.appUserByUserId.get(userId) as AppUserRow | undefined,
+    /** A new app user with its own account and wallet. */
+    createAppUser: db.transaction((appId: string, identifier: string): AppUserRow => {
+      const { userId } = createAccountWithWallet('')
+      statements.insertAppUser.run({ identifier, userId, appId, topicId: hex(32), createdAt: now() })
+      return statements.appUserByIdentifier.get(identifier) as AppUserRow
+    }),
+    rotateKeys(userId: string): UserRow {
+      statements.rotateKeys.run({ id: userId, adminKey: hex(32), invoiceKey: hex(32) })
+      return statements.userById.get(userId) as UserRow
+    },
+    setAllowUserCreation: (appId: string, allow: boolean) => statements.updateAllowUserCreation.run(allow ? 1 : 0, appId),
+    setExtension(accountId: string, extension: string, enabled: boolean): void {
+      if (enabled) statements.enableExtension.run(accountId, extension, now())
+      else statements.disableExtension.run(accountId, extension)
+    },
     createApp,
     appByName: (name: string) => statements.appByName.get(name) as AppRow | undefined,
     appById: (id: string) => statements.appById.get(id) as AppRow | undefined,

@@ -1,0 +1,4 @@
+export {
+  encodeNoffer, decodeNoffer, encodeNdebit, decodeNdebit, encodeNmanage, decodeNmanage,
+  type OfferPointer, type AccessPointer, type OfferPriceType,
+} from './pointers.js'

@@ -1,0 +1,125 @@
+// Walks the whole catalogue over HTTP and proves that every operation refuses every wrong kind of credential and
+// a missing one, and lets the right kind through authentication.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { SignJWT } from 'jose'
+import { catalogue } from '../../schema/catalogue.js'
+import type { AuthKind } from '../../schema/operation.js'
+import { startDaemon, type TestDaemon } from '../support/daemon.js'
+
+const jwtSecret = 'catalogue-auth-test-secret-0123456789abcdef'
+const metricsToken = 'metrics-token-0123456789abcdef'
+
+type CredentialKind = 'none' | 'admin' | 'adminBearer' | 'metrics' | 'app' | 'user' | 'invoiceKey' | 'adminKey'
+const credentialKinds: CredentialKind[] = ['none', 'admin', 'adminBearer', 'metrics', 'app', 'user', 'invoiceKey', 'adminKey']
+
+/** Which presented credentials each caller kind accepts over HTTP. */
+const accepts: Record<AuthKind, CredentialKind[]> = {
+  guest: credentialKinds,
+  admin: ['admin', 'adminBearer'],
+  metrics: ['metrics'],
+  app: ['app'],
+  user: ['user'],
+  guestPub: [],
+  walletInvoice: ['invoiceKey', 'adminKey'],
+  walletAdmin: ['adminKey'],
+  operator: ['admin', 'adminBearer'],
+  member: ['admin', 'adminBearer', 'user', 'invoiceKey', 'adminKey'],
+}
+
+/** Every way authentication says no, in both dialects. */
+const authRefusals = new RegExp(
+  '^(' +
+    [
+      'admin header not found', 'admin token invalid', 'metrics header not found', 'metrics token invalid',
+      'empty app token provided', 'the provided token is not an app token', 'invalid signature', 'jwt malformed',
+      'empty user token provided', 'the provided token is not a valid app user token token', 'Nostr only route',
+      'No Api Key provided\\.', 'Wallet not found\\.', 'Invalid adminkey\\.', 'Missing operator credentials\\.',
+      'Only the operator may use this route\\.', 'Not authenticated', 'Invalid credentials',
+    ].join('|') +
+    ')$',
+)
+
+const walk = suite('every operation refuses the wrong credentials')
+let daemon: TestDaemon
+const headers = {} as Record<CredentialKind, Record<string, string>>
+
+walk.before(async () => {
+  daemon = await startDaemon({ config: `[auth]\njwt_secret = "${jwtSecret}"\nmetrics_token = "${metricsToken}"\n` })
+  const admin = { authorization: daemon.adminToken }
+  const added = await daemon.request('POST', '/api/admin/app/add', { body: { name: 'auth-walk', allow_user_creation: false }, headers: admin })
+  assert.is(added.json.status, 'OK', JSON.stringify(added.json))
+  const appToken: string = added.json.auth_token
+  const appId: string = added.json.app.id
+  const user = await daemon.request('POST', '/api/app/user/add', {
+    body: { identifier: 'walker', fail_if_exists: true, balance: 0 },
+    headers: { authorization: appToken },
+  })
+  assert.is(user.json.status, 'OK', JSON.stringify(user.json))
+  // The test plays an integrator that shares the JWT secret and issues a user token itself.
+  const userToken = await new SignJWT({ user_id: user.json.info.userId, app_id: appId, app_user_id: 'walker' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new TextEncoder().encode(jwtSecret))
+  const keys = await daemon.request('POST', '/api/user/wallet/keys', { headers: { authorization: `Bearer ${userToken}` } })
+  assert.is(keys.json.status, 'OK', JSON.stringify(keys.json))
+  for (const extension of ['restaurant', 'payroll']) {
+    const enabled = await daemon.request('PUT', `/api/v1/extension/${extension}/enable`, { headers: { 'x-api-key': keys.json.admin_key } })
+    assert.is(enabled.status, 200, JSON.stringify(enabled.json))
+  }
+  Object.assign(headers, {
+    none: {},
+    admin: { authorization: daemon.adminToken },
+    adminBearer: { authorization: `Bearer ${daemon.adminToken}` },
+    metrics: { authorization: metricsToken },
+    app: { authorization: appToken },
+    user: { authorization: `Bearer ${userToken}` },
+    invoiceKey: { 'x-api-key': keys.json.invoice_key },
+    adminKey: { 'x-api-key': keys.json.admin_key },
+  })
+})
+walk.after(async () => {
+  await daemon.stop()
+})
+
+async function reasonFor(entry: (typeof catalogue)[number], credential: CredentialKind) {
+  const http = entry.http!
+  const path = http.path.replace(/:(\w+)|\{(\w+)\}/g, 'x')
+  const res = await daemon.request(http.method, path, {
+    ...(http.method === 'GET' ? {} : { body: {} }),
+    headers: headers[credential],
+  })
+  if (entry.name === 'RotateWalletKeys' && res.json?.status === 'OK') {
+    headers.invoiceKey = { 'x-api-key': res.json.invoice_key }
+    headers.adminKey = { 'x-api-key': res.json.admin_key }
+  }
+  return { status: res.status, reason: String(entry.dialect === 'pub' ? res.json?.reason : res.json?.detail) }
+}
+
+walk('a missing or wrong credential is refused by authentication, before validation and the handler', async () => {
+  let checked = 0
+  for (const entry of catalogue.filter(e => e.http && !e.stream && e.auth !== 'guest')) {
+    for (const credential of credentialKinds.filter(c => !accepts[entry.auth].includes(c))) {
+      const { status, reason } = await reasonFor(entry, credential)
+      assert.match(reason, authRefusals, `${entry.name} with ${credential}: ${status} ${reason}`)
+      if (entry.dialect === 'detail') assert.ok([401, 403, 404].includes(status), `${entry.name} with ${credential}: ${status}`)
+      checked++
+    }
+  }
+  assert.ok(checked > 500, `only ${checked} refusals checked`)
+})
+
+walk('the right credential passes authentication', async () => {
+  for (const entry of catalogue.filter(e => e.http && !e.stream && e.auth !== 'guest' && e.auth !== 'guestPub')) {
+    for (const credential of accepts[entry.auth]) {
+      const { status, reason } = await reasonFor(entry, credential)
+      assert.not.match(reason, authRefusals, `${entry.name} with ${credential}: ${status} ${reason}`)
+    }
+  }
+})
+
+walk('with a metrics token set, the admin token no longer opens metrics operations', async () => {
+  const entry = catalogue.find(e => e.name === 'GetErrorStats')!
+  assert.is((await reasonFor(entry, 'admin')).reason, 'metrics token invalid')
+})
+
+walk.run()
