@@ -1,10 +1,7 @@
 #!/usr/bin/env node
 // The relaypay command: run the daemon, prepare a data dir, call any operation, print the docs.
 import { Command, InvalidArgumentError } from 'commander'
-import { runStart } from '../src/cli/start.js'
-import { runInit } from '../src/cli/init.js'
-import { runCall } from '../src/cli/call.js'
-import { operationsReference } from '../src/cli/docs.js'
+// Commands load their modules when they run, so `--help` does not build the whole daemon.
 
 const program = new Command()
 program
@@ -36,14 +33,14 @@ program
   .option('--data-dir <dir>', 'data directory (default ./data)')
   .option('--http-host <host>', 'HTTP listen address (default 127.0.0.1)')
   .option('--http-port <port>', 'HTTP port (default 1776; 0 picks a free one)', port)
-  .action(runStart)
+  .action(async opts => (await import('../src/cli/start.js')).runStart(opts))
 
 program
   .command('init')
   .description('write a config file and fresh secrets into the data directory')
   .option('--data-dir <dir>', 'data directory (default ./data)', './data')
   .option('--force', 'overwrite an existing config file')
-  .action(runInit)
+  .action(async opts => (await import('../src/cli/init.js')).runInit(opts))
 
 program
   .command('call')
@@ -54,13 +51,13 @@ program
   .option('--token <token>', 'authorization token (default: the admin token of --data-dir)')
   .option('--api-key <key>', 'wallet key for host and extension routes')
   .option('--data-dir <dir>', 'data directory (default ./data)', './data')
-  .action(runCall)
+  .action(async (operation, json, opts) => (await import('../src/cli/call.js')).runCall(operation, json, opts))
 
 program
   .command('docs')
   .description('print the operations reference (docs/operations.md) generated from the catalogue')
-  .action(() => {
-    process.stdout.write(operationsReference())
+  .action(async () => {
+    process.stdout.write((await import('../src/cli/docs.js')).operationsReference())
   })
 
 await program.parseAsync(process.argv)

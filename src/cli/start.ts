@@ -30,7 +30,11 @@ export async function runStart(opts: StartOptions): Promise<void> {
     process.stderr.write(`relaypay: cannot start: ${(err as Error).message}\n`)
     process.exit(1)
   }
+  let stopping = false
+  // A second signal while stopping must not kill the process half-way: in-flight calls are still finishing.
   const stop = () => {
+    if (stopping) return
+    stopping = true
     daemon.stop().then(
       () => process.exit(0),
       err => {
@@ -39,6 +43,6 @@ export async function runStart(opts: StartOptions): Promise<void> {
       },
     )
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
 }

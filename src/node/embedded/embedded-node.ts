@@ -1,0 +1,207 @@
+// The embedded node: a LightningNode that runs offline inside the daemon (the default backend). It has a real
+// identity and issues real signed invoices, settles payments between its own invoices, and simulates the rest
+// (chain wallet, peers, channels) in its SQLite tables so that every admin operation visibly does something.
+import { Subject } from 'rxjs'
+import { OperationError } from '../../bus/errors.js'
+import type { Db } from '../../store/index.js'
+import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice, Timers } from '../lightning-node.js'
+import { decodeInvoice } from './bolt11-invoice.js'
+import { blockHeightAt, chainWallet } from './chain-wallet.js'
+import { channelBook } from './channels.js'
+import { forwardLog } from './forwards.js'
+import { invoiceBook } from './invoices.js'
+import { mockControls } from './mock-controls.js'
+import { loadOrCreateNodeKey, seedWords } from './node-key.js'
+import { networkParams } from './network-params.js'
+import { paymentDesk } from './payments.js'
+import { peerList } from './peers.js'
+
+export const embeddedNodeVersion = '0.1.0-relaypay-embedded'
+/** Upstream's historical mock paid outgoing invoices after 200 ms. */
+const defaultSimulatedDelayMs = 200
+
+const realTimers: Timers = {
+  after(ms, fn) {
+    const timer = setTimeout(fn, ms)
+    return () => clearTimeout(timer)
+  },
+}
+
+export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): LightningNode {
+  const { db, clock, random } = deps
+  const key = loadOrCreateNodeKey(config.dataDir, random)
+  const params = networkParams(config.network)
+  bindDatabase(db, key.pubkey, config)
+
+  const settled$ = new Subject<SettledInvoice>()
+  const emit = (settled: SettledInvoice) => settled$.next(settled)
+
+  const invoices = invoiceBook({ db, key, params, clock, random })
+  const chain = chainWallet({ db, nodeKey: key.secretKey, params, clock, random })
+  const peers = peerList({ db, ownPubkey: key.pubkey, clock })
+  const channels = channelBook({ db, chain, peers, clock, random })
+  const forwards = forwardLog({ db, channels, clock })
+  const payments = paymentDesk({
+    db,
+    key,
+    params,
+    invoices,
+    clock,
+    random,
+    timers: deps.timers ?? realTimers,
+    simulatePayments: config.simulatePayments,
+    simulatedDelayMs: deps.simulatedPaymentDelayMs ?? defaultSimulatedDelayMs,
+    onSettled: emit,
+    log: deps.log,
+  })
+  chain.fundIfEmpty()
+  payments.completeInterrupted()
+
+  let closed = false
+  // Every call after close() fails clearly instead of reaching a database its owner may have closed.
+  const open = () => {
+    if (closed) throw new OperationError('node_unavailable', 'the embedded node is stopped')
+  }
+
+  return {
+    async getInfo() {
+      open()
+      const channelCount = channels.count()
+      return {
+        pubkey: key.pubkey,
+        alias: config.alias,
+        network: config.network,
+        version: embeddedNodeVersion,
+        blockHeight: blockHeightAt(clock.now()),
+        // Nothing to sync with: the simulated chain is always current.
+        syncedToChain: true,
+        syncedToGraph: true,
+        activeChannelsCount: channelCount,
+        pendingChannelsCount: 0,
+        peersCount: peers.count(),
+        uris: [],
+      }
+    },
+    async getSeed() {
+      open()
+      return seedWords(key.secretKey)
+    },
+
+    async createInvoice(request) {
+      open()
+      return invoices.create(request)
+    },
+    async lookupInvoice(paymentHash) {
+      open()
+      return invoices.lookup(paymentHash)
+    },
+    settledInvoices$: settled$.asObservable(),
+    async settledInvoicesAfter(settleIndex) {
+      open()
+      return invoices.settledAfter(settleIndex)
+    },
+    async decodeInvoice(paymentRequest) {
+      open()
+      return decodeInvoice(paymentRequest, params)
+    },
+
+    async pay(request) {
+      open()
+      return payments.pay(request)
+    },
+    async trackPayment(paymentHash) {
+      open()
+      return payments.track(paymentHash)
+    },
+
+    async newAddress(type) {
+      open()
+      return chain.newAddress(type)
+    },
+    async sendToAddress(request) {
+      open()
+      return chain.send(request)
+    },
+    async getBalances() {
+      open()
+      const wallet = chain.balances()
+      const inChannels = channels.balances()
+      return {
+        chainBalanceSats: wallet.confirmedSats,
+        unconfirmedChainBalanceSats: wallet.unconfirmedSats,
+        channelsLocalMsat: inChannels.localMsat,
+        channelsRemoteMsat: inChannels.remoteMsat,
+      }
+    },
+    async bumpFee(request) {
+      open()
+      chain.bumpFee(request.txid, request.outputIndex, request.satPerVbyte)
+    },
+
+    async addPeer(request) {
+      open()
+      peers.add(request)
+    },
+    async listPeers() {
+      open()
+      return peers.list()
+    },
+
+    async listChannels() {
+      open()
+      return channels.list()
+    },
+    async listClosedChannels() {
+      open()
+      return channels.listClosed()
+    },
+    async openChannel(request) {
+      open()
+      return channels.open(request)
+    },
+    async closeChannel(request) {
+      open()
+      return channels.close(request)
+    },
+    async updateChannelPolicy(request) {
+      open()
+      channels.updatePolicy(request)
+    },
+
+    async forwardingHistory(request) {
+      open()
+      return forwards.history(request)
+    },
+
+    ...(config.mock
+      ? { mock: mockControls({ db, key, params, invoices, forwards, clock, onSettled: emit }) }
+      : {}),
+
+    async close() {
+      if (closed) return
+      closed = true
+      payments.close()
+      settled$.complete()
+    },
+  }
+}
+
+/**
+ * Ties the database to the key file and network on first start, and refuses a mismatch later: invoices, channels
+ * and addresses in the tables belong to one node on one network.
+ */
+function bindDatabase(db: Db, pubkey: string, config: NodeConfig): void {
+  const read = db.prepare('SELECT value FROM node_meta WHERE key = ?')
+  const write = db.prepare('INSERT INTO node_meta (key, value) VALUES (?, ?)')
+  const bind = (name: string, value: string, mismatch: (stored: string) => string) => {
+    const stored = (read.get(name) as { value: string } | undefined)?.value
+    if (stored === undefined) write.run(name, value)
+    else if (stored !== value) throw new Error(mismatch(stored))
+  }
+  db.transaction(() => {
+    bind('pubkey', pubkey, stored =>
+      `the database belongs to the embedded node ${stored}, but ${config.dataDir}/node.key is node ${pubkey}`)
+    bind('network', config.network, stored =>
+      `the embedded node's database is for network ${stored}; [node] network says ${config.network}`)
+  })()
+}

@@ -1,0 +1,86 @@
+// The relaypay command as an operator uses it.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import http from 'node:http'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
+
+const cli = suite('relaypay CLI')
+
+function relaypay(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 })
+}
+
+cli('--help lists the commands with examples', () => {
+  const run = relaypay(['--help'])
+  assert.is(run.status, 0)
+  for (const word of ['start', 'init', 'call', 'Examples:', 'relaypay call AddApp']) assert.ok(run.stdout.includes(word), word)
+  const start = relaypay(['start', '--help'])
+  for (const flag of ['--config', '--data-dir', '--http-host', '--http-port']) assert.ok(start.stdout.includes(flag), flag)
+})
+
+cli('init writes a config and private secrets, and refuses to overwrite without --force', () => {
+  const dataDir = path.join(tempDataDir(), 'data')
+  const first = relaypay(['init', '--data-dir', dataDir])
+  assert.is(first.status, 0, first.stderr)
+  for (const file of ['relaypay.toml', 'admin.token', '.jwt_secret']) {
+    assert.is(fs.statSync(path.join(dataDir, file)).mode & 0o777, 0o600, file)
+  }
+  assert.ok(!first.stdout.includes(fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim()), 'the token is never printed')
+  assert.match(fs.readFileSync(path.join(dataDir, 'relaypay.toml'), 'utf8'), new RegExp(`data_dir = "${dataDir}"`))
+  assert.is(relaypay(['init', '--data-dir', dataDir]).status, 1)
+  assert.is(relaypay(['init', '--data-dir', dataDir, '--force']).status, 0)
+})
+
+let daemon: TestDaemon
+cli('call reaches the running daemon of a data dir with its admin token', async () => {
+  daemon = await startDaemon()
+  const health = relaypay(['call', 'Health', '--data-dir', daemon.dataDir])
+  assert.is(health.status, 0, health.stderr)
+  assert.equal(JSON.parse(health.stdout), { status: 'OK' })
+  const app = relaypay(['call', 'AddApp', '{"name":"cli-shop","allow_user_creation":false}', '--data-dir', daemon.dataDir])
+  assert.is(app.status, 0, app.stdout + app.stderr)
+  assert.is(JSON.parse(app.stdout).app.name, 'cli-shop')
+  const alias = relaypay(['call', 'LndGetInfo', '{"nodeId":0}', '--data-dir', daemon.dataDir])
+  assert.match(alias.stdout, /"status"/)
+})
+
+cli('call exits non-zero on an ERROR answer and on an unknown operation', () => {
+  const refused = relaypay(['call', 'AddApp', '{"name":"x","allow_user_creation":false}', '--data-dir', daemon.dataDir, '--token', 'wrong-token'])
+  assert.is(refused.status, 1)
+  assert.match(refused.stdout, /admin token invalid/)
+  const unknown = relaypay(['call', 'NoSuchOperation', '--data-dir', daemon.dataDir])
+  assert.is(unknown.status, 2)
+  assert.match(unknown.stderr, /unknown operation NoSuchOperation/)
+})
+
+cli('SIGTERM lets an in-flight request finish, then exits 0', async () => {
+  const url = new URL(daemon.url)
+  const body = JSON.stringify({ name: 'late-app', allow_user_creation: false })
+  const answer = new Promise<string>((resolve, reject) => {
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: '/api/admin/app/add', method: 'POST',
+        headers: { authorization: daemon.adminToken, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      res => {
+        let text = ''
+        res.on('data', chunk => (text += chunk))
+        res.on('end', () => resolve(text))
+      },
+    )
+    req.on('error', reject)
+    // Half the body now, the rest after the daemon was told to stop.
+    req.write(body.slice(0, 10))
+    setTimeout(() => {
+      daemon.process.kill('SIGTERM')
+      setTimeout(() => req.end(body.slice(10)), 300)
+    }, 200)
+  })
+  assert.is(JSON.parse(await answer).status, 'OK')
+  assert.is(await daemon.stop(), 0)
+  assert.not.ok(fs.existsSync(path.join(daemon.dataDir, 'daemon.json')))
+  assert.match(daemon.logs(), /"msg":"stopped"/)
+})
+
+cli.run()
