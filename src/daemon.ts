@@ -14,10 +14,12 @@ import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
+import { createNode, nodeHandlers, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
 
 export interface Daemon {
   url: string
+  node: LightningNode
   dataDir: string
   dispatcher: Dispatcher
   /** Operations still answering "not implemented". */
@@ -74,10 +76,32 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
 
+  let node: LightningNode
+  try {
+    node = await createNode(
+      {
+        backend: config.node.backend,
+        network: config.node.network,
+        alias: config.node.alias,
+        simulatePayments: config.node.simulate_payments,
+        // Test mode is on by default with the embedded node, off with a real node (reference/pub-protocol.md §8.2).
+        mock: config.node.mock ?? config.node.backend === 'embedded',
+        dataDir,
+      },
+      { db: store.db, clock, random: bytes => randomBytes(bytes), log: log.child({ room: 'node' }) },
+    )
+  } catch (err) {
+    store.close()
+    throw err
+  }
+  const nodeInfo = await node.getInfo()
+  log.info({ backend: config.node.backend, network: nodeInfo.network, pubkey: nodeInfo.pubkey }, 'lightning node ready')
+
   const events = createEventBus()
   const registry = createRegistry(catalogue)
-  registry.register(healthHandlers({ notReadyReason: async () => undefined }), 'health')
+  registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(wallet.handlers, 'wallet')
+  registry.register(nodeHandlers({ node, usersBalanceMsat: () => wallet.accounts.usersBalanceMsat() }), 'node')
   const notImplemented = registry.seal()
   log.info(
     { implemented: catalogue.length - notImplemented.length, notImplemented: notImplemented.length },
@@ -110,6 +134,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   let stopping: Promise<void> | undefined
   return {
     url: http.url,
+    node,
     dataDir,
     dispatcher,
     notImplemented,
@@ -119,10 +144,21 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         await http.close()
         await dispatcher.drain()
         events.complete()
+        await node.close()
         store.close()
         fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })
         log.info('stopped')
       })()),
+  }
+}
+
+/** Upstream's Health: the node must answer and be synced to chain and graph. */
+async function nodeNotReadyReason(node: LightningNode): Promise<string | undefined> {
+  try {
+    const info = await node.getInfo()
+    return info.syncedToChain && info.syncedToGraph ? undefined : 'not synced'
+  } catch {
+    return 'not ready'
   }
 }
 

@@ -46,3 +46,4 @@ export async function createNode(config: NodeConfig, deps: NodeDeps): Promise<Li
       throw new OperationError('not_implemented', 'LND backend not available yet: use [node] backend = "embedded"')
   }
 }
+export { nodeHandlers, type NodeHandlerDeps } from './handlers.js'

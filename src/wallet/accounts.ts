@@ -71,6 +71,7 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     appUserByIdentifier: db.prepare('SELECT * FROM app_users WHERE identifier = ?'),
     appUserByUserId: db.prepare('SELECT * FROM app_users WHERE user_id = ?'),
     updateAllowUserCreation: db.prepare('UPDATE apps SET allow_user_creation = ? WHERE id = ?'),
+    usersBalance: db.prepare('SELECT COALESCE(SUM(balance_msat), 0) FROM users').pluck(),
   }
 
   /** A new account with its first wallet; returns the wallet (user) id. */
@@ -108,6 +109,7 @@ export function accountStore({ db, random, now }: AccountsDeps) {
   return {
     createAccountWithWallet: db.transaction(createAccountWithWallet),
     addWallet,
+    usersBalanceMsat: () => statements.usersBalance.get() as number,
     userById: (id: string) => statements.userById.get(id) as UserRow | undefined,
     appUser: (identifier: string) => statements.appUserByIdentifier.get(identifier) as AppUserRow | undefined,
     appUserOf: (userId: string) => statements.appUserByUserId.get(userId) as AppUserRow | undefined,
