@@ -53,18 +53,27 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   child.stderr!.on('data', chunk => (output += chunk))
   const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)))
 
+  // The daemon writes <dataDir>/daemon.json once it listens; a stale file from a killed run names another pid.
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`daemon did not start within 20 s:\n${output}`)), 20_000)
-    const check = () => {
-      const line = output.split('\n').find(l => l.includes('"http listening"'))
-      if (line) {
-        clearTimeout(timer)
-        resolve(JSON.parse(line).url)
+    const started = Date.now()
+    const poll = setInterval(() => {
+      try {
+        const info = JSON.parse(fs.readFileSync(path.join(dataDir, 'daemon.json'), 'utf8'))
+        if (info.pid === child.pid) {
+          clearInterval(poll)
+          resolve(info.url)
+          return
+        }
+      } catch {
+        // not written yet
       }
-    }
-    child.stdout!.on('data', check)
+      if (Date.now() - started > 20_000) {
+        clearInterval(poll)
+        reject(new Error(`daemon did not start within 20 s:\n${output}`))
+      }
+    }, 25)
     exited.then(code => {
-      clearTimeout(timer)
+      clearInterval(poll)
       reject(new Error(`daemon exited with ${code} before listening:\n${output}`))
     })
   })
