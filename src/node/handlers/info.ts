@@ -1,0 +1,57 @@
+// What the operator reads about the node: NodeGetInfo (alias LndGetInfo), GetSeed and GetAssetsAndLiabilities.
+import type { HandlerTable } from '../../bus/handler.js'
+import type { LightningNode } from '../lightning-node.js'
+import { msatToSats, requireNonNegative } from './input-rules.js'
+
+export interface InfoHandlerDeps {
+  node: LightningNode
+  /** Sum of every wallet's balance (the users' liabilities), in msat. */
+  usersBalanceMsat(): number
+}
+
+export function infoHandlers({ node, usersBalanceMsat }: InfoHandlerDeps): HandlerTable {
+  return {
+    // `nodeId` is ignored: there is one node (upstream does the same).
+    NodeGetInfo: async () => {
+      const info = await node.getInfo()
+      return {
+        alias: info.alias,
+        synced_to_chain: info.syncedToChain,
+        synced_to_graph: info.syncedToGraph,
+        // Always false for now: the watchdog that locks outgoing payments comes with the wallet issue.
+        watchdog_barking: false,
+      }
+    },
+
+    GetSeed: async () => ({ seed: await node.getSeed() }),
+
+    GetAssetsAndLiabilities: async input => {
+      for (const field of ['limit_invoices', 'limit_payments', 'limit_providers'] as const) {
+        const limit = input[field]
+        if (limit !== undefined) requireNonNegative(limit, field)
+      }
+      const [info, balances] = await Promise.all([node.getInfo(), node.getBalances()])
+      return {
+        users_balance: msatToSats(usersBalanceMsat()),
+        lnds: [
+          {
+            pubkey: info.pubkey,
+            tracked: {
+              confirmed_balance: balances.chainBalanceSats,
+              unconfirmed_balance: balances.unconfirmedChainBalanceSats,
+              channels_balance: msatToSats(balances.channelsLocalMsat),
+              // The node interface does not list past invoices, payments or chain transactions yet, so the recent
+              // operations (tagged USER or ROOT upstream) stay empty; the balances above are complete.
+              payments: [],
+              invoices: [],
+              incoming_tx: [],
+              outgoing_tx: [],
+            },
+          },
+        ],
+        // No liquidity provider (an upstream Pub the node leans on) is supported.
+        liquidity_providers: [],
+      }
+    },
+  }
+}

@@ -1,0 +1,39 @@
+// Invoice operations answered by the node alone: DecodeInvoice (users) and SetMockInvoiceAsPaid (test mode).
+import { OperationError } from '../../bus/errors.js'
+import type { HandlerTable } from '../../bus/handler.js'
+import type { LightningNode } from '../lightning-node.js'
+import { msatToSats, requireNonNegative } from './input-rules.js'
+
+/** Upstream's answer since its mock node was removed; clients may match on it (reference/pub-protocol.md §8.2). */
+export const mockDisabledReason = 'mock disabled, cannot set invoice as paid'
+
+export function invoiceHandlers(node: LightningNode): HandlerTable {
+  return {
+    DecodeInvoice: async input => {
+      const decoded = await node.decodeInvoice(input.invoice)
+      // LND's num_satoshis: whole sats, rounded down; 0 for an invoice that leaves the amount to the payer.
+      return { amount: msatToSats(decoded.amountMsat ?? 0) }
+    },
+
+    SetMockInvoiceAsPaid: async input => {
+      const mock = node.mock
+      if (!mock) throw new OperationError('forbidden', mockDisabledReason)
+      requireNonNegative(input.amount, 'amount')
+      if (!Number.isSafeInteger(input.amount * 1000)) throw new OperationError('invalid_input', 'amount is too large')
+      const decoded = await node.decodeInvoice(input.invoice)
+      // The historical mock's rules: an invoice with an amount is paid exactly that, so any amount sent with it is
+      // a mistake; an open-amount invoice needs the amount the payer chose.
+      if (decoded.amountMsat !== undefined && input.amount > 0) {
+        throw new OperationError('invalid_input', 'amount must be 0: the invoice already carries an amount')
+      }
+      if (decoded.amountMsat === undefined && input.amount === 0) {
+        throw new OperationError('invalid_input', 'amount is required: the invoice does not carry an amount')
+      }
+      await mock.markInvoicePaidExternally(
+        decoded.paymentRequest,
+        decoded.amountMsat === undefined ? input.amount * 1000 : undefined,
+      )
+      return {}
+    },
+  }
+}

@@ -1,0 +1,194 @@
+// The relay's own SQLite file, <dataDir>/relay.sqlite, apart from the daemon's database: the relay is a
+// separate room that could be swapped for an external relay, so it creates and versions its own small schema.
+import Database from 'better-sqlite3'
+import fs from 'node:fs'
+import path from 'node:path'
+import { ensureDataDir } from '../store/index.js'
+import type { Filter } from './filter.js'
+import {
+  deletionKind,
+  dTagOf,
+  expirationOf,
+  indexedTags,
+  kindClass,
+  type NostrEvent,
+} from './nostr-event.js'
+
+const schemaVersion = 1
+
+const schema = `
+CREATE TABLE IF NOT EXISTS events (
+  id TEXT PRIMARY KEY,
+  pubkey TEXT NOT NULL,
+  kind INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  -- '' for replaceable kinds, the d tag for addressable ones, NULL otherwise: the key of "only the latest counts"
+  d_tag TEXT,
+  -- unix seconds after which the event is gone (ephemeral retention or NIP-40); NULL keeps it
+  expires_at INTEGER,
+  raw TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_created ON events (created_at);
+CREATE INDEX IF NOT EXISTS events_kind_created ON events (kind, created_at);
+CREATE INDEX IF NOT EXISTS events_pubkey_kind ON events (pubkey, kind, d_tag);
+CREATE INDEX IF NOT EXISTS events_expires ON events (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS tags (
+  event_id TEXT NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tags_name_value ON tags (name, value, event_id);
+CREATE INDEX IF NOT EXISTS tags_event ON tags (event_id);
+`
+
+/** What happened to an event offered for storage; only `stored` events are broadcast. */
+export type SaveOutcome = 'stored' | 'duplicate' | 'newer-exists' | 'deleted'
+
+/** A stored event as sent to clients: its JSON exactly as stored, with what is needed to merge result lists. */
+export interface StoredEvent {
+  id: string
+  createdAt: number
+  raw: string
+}
+
+export interface EventStore {
+  /** Stores an event with NIP-01 replacement and NIP-09 deletion rules, in one transaction. */
+  save(event: NostrEvent, nowSeconds: number): SaveOutcome
+  /** The stored, unexpired events matching a filter, newest first, at most `filter.limit`. */
+  query(filter: Filter, nowSeconds: number): StoredEvent[]
+  /** Deletes expired events; returns how many. */
+  sweep(nowSeconds: number): number
+  close(): void
+}
+
+export interface EventStoreOptions {
+  dataDir: string
+  ephemeralRetentionSeconds: number
+}
+
+export function openEventStore(opts: EventStoreOptions): EventStore {
+  ensureDataDir(opts.dataDir)
+  const file = path.join(opts.dataDir, 'relay.sqlite')
+  const existed = fs.existsSync(file)
+  const db = new Database(file)
+  if (!existed) fs.chmodSync(file, 0o600)
+  db.pragma('journal_mode = WAL')
+  // Relay events are not money: NORMAL in WAL mode survives a process crash and only risks the last commits on
+  // power loss, and keeps ingest fast.
+  db.pragma('synchronous = NORMAL')
+  db.pragma('foreign_keys = ON')
+  db.pragma('busy_timeout = 5000')
+  const version = db.pragma('user_version', { simple: true }) as number
+  if (version > schemaVersion) {
+    db.close()
+    throw new Error(`${file} has relay schema ${version}, newer than this relay (${schemaVersion})`)
+  }
+  db.exec(schema)
+  db.pragma(`user_version = ${schemaVersion}`)
+
+  const findById = db.prepare<[string], { expires_at: number | null }>('SELECT expires_at FROM events WHERE id = ?')
+  const removeById = db.prepare<[string]>('DELETE FROM events WHERE id = ?')
+  const findSameAddress = db.prepare<{ pubkey: string; kind: number; d: string }, { id: string; created_at: number }>(
+    'SELECT id, created_at FROM events WHERE pubkey = @pubkey AND kind = @kind AND d_tag = @d',
+  )
+  const insertEvent = db.prepare(`INSERT INTO events (id, pubkey, kind, created_at, d_tag, expires_at, raw)
+                                  VALUES (@id, @pubkey, @kind, @created_at, @d_tag, @expires_at, @raw)`)
+  const insertTag = db.prepare('INSERT INTO tags (event_id, name, value) VALUES (@eventId, @name, @value)')
+  const deletedById = db.prepare<{ id: string; pubkey: string }>(`SELECT 1 FROM tags t JOIN events d ON d.id = t.event_id
+    WHERE t.name = 'e' AND t.value = @id AND d.kind = ${deletionKind} AND d.pubkey = @pubkey LIMIT 1`)
+  const deletedByAddress = db.prepare<{ address: string; pubkey: string; createdAt: number }>(`SELECT 1 FROM tags t
+    JOIN events d ON d.id = t.event_id WHERE t.name = 'a' AND t.value = @address AND d.kind = ${deletionKind}
+    AND d.pubkey = @pubkey AND d.created_at >= @createdAt LIMIT 1`)
+  // A deletion of a deletion has no effect (NIP-09), hence kind != 5.
+  const deleteOwnById = db.prepare(`DELETE FROM events WHERE id = @id AND pubkey = @pubkey AND kind != ${deletionKind}`)
+  const deleteOwnByAddress = db.prepare(`DELETE FROM events
+    WHERE kind = @kind AND pubkey = @pubkey AND d_tag = @d AND created_at <= @createdAt`)
+  const sweepExpired = db.prepare('DELETE FROM events WHERE expires_at IS NOT NULL AND expires_at <= @now')
+
+  const save = db.transaction((event: NostrEvent, now: number): SaveOutcome => {
+    const existing = findById.get(event.id)
+    if (existing) {
+      if (existing.expires_at === null || existing.expires_at > now) return 'duplicate'
+      removeById.run(event.id) // expired but not yet swept: the event is new again
+    }
+    if (deletedById.get({ id: event.id, pubkey: event.pubkey })) return 'deleted'
+    const cls = kindClass(event.kind)
+    const d = cls === 'replaceable' ? '' : cls === 'addressable' ? dTagOf(event) : null
+    if (d !== null) {
+      const address = `${event.kind}:${event.pubkey}:${d}`
+      if (deletedByAddress.get({ address, pubkey: event.pubkey, createdAt: event.created_at })) return 'deleted'
+      const current = findSameAddress.all({ pubkey: event.pubkey, kind: event.kind, d })
+      // NIP-01: the newest wins; on equal created_at the lowest id is kept.
+      if (current.some(c => c.created_at > event.created_at || (c.created_at === event.created_at && c.id < event.id))) {
+        return 'newer-exists'
+      }
+      for (const c of current) removeById.run(c.id)
+    }
+    insertEvent.run({ ...event, d_tag: d, expires_at: expiresAt(event, now), raw: JSON.stringify(event) })
+    for (const tag of indexedTags(event)) insertTag.run({ eventId: event.id, ...tag })
+    if (event.kind === deletionKind) applyDeletion(event)
+    return 'stored'
+  })
+
+  // Ephemeral kinds (20000–29999: the 21000–21003 requests, NWC's 23194–23197) are broadcast AND kept for a while,
+  // unlike NIP-01's "not stored": the daemon resubscribes with `since = last seen − slack` after a restart or a
+  // dropped connection, and a request sent while it was away must still be there for it. Expiry bounds the cost.
+  function expiresAt(event: NostrEvent, now: number): number | null {
+    const expiration = expirationOf(event)
+    const retention = kindClass(event.kind) === 'ephemeral' ? now + opts.ephemeralRetentionSeconds : undefined
+    if (expiration === undefined) return retention ?? null
+    return retention === undefined ? expiration : Math.min(expiration, retention)
+  }
+
+  function applyDeletion(deletion: NostrEvent): void {
+    for (const [name, value] of deletion.tags) {
+      if (name === 'e' && value) deleteOwnById.run({ id: value, pubkey: deletion.pubkey })
+      if (name === 'a' && value) {
+        const [kind, pubkey, ...rest] = value.split(':')
+        // Only the author's own addresses: a deletion naming someone else's event is stored but does nothing.
+        if (pubkey !== deletion.pubkey || !/^\d+$/.test(kind)) continue
+        deleteOwnByAddress.run({ kind: Number(kind), pubkey, d: rest.join(':'), createdAt: deletion.created_at })
+      }
+    }
+  }
+
+  const statements = new Map<string, Database.Statement>()
+
+  function query(filter: Filter, now: number): StoredEvent[] {
+    const lists = [filter.ids, filter.authors, filter.kinds, ...filter.tags.values()]
+    if (filter.limit === 0 || lists.some(list => list !== undefined && list.length === 0)) return []
+    const where = ['(expires_at IS NULL OR expires_at > @now)']
+    const params: Record<string, unknown> = { now, limit: filter.limit }
+    const add = (clause: string, name: string, value: unknown) => {
+      where.push(clause)
+      params[name] = value
+    }
+    if (filter.ids) add('id IN (SELECT value FROM json_each(@ids))', 'ids', JSON.stringify(filter.ids))
+    if (filter.authors) add('pubkey IN (SELECT value FROM json_each(@authors))', 'authors', JSON.stringify(filter.authors))
+    if (filter.kinds) add('kind IN (SELECT value FROM json_each(@kinds))', 'kinds', JSON.stringify(filter.kinds))
+    if (filter.since !== undefined) add('created_at >= @since', 'since', filter.since)
+    if (filter.until !== undefined) add('created_at <= @until', 'until', filter.until)
+    let i = 0
+    for (const [name, values] of filter.tags) {
+      params[`tagName${i}`] = name
+      add(
+        `id IN (SELECT event_id FROM tags WHERE name = @tagName${i} AND value IN (SELECT value FROM json_each(@tagValues${i})))`,
+        `tagValues${i}`,
+        JSON.stringify(values),
+      )
+      i++
+    }
+    // Only parameter names vary, never values; the number of shapes is bounded (5 flags × 52 tag letters).
+    const sql = `SELECT id, created_at AS createdAt, raw FROM events WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id ASC LIMIT @limit`
+    let statement = statements.get(sql)
+    if (!statement) statements.set(sql, (statement = db.prepare(sql)))
+    return statement.all(params) as StoredEvent[]
+  }
+
+  return {
+    save: (event, now) => save(event, now),
+    query,
+    sweep: now => sweepExpired.run({ now }).changes,
+    close: () => db.close(),
+  }
+}

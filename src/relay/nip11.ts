@@ -1,0 +1,67 @@
+// The NIP-11 relay information document, answered on an HTTP GET with `Accept: application/nostr+json`. Clients
+// read `limitation` to stay inside what the relay accepts instead of discovering it by refusals.
+import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import type { RelayLimits } from './limits.js'
+
+/** NIPs this relay implements: basic protocol, deletion, information document, expiration. */
+export const supportedNips = [1, 9, 11, 40]
+
+export interface RelayInformation {
+  name: string
+  description: string
+  supported_nips: number[]
+  software: string
+  version: string
+  limitation: {
+    max_message_length: number
+    max_subscriptions: number
+    max_filters: number
+    max_limit: number
+    default_limit: number
+    max_subid_length: number
+    max_event_tags: number
+    created_at_upper_limit: number
+    auth_required: boolean
+    payment_required: boolean
+    restricted_writes: boolean
+  }
+  retention: { kinds: number[][]; time: number }[]
+}
+
+export function relayInformation(limits: RelayLimits): RelayInformation {
+  return {
+    name: 'relaypay embedded relay',
+    description:
+      'The Nostr relay built into relaypay for running without an external relay. Ephemeral events stay ' +
+      `queryable for ${limits.ephemeralRetentionSeconds} s so a reconnecting daemon misses no request.`,
+    supported_nips: supportedNips,
+    software: 'relaypay',
+    version: packageVersion(),
+    limitation: {
+      max_message_length: limits.maxMessageBytes,
+      max_subscriptions: limits.maxSubscriptions,
+      max_filters: limits.maxFilters,
+      max_limit: limits.maxLimit,
+      default_limit: limits.maxLimit,
+      max_subid_length: limits.maxSubscriptionIdLength,
+      max_event_tags: limits.maxEventTags,
+      created_at_upper_limit: limits.maxFutureSeconds,
+      auth_required: false,
+      payment_required: false,
+      restricted_writes: false,
+    },
+    retention: [{ kinds: [[20000, 29999]], time: limits.ephemeralRetentionSeconds }],
+  }
+}
+
+// package.json sits three levels above the compiled file (build/src/relay/nip11.js), as for schema/sql in the store.
+function packageVersion(): string {
+  const file = fileURLToPath(new URL('../../../package.json', import.meta.url))
+  try {
+    const { version } = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: unknown }
+    return typeof version === 'string' ? version : 'unknown'
+  } catch {
+    return 'unknown' // a relay without its package.json still serves; the version is informative only
+  }
+}
