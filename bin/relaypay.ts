@@ -13,6 +13,7 @@ program
     `
 Examples:
   relaypay start                                  run offline: embedded node and relay, data in ./data
+  relaypay relay --port 7447                      run only the embedded relay
   relaypay start --config relaypay.toml --http-port 8080
   relaypay init --data-dir /var/lib/relaypay      write a config and secrets, then edit the config
   relaypay call Health
@@ -52,6 +53,14 @@ program
   .option('--api-key <key>', 'wallet key for host and extension routes')
   .option('--data-dir <dir>', 'data directory (default ./data)', './data')
   .action(async (operation, json, opts) => (await import('../src/cli/call.js')).runCall(operation, json, opts))
+
+program
+  .command('relay')
+  .description('run only the embedded Nostr relay (NIP-01, 09, 11, 40)')
+  .option('--data-dir <dir>', 'data directory for relay.sqlite (default ./data)', './data')
+  .option('--host <host>', 'listen address', '127.0.0.1')
+  .option('--port <port>', 'port', port, 7447)
+  .action(async opts => (await import('../src/cli/relay.js')).runRelay(opts))
 
 program
   .command('docs')

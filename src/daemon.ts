@@ -16,9 +16,13 @@ import { createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
 import { createNode, nodeHandlers, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
+import { createEventVerifier } from './transports/nostr/verify.js'
+import { startRelay, type RunningRelay } from './relay/index.js'
 
 export interface Daemon {
   url: string
+  /** The relays the daemon serves on (the embedded one in the offline default). */
+  relays: string[]
   node: LightningNode
   dataDir: string
   dispatcher: Dispatcher
@@ -54,6 +58,22 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const jwtSecret = config.auth.jwt_secret ?? secretFile(path.join(dataDir, '.jwt_secret'), log, 'token signing secret')
   const tokens = createTokenSigner(jwtSecret)
 
+  // The offline default: with no external relay configured, the daemon runs its own on loopback.
+  const verifier = await createEventVerifier()
+  let relay: RunningRelay | undefined
+  if (config.nostr.relays.length === 0) {
+    relay = await startRelay({
+      host: '127.0.0.1',
+      port: config.nostr.embedded_relay_port,
+      dataDir,
+      log: log.child({ room: 'relay' }),
+      clock,
+      verifyEvent: verifier.verify,
+    })
+    log.info({ url: relay.url, verifier: verifier.engine }, 'embedded relay listening')
+  }
+  const relayUrls = relay ? [relay.url] : config.nostr.relays
+
   const wallet = createWallet({
     db: store.db,
     tokens,
@@ -67,7 +87,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       internalUserFeeBps: config.fees.internal_user_fee_bps,
       internalRootFeeBps: config.fees.internal_root_fee_bps,
     },
-    relayUrl: () => config.nostr.relays[0] ?? `ws://127.0.0.1:${config.nostr.embedded_relay_port}`,
+    relayUrl: () => relayUrls[0]!,
     bridgeUrl: config.apps.bridge_url,
     allowBalanceMigration: config.apps.allow_balance_migration,
     extensions: hostedExtensions,
@@ -91,6 +111,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       { db: store.db, clock, random: bytes => randomBytes(bytes), log: log.child({ room: 'node' }) },
     )
   } catch (err) {
+    await relay?.close()
     store.close()
     throw err
   }
@@ -126,7 +147,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     catalogue,
     log,
   })
-  fs.writeFileSync(path.join(dataDir, daemonInfoFile), JSON.stringify({ url: http.url, pid: process.pid }) + '\n', {
+  fs.writeFileSync(path.join(dataDir, daemonInfoFile), JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n', {
     mode: 0o600,
   })
   log.info({ url: http.url, dataDir }, 'http listening')
@@ -134,6 +155,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   let stopping: Promise<void> | undefined
   return {
     url: http.url,
+    relays: relayUrls,
     node,
     dataDir,
     dispatcher,
@@ -144,6 +166,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         await http.close()
         await dispatcher.drain()
         events.complete()
+        await relay?.close()
         await node.close()
         store.close()
         fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })

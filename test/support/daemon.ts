@@ -45,7 +45,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   fs.mkdirSync(dataDir, { recursive: true })
   if (opts.config !== undefined) fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), opts.config)
   const child = spawn(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
-    env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...opts.env },
+    // Port 0: tests run in parallel, each daemon with its own embedded relay.
+    env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

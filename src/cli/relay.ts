@@ -1,0 +1,26 @@
+// `relaypay relay`: the embedded relay on its own, for a machine that serves relays but no wallet.
+import path from 'node:path'
+import { pino } from 'pino'
+import { startRelay } from '../relay/index.js'
+import { createEventVerifier } from '../transports/nostr/verify.js'
+
+export async function runRelay(opts: { dataDir: string; host: string; port: number }): Promise<void> {
+  const log = pino({ base: { pid: process.pid } })
+  const verifier = await createEventVerifier()
+  const relay = await startRelay({
+    host: opts.host,
+    port: opts.port,
+    dataDir: path.resolve(opts.dataDir),
+    log,
+    verifyEvent: verifier.verify,
+  })
+  log.info({ url: relay.url, verifier: verifier.engine }, 'relay listening')
+  let stopping = false
+  const stop = () => {
+    if (stopping) return
+    stopping = true
+    relay.close().then(() => process.exit(0))
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
