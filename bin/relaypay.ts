@@ -18,7 +18,8 @@ Examples:
   relaypay init --data-dir /var/lib/relaypay      write a config and secrets, then edit the config
   relaypay call Health
   relaypay call AddApp '{"name":"shop","allow_user_creation":false}'
-  relaypay call GetUserInfo --token <user token>`,
+  relaypay call GetUserInfo --token <user token>
+  relaypay audit --data-dir /var/lib/relaypay     balances against the journal; exit 1 on a mismatch`,
   )
 
 const port = (value: string) => {
@@ -53,6 +54,13 @@ program
   .option('--api-key <key>', 'wallet key for host and extension routes')
   .option('--data-dir <dir>', 'data directory (default ./data)', './data')
   .action(async (operation, json, opts) => (await import('../src/cli/call.js')).runCall(operation, json, opts))
+
+program
+  .command('audit')
+  .description('check every balance against the journal and the conservation of money (exit 1 on a mismatch)')
+  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--json', 'print the full report as JSON')
+  .action(async opts => (await import('../src/cli/audit.js')).runAudit(opts))
 
 program
   .command('relay')

@@ -1,0 +1,32 @@
+// `relaypay audit`: checks every stored balance against the journal and the conservation of money. Safe while
+// the daemon runs (a WAL reader sees one consistent snapshot). Exits 1 on any mismatch.
+import path from 'node:path'
+import fs from 'node:fs'
+import { openStore } from '../store/index.js'
+import { auditLedger } from '../wallet/audit.js'
+
+export function runAudit(opts: { dataDir: string; json?: boolean }): void {
+  const dataDir = path.resolve(opts.dataDir)
+  if (!fs.existsSync(path.join(dataDir, 'relaypay.sqlite'))) {
+    process.stderr.write(`relaypay: no database in ${dataDir}\n`)
+    process.exit(2)
+  }
+  const store = openStore({ dataDir })
+  const report = auditLedger(store.db)
+  store.close()
+  if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
+  else {
+    const sats = (msat: number) => `${(msat / 1000).toFixed(3)} sat`
+    process.stdout.write(
+      [
+        `audit ${report.ok ? 'clean' : 'FAILED'}`,
+        `wallets: ${report.wallets}, holding ${sats(report.walletsTotalMsat)}`,
+        `ledger transactions: ${report.transactions}`,
+        ...Object.entries(report.systemAccounts).map(([account, msat]) => `${account}: ${sats(msat)}`),
+        ...report.balanceMismatches.map(m => `MISMATCH wallet ${m.userId}: stored ${m.storedMsat} msat, journal ${m.journalMsat} msat`),
+        ...report.unbalancedTransactions.map(t => `UNBALANCED transaction ${t.id} (${t.kind} ${t.ref}): ${t.sumMsat} msat`),
+      ].join('\n') + '\n',
+    )
+  }
+  process.exitCode = report.ok ? 0 : 1
+}
