@@ -14,6 +14,7 @@ program
 Examples:
   relaypay start                                  run offline: embedded node and relay, data in ./data
   relaypay relay --port 7447                      run only the embedded relay
+  relaypay models download base.en                fetch a transcription model, with a progress bar
   relaypay start --config relaypay.toml --http-port 8080
   relaypay init --data-dir /var/lib/relaypay      write a config and secrets, then edit the config
   relaypay call Health
@@ -69,6 +70,16 @@ program
   .option('--host <host>', 'listen address', '127.0.0.1')
   .option('--port <port>', 'port', port, 7447)
   .action(async opts => (await import('../src/cli/relay.js')).runRelay(opts))
+
+const models = program.command('models').description('the transcription model registry')
+models
+  .command('download')
+  .description('download a model into the cache of the running daemon, with a progress bar')
+  .argument('<name>', 'model name, e.g. base.en')
+  .option('--url <url>', 'daemon URL (default: the running daemon of --data-dir)')
+  .option('--token <token>', 'admin or user token (default: the admin token of --data-dir)')
+  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .action(async (name, opts) => (await import('../src/cli/models.js')).runModelsDownload(name, opts))
 
 program
   .command('docs')

@@ -16,6 +16,7 @@ import { createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
 import { createNode, nodeHandlers, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
+import { createModelRegistry, defaultModelsBaseUrl, detectLocalEngine, fixedEngine, modelHandlers } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { startRelay, type RunningRelay } from './relay/index.js'
 
@@ -118,10 +119,24 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const nodeInfo = await node.getInfo()
   log.info({ backend: config.node.backend, network: nodeInfo.network, pubkey: nodeInfo.pubkey }, 'lightning node ready')
 
+  const models = createModelRegistry({
+    db: store.db,
+    dataDir,
+    baseUrl: config.models.base_url ?? defaultModelsBaseUrl(process.env),
+    engine:
+      config.models.engine === 'auto'
+        ? await detectLocalEngine({ log: log.child({ room: 'models' }) })
+        : fixedEngine(config.models.engine === 'assume_installed'),
+    clock,
+    log: log.child({ room: 'models' }),
+    stallTimeoutMs: config.models.stall_timeout_seconds * 1000,
+  })
+
   const events = createEventBus()
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(wallet.handlers, 'wallet')
+  registry.register(modelHandlers(models), 'models')
   registry.register(nodeHandlers({ node, usersBalanceMsat: () => wallet.accounts.usersBalanceMsat() }), 'node')
   const notImplemented = registry.seal()
   log.info(
@@ -163,7 +178,10 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     stop: () =>
       (stopping ??= (async () => {
         log.info('stopping')
-        await http.close()
+        // Stop accepting first; model downloads may run for minutes, so they are aborted rather than awaited.
+        const httpClosed = http.close()
+        await models.close()
+        await httpClosed
         await dispatcher.drain()
         events.complete()
         await relay?.close()

@@ -39,10 +39,10 @@ export const ModelNameRequest = message('ModelNameRequest', {
   name: text().min(1).max(maxModelNameChars),
 })
 
-export const ModelDownloadState = enumOf('ModelDownloadState', ['idle', 'downloading', 'downloaded', 'failed'])
+export const ModelDownloadState = enumOf('ModelDownloadState', ['not_downloaded', 'downloading', 'downloaded', 'failed'])
 
 /**
- * Progress of a model download (beyond the seed, reference/models.md): `idle` = not cached and no transfer
+ * Progress of a model download (beyond the seed, reference/models.md): `not_downloaded` = not cached and no transfer
  * running, `downloaded` = cached, `failed` = the last transfer failed (`error` says why).
  */
 export const ModelDownloadProgress = message('ModelDownloadProgress', {

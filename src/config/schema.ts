@@ -96,6 +96,13 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** Where model files are downloaded from; HF_ENDPOINT is honoured when unset. */
       base_url: url.optional(),
+      /**
+       * Whether the optional local engine counts as installed: `auto` detects the package at start. `missing`
+       * and `assume_installed` fix the answer (tests that serve fake model files).
+       */
+      engine: z.enum(['auto', 'missing', 'assume_installed']).default('auto'),
+      /** A download fails when no byte arrives for this many seconds. */
+      stall_timeout_seconds: z.int().min(1).default(60),
     })
     .prefault({}),
 })
