@@ -18,6 +18,9 @@ import { createNode, nodeHandlers, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
 import { createModelRegistry, defaultModelsBaseUrl, detectLocalEngine, fixedEngine, modelHandlers } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
+import { createRates } from './rates/index.js'
+import { hostedExtensions, startExtensions } from './extensions/index.js'
+import { OperationError } from './bus/errors.js'
 import { startRelay, type RunningRelay } from './relay/index.js'
 
 export interface Daemon {
@@ -38,7 +41,7 @@ export interface DaemonDeps {
 }
 
 /** Extension ids named by the catalogue (restaurant, payroll): the ones accounts can enable. */
-const hostedExtensions = [
+const extensionIds = [
   ...new Set(catalogue.flatMap(entry => ('extension' in entry && entry.extension ? [entry.extension] : []))),
 ]
 
@@ -91,7 +94,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     relayUrl: () => relayUrls[0]!,
     bridgeUrl: config.apps.bridge_url,
     allowBalanceMigration: config.apps.allow_balance_migration,
-    extensions: hostedExtensions,
+    extensions: extensionIds,
     defaultAppName: config.apps.default_app_name,
   })
   const defaultApp = wallet.defaultApp
@@ -138,6 +141,39 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   registry.register(wallet.handlers, 'wallet')
   registry.register(modelHandlers(models), 'models')
   registry.register(nodeHandlers({ node, usersBalanceMsat: () => wallet.accounts.usersBalanceMsat() }), 'node')
+  const rates = createRates({
+    db: store.db,
+    // Only the providers the operator named: no public API is contacted by default.
+    providers: {
+      coinbase: false, kraken: false, bitstamp: false, binance: false, bitfinex: false, yadio: false, coingecko: false,
+      ...config.rates.providers,
+    },
+    timeoutMs: config.rates.timeout_ms,
+    clock,
+    log: log.child({ room: 'rates' }),
+  })
+  const extensions = await startExtensions(hostedExtensions, {
+    db: store.db,
+    clock,
+    log,
+    rates,
+    relays: relayUrls,
+    events$: events.events$,
+    wallets: {
+      get: id => {
+        const user = wallet.accounts.userById(id)
+        return user && { id: user.id, accountId: user.account_id, name: user.name, balanceMsat: user.balance_msat }
+      },
+      createInvoice: async () => {
+        throw new OperationError('not_implemented', 'wallet invoices are not available to extensions yet')
+      },
+      payInvoice: async () => {
+        throw new OperationError('not_implemented', 'wallet payments are not available to extensions yet')
+      },
+    },
+    paidInvoicesTagged: () => [],
+  })
+  for (const { id, running } of extensions.started) registry.register(running.handlers, `extension ${id}`)
   const notImplemented = registry.seal()
   log.info(
     { implemented: catalogue.length - notImplemented.length, notImplemented: notImplemented.length },
@@ -183,6 +219,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         await models.close()
         await httpClosed
         await dispatcher.drain()
+        await extensions.stop()
         events.complete()
         await relay?.close()
         await node.close()

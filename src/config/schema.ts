@@ -92,6 +92,19 @@ export const configSchema = z.strictObject({
       admin_only: z.array(z.string()).default([]),
     })
     .prefault({}),
+  rates: z
+    .strictObject({
+      /**
+       * Exchange-rate providers to ask, name → base URL (coinbase, kraken, bitstamp, binance, bitfinex, yadio,
+       * coingecko). None by default: the daemon contacts no public API unless the operator names it.
+       */
+      providers: z
+        .partialRecord(z.enum(['coinbase', 'kraken', 'bitstamp', 'binance', 'bitfinex', 'yadio', 'coingecko']), url)
+        .default({}),
+      /** Per provider request. */
+      timeout_ms: z.int().min(100).max(60_000).default(3000),
+    })
+    .prefault({}),
   models: z
     .strictObject({
       /** Where model files are downloaded from; HF_ENDPOINT is honoured when unset. */

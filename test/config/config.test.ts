@@ -34,7 +34,8 @@ function exampleKeys(): string[] {
     const key = line.match(/^#?\s?([a-z_]+) = /)
     if (key) keys.push(section ? `${section}.${key[1]}` : key[1]!)
   }
-  return keys.sort()
+  // A key may appear twice: its default, then a commented example value.
+  return [...new Set(keys)].sort()
 }
 
 config('config.example.toml documents every key the daemon knows, and no other', () => {

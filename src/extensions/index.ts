@@ -1,0 +1,7 @@
+// The extensions this daemon hosts. Only the composition root imports this list; core rooms never do.
+import type { Extension } from './host.js'
+
+export const hostedExtensions: readonly Extension[] = []
+
+export type { Extension, ExtensionHost, PaidInvoice, RunningExtension, ExtensionWallets } from './host.js'
+export { startExtensions, type RunningExtensions } from './runtime.js'

@@ -1,0 +1,83 @@
+// Publishes extension events (menu items as NIP-15 products, deletions) to the service relays. Publishing never
+// blocks or fails the caller: events are queued and retried with backoff, and a relay outage is only logged.
+import { SimplePool, useWebSocketImplementation } from 'nostr-tools/pool'
+import { finalizeEvent } from 'nostr-tools/pure'
+import { WebSocket } from 'ws'
+import type { Logger } from 'pino'
+import type { NostrPublisher } from './host.js'
+
+useWebSocketImplementation(WebSocket)
+
+const maxAttempts = 8
+const firstRetryMs = 1000
+const maxRetryMs = 60_000
+const publishTimeoutMs = 5000
+
+export interface RunningPublisher extends NostrPublisher {
+  /** Resolves when every queued event was published or given up on (tests and a clean stop). */
+  idle(): Promise<void>
+  stop(): Promise<void>
+}
+
+export function createPublisher(relays: readonly string[], log: Logger, nowSeconds: () => number): RunningPublisher {
+  const pool = new SimplePool()
+  const pending = new Set<Promise<void>>()
+  const timers = new Set<NodeJS.Timeout>()
+  let stopped = false
+
+  const attempt = async (event: ReturnType<typeof finalizeEvent>, tries: number): Promise<void> => {
+    if (stopped) return
+    const results = await Promise.allSettled(
+      pool.publish([...relays], event).map(p => withTimeout(p, publishTimeoutMs)),
+    )
+    if (results.some(r => r.status === 'fulfilled')) return
+    if (tries + 1 >= maxAttempts) {
+      log.warn({ eventId: event.id, kind: event.kind }, 'gave up publishing an event: no relay accepted it')
+      return
+    }
+    const delay = Math.min(firstRetryMs * 2 ** tries, maxRetryMs)
+    log.info({ eventId: event.id, retryInMs: delay }, 'no relay accepted an event; retrying')
+    await new Promise<void>(resolve => {
+      const timer = setTimeout(() => {
+        timers.delete(timer)
+        resolve()
+      }, delay)
+      timers.add(timer)
+    })
+    return attempt(event, tries + 1)
+  }
+
+  return {
+    publish(template, secretKey) {
+      const event = finalizeEvent({ created_at: nowSeconds(), ...template }, secretKey)
+      const job = attempt(event, 0).catch(err => log.error({ err, eventId: event.id }, 'publishing failed'))
+      pending.add(job)
+      job.finally(() => pending.delete(job))
+      return event.id
+    },
+    async idle() {
+      while (pending.size > 0) await Promise.allSettled([...pending])
+    },
+    async stop() {
+      stopped = true
+      for (const timer of timers) clearTimeout(timer)
+      pool.close([...relays])
+    },
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timed out')), ms)
+    promise.then(
+      value => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      err => {
+        clearTimeout(timer)
+        reject(err)
+      },
+    )
+  })
+}

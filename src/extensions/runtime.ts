@@ -1,0 +1,92 @@
+// Starts the hosted extensions with their host object and delivers tagged paid invoices to them at least once.
+import { Subscription, filter } from 'rxjs'
+import type { Logger } from 'pino'
+import type { Db } from '../store/index.js'
+import type { Clock } from '../bus/context.js'
+import type { DomainEvent } from '../bus/events.js'
+import type { Rates } from '../rates/index.js'
+import type { Observable } from 'rxjs'
+import type { Extension, ExtensionWallets, PaidInvoice, RunningExtension } from './host.js'
+import { createPublisher } from './publisher.js'
+
+export interface ExtensionRuntimeDeps {
+  db: Db
+  clock: Clock
+  log: Logger
+  rates: Rates
+  wallets: ExtensionWallets
+  relays: readonly string[]
+  events$: Observable<DomainEvent>
+  /** Paid invoices whose `extra.tag` is `tag`, for re-delivery at start. */
+  paidInvoicesTagged(tag: string): PaidInvoice[]
+}
+
+export interface RunningExtensions {
+  started: { id: string; running: RunningExtension }[]
+  stop(): Promise<void>
+}
+
+export async function startExtensions(extensions: readonly Extension[], deps: ExtensionRuntimeDeps): Promise<RunningExtensions> {
+  const publisher = createPublisher(deps.relays, deps.log.child({ room: 'publisher' }), () => Math.floor(deps.clock.now() / 1000))
+  const delivered = deps.db.prepare('SELECT 1 FROM extension_deliveries WHERE extension = ? AND payment_hash = ?').pluck()
+  const markDelivered = deps.db.prepare(
+    'INSERT INTO extension_deliveries (extension, payment_hash, delivered_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  )
+  const subscriptions = new Subscription()
+  const started: RunningExtensions['started'] = []
+  const catchUps: (() => Promise<void>)[] = []
+
+  for (const extension of extensions) {
+    const log = deps.log.child({ extension: extension.id })
+    const deliver = async (listener: (paid: PaidInvoice) => Promise<void> | void, paid: PaidInvoice) => {
+      if (delivered.get(extension.id, paid.paymentHash)) return
+      try {
+        await listener(paid)
+        markDelivered.run(extension.id, paid.paymentHash, deps.clock.now())
+      } catch (err) {
+        // Not marked: the next start delivers it again.
+        log.error({ err, paymentHash: paid.paymentHash }, 'an invoice-paid listener failed; it will be retried at the next start')
+      }
+    }
+    const running = await extension.start({
+      db: deps.db,
+      clock: deps.clock,
+      log,
+      rates: deps.rates,
+      wallets: deps.wallets,
+      nostr: publisher,
+      relays: deps.relays,
+      events$: deps.events$,
+      onInvoicePaid(listener) {
+        subscriptions.add(
+          deps.events$
+            .pipe(filter((e): e is Extract<DomainEvent, { type: 'invoice.paid' }> => e.type === 'invoice.paid' && e.extra?.tag === extension.id))
+            .subscribe(event =>
+              void deliver(listener, {
+                walletId: event.walletId,
+                paymentHash: event.paymentHash,
+                amountMsat: event.amountMsat,
+                extra: event.extra ?? {},
+                paidAt: event.paidAt,
+                internal: event.internal,
+              }),
+            ),
+        )
+        catchUps.push(async () => {
+          for (const paid of deps.paidInvoicesTagged(extension.id)) await deliver(listener, paid)
+        })
+      },
+    })
+    started.push({ id: extension.id, running })
+  }
+  for (const catchUp of catchUps) await catchUp()
+
+  return {
+    started,
+    async stop() {
+      subscriptions.unsubscribe()
+      for (const { running } of started.reverse()) await running.stop()
+      await publisher.stop()
+    },
+  }
+}
