@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 
 const testRoot = path.dirname(fileURLToPath(import.meta.url))
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 2))
-const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 10 * 60_000)
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 5 * 60_000)
 const filters = process.argv.slice(2)
 
 function findTests(dir: string): string[] {

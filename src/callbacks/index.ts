@@ -1,0 +1,3 @@
+// Outbound HTTP calls to URLs users give us, behind the SSRF guard.
+export { checkOutboundUrl, addressAllowed, type GuardOptions } from './outbound-guard.js'
+export { sendPaidCallback, expandCallbackUrl, type PaidCallback, type CallbackOutcome } from './paid-callback.js'
