@@ -15,16 +15,31 @@ export interface TokenSigner {
   verify(token: string): Promise<{ ok: true; payload: Record<string, unknown> } | { ok: false; reason: string }>
 }
 
+/**
+ * Verified tokens are remembered: a signature check is deterministic and these tokens never expire, and checking
+ * one costs more than the rest of a typical call. Bounded, oldest first out.
+ */
+const verifiedCacheSize = 10_000
+
 export function createTokenSigner(secret: string): TokenSigner {
-  const key = new TextEncoder().encode(secret)
-  const sign = (payload: Record<string, unknown>) =>
-    new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().sign(key)
+  // Imported once: jose would otherwise import the raw secret into WebCrypto on every call.
+  const key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ])
+  const verified = new Map<string, Record<string, unknown>>()
+  const sign = async (payload: Record<string, unknown>) =>
+    new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().sign(await key)
   return {
     appToken: appId => sign({ appId }),
     userToken: claims => sign({ ...claims }),
     async verify(token) {
+      const known = verified.get(token)
+      if (known) return { ok: true, payload: known }
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] })
+        const { payload } = await jwtVerify(token, await key, { algorithms: ['HS256'] })
+        if (verified.size >= verifiedCacheSize) verified.delete(verified.keys().next().value!)
+        verified.set(token, payload)
         return { ok: true, payload }
       } catch (err) {
         if (err instanceof errors.JWSSignatureVerificationFailed) return { ok: false, reason: 'invalid signature' }
