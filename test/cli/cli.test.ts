@@ -47,6 +47,14 @@ cli('call reaches the running daemon of a data dir with its admin token', async 
   assert.match(alias.stdout, /"status"/)
 })
 
+cli('the generated admin token is 0600 and the log names its file, never its value', () => {
+  const file = path.join(daemon.dataDir, 'admin.token')
+  assert.is(fs.statSync(file).mode & 0o777, 0o600)
+  assert.match(daemon.logs(), /"generated the admin token"/)
+  assert.ok(daemon.logs().includes(file))
+  assert.not.ok(daemon.logs().includes(daemon.adminToken))
+})
+
 cli('call exits non-zero on an ERROR answer and on an unknown operation', () => {
   const refused = relaypay(['call', 'AddApp', '{"name":"x","allow_user_creation":false}', '--data-dir', daemon.dataDir, '--token', 'wrong-token'])
   assert.is(refused.status, 1)
