@@ -80,7 +80,7 @@ if (engine.isInstalled()) {
 } else {
   console.log(
     `SKIP end-to-end transcription: ${localEnginePackage} is not installed in node_modules (it is an optional ` +
-      'peer dependency and helpers may not install packages); the download path above still runs.',
+      'dependency: `npm install --omit=optional` leaves it out); the download path above still runs.',
   )
 }
 synthetic.run()

@@ -81,7 +81,8 @@ export async function startFixture(
       clock: fixedClock,
       log: silentLog,
       catalogue,
-      stallTimeoutMs: 300,
+      // Long enough that a loaded machine never mistakes a slow test transfer for a stall; stall tests set less.
+      stallTimeoutMs: 5000,
       ...opts.registry,
       ...overrides,
     })
