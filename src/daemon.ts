@@ -12,16 +12,19 @@ import { createRegistry } from './bus/registry.js'
 import { createDispatcher, type Dispatcher } from './bus/dispatcher.js'
 import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
-import { createWallet } from './wallet/index.js'
+import { auditLedger, createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
-import { createNode, nodeHandlers, type LightningNode } from './node/index.js'
+import { createNode, nodeHandlers, resolveLndConnection, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
 import { createModelRegistry, defaultModelsBaseUrl, detectLocalEngine, fixedEngine, modelHandlers } from './models/index.js'
+import { createRecordings, createTranscriber, importLocalEngine, readTestCatalogue } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
 import { hostedExtensions, startExtensions } from './extensions/index.js'
-import { OperationError } from './bus/errors.js'
 import { startRelay, type RunningRelay } from './relay/index.js'
+import { nostrAccounts } from './wallet/index.js'
+import { createLinking } from './linking/index.js'
+import { liveStreamHandlers, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
 
 export interface Daemon {
   url: string
@@ -78,6 +81,37 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   }
   const relayUrls = relay ? [relay.url] : config.nostr.relays
 
+  let node: LightningNode
+  try {
+    node = await createNode(
+      {
+        backend: config.node.backend,
+        network: config.node.network,
+        alias: config.node.alias,
+        simulatePayments: config.node.simulate_payments,
+        // Test mode is on by default with the embedded node, off with a real node (reference/pub-protocol.md §8.2).
+        mock: config.node.mock ?? config.node.backend === 'embedded',
+        dataDir,
+        lnd:
+          config.node.backend === 'lnd'
+            ? resolveLndConnection(
+                { socket: config.node.lnd_socket, certPath: config.node.lnd_cert_path, macaroonPath: config.node.lnd_macaroon_path },
+                process.env,
+              )
+            : undefined,
+        waitForNode: config.node.wait_for_node,
+      },
+      { db: store.db, clock, random: bytes => randomBytes(bytes), log: log.child({ room: 'node' }) },
+    )
+  } catch (err) {
+    await relay?.close()
+    store.close()
+    throw err
+  }
+  const nodeInfo = await node.getInfo()
+  log.info({ backend: config.node.backend, network: nodeInfo.network, pubkey: nodeInfo.pubkey }, 'lightning node ready')
+
+  const events = createEventBus()
   const wallet = createWallet({
     db: store.db,
     tokens,
@@ -96,31 +130,20 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     allowBalanceMigration: config.apps.allow_balance_migration,
     extensions: extensionIds,
     defaultAppName: config.apps.default_app_name,
+    node,
+    emit: event => events.emit(event),
+    log: log.child({ room: 'wallet' }),
   })
   const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
-
-  let node: LightningNode
-  try {
-    node = await createNode(
-      {
-        backend: config.node.backend,
-        network: config.node.network,
-        alias: config.node.alias,
-        simulatePayments: config.node.simulate_payments,
-        // Test mode is on by default with the embedded node, off with a real node (reference/pub-protocol.md §8.2).
-        mock: config.node.mock ?? config.node.backend === 'embedded',
-        dataDir,
-      },
-      { db: store.db, clock, random: bytes => randomBytes(bytes), log: log.child({ room: 'node' }) },
-    )
-  } catch (err) {
-    await relay?.close()
-    store.close()
-    throw err
+  // The books are checked before any money moves; while they are in doubt, nothing leaves a wallet.
+  const audit = auditLedger(store.db)
+  const { balanceMismatches, unbalancedTransactions, paymentMismatches, invoiceMismatches, ...auditSummary } = audit
+  if (audit.ok) log.info(auditSummary, 'ledger audit clean')
+  else {
+    log.error({ ...auditSummary, balanceMismatches, unbalancedTransactions, paymentMismatches, invoiceMismatches }, 'ledger audit FAILED: outgoing payments are locked')
+    wallet.lockOutgoing('the ledger audit at start failed; run `relaypay audit` and repair the books before restarting')
   }
-  const nodeInfo = await node.getInfo()
-  log.info({ backend: config.node.backend, network: nodeInfo.network, pubkey: nodeInfo.pubkey }, 'lightning node ready')
 
   const models = createModelRegistry({
     db: store.db,
@@ -133,13 +156,47 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     clock,
     log: log.child({ room: 'models' }),
     stallTimeoutMs: config.models.stall_timeout_seconds * 1000,
+    catalogue:
+      config.models.test_catalogue_file === undefined
+        ? undefined
+        : readTestCatalogue(config.models.test_catalogue_file, log.child({ room: 'models' })),
+  })
+  const recordings = createRecordings({
+    db: store.db,
+    dataDir,
+    models,
+    transcriber: createTranscriber({
+      loadEngine: importLocalEngine,
+      log: log.child({ room: 'models' }),
+      timeoutMs: config.models.transcription_timeout_seconds * 1000,
+    }),
+    clock,
+    random: bytes => randomBytes(bytes),
+    log: log.child({ room: 'models' }),
   })
 
-  const events = createEventBus()
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(wallet.handlers, 'wallet')
-  registry.register(modelHandlers(models), 'models')
+  const nostrUsers = nostrAccounts({ db: store.db, accounts: wallet.accounts, random: bytes => randomBytes(bytes) })
+  const linking = createLinking({
+    db: store.db,
+    accounts: wallet.accounts,
+    nostr: nostrUsers,
+    tokens,
+    clock,
+    random: bytes => randomBytes(bytes),
+    log: log.child({ room: 'linking' }),
+    dataDir,
+    defaultAppId: defaultApp.id,
+    allowHttpUpgrade: config.http.allow_upgrade,
+    serviceUrl: () => config.http.public_url ?? http.url,
+    // BatchUser runs its entries through the dispatcher, which is built once every handler is registered.
+    dispatcher: { resolve: op => dispatcher.resolve(op), dispatch: call => dispatcher.dispatch(call) },
+  })
+  registry.register(linking.handlers, 'linking')
+  registry.register(liveStreamHandlers(), 'nostr')
+  registry.register(modelHandlers(models, recordings), 'models')
   registry.register(nodeHandlers({ node, usersBalanceMsat: () => wallet.accounts.usersBalanceMsat() }), 'node')
   const rates = createRates({
     db: store.db,
@@ -154,6 +211,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   })
   const extensions = await startExtensions(hostedExtensions, {
     db: store.db,
+    config,
     clock,
     log,
     rates,
@@ -164,15 +222,13 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         const user = wallet.accounts.userById(id)
         return user && { id: user.id, accountId: user.account_id, name: user.name, balanceMsat: user.balance_msat }
       },
-      createInvoice: async () => {
-        throw new OperationError('not_implemented', 'wallet invoices are not available to extensions yet')
-      },
-      payInvoice: async () => {
-        throw new OperationError('not_implemented', 'wallet payments are not available to extensions yet')
-      },
+      createInvoice: (walletId, request) => wallet.createInvoiceFor(walletId, request),
+      payInvoice: (walletId, paymentRequest) => wallet.payInvoiceFor(walletId, paymentRequest),
     },
-    paidInvoicesTagged: () => [],
+    paidInvoicesTagged: tag => wallet.paidInvoicesTagged(tag),
   })
+  // After every listener of the event stream is subscribed: catch-up credits announce themselves to them.
+  await wallet.start()
   for (const { id, running } of extensions.started) registry.register(running.handlers, `extension ${id}`)
   const notImplemented = registry.seal()
   log.info(
@@ -184,8 +240,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     adminToken,
     metricsToken: config.auth.metrics_token,
     tokens,
-    directory: wallet.directory,
-    adminPubkey: () => undefined,
+    directory: { ...wallet.directory, userForPubkey: nostrUsers.userForPubkey },
+    adminPubkey: linking.adminPubkey,
     adminOnlyExtensions: config.extensions.admin_only,
   })
   const dispatcher = createDispatcher({ registry, authenticate, log, clock })
@@ -198,6 +254,31 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     catalogue,
     log,
   })
+  let nostr: NostrTransport
+  try {
+    nostr = await startNostrTransport({
+      relays: relayUrls,
+      dispatcher,
+      db: store.db,
+      apps: () => wallet.accounts.apps(),
+      defaultAppId: defaultApp.id,
+      users: { appUserOf: userId => wallet.accounts.appUserOf(userId) },
+      events$: events.events$,
+      verifier,
+      clock,
+      log: log.child({ room: 'nostr' }),
+      dataDir,
+      maxEventAgeSeconds: config.nostr.max_event_age_seconds,
+      maxContentLength: config.nostr.max_content_length,
+      fees: { serviceFeeFloor: config.fees.service_fee_floor_sats, serviceFeeBps: config.fees.service_fee_bps },
+    })
+  } catch (err) {
+    await http.close()
+    await relay?.close()
+    store.close()
+    throw err
+  }
+  linking.openEnrollment(nostr.nprofile)
   fs.writeFileSync(path.join(dataDir, daemonInfoFile), JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n', {
     mode: 0o600,
   })
@@ -214,11 +295,14 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     stop: () =>
       (stopping ??= (async () => {
         log.info('stopping')
+        await nostr.stop() // no new relay requests; the ones taken are answered before the relays close
         // Stop accepting first; model downloads may run for minutes, so they are aborted rather than awaited.
         const httpClosed = http.close()
         await models.close()
+        await recordings.close() // running transcriptions are stopped, not awaited, like downloads
         await httpClosed
         await dispatcher.drain()
+        wallet.stop()
         await extensions.stop()
         events.complete()
         await relay?.close()

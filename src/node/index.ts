@@ -1,7 +1,7 @@
 // The node room's door: the LightningNode interface, its value types, and createNode, which picks the backend
 // named by `[node] backend`. Nothing outside src/node/ imports a backend.
-import { OperationError } from '../bus/errors.js'
 import { createEmbeddedNode } from './embedded/embedded-node.js'
+import { createLndNode } from './lnd/lnd-node.js'
 import type { LightningNode, NodeConfig, NodeDeps } from './lightning-node.js'
 
 export type {
@@ -18,6 +18,7 @@ export type {
   ForwardingHistoryRequest,
   InvoiceState,
   LightningNode,
+  LndConnectionConfig,
   NodeBalances,
   NodeChannel,
   NodeConfig,
@@ -37,13 +38,18 @@ export type {
   UpdateChannelPolicyRequest,
 } from './lightning-node.js'
 
-/** Builds the configured backend; the embedded node creates its key file in `config.dataDir` on first start. */
+export { defaultLndSocket, resolveLndConnection } from './lnd/lnd-connection.js'
+
+/**
+ * Builds the configured backend. The embedded node creates its key file in `config.dataDir` on first start; the
+ * LND backend refuses with an Error of one line when LND cannot be used (or, with `waitForNode`, waits for it).
+ */
 export async function createNode(config: NodeConfig, deps: NodeDeps): Promise<LightningNode> {
   switch (config.backend) {
     case 'embedded':
       return createEmbeddedNode(config, deps)
     case 'lnd':
-      throw new OperationError('not_implemented', 'LND backend not available yet: use [node] backend = "embedded"')
+      return createLndNode(config, deps)
   }
 }
 export { nodeHandlers, type NodeHandlerDeps } from './handlers.js'

@@ -18,6 +18,20 @@ export interface NodeConfig {
   /** Enables the mock controls (`node.mock`), e.g. for SetMockInvoiceAsPaid. */
   mock: boolean
   dataDir: string
+  /** Required with backend 'lnd': where LND listens and the files that let us in. */
+  lnd?: LndConnectionConfig
+  /** LND only: while LND is unreachable or locked at start, wait and retry with backoff instead of refusing. */
+  waitForNode?: boolean
+}
+
+/** How to reach one LND over gRPC (its `[node]` keys, or the upstream env names LND_ADDRESS, …). */
+export interface LndConnectionConfig {
+  /** `host:port` of LND's gRPC listener. */
+  socket: string
+  /** LND's tls.cert; leave out only when LND's certificate is signed by a CA this machine trusts. */
+  certPath?: string
+  /** A macaroon granting what relaypay uses (admin.macaroon does). */
+  macaroonPath: string
 }
 
 /** A one-shot timer source; injected so simulated delays are driven by tests instead of slept through. */

@@ -34,6 +34,24 @@ cli('init writes a config and private secrets, and refuses to overwrite without 
   assert.is(relaypay(['init', '--data-dir', dataDir, '--force']).status, 0)
 })
 
+cli('with backend = "lnd" and no LND reachable, start refuses with one line', () => {
+  const dataDir = path.join(tempDataDir(), 'data')
+  fs.mkdirSync(dataDir, { recursive: true })
+  const macaroon = path.join(dataDir, 'admin.macaroon')
+  fs.writeFileSync(macaroon, Buffer.from('0201036c6e64', 'hex'))
+  const run = relaypay(['start', '--data-dir', dataDir, '--http-port', '0'], {
+    RELAYPAY_NODE_BACKEND: 'lnd',
+    RELAYPAY_NODE_LND_SOCKET: '127.0.0.1:1',
+    RELAYPAY_NODE_LND_MACAROON_PATH: macaroon,
+    RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0',
+    RELAYPAY_LOG_LEVEL: 'silent',
+  })
+  assert.is(run.status, 1, run.stdout + run.stderr)
+  const lines = run.stderr.trim().split('\n').filter(line => !line.includes('DEP0123'))
+  assert.is(lines.length, 1, run.stderr)
+  assert.match(lines[0]!, /^relaypay: cannot start: /)
+})
+
 let daemon: TestDaemon
 cli('call reaches the running daemon of a data dir with its admin token', async () => {
   daemon = await startDaemon()

@@ -253,22 +253,5 @@ embedded('a stopped node refuses calls as unavailable', async () => {
   }
 })
 
-embedded('the LND backend is not available yet', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-node-'))
-  const store = openStore({ dataDir })
-  try {
-    await rejectsWith(
-      createNode(
-        { backend: 'lnd', network: 'regtest', alias: 'x', simulatePayments: false, mock: false, dataDir },
-        { db: store.db, clock: { now: () => startMs }, random: n => new Uint8Array(randomBytes(n)) },
-      ),
-      'not_implemented',
-      /LND backend not available yet/,
-    )
-  } finally {
-    store.close()
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
-})
 
 embedded.run()

@@ -1,0 +1,157 @@
+// Reaching LND: its socket, TLS certificate and macaroon (from [node] keys or the upstream env names), the gRPC
+// clients of the `lightning` package, and the start check. At start relaypay either gets a usable, unlocked LND on
+// the configured network, or refuses with one line saying what is wrong; with wait_for_node it waits for LND
+// to come up (or be unlocked), retrying with backoff.
+import fs from 'node:fs'
+import type { Logger } from 'pino'
+import { authenticatedLndGrpc, getWalletInfo, type AuthenticatedLnd, type GetWalletInfoResult } from 'lightning'
+import type { BitcoinNetwork, LndConnectionConfig, Timers } from '../lightning-node.js'
+import { describeLndFailure, isLocked, isMacaroonRefused, isUnreachable } from './lnd-errors.js'
+import { backoffDelayMs } from './reconnect-backoff.js'
+
+/** LND's default gRPC listener (lnd.conf rpclisten); `localhost` matches the name in LND's own certificate. */
+export const defaultLndSocket = 'localhost:10009'
+
+/** Genesis block hashes as the `lightning` package reports `chains` (internal byte order) → our network name. */
+const networkByChain: ReadonlyMap<string, BitcoinNetwork> = new Map(
+  (
+    [
+      ['000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f', 'mainnet'],
+      ['000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943', 'testnet'],
+      ['00000000da84f2bafbbc53dee25a72ae507ff4914b867c565be350b0da8bf043', 'testnet'], // testnet4
+      ['00000008819873e925422c1ff0f99f7cc9bbb232af63a077a480a3633bee1ef6', 'signet'],
+      ['0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206', 'regtest'],
+    ] as const
+  ).map(([displayed, network]) => [Buffer.from(displayed, 'hex').reverse().toString('hex'), network]),
+)
+
+/** The network LND runs on, from getWalletInfo's `chains`; undefined for a chain we do not serve. */
+export function networkOfChains(chains: readonly string[]): BitcoinNetwork | undefined {
+  for (const chain of chains) {
+    const network = networkByChain.get(chain)
+    if (network) return network
+  }
+  return undefined
+}
+
+/**
+ * The connection from the `[node]` keys, falling back to the upstream env names (LND_ADDRESS, LND_CERT_PATH,
+ * LND_MACAROON_PATH) for each key left unset. Throws one line when no macaroon is named anywhere.
+ */
+export function resolveLndConnection(
+  configured: { socket?: string; certPath?: string; macaroonPath?: string },
+  env: Readonly<Record<string, string | undefined>>,
+): LndConnectionConfig {
+  const socket = configured.socket ?? env.LND_ADDRESS ?? defaultLndSocket
+  const certPath = configured.certPath ?? env.LND_CERT_PATH
+  const macaroonPath = configured.macaroonPath ?? env.LND_MACAROON_PATH
+  if (!macaroonPath) {
+    throw new Error('[node] backend = "lnd" needs a macaroon: set [node] lnd_macaroon_path (or LND_MACAROON_PATH)')
+  }
+  return { socket, macaroonPath, ...(certPath ? { certPath } : {}) }
+}
+
+/** The `lightning` package's gRPC clients for one LND, and a way to let go of them. */
+export interface LndClient {
+  readonly lnd: AuthenticatedLnd
+  readonly socket: string
+  close(): void
+}
+
+/** Why a start attempt failed; `retryable` failures are waited out when wait_for_node is on. */
+class StartFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message)
+  }
+}
+
+function readFile(what: string, file: string, encoding: 'base64' | 'hex'): string {
+  try {
+    return fs.readFileSync(file).toString(encoding)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable'
+    // LND writes its certificate and macaroons when it first starts: a missing file is worth waiting for.
+    throw new StartFailure(`cannot read LND's ${what} ${file}: ${code}`, code === 'ENOENT')
+  }
+}
+
+/** Opens the gRPC clients; nothing is sent until the first call. */
+function openLndClient(connection: LndConnectionConfig): LndClient {
+  const macaroon = readFile('macaroon', connection.macaroonPath, 'hex')
+  const cert = connection.certPath === undefined ? undefined : readFile('TLS certificate', connection.certPath, 'base64')
+  let lnd: AuthenticatedLnd
+  try {
+    ;({ lnd } = authenticatedLndGrpc({ socket: connection.socket, macaroon, ...(cert ? { cert } : {}) }))
+  } catch (err) {
+    // The library refuses an unusable certificate or macaroon before connecting.
+    const reason = err instanceof Error ? err.message : String(err)
+    throw new StartFailure(`cannot use LND's certificate and macaroon (${connection.macaroonPath}): ${reason}`, false)
+  }
+  return {
+    lnd,
+    socket: connection.socket,
+    close() {
+      for (const service of Object.values(lnd) as { close?: () => void }[]) service.close?.()
+    },
+  }
+}
+
+async function attemptStart(connection: LndConnectionConfig, network: BitcoinNetwork) {
+  const client = openLndClient(connection)
+  const at = `LND at ${connection.socket}`
+  let info: GetWalletInfoResult
+  try {
+    info = await getWalletInfo({ lnd: client.lnd })
+  } catch (err) {
+    client.close()
+    const failure = describeLndFailure(err)
+    // grpc-js appends an empty "Resolution note:" to connection failures.
+    const said = (failure.details ?? 'no connection could be established').replace(/\.? Resolution note:\s*$/, '')
+    if (isLocked(failure)) throw new StartFailure(`${at} is locked: unlock its wallet (lncli unlock)`, true)
+    if (/certificate|ssl|tls/i.test(said)) {
+      throw new StartFailure(`${at} failed the TLS check: ${said} (is ${connection.certPath ?? 'no cert path'} LND's tls.cert?)`, false)
+    }
+    if (isUnreachable(failure)) throw new StartFailure(`LND is unreachable at ${connection.socket}: ${said}`, true)
+    if (isMacaroonRefused(failure)) {
+      throw new StartFailure(`${at} refused the macaroon ${connection.macaroonPath}: ${said}`, false)
+    }
+    // LND answers "server is still in the process of starting" for a while after it opens its port.
+    throw new StartFailure(`${at} did not answer GetInfo: ${said}`, true)
+  }
+  const actual = networkOfChains(info.chains)
+  if (actual !== network) {
+    client.close()
+    throw new StartFailure(`${at} runs on ${actual ?? 'a chain relaypay does not serve'}, but [node] network is ${network}`, false)
+  }
+  return { client, info }
+}
+
+export interface ConnectOptions {
+  connection: LndConnectionConfig
+  network: BitcoinNetwork
+  waitForNode: boolean
+  timers: Timers
+  log?: Logger
+}
+
+/**
+ * A connected LND and what it said about itself. Refuses with an Error of one line when LND cannot be used;
+ * with `waitForNode`, unreachable, locked and not-yet-written-files failures are logged and retried instead.
+ */
+export async function connectLnd(opts: ConnectOptions): Promise<{ client: LndClient; info: GetWalletInfoResult }> {
+  for (let failures = 1; ; failures++) {
+    try {
+      return await attemptStart(opts.connection, opts.network)
+    } catch (err) {
+      if (!(err instanceof StartFailure)) throw err
+      if (!err.retryable) throw new Error(err.message)
+      if (!opts.waitForNode) throw new Error(`${err.message}; set [node] wait_for_node = true to wait for it`)
+      const delayMs = backoffDelayMs(failures)
+      opts.log?.warn({ attempt: failures, retryInMs: delayMs }, `waiting for LND: ${err.message}`)
+      await new Promise<void>(resolve => opts.timers.after(delayMs, resolve))
+    }
+  }
+}

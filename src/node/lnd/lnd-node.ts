@@ -1,0 +1,169 @@
+// The LND backend: a LightningNode over a real LND, through the `lightning` package. It holds no state of its
+// own beyond the settled-invoice cursor: LND is the record of invoices, payments, wallet and channels.
+import { getWalletInfo } from 'lightning'
+import { OperationError } from '../../bus/errors.js'
+import type { LightningNode, NodeConfig, NodeDeps } from '../lightning-node.js'
+import { lndChain } from './chain.js'
+import { lndChannels } from './channels.js'
+import { invoiceStream } from './invoice-stream.js'
+import { lndInvoices } from './invoices.js'
+import { connectLnd, networkOfChains } from './lnd-connection.js'
+import { lndError } from './lnd-errors.js'
+import { lndPayments } from './payments.js'
+import { realTimers } from './reconnect-backoff.js'
+
+/** Connects (or waits for LND, with `waitForNode`), then subscribes to settlements before answering. */
+export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise<LightningNode> {
+  if (!config.lnd) {
+    throw new Error('[node] backend = "lnd" needs lnd_socket and lnd_macaroon_path (or LND_ADDRESS and LND_MACAROON_PATH)')
+  }
+  const timers = deps.timers ?? realTimers
+  const { clock, log } = deps
+  const { client, info: started } = await connectLnd({
+    connection: config.lnd,
+    network: config.network,
+    waitForNode: config.waitForNode ?? false,
+    timers,
+    log,
+  })
+  const { lnd } = client
+  const ownPubkey = started.public_key
+  const invoices = lndInvoices({ lnd, clock })
+  const stream = invoiceStream({ lnd, invoices, clock, timers, log })
+  const payments = lndPayments({ lnd, invoices, timers, log })
+  const chain = lndChain({ lnd })
+  const channels = lndChannels({ lnd, ownPubkey })
+  try {
+    await stream.start()
+  } catch (err) {
+    stream.close()
+    client.close()
+    throw new Error(`LND at ${client.socket} did not list its invoices: ${lndError('list its invoices', err).message}`)
+  }
+  log?.info({ socket: client.socket, pubkey: ownPubkey, version: started.version }, 'connected to LND')
+
+  let closed = false
+  // Every call after close() fails clearly instead of reaching gRPC clients that are shut.
+  const open = () => {
+    if (closed) throw new OperationError('node_unavailable', 'the LND connection is closed')
+  }
+
+  return {
+    async getInfo() {
+      open()
+      try {
+        const info = await getWalletInfo({ lnd })
+        return {
+          pubkey: info.public_key,
+          alias: info.alias,
+          network: networkOfChains(info.chains) ?? config.network,
+          version: info.version,
+          blockHeight: info.current_block_height,
+          syncedToChain: info.is_synced_to_chain,
+          syncedToGraph: info.is_synced_to_graph === true,
+          activeChannelsCount: info.active_channels_count,
+          pendingChannelsCount: info.pending_channels_count,
+          peersCount: info.peers_count,
+          uris: info.uris ?? [],
+        }
+      } catch (err) {
+        throw lndError('describe itself', err)
+      }
+    },
+    async getSeed() {
+      open()
+      // LND's wallet was created outside relaypay; LND never hands its seed out over RPC.
+      throw new OperationError(
+        'not_found',
+        'the seed of an LND wallet is not known to relaypay: LND keeps it, and relaypay did not create this wallet',
+      )
+    },
+
+    async createInvoice(request) {
+      open()
+      return invoices.create(request)
+    },
+    async lookupInvoice(paymentHash) {
+      open()
+      return invoices.lookup(paymentHash)
+    },
+    settledInvoices$: stream.settled$,
+    async settledInvoicesAfter(settleIndex) {
+      open()
+      return invoices.settledAfter(settleIndex)
+    },
+    async decodeInvoice(paymentRequest) {
+      open()
+      return invoices.decode(paymentRequest)
+    },
+
+    async pay(request) {
+      open()
+      return payments.pay(request)
+    },
+    async trackPayment(paymentHash) {
+      open()
+      return payments.track(paymentHash)
+    },
+
+    async newAddress(type) {
+      open()
+      return chain.newAddress(type)
+    },
+    async sendToAddress(request) {
+      open()
+      return chain.sendToAddress(request)
+    },
+    async getBalances() {
+      open()
+      return chain.getBalances()
+    },
+    async bumpFee(request) {
+      open()
+      return chain.bumpFee(request)
+    },
+
+    async addPeer(request) {
+      open()
+      return channels.addPeer(request)
+    },
+    async listPeers() {
+      open()
+      return channels.listPeers()
+    },
+
+    async listChannels() {
+      open()
+      return channels.listChannels()
+    },
+    async listClosedChannels() {
+      open()
+      return channels.listClosedChannels()
+    },
+    async openChannel(request) {
+      open()
+      return channels.openChannel(request)
+    },
+    async closeChannel(request) {
+      open()
+      return channels.closeChannel(request)
+    },
+    async updateChannelPolicy(request) {
+      open()
+      return channels.updateChannelPolicy(request)
+    },
+
+    async forwardingHistory(request) {
+      open()
+      return channels.forwardingHistory(request)
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      stream.close()
+      payments.close()
+      client.close()
+    },
+  }
+}

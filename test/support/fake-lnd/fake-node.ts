@@ -1,0 +1,105 @@
+// The state behind the fake LND's gRPC services: one node identity on one network, its books (invoices,
+// payments, wallet, channels), the switches tests flip to inject faults, and the open streams a fault can drop.
+import { randomBytes } from 'node:crypto'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { NETWORK, TEST_NETWORK } from '@scure/btc-signer'
+import { channelBook, type ChannelBook } from './channel-book.js'
+import { chainWallet, type ChainNetwork, type ChainWallet } from './chain-wallet.js'
+import { invoiceBook, type Bolt11Network, type InvoiceBook } from './invoice-book.js'
+import { paymentBook, type PaymentBook } from './payment-book.js'
+
+export type FakeNetworkName = 'regtest' | 'testnet' | 'signet' | 'mainnet'
+
+export interface FakeNetwork {
+  /** The network as GetInfo's `chains[].network` and LND's errors name it. */
+  lndName: string
+  invoice: Bolt11Network
+  chain: ChainNetwork
+}
+
+const regtestChain = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
+const bolt11Of = (bech32: string, chain: ChainNetwork): Bolt11Network => ({
+  bech32,
+  pubKeyHash: chain.pubKeyHash,
+  scriptHash: chain.scriptHash,
+  validWitnessVersions: [0, 1],
+})
+
+export const fakeNetworks: Record<FakeNetworkName, FakeNetwork> = {
+  regtest: { lndName: 'regtest', invoice: bolt11Of('bcrt', regtestChain), chain: regtestChain },
+  testnet: { lndName: 'testnet', invoice: bolt11Of('tb', TEST_NETWORK), chain: TEST_NETWORK },
+  signet: { lndName: 'signet', invoice: bolt11Of('tbs', TEST_NETWORK), chain: TEST_NETWORK },
+  mainnet: { lndName: 'mainnet', invoice: bolt11Of('bc', NETWORK), chain: NETWORK },
+}
+
+/** Switches a test flips; each makes the fake answer the way a real LND does in that situation. */
+export interface Faults {
+  /** Every call answers UNAVAILABLE, as through a dead connection. */
+  unavailable: boolean
+  /** Every call answers "wallet locked", as an LND waiting for its password does. */
+  locked: boolean
+  /** Methods (e.g. 'BumpFee') answered UNIMPLEMENTED, as by an LND built without their sub-server. */
+  unimplemented: Set<string>
+  /** New SubscribeInvoices calls fail UNAVAILABLE (a stream that cannot come back yet). */
+  refuseInvoiceStreams: boolean
+  /** Payments to other nodes stay in flight until the test resolves them. */
+  holdPayments: boolean
+}
+
+export interface FakeNode {
+  pubkey: string
+  nodeKey: Uint8Array
+  alias: string
+  network: FakeNetwork
+  now(): number
+  blockHeight(): number
+  blockHash: string
+  invoices: InvoiceBook
+  payments: PaymentBook
+  wallet: ChainWallet
+  channels: ChannelBook
+  faults: Faults
+  /** One function per open SubscribeInvoices stream: ends it with UNAVAILABLE, as a broken connection would. */
+  invoiceStreamDrops: Set<() => void>
+  /** The same for open SendPaymentV2 / TrackPaymentV2 streams. */
+  paymentStreamDrops: Set<() => void>
+  /** A new block: pending coins confirm. */
+  mine(): void
+}
+
+export function createFakeNode(opts: { network: FakeNetworkName; now(): number; alias?: string }): FakeNode {
+  const nodeKey = secp256k1.utils.randomSecretKey()
+  const pubkey = Buffer.from(secp256k1.getPublicKey(nodeKey, true)).toString('hex')
+  const network = fakeNetworks[opts.network]
+  let height = 800
+  const blockHeight = () => height
+  const wallet = chainWallet({ network: network.chain, now: opts.now })
+  const node: FakeNode = {
+    pubkey,
+    nodeKey,
+    alias: opts.alias ?? 'fake-lnd',
+    network,
+    now: opts.now,
+    blockHeight,
+    blockHash: randomBytes(32).toString('hex'),
+    invoices: invoiceBook({ nodeKey, network: network.invoice, now: opts.now, blockHeight }),
+    payments: paymentBook({ now: opts.now, blockHeight }),
+    wallet,
+    channels: channelBook({ ownPubkey: pubkey, wallet, now: opts.now, blockHeight }),
+    faults: {
+      unavailable: false,
+      locked: false,
+      unimplemented: new Set(),
+      refuseInvoiceStreams: false,
+      holdPayments: false,
+    },
+    invoiceStreamDrops: new Set(),
+    paymentStreamDrops: new Set(),
+    mine() {
+      height++
+      node.blockHash = randomBytes(32).toString('hex')
+      wallet.confirmAll()
+    },
+  }
+  return node
+}
