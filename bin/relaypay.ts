@@ -14,12 +14,15 @@ program
 Examples:
   relaypay start                                  run offline: embedded node and relay, data in ./data
   relaypay relay --port 7447                      run only the embedded relay
+  relaypay models list                            transcription models: downloaded, available, default
+  relaypay models default base.en                 set the default model for future recordings
   relaypay models download base.en                fetch a transcription model, with a progress bar
   relaypay start --config relaypay.toml --http-port 8080
   relaypay init --data-dir /var/lib/relaypay      write a config and secrets, then edit the config
   relaypay call Health
   relaypay call AddApp '{"name":"shop","allow_user_creation":false}'
   relaypay call GetUserInfo --token <user token>
+  relaypay call NodeGetInfo '{"nodeId":0}' --relay  over the relay as the operator key (enrolls it the first time)
   relaypay audit --data-dir /var/lib/relaypay     balances against the journal; exit 1 on a mismatch`,
   )
 
@@ -47,13 +50,25 @@ program
 
 program
   .command('call')
-  .description('call any catalogue operation over HTTP and print the answer')
+  .description('call any catalogue operation over HTTP (or over the relay with --relay) and print the answer')
   .argument('<operation>', 'operation name, e.g. NodeGetInfo')
   .argument('[json]', 'input as JSON (body fields, query and path parameters)', '{}')
   .option('--url <url>', 'daemon URL (default: the running daemon of --data-dir)')
   .option('--token <token>', 'authorization token (default: the admin token of --data-dir)')
   .option('--api-key <key>', 'wallet key for host and extension routes')
   .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--relay', 'call over the relay (kind 21000) as the operator key instead of over HTTP')
+  .option('--key <hex>', 'with --relay: the secret key to sign with (default: <data-dir>/operator.key)')
+  .option('--timeout <seconds>', 'with --relay: how long to wait for the reply', Number, 30)
+  .addHelpText(
+    'after',
+    `
+Over the relay (--relay) the request goes to the default app key and relays named in <data-dir>/app.nprofile,
+signed with --key or with the key in <data-dir>/operator.key (64 hex, mode 0600). While no admin is enrolled
+(the daemon keeps <data-dir>/admin.enroll), the first --relay call without a key generates one, enrolls it as the
+admin with EnrollAdminToken, and saves it to operator.key; later calls use it. Admin and metrics operations over
+the relay need the enrolled key; user operations run as that key's own account.`,
+  )
   .action(async (operation, json, opts) => (await import('../src/cli/call.js')).runCall(operation, json, opts))
 
 program
@@ -72,6 +87,22 @@ program
   .action(async opts => (await import('../src/cli/relay.js')).runRelay(opts))
 
 const models = program.command('models').description('the transcription model registry')
+models
+  .command('list')
+  .description('list the supported models: params, memory, speed, downloaded, available, default')
+  .option('--json', 'print the answer as JSON instead of a table')
+  .option('--url <url>', 'daemon URL (default: the running daemon of --data-dir)')
+  .option('--token <token>', 'admin or user token (default: the admin token of --data-dir)')
+  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .action(async opts => (await import('../src/cli/models.js')).runModelsList(opts))
+models
+  .command('default')
+  .description('print the global default model; with a name, set it first (affects future recordings only)')
+  .argument('[name]', 'model name, e.g. base.en')
+  .option('--url <url>', 'daemon URL (default: the running daemon of --data-dir)')
+  .option('--token <token>', 'admin or user token (default: the admin token of --data-dir)')
+  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .action(async (name, opts) => (await import('../src/cli/models.js')).runModelsDefault(name, opts))
 models
   .command('download')
   .description('download a model into the cache of the running daemon, with a progress bar')

@@ -17,9 +17,11 @@ export type AuthKind =
   | 'walletAdmin' // X-Api-Key / api-key: the admin key of a wallet
   | 'operator' // the host super user: `Authorization: Bearer <admin token>`
   | 'member' // any authenticated person: user token, wallet key or the operator's admin token
+  | 'guestOrWallet' // no credentials needed; a wallet key (invoice or admin), when sent, names the caller's wallet
 
 export const authKinds: readonly AuthKind[] = [
   'guest', 'user', 'admin', 'metrics', 'app', 'guestPub', 'walletInvoice', 'walletAdmin', 'operator', 'member',
+  'guestOrWallet',
 ]
 
 /** How errors and answers are written: upstream's 200 + status envelope, or status codes + `{detail}`. */
@@ -65,8 +67,11 @@ export interface Operation<
   batch?: boolean
   input: I
   output: O
-  /** Response body that is not JSON (CSV exports, pages): the handler returns `{contentType, body}`. */
-  produces?: 'text/csv' | 'text/html'
+  /**
+   * Response body that is not JSON (CSV exports, pages, the Prometheus exposition): the handler returns
+   * `{contentType, body}`.
+   */
+  produces?: 'text/csv' | 'text/html' | 'text/plain'
   /** Status for failed input validation in the detail dialect (FastAPI-style routes answer 422). */
   validationStatus?: 400 | 422
   /** Extension id whose gate (enabled per account, admin-only list) guards authenticated calls. */

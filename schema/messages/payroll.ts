@@ -153,6 +153,14 @@ export const Payout = message('Payout', {
   created_at: text(),
 })
 
+/** What one scheduler pass did (the operator's "run a tick now"). */
+export const SchedulerTickResult = message('SchedulerTickResult', {
+  /** Active contracts with periods left that the tick looked at. */
+  contracts: int(),
+  /** The ledger rows the tick wrote, in the order it wrote them. */
+  payouts: list(Payout),
+})
+
 export const PayoutListRequest = message('PayoutListRequest', {
   contract_id: text().min(1).optional(),
   status: PayoutStatus.optional(),

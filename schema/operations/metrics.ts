@@ -1,5 +1,6 @@
 // Metrics caller operations: usage, bundle, error, app, node and forwarding reports, metrics storage, and the
-// WebRTC upgrade (seed 000, "Metrics"). Auth: the metrics token (falls back to the admin token) or the admin key.
+// WebRTC upgrade (seed 000, "Metrics"), plus the Prometheus scrape endpoint. Auth: the metrics token (falls back to
+// the admin token) or the admin key.
 import { operation } from '../operation.js'
 import { Empty } from '../messages/common.js'
 import {
@@ -8,6 +9,7 @@ import {
   SingleMetricReq, UsageMetricTlv, UsageMetrics, ZippedMetrics,
 } from '../messages/metrics.js'
 import { WebRtcAnswer, WebRtcCandidate, WebRtcMessage } from '../messages/webrtc.js'
+import { RawBody } from '../messages/host.js'
 
 export const metricsOperations = [
   operation({
@@ -82,7 +84,7 @@ export const metricsOperations = [
     name: 'PingSubProcesses', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
     http: { method: 'POST', path: '/api/metrics/ping', body: 'none' },
     input: Empty, output: Empty,
-    summary: 'Checks that storage, the metrics store and the relay connections each answer within 2 s.',
+    summary: 'Checks that the store, the metrics files, the node, the relay pool and the scheduler each answer within 2 s.',
   }),
   operation({
     name: 'GetProvidersDisruption', area: 'metrics', auth: 'metrics', dialect: 'pub', nostr: true,
@@ -95,5 +97,13 @@ export const metricsOperations = [
     http: { method: 'POST', path: '/api/metrics/reset', body: 'none' },
     input: Empty, output: Empty,
     summary: 'Wipes the metrics stores, when the configuration allows it.',
+  }),
+  // Ours, not upstream's: the scrape endpoint for Prometheus. Its own area keeps the payments areas to the seed.
+  operation({
+    name: 'PrometheusMetrics', area: 'monitoring', auth: 'metrics', dialect: 'detail',
+    http: { method: 'GET', path: '/metrics', body: 'none' },
+    input: Empty, output: RawBody, produces: 'text/plain',
+    summary:
+      'Prometheus text exposition: calls, failures and latency by operation and transport, the users\' total balance, relay connections, node reachability and scheduler runs.',
   }),
 ]

@@ -1,7 +1,8 @@
 // The payroll extension's routes: the seed's (001 part B) plus the contract routes of reference/payroll.md.
 // Operator routes take the host super user (the admin token); `/my/…` routes take a wallet invoice key and
 // show only that wallet's payouts and contracts. Creating a contract answers 201 (payroll.md); pay-now always
-// answers 200 with the ledger row, whether the attempt was paid or failed.
+// answers 200 with the ledger row, whether the attempt was paid or failed. `scheduler/tick` is ours, not the
+// seed's: it runs one scheduler pass now, for operators and for tests that drive the schedule.
 import { operation } from '../operation.js'
 import { Empty, list } from '../dsl.js'
 import { RawBody } from '../messages/host.js'
@@ -18,6 +19,7 @@ import {
   PayoutListRequest,
   Schedule,
   SchedulePreviewRequest,
+  SchedulerTickResult,
 } from '../messages/payroll.js'
 
 const base = '/payroll/api/v1'
@@ -113,6 +115,15 @@ export const payrollOperations = [
     input: SchedulePreviewRequest,
     output: Schedule,
     summary: 'Computes the paydays and `ends_on` of a schedule before any contract exists.',
+  }),
+  operation({
+    name: 'PayrollSchedulerTick',
+    ...payroll,
+    auth: 'operator',
+    http: { method: 'POST', path: `${base}/scheduler/tick`, body: 'none' },
+    input: Empty,
+    output: SchedulerTickResult,
+    summary: 'Runs one scheduler pass now (after any pass already running) and returns the ledger rows it wrote.',
   }),
   operation({
     name: 'PayrollPayoutList',

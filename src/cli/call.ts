@@ -1,4 +1,5 @@
-// `relaypay call <Operation> [json]`: any catalogue operation over HTTP, the way a client would call it.
+// `relaypay call <Operation> [json]`: any catalogue operation over HTTP, the way a client would call it; with
+// `--relay`, any operation served over the relay, as the operator's relay key.
 import fs from 'node:fs'
 import path from 'node:path'
 import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
@@ -10,21 +11,19 @@ export interface CallOptions {
   token?: string
   apiKey?: string
   dataDir: string
+  /** Call over the relay (kind 21000) instead of HTTP. */
+  relay?: boolean
+  /** Hex secret key to call with over the relay (default: <data-dir>/operator.key). */
+  key?: string
+  /** Seconds to wait for a relay reply. */
+  timeout?: number
 }
 
 export async function runCall(operation: string, json: string, opts: CallOptions): Promise<void> {
-  const entry = catalogue.find(
-    e => e.name === operation || (e as CatalogueEntry).aliases?.some(alias => alias.name === operation),
-  ) as CatalogueEntry | undefined
-  if (!entry) die(`unknown operation ${operation} (see docs/operations.md)`)
+  if (opts.relay) return runRelayCall(operation, json, opts)
+  const entry = findEntry(operation)
   if (!entry.http) die(`${entry.name} has no HTTP route`)
-  let input: unknown
-  try {
-    input = JSON.parse(json)
-  } catch (err) {
-    die(`the input is not valid JSON: ${(err as Error).message}`)
-  }
-  if (typeof input !== 'object' || input === null) die('the input must be a JSON object')
+  const input = parseInput(json)
   const baseUrl = opts.url ?? runningDaemonUrl(opts.dataDir)
   const token = opts.token ?? readSecret(path.join(path.resolve(opts.dataDir), adminTokenFile))
   const request = buildRequest(entry, { ...(input as Record<string, unknown>) }, { token, apiKey: opts.apiKey })
@@ -76,6 +75,84 @@ export function buildRequest(
   const body =
     bodyMode === 'none' ? undefined : JSON.stringify(bodyMode === 'whole' ? input[http.bodyField ?? 'body'] : input)
   return { path, init: { method: http.method, headers, body } }
+}
+
+/** The operator's relay secret key (64 hex, 0600), written by the first `relaypay call --relay` that enrolls. */
+export const operatorKeyFile = 'operator.key'
+const defaultRelayTimeoutSeconds = 30
+
+/**
+ * Over the relay: the request is signed with `--key` or <data-dir>/operator.key. With neither, and while the daemon
+ * still offers enrollment (<data-dir>/admin.enroll), a key is generated into operator.key and enrolled as the admin
+ * with EnrollAdminToken first. The app key and relays come from <data-dir>/app.nprofile.
+ */
+async function runRelayCall(operation: string, json: string, opts: CallOptions): Promise<void> {
+  const { callOverRelay } = await import('../transports/nostr/rpc-client.js')
+  const { decode } = await import('nostr-tools/nip19')
+  const { generateSecretKey } = await import('nostr-tools/pure')
+  const { bytesToHex, hexToBytes } = await import('@noble/hashes/utils.js')
+  const entry = findEntry(operation)
+  if (!entry.nostr) die(`${entry.name} is not served over the relay (call it over HTTP)`)
+  const input = parseInput(json)
+  if (Array.isArray(input)) die('the input must be a JSON object')
+  const dataDir = path.resolve(opts.dataDir)
+  const profileText = readText(path.join(dataDir, 'app.nprofile'))
+  if (!profileText) die(`no app.nprofile in ${dataDir}: start the daemon first`)
+  const profile = decode(profileText)
+  if (profile.type !== 'nprofile' || !profile.data.relays?.length) die('app.nprofile does not name a relay')
+  const call = (secretKey: Uint8Array, rpcName: string, body: Record<string, unknown>) =>
+    callOverRelay({
+      relays: profile.data.relays!,
+      appPubkey: profile.data.pubkey,
+      secretKey,
+      rpcName,
+      body,
+      timeoutMs: (opts.timeout ?? defaultRelayTimeoutSeconds) * 1000,
+    }).catch((err: Error) => die(`over the relay: ${err.message}`))
+
+  const keyPath = path.join(dataDir, operatorKeyFile)
+  let keyHex = opts.key ?? readText(keyPath)
+  if (!keyHex) {
+    const enrollToken = readText(path.join(dataDir, 'admin.enroll'))
+    if (!enrollToken) die(`no operator key: pass --key <hex>, or keep ${keyPath} from the enrollment`)
+    const fresh = generateSecretKey()
+    const enrolled = await call(fresh, 'EnrollAdminToken', { admin_token: enrollToken })
+    if (enrolled.status !== 'OK') die(`enrollment failed: ${String(enrolled.reason)}`)
+    fs.writeFileSync(keyPath, bytesToHex(fresh) + '\n', { mode: 0o600 })
+    process.stderr.write(`relaypay: enrolled a new operator key, kept in ${keyPath}\n`)
+    keyHex = bytesToHex(fresh)
+  }
+  if (!/^[0-9a-f]{64}$/i.test(keyHex)) die('the operator key must be 64 hex characters')
+  const reply = await call(hexToBytes(keyHex.toLowerCase()), entry.name, input)
+  process.stdout.write(JSON.stringify(reply, null, 2) + '\n')
+  process.exitCode = reply.status === 'ERROR' ? 1 : 0
+}
+
+function findEntry(operation: string): CatalogueEntry {
+  const entry = catalogue.find(
+    e => e.name === operation || (e as CatalogueEntry).aliases?.some(alias => alias.name === operation),
+  ) as CatalogueEntry | undefined
+  if (!entry) die(`unknown operation ${operation} (see docs/operations.md)`)
+  return entry
+}
+
+function parseInput(json: string): Record<string, unknown> {
+  let input: unknown
+  try {
+    input = JSON.parse(json)
+  } catch (err) {
+    die(`the input is not valid JSON: ${(err as Error).message}`)
+  }
+  if (typeof input !== 'object' || input === null) die('the input must be a JSON object')
+  return input as Record<string, unknown>
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8').trim() || undefined
+  } catch {
+    return undefined
+  }
 }
 
 function runningDaemonUrl(dataDir: string): string {

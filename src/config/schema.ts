@@ -86,6 +86,16 @@ export const configSchema = z.strictObject({
     .prefault({}),
   lnurl: z.strictObject({ allow_loopback: z.boolean().default(false), meta_text: z.string().default('LNURL via relaypay') }).prefault({}),
   callbacks: z.strictObject({ allow_loopback: z.boolean().default(false) }).prefault({}),
+  metrics: z
+    .strictObject({
+      /** One usage record per call under <data_dir>/metrics/usage (upstream RECORD_PERFORMANCE). */
+      record_usage: z.boolean().default(true),
+      /** Allows ResetMetricsStorages to wipe the metrics files (upstream ALLOW_RESET_METRICS_STORAGES). */
+      allow_reset: z.boolean().default(false),
+      /** Seconds between samples of the node's balances and reachability, the users' total and memory. */
+      sample_seconds: z.int().min(1).max(3600).default(60),
+    })
+    .prefault({}),
   extensions: z
     .strictObject({
       /** Extensions only the operator may use. */
@@ -105,6 +115,26 @@ export const configSchema = z.strictObject({
       timeout_ms: z.int().min(100).max(60_000).default(3000),
     })
     .prefault({}),
+  payroll: z
+    .strictObject({
+      /** The scheduler's first pass, this many seconds after start (seed 001 part B: about 20 s). */
+      first_tick_seconds: z.int().min(1).max(86_400).default(20),
+      /** Seconds between the end of one scheduler pass and the next (seed: 5 minutes). */
+      tick_seconds: z.int().min(1).max(86_400).default(300),
+      /**
+       * Tests only, refused unless `[node] mock` is on: payroll's calendar starts on this UTC day (YYYY-MM-DD)
+       * and runs at the real pace from there.
+       */
+      today_override: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day YYYY-MM-DD')
+        .refine(day => {
+          const ms = Date.parse(`${day}T00:00:00Z`)
+          return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(day)
+        }, 'must be a day that exists')
+        .optional(),
+    })
+    .prefault({}),
   models: z
     .strictObject({
       /** Where model files are downloaded from; HF_ENDPOINT is honoured when unset. */
@@ -116,6 +146,13 @@ export const configSchema = z.strictObject({
       engine: z.enum(['auto', 'missing', 'assume_installed']).default('auto'),
       /** A download fails when no byte arrives for this many seconds. */
       stall_timeout_seconds: z.int().min(1).default(60),
+      /** A transcription (POST /recordings) fails after this many seconds; its engine context is replaced. */
+      transcription_timeout_seconds: z.int().min(1).default(600),
+      /**
+       * Test-only: a JSON model list replacing the built-in catalogue, so integration tests can serve the synthetic
+       * model (whose size and SHA-1 differ from the published files). Leave unset in production.
+       */
+      test_catalogue_file: z.string().min(1).optional(),
     })
     .prefault({}),
 })

@@ -6,6 +6,7 @@ import type { Db } from '../store/index.js'
 import type { Clock } from '../bus/context.js'
 import type { HandlerTable } from '../bus/handler.js'
 import type { Rates } from '../rates/index.js'
+import type { Config } from '../config/index.js'
 
 /** A paid invoice whose `extra.tag` named the extension (reference/wallet-host.md, "Invoice-paid events"). */
 export interface PaidInvoice {
@@ -49,7 +50,11 @@ export interface NostrPublisher {
 
 export interface ExtensionHost {
   db: Db
+  /** The daemon's validated config; an extension reads its own section (e.g. `[payroll]`). */
+  config: Config
   clock: Clock
+  /** Cryptographically strong random bytes (ids, keys); injected so tests can make them deterministic. */
+  random(bytes: number): Uint8Array
   log: Logger
   rates: Rates
   wallets: ExtensionWallets

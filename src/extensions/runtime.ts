@@ -1,17 +1,22 @@
 // Starts the hosted extensions with their host object and delivers tagged paid invoices to them at least once.
+import { randomBytes } from 'node:crypto'
 import { Subscription, filter } from 'rxjs'
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { Clock } from '../bus/context.js'
 import type { DomainEvent } from '../bus/events.js'
 import type { Rates } from '../rates/index.js'
+import type { Config } from '../config/index.js'
 import type { Observable } from 'rxjs'
 import type { Extension, ExtensionWallets, PaidInvoice, RunningExtension } from './host.js'
 import { createPublisher } from './publisher.js'
 
 export interface ExtensionRuntimeDeps {
   db: Db
+  config: Config
   clock: Clock
+  /** Random bytes for the extensions (ids, keys); node's CSPRNG when the daemon passes none. */
+  random?: (bytes: number) => Uint8Array
   log: Logger
   rates: Rates
   wallets: ExtensionWallets
@@ -50,7 +55,9 @@ export async function startExtensions(extensions: readonly Extension[], deps: Ex
     }
     const running = await extension.start({
       db: deps.db,
+      config: deps.config,
       clock: deps.clock,
+      random: deps.random ?? (bytes => randomBytes(bytes)),
       log,
       rates: deps.rates,
       wallets: deps.wallets,

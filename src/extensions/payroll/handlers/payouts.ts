@@ -1,0 +1,26 @@
+// The payout ledger as callers read it: the operator's list and CSV export, and the employee's `/my/` views,
+// which show only what pays the wallet the key names (seed 001 part B, Rules 3).
+import type { HandlerTable, RawBody } from '../../../bus/handler.js'
+import { toCsv } from '../csv.js'
+import type { Payout, PayoutFilter } from '../ledger-store.js'
+import type { PayrollRoom } from '../payroll-room.js'
+import { contractAsWire, payoutAsWire, payoutCsvHeader, payoutCsvRow } from './wire.js'
+
+export function payoutHandlers(room: PayrollRoom): HandlerTable {
+  const { ledger } = room
+  const csv = (rows: Payout[], filename: string): RawBody => ({
+    contentType: 'text/csv; charset=utf-8',
+    body: toCsv(payoutCsvHeader, rows.map(payoutCsvRow)),
+    filename,
+  })
+  const mine = (walletId: string): PayoutFilter => ({ employeeWallet: walletId })
+
+  return {
+    PayrollPayoutList: async input => ledger.list({ contractId: input.contract_id, status: input.status }).map(payoutAsWire),
+    PayrollPayoutCsv: async input =>
+      csv(ledger.list({ contractId: input.contract_id, status: input.status, since: input.since, until: input.until }), 'payouts.csv'),
+    PayrollMyPayouts: async (_input, ctx) => ledger.list(mine(ctx.caller.walletId)).map(payoutAsWire),
+    PayrollMyPayoutCsv: async (_input, ctx) => csv(ledger.list(mine(ctx.caller.walletId)), 'my-payouts.csv'),
+    PayrollMyContracts: async (_input, ctx) => room.contracts.listPaying(ctx.caller.walletId).map(contractAsWire),
+  }
+}

@@ -1,0 +1,78 @@
+// Making a relay key the operator (reference/pub-protocol.md §3.8): while no admin is enrolled the daemon keeps a
+// 64-hex token in <data_dir>/admin.enroll and the connection string `<nprofile>:<token>` in admin.connect (both
+// 0600). A wallet connects to the nprofile and sends EnrollAdminToken with the token; its key becomes the admin,
+// kept in SQLite (upstream's admin.npub), and both files are removed.
+import fs from 'node:fs'
+import path from 'node:path'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import type { Logger } from 'pino'
+import { OperationError } from '../bus/errors.js'
+import type { Clock } from '../bus/context.js'
+import type { LinkingStore } from './store.js'
+import { sameSecret } from '../auth/secret-compare.js'
+
+export const adminEnrollFile = 'admin.enroll'
+export const adminConnectFile = 'admin.connect'
+
+const enrollTokenBytes = 32
+const hex64 = /^[0-9a-f]{64}$/
+
+export interface AdminEnrollmentDeps {
+  store: LinkingStore
+  dataDir: string
+  clock: Clock
+  random(bytes: number): Uint8Array
+  log: Logger
+}
+
+export function adminEnrollment({ store, dataDir, clock, random, log }: AdminEnrollmentDeps) {
+  const enrollPath = path.join(dataDir, adminEnrollFile)
+  const connectPath = path.join(dataDir, adminConnectFile)
+
+  const currentToken = (): string | undefined => {
+    try {
+      const token = fs.readFileSync(enrollPath, 'utf8').trim()
+      return hex64.test(token) ? token : undefined
+    } catch {
+      return undefined
+    }
+  }
+  const removeFiles = () => {
+    fs.rmSync(enrollPath, { force: true })
+    fs.rmSync(connectPath, { force: true })
+  }
+
+  return {
+    adminPubkey: (): string | undefined => store.adminPubkey(),
+
+    /**
+     * At start: while no admin is enrolled, (re)writes the enrollment files; a token already on disk is kept so a
+     * restart does not invalidate a connection string the operator already copied.
+     */
+    open(nprofile: string): void {
+      if (store.adminPubkey()) {
+        removeFiles()
+        return
+      }
+      const token = currentToken() ?? bytesToHex(random(enrollTokenBytes))
+      fs.writeFileSync(enrollPath, token + '\n', { mode: 0o600 })
+      fs.writeFileSync(connectPath, `${nprofile}:${token}\n`, { mode: 0o600 })
+      fs.chmodSync(enrollPath, 0o600)
+      fs.chmodSync(connectPath, 0o600)
+      log.info({ file: connectPath }, 'no admin enrolled: connect a wallet with the connection string in this file')
+    },
+
+    /** EnrollAdminToken: the presented token must equal admin.enroll; the caller's key becomes the admin. */
+    enroll(pubkey: string | null, presented: string): void {
+      const token = currentToken()
+      if (!token) throw new OperationError('forbidden', 'admin enrollment is closed')
+      if (!sameSecret(presented.trim(), token)) throw new OperationError('forbidden', 'invalid admin token')
+      if (!pubkey) throw new OperationError('forbidden', 'enroll over the relay: the admin is a relay key')
+      store.setAdmin(pubkey, clock.now())
+      removeFiles()
+      log.info({ pubkey }, 'admin key enrolled')
+    },
+  }
+}
+
+export type AdminEnrollment = ReturnType<typeof adminEnrollment>

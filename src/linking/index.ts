@@ -1,0 +1,59 @@
+// The linking room: which relay key is the operator, which key belongs to which app user (linking tokens,
+// invites), what a user's devices registered, the HTTP upgrade, and BatchUser.
+import type { Logger } from 'pino'
+import type { Db } from '../store/index.js'
+import type { Clock } from '../bus/context.js'
+import type { HandlerTable } from '../bus/handler.js'
+import type { TokenSigner } from '../auth/index.js'
+import type { AccountStore, NostrAccounts } from '../wallet/index.js'
+import { linkingStore } from './store.js'
+import { adminEnrollment } from './admin-enrollment.js'
+import { npubLinkingHandlers } from './npub-linking.js'
+import { inviteHandlers } from './invites.js'
+import { deviceHandlers } from './devices.js'
+import { httpCredsHandlers } from './http-creds.js'
+import { batchHandlers, type BatchDeps } from './batch.js'
+
+export { adminEnrollFile, adminConnectFile, type AdminEnrollment } from './admin-enrollment.js'
+export { linkingTokenTtlMs } from './npub-linking.js'
+export { maxBatchEntries } from './batch.js'
+
+export interface LinkingDeps {
+  db: Db
+  accounts: AccountStore
+  nostr: NostrAccounts
+  tokens: TokenSigner
+  clock: Clock
+  random(bytes: number): Uint8Array
+  log: Logger
+  dataDir: string
+  defaultAppId: string
+  allowHttpUpgrade: boolean
+  serviceUrl(): string
+  dispatcher: BatchDeps['dispatcher']
+}
+
+export function createLinking(deps: LinkingDeps) {
+  const store = linkingStore(deps.db)
+  const enrollment = adminEnrollment({ store, dataDir: deps.dataDir, clock: deps.clock, random: deps.random, log: deps.log })
+  const handlers: HandlerTable = {
+    EnrollAdminToken: async (input, ctx) => {
+      enrollment.enroll(deps.accounts.appUser(ctx.caller.appUserId)?.nostr_public_key ?? null, input.admin_token)
+      return {}
+    },
+    ...npubLinkingHandlers({ store, accounts: deps.accounts, nostr: deps.nostr, random: deps.random }),
+    ...inviteHandlers({ db: deps.db, store, nostr: deps.nostr, defaultAppId: deps.defaultAppId, random: deps.random }),
+    ...deviceHandlers({ store }),
+    ...httpCredsHandlers({ tokens: deps.tokens, allowUpgrade: deps.allowHttpUpgrade, serviceUrl: deps.serviceUrl }),
+    ...batchHandlers({ dispatcher: deps.dispatcher, tokens: deps.tokens, accounts: deps.accounts }),
+  }
+  return {
+    handlers,
+    /** The enrolled operator key, read by the authenticator on every admin call over the relay. */
+    adminPubkey: enrollment.adminPubkey,
+    /** Writes admin.enroll / admin.connect while no admin is enrolled (call once the relays are known). */
+    openEnrollment: enrollment.open,
+  }
+}
+
+export type Linking = ReturnType<typeof createLinking>

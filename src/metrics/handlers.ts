@@ -1,0 +1,157 @@
+// The Metrics caller's operations. They only read what the recorders wrote (and reset or archive it); nothing
+// here records a call: the dispatcher's outcomes and the event stream do that.
+import { OperationError } from '../bus/errors.js'
+import type { HandlerTable, InputOf } from '../bus/handler.js'
+import type { Db } from '../store/index.js'
+import type { LightningNode } from '../node/index.js'
+import type { Clock } from '../bus/context.js'
+import { appsReport } from './apps-report.js'
+import { archiveMetrics } from './archive.js'
+import { rootApp } from './bundle.js'
+import { withDeadline } from './deadline.js'
+import type { ErrorCounters } from './error-windows.js'
+import { nodeReport } from './node-report.js'
+import type { NodeWatch } from './node-watch.js'
+import type { PrometheusMetrics } from './prometheus.js'
+import type { SeriesPage, TlvFileStore } from './tlv-file-store.js'
+
+/** Upstream answers the latest 30 records of each series when no limit is given. */
+const defaultLatestLimit = 30
+const maxLatestLimit = 100_000
+
+export interface MetricsHandlerDeps {
+  usage: TlvFileStore
+  bundles: TlvFileStore
+  errors: ErrorCounters
+  prometheus: PrometheusMetrics
+  watch: NodeWatch
+  node: LightningNode
+  db: Db
+  clock: Clock
+  metricsDir: string
+  allowReset: boolean
+  sampleNow(): Promise<void>
+  /** Every part PingSubProcesses checks, by name. */
+  pings: Readonly<Record<string, () => Promise<unknown>>>
+  pingTimeoutMs: number
+  /** Why outgoing payments are locked (the watchdog), if they are. */
+  outgoingLockedReason(): string | undefined
+  /** Wipes what the daemon derives from the files besides the files themselves. */
+  afterReset(): void
+}
+
+export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
+  const { usage, bundles, errors, clock } = deps
+  const appsMetrics = appsReport(deps.db)
+  const nodes = nodeReport({ node: deps.node, bundles, clock, sampleNow: deps.sampleNow })
+  let lockedSince: number | undefined
+
+  return {
+    GetUsageMetrics: async input => {
+      const apps: Record<string, { app_metrics: Record<string, ReturnType<typeof usagePage>> }> = {}
+      for (const { app, series, page } of usage.latest(latestLimit(input.limit))) {
+        ;(apps[app] ??= { app_metrics: {} }).app_metrics[series] = usagePage(page)
+      }
+      return { apps }
+    },
+
+    GetSingleUsageMetrics: async input => usagePage(singlePage(usage, input)),
+
+    GetBundleMetrics: async input => {
+      const apps: Record<string, { app_bundles: Record<string, ReturnType<typeof bundlePage>> }> = {}
+      for (const { app, series, page } of bundles.latest(latestLimit(input.limit))) {
+        ;(apps[app] ??= { app_bundles: {} }).app_bundles[series] = bundlePage(page)
+      }
+      return { apps }
+    },
+
+    GetSingleBundleMetrics: async input => bundlePage(singlePage(bundles, input)),
+
+    GetErrorStats: async () => errors.report(),
+
+    GetAppsMetrics: async input => appsMetrics(input),
+
+    GetNodeMetrics: async input => nodes.nodeMetrics(input),
+
+    GetNodeForwardingMetrics: async input => nodes.forwardingMetrics(input),
+
+    ZipMetricsStorages: async () => {
+      usage.flush()
+      bundles.flush()
+      errors.persist()
+      return { path: await archiveMetrics(deps.metricsDir, clock.now()) }
+    },
+
+    ResetMetricsStorages: async () => {
+      if (!deps.allowReset) {
+        throw new OperationError('forbidden', 'resetting the metrics storages is disabled ([metrics] allow_reset = false)')
+      }
+      usage.reset()
+      bundles.reset()
+      errors.reset()
+      deps.afterReset()
+      return {}
+    },
+
+    PingSubProcesses: async () => {
+      const checks = Object.entries(deps.pings).map(async ([name, ping]) => {
+        try {
+          await withDeadline(ping, deps.pingTimeoutMs, name)
+          return undefined
+        } catch (err) {
+          const reason = err instanceof Error ? err.message : String(err)
+          return reason.startsWith(name) ? reason : `${name} failed: ${reason}`
+        }
+      })
+      const failures = (await Promise.all(checks)).filter((failure): failure is string => failure !== undefined)
+      if (failures.length > 0) throw new OperationError('upstream_failed', failures.join('; '))
+      return {}
+    },
+
+    GetProvidersDisruption: async () => {
+      const reachable = await deps.watch.checkNode()
+      const locked = deps.outgoingLockedReason() !== undefined
+      if (!locked) lockedSince = undefined
+      else lockedSince ??= clock.now()
+      const state = deps.watch.state()
+      const since = [reachable ? undefined : state.downSince, lockedSince].filter((at): at is number => at !== undefined)
+      if (since.length === 0) return { disruptions: [] }
+      const sinceUnix = Math.floor(Math.min(...since) / 1000)
+      return { disruptions: [{ provider_pubkey: state.pubkey ?? '', provider_type: 'lnd', since_unix: sinceUnix }] }
+    },
+
+    PrometheusMetrics: async () => ({ contentType: deps.prometheus.contentType, body: await deps.prometheus.text() }),
+  }
+}
+
+function latestLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isSafeInteger(limit) || limit <= 0) return defaultLatestLimit
+  return Math.min(limit, maxLatestLimit)
+}
+
+/**
+ * Upstream's custom checks on SingleMetricReq: `app_id` must be empty and `metrics_name` set. The file is named
+ * by `metrics_name` alone: `<series>` for a `_root` series, `<app id>/<series>` for an application's.
+ */
+function singlePage(store: TlvFileStore, input: InputOf<'GetSingleUsageMetrics'>): SeriesPage {
+  if (input.app_id !== '') throw new OperationError('invalid_input', 'SingleMetricReq::root..app_id: custom check failed')
+  if (input.metrics_name === '') {
+    throw new OperationError('invalid_input', 'SingleMetricReq::root..metrics_name: custom check failed')
+  }
+  const slash = input.metrics_name.indexOf('/')
+  const app = slash === -1 ? rootApp : input.metrics_name.slice(0, slash)
+  const series = slash === -1 ? input.metrics_name : input.metrics_name.slice(slash + 1)
+  const page = Number.isSafeInteger(input.page) ? store.page(app, series, input.page) : undefined
+  if (!page) throw new OperationError('not_found', `tlv file for ${app} ${series} chunk ${input.page} not found`)
+  return page
+}
+
+const base64 = (record: Uint8Array) => Buffer.from(record.buffer, record.byteOffset, record.byteLength).toString('base64')
+
+function usagePage(page: SeriesPage) {
+  return { base_64_tlvs: page.records.map(base64), current_chunk: page.chunk, available_chunks: page.chunks }
+}
+
+function bundlePage(page: SeriesPage) {
+  return { base_64_data: page.records.map(base64), current_chunk: page.chunk, available_chunks: page.chunks }
+}

@@ -1,0 +1,98 @@
+// `GET /metrics` in the Prometheus text format: call counts, failures and latency by operation and transport, and
+// gauges read when scraped (users' balance, relay connections, node reachability, scheduler runs). One registry
+// per daemon, never prom-client's global one, so two daemons in one process do not share counters.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { CallOutcome } from '../bus/dispatcher.js'
+
+export interface PrometheusSources {
+  /** Canonical operation name for a name or alias; undefined for names outside the catalogue. */
+  operationName(op: string): string | undefined
+  usersBalanceMsat(): number
+  nodeReachable(): Promise<boolean>
+  relays?: () => readonly { url: string; connected: boolean }[]
+  /** Completed runs per scheduled job since start. */
+  schedulerRuns?: () => Readonly<Record<string, number>>
+}
+
+export interface PrometheusMetrics {
+  observe(outcome: CallOutcome): void
+  text(): Promise<string>
+  readonly contentType: string
+}
+
+/** Latency buckets in seconds: sub-millisecond reads up to payments that wait on the network. */
+const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+export function createPrometheus(sources: PrometheusSources): PrometheusMetrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+
+  const calls = new Counter({
+    name: 'relaypay_operations_total',
+    help: 'Finished operation calls by operation, transport and outcome (ok or error).',
+    labelNames: ['operation', 'transport', 'outcome'] as const,
+    registers: [registry],
+  })
+  const failures = new Counter({
+    name: 'relaypay_operation_errors_total',
+    help: 'Failed operation calls by operation, transport and error code.',
+    labelNames: ['operation', 'transport', 'code'] as const,
+    registers: [registry],
+  })
+  const latency = new Histogram({
+    name: 'relaypay_operation_duration_seconds',
+    help: 'Time spent authenticating, validating and handling a call, by operation and transport.',
+    labelNames: ['operation', 'transport'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  })
+  new Gauge({
+    name: 'relaypay_users_balance_msat',
+    help: 'Sum of all wallet balances in msat.',
+    registers: [registry],
+    collect() {
+      this.set(sources.usersBalanceMsat())
+    },
+  })
+  new Gauge({
+    name: 'relaypay_node_reachable',
+    help: '1 when the Lightning node answered when scraped, else 0.',
+    registers: [registry],
+    async collect() {
+      this.set((await sources.nodeReachable()) ? 1 : 0)
+    },
+  })
+  new Gauge({
+    name: 'relaypay_relay_connected',
+    help: '1 for each relay the daemon is connected to, 0 for each it is not.',
+    labelNames: ['relay'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const relay of sources.relays?.() ?? []) this.set({ relay: relay.url }, relay.connected ? 1 : 0)
+    },
+  })
+  new Counter({
+    name: 'relaypay_scheduler_runs_total',
+    help: 'Completed runs of each scheduled job since the daemon started.',
+    labelNames: ['job'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const [job, runs] of Object.entries(sources.schedulerRuns?.() ?? {})) this.inc({ job }, runs)
+    },
+  })
+
+  return {
+    contentType: registry.contentType,
+    observe(outcome) {
+      // Names outside the catalogue come from callers; one series per invented name would grow without bound.
+      const labels = { operation: sources.operationName(outcome.op) ?? 'unknown', transport: outcome.transport }
+      calls.inc({ ...labels, outcome: outcome.ok ? 'ok' : 'error' })
+      if (!outcome.ok) failures.inc({ ...labels, code: outcome.errorCode ?? 'internal' })
+      const { authUs, validateUs, handleUs } = outcome.timings
+      latency.observe(labels, (authUs + validateUs + handleUs) / 1e6)
+    },
+    text: () => registry.metrics(),
+  }
+}

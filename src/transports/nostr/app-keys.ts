@@ -1,0 +1,51 @@
+// The app keys the daemon answers as. Every app has its own keypair; requests name the app in their first `p`
+// tag and the reply is signed by the key that was addressed (reference/pub-protocol.md §3.1, §3.5).
+import { hexToBytes } from '@noble/hashes/utils.js'
+
+export interface AppKey {
+  appId: string
+  name: string
+  pubkey: string
+  secretKey: Uint8Array
+}
+
+export interface AppKeyRow {
+  id: string
+  name: string
+  nostr_public_key: string
+  nostr_private_key: string
+}
+
+export interface AppKeyring {
+  byPubkey(pubkey: string): AppKey | undefined
+  byAppId(appId: string): AppKey | undefined
+  all(): AppKey[]
+  /** Reloads from the apps table; true when the set of keys changed (a new app: the filter must grow). */
+  refresh(): boolean
+}
+
+export function appKeyring(listApps: () => AppKeyRow[]): AppKeyring {
+  let byPubkey = new Map<string, AppKey>()
+  let byAppId = new Map<string, AppKey>()
+  const load = (): boolean => {
+    const rows = listApps()
+    const changed = rows.length !== byPubkey.size || rows.some(row => !byPubkey.has(row.nostr_public_key))
+    if (!changed) return false
+    const keys = rows.map(row => ({
+      appId: row.id,
+      name: row.name,
+      pubkey: row.nostr_public_key,
+      secretKey: hexToBytes(row.nostr_private_key),
+    }))
+    byPubkey = new Map(keys.map(key => [key.pubkey, key]))
+    byAppId = new Map(keys.map(key => [key.appId, key]))
+    return true
+  }
+  load()
+  return {
+    byPubkey: pubkey => byPubkey.get(pubkey),
+    byAppId: appId => byAppId.get(appId),
+    all: () => [...byPubkey.values()],
+    refresh: load,
+  }
+}

@@ -1,0 +1,52 @@
+// The service beacon (reference/pub-protocol.md §3.8): every 60 s each app publishes a kind-30078 (NIP-78,
+// addressable) event `d` = "Lightning.Pub" with its name and fees. Wallets read it for liveness, name and fees.
+// The timer can be stopped and the clock injected, so a test drives it with `announce()` instead of waiting.
+import type { Event } from 'nostr-tools/pure'
+import type { Clock } from '../../bus/context.js'
+import type { AppKey } from './app-keys.js'
+import type { SignEvent } from './sign.js'
+
+export const beaconKind = 30078
+export const beaconTag = 'Lightning.Pub'
+export const beaconIntervalMs = 60_000
+
+export interface BeaconDeps {
+  apps(): AppKey[]
+  fees: { serviceFeeFloor: number; serviceFeeBps: number }
+  sign: SignEvent
+  publish(event: Event): void
+  clock: Clock
+  intervalMs?: number
+}
+
+export interface Beacon {
+  /** Publishes one beacon per app now. */
+  announce(): void
+  /** Announces now and then every interval, until stop(). */
+  start(): void
+  stop(): void
+}
+
+export function serviceBeacon(deps: BeaconDeps): Beacon {
+  let timer: NodeJS.Timeout | undefined
+  const announce = () => {
+    const createdAt = Math.floor(deps.clock.now() / 1000)
+    for (const app of deps.apps()) {
+      const content = JSON.stringify({ type: 'service', name: app.name, fees: deps.fees })
+      deps.publish(deps.sign({ kind: beaconKind, created_at: createdAt, tags: [['d', beaconTag]], content }, app.secretKey))
+    }
+  }
+  return {
+    announce,
+    start() {
+      if (timer) return
+      announce()
+      timer = setInterval(announce, deps.intervalMs ?? beaconIntervalMs)
+      timer.unref()
+    },
+    stop() {
+      clearInterval(timer)
+      timer = undefined
+    },
+  }
+}

@@ -1,0 +1,53 @@
+// The kind-21000 request envelope and reply shapes (reference/pub-protocol.md §3.4, §3.5). A request decrypts to
+// `{rpcName, requestId, authIdentifier, body, query}`; a reply is the operation's answer in upstream's dialect with
+// the requestId inside, since replies carry no `e` tag and clients correlate by it.
+
+export interface RequestEnvelope {
+  rpcName: string
+  requestId: string
+  /** Must equal the event's author; anything else is dropped without a reply. */
+  authIdentifier: string
+  body: Record<string, unknown>
+  query: Record<string, unknown>
+}
+
+/** The envelope in a decrypted request, or undefined when it is not one (not JSON, no rpcName, bad field types). */
+export function parseEnvelope(plaintext: string): RequestEnvelope | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(plaintext)
+  } catch {
+    return undefined
+  }
+  if (!isObject(parsed)) return undefined
+  const { rpcName, requestId, authIdentifier, body, query } = parsed
+  if (typeof rpcName !== 'string' || typeof authIdentifier !== 'string') return undefined
+  if (requestId !== undefined && typeof requestId !== 'string') return undefined
+  if ((body !== undefined && body !== null && !isObject(body)) || (query !== undefined && query !== null && !isObject(query))) {
+    return undefined
+  }
+  return {
+    rpcName,
+    requestId: requestId ?? '',
+    authIdentifier,
+    body: isObject(body) ? body : {},
+    query: isObject(query) ? query : {},
+  }
+}
+
+/** The operation input: the body merged with the query (NewProductInvoice sends `query: {id}`). */
+export function envelopeInput(envelope: RequestEnvelope): Record<string, unknown> {
+  return { ...envelope.body, ...envelope.query }
+}
+
+export function okReply(output: unknown, requestId: string): Record<string, unknown> {
+  return { status: 'OK', ...(isObject(output) ? output : {}), requestId }
+}
+
+export function errorReply(reason: string, requestId: string): Record<string, unknown> {
+  return { status: 'ERROR', reason, requestId }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,184 @@
+// The relay transport, the daemon's main bus (DESIGN.md): one subscription on every service relay for the request
+// kinds addressed to any app key, requests through the one dispatcher, replies and pushes back through the relays,
+// the service beacon and the app's connection string. Upstream: reference/pub-protocol.md §3.
+import fs from 'node:fs'
+import path from 'node:path'
+import { filter, type Observable } from 'rxjs'
+import type { Event } from 'nostr-tools/pure'
+import { nprofileEncode } from 'nostr-tools/nip19'
+import type { Logger } from 'pino'
+import type { Db } from '../../store/index.js'
+import type { Dispatcher } from '../../bus/dispatcher.js'
+import type { Clock } from '../../bus/context.js'
+import type { DomainEvent } from '../../bus/events.js'
+import type { EventVerifier, VerifyEvent } from './verify.js'
+import { appKeyring, type AppKeyRow, type AppKeyring } from './app-keys.js'
+import { conversationKeys } from './conversation-keys.js'
+import { processedRequests } from './processed-requests.js'
+import { replySender, pubRpcKind } from './reply-sender.js'
+import { rpcServer } from './rpc-server.js'
+import { createRelayPool, type Backoff } from './relay-pool.js'
+import { createEventSigner } from './sign.js'
+import { serviceBeacon } from './beacon.js'
+import { clinkKinds, dropUnservedClinkRequest } from './clink-inbox.js'
+import { pushLiveUserOperations, type LinkedKeyLookup } from './pushes.js'
+
+export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
+export { liveStreamHandlers } from './pushes.js'
+export { pubRpcKind } from './reply-sender.js'
+
+/** Where the default app's connection string is written (upstream's `app.nprofile`). */
+export const appProfileFile = 'app.nprofile'
+/** Requests dated further ahead than this are dropped: no honest clock is that far off. */
+export const maxFutureSeconds = 60
+/**
+ * A resubscription asks for events from `newest seen − slack`: clients' clocks differ, so an event published
+ * during an outage may be dated a little before the newest one seen. Exactly-once makes the overlap harmless.
+ */
+export const resubscribeSlackSeconds = 60
+const pruneIntervalMs = 10 * 60 * 1000
+const readyTimeoutMs = 5_000
+
+export interface NostrTransportDeps {
+  relays: readonly string[]
+  dispatcher: Dispatcher
+  db: Db
+  /** The apps table (every app answers on its own key). */
+  apps(): AppKeyRow[]
+  /** The app whose nprofile is written to app.nprofile. */
+  defaultAppId: string
+  users: LinkedKeyLookup
+  events$: Observable<DomainEvent>
+  /** Shared with the embedded relay, so an event is checked once per process. */
+  verifier: EventVerifier
+  clock: Clock
+  log: Logger
+  dataDir: string
+  maxEventAgeSeconds: number
+  maxContentLength: number
+  fees: { serviceFeeFloor: number; serviceFeeBps: number }
+  backoff?: Backoff
+}
+
+export interface NostrTransport {
+  /** nprofile of the default app with the service relays: what a wallet connects to. */
+  nprofile: string
+  apps: AppKeyring
+  stop(): Promise<void>
+}
+
+export async function startNostrTransport(deps: NostrTransportDeps): Promise<NostrTransport> {
+  const { clock, log, maxEventAgeSeconds } = deps
+  const apps = appKeyring(deps.apps)
+  const processed = processedRequests(deps.db)
+  const signer = await createEventSigner()
+  const sign: typeof signer.sign = (template, key) => {
+    const signed = signer.sign(template, key)
+    deps.verifier.remember(signed)
+    return signed
+  }
+  const nowUnix = () => Math.floor(clock.now() / 1000)
+  processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
+  let newestSeen = processed.newestCreatedAt() ?? 0
+  let stopping = false
+
+  const pool = createRelayPool({
+    urls: deps.relays,
+    log: log.child({ room: 'nostr' }),
+    clock,
+    outboxMaxAgeSeconds: maxEventAgeSeconds,
+    backoff: deps.backoff,
+    filter: () => ({
+      kinds: [pubRpcKind, ...clinkKinds],
+      '#p': apps.all().map(app => app.pubkey),
+      since: Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds),
+    }),
+    onEvent: event => receive(event),
+  })
+  const keys = conversationKeys()
+  const sender = replySender({
+    keys,
+    sign,
+    publish: event => pool.publish(event),
+    clock,
+    maxContentLength: deps.maxContentLength,
+  })
+  const verify: VerifyEvent = event => {
+    const ok = deps.verifier.verify(event)
+    if (ok && event.created_at > newestSeen) newestSeen = event.created_at
+    return ok
+  }
+  const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log })
+
+  function receive(event: Event): void {
+    if (stopping || !hasEventShape(event)) return
+    const target = event.tags.find(tag => Array.isArray(tag) && tag[0] === 'p')?.[1]
+    const app = target === undefined ? undefined : apps.byPubkey(target)
+    if (!app) return
+    const now = nowUnix()
+    if (event.created_at < now - maxEventAgeSeconds || event.created_at > now + maxFutureSeconds) {
+      log.debug({ id: event.id, created_at: event.created_at }, 'dropped a stale or future-dated event')
+      return
+    }
+    if (event.kind === pubRpcKind) rpc.receive(event, app)
+    else if ((clinkKinds as readonly number[]).includes(event.kind) && verify(event)) dropUnservedClinkRequest(event, app, log)
+  }
+
+  // An app added while running (AddApp) answers on its key from then on: reload the keys, widen the filter.
+  const newApps = deps.dispatcher.outcomes$.pipe(filter(outcome => outcome.ok && outcome.op === 'AddApp')).subscribe(() => {
+    try {
+      if (!apps.refresh()) return
+      pool.resubscribe()
+      beacon.announce() // wallets see the new app now rather than at the next tick
+    } catch (err) {
+      log.error({ err }, 'could not load the keys of a new app')
+    }
+  })
+  const pushes = pushLiveUserOperations({ events$: deps.events$, users: deps.users, apps, sender, log })
+  const beacon = serviceBeacon({ apps: apps.all, fees: deps.fees, sign, publish: event => pool.publish(event), clock })
+  const pruner = setInterval(() => {
+    try {
+      processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
+    } catch (err) {
+      log.error({ err }, 'pruning processed request events failed')
+    }
+  }, pruneIntervalMs)
+  pruner.unref()
+
+  const defaultApp = apps.byAppId(deps.defaultAppId)
+  if (!defaultApp) throw new Error('the default app has no key')
+  const nprofile = nprofileEncode({ pubkey: defaultApp.pubkey, relays: [...deps.relays] })
+  fs.writeFileSync(path.join(deps.dataDir, appProfileFile), nprofile + '\n')
+
+  await pool.ready(readyTimeoutMs)
+  beacon.start()
+  log.info({ relays: deps.relays, apps: apps.all().length, signer: signer.engine }, 'relay transport subscribed')
+
+  return {
+    nprofile,
+    apps,
+    async stop() {
+      stopping = true
+      beacon.stop()
+      clearInterval(pruner)
+      newApps.unsubscribe()
+      pushes.unsubscribe()
+      await rpc.idle()
+      await pool.close()
+    },
+  }
+}
+
+/** Relays are not trusted to send well-formed events; anything else is ignored before any work. */
+function hasEventShape(event: Event): boolean {
+  return (
+    typeof event === 'object' &&
+    event !== null &&
+    typeof event.id === 'string' &&
+    typeof event.pubkey === 'string' &&
+    typeof event.content === 'string' &&
+    typeof event.created_at === 'number' &&
+    typeof event.kind === 'number' &&
+    Array.isArray(event.tags)
+  )
+}

@@ -1,0 +1,84 @@
+// Exactly-once for request events (reference/pub-protocol.md §14: upstream's dedupe is in memory and lost at
+// restart). A request is claimed in SQLite before its operation runs and its encrypted reply is stored after, so
+// the same event delivered again — by a second relay, a resubscription or after a restart — runs nothing and is
+// answered with the stored reply. Rows older than the accepted event age are pruned: such events are dropped as
+// stale before they get here, so forgetting them cannot let one run twice.
+//
+// Every commit is an fsync with `[store] synchronous = "full"`, and a busy relay delivers requests in bursts: the
+// claims of one burst commit in one transaction, and so do the replies stored in one turn of the event loop.
+import type { Db } from '../../store/index.js'
+
+/** A stored reply: its encrypted contents (one per shard; none when the request was dropped) and when it was sent. */
+export interface StoredReply {
+  /** created_at (unix s) of the last events that carried it; a re-send must be dated later to get a new event id. */
+  sentAt: number
+  contents: string[]
+}
+
+export type Claim =
+  | { state: 'claimed' }
+  | { state: 'answered'; reply: StoredReply }
+  /** Claimed by an earlier run of the daemon that stopped before answering: its outcome is unknown. */
+  | { state: 'interrupted' }
+
+export interface ClaimRow {
+  eventId: string
+  requester: string
+  appPubkey: string
+  createdAt: number
+  receivedAt: number
+}
+
+export interface ProcessedRequests {
+  /** Claims requests in one transaction; one Claim per row, in order. */
+  claimAll(rows: readonly ClaimRow[]): Claim[]
+  /**
+   * Stores (or, after a re-send, updates) the reply of a request. Replies stored in the same turn of the event loop
+   * commit together; the promise settles once this one is committed.
+   */
+  answer(eventId: string, reply: StoredReply): Promise<void>
+  /** created_at (unix s) of the newest request taken, to resume the subscription after a restart. */
+  newestCreatedAt(): number | undefined
+  /** Forgets requests created before `unixSeconds`; returns how many. */
+  prune(unixSeconds: number): number
+}
+
+export function processedRequests(db: Db): ProcessedRequests {
+  const insert = db.prepare(`INSERT INTO nostr_requests (event_id, requester, app_pubkey, created_at, received_at)
+                             VALUES (@eventId, @requester, @appPubkey, @createdAt, @receivedAt)
+                             ON CONFLICT (event_id) DO NOTHING`)
+  const reply = db.prepare('SELECT reply FROM nostr_requests WHERE event_id = ?').pluck()
+  const answer = db.prepare('UPDATE nostr_requests SET reply = ? WHERE event_id = ?')
+  const newest = db.prepare('SELECT MAX(created_at) FROM nostr_requests').pluck()
+  const prune = db.prepare('DELETE FROM nostr_requests WHERE created_at < ?')
+  const claimOne = (row: ClaimRow): Claim => {
+    if (insert.run(row).changes === 1) return { state: 'claimed' }
+    const stored = reply.get(row.eventId) as string | null
+    return stored === null ? { state: 'interrupted' } : { state: 'answered', reply: JSON.parse(stored) as StoredReply }
+  }
+  const claimAll = db.transaction((rows: readonly ClaimRow[]) => rows.map(claimOne))
+  const answerAll = db.transaction((rows: { eventId: string; reply: StoredReply }[]) => {
+    for (const row of rows) answer.run(JSON.stringify(row.reply), row.eventId)
+  })
+  const waiting: { eventId: string; reply: StoredReply }[] = []
+  let committing: Promise<void> | undefined
+  return {
+    claimAll,
+    answer(eventId, stored) {
+      waiting.push({ eventId, reply: stored })
+      return (committing ??= new Promise<void>((resolve, reject) =>
+        setImmediate(() => {
+          committing = undefined
+          try {
+            answerAll(waiting.splice(0))
+            resolve()
+          } catch (err) {
+            reject(err)
+          }
+        }),
+      ))
+    },
+    newestCreatedAt: () => (newest.get() as number | null) ?? undefined,
+    prune: unixSeconds => prune.run(unixSeconds).changes,
+  }
+}

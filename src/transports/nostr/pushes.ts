@@ -1,0 +1,53 @@
+// Streams over the relay are pushes (reference/pub-protocol.md §3.6): the subscription call itself answers
+// nothing, and whenever a user's operation happens the daemon sends `{status:"OK", operation, latest_balance}`
+// with requestId = "GetLiveUserOperations" to the key linked to that app user — subscribed or not.
+import { EMPTY, type Observable, type Subscription } from 'rxjs'
+import type { Logger } from 'pino'
+import { ofType, type DomainEvent } from '../../bus/events.js'
+import type { HandlerTable } from '../../bus/handler.js'
+import type { AppKeyring } from './app-keys.js'
+import type { ReplySender } from './reply-sender.js'
+
+export interface LinkedKeyLookup {
+  /** The app user of a wallet (user row) and the key linked to it, if any. */
+  appUserOf(userId: string): { app_id: string; nostr_public_key: string | null } | undefined
+}
+
+export interface LivePushDeps {
+  events$: Observable<DomainEvent>
+  users: LinkedKeyLookup
+  apps: AppKeyring
+  sender: ReplySender
+  log: Logger
+}
+
+/** Pushes every `user.operation` to the user's linked key; returns the subscription the daemon stops. */
+export function pushLiveUserOperations({ events$, users, apps, sender, log }: LivePushDeps): Subscription {
+  return events$.pipe(ofType('user.operation')).subscribe(event => {
+    try {
+      const appUser = users.appUserOf(event.userId)
+      const peer = appUser?.nostr_public_key
+      const app = appUser && apps.byAppId(appUser.app_id)
+      if (!peer || !app) return
+      sender.send(app, peer, sender.schemeFor(peer), {
+        status: 'OK',
+        operation: event.operation,
+        latest_balance: event.latestBalanceSats,
+        requestId: 'GetLiveUserOperations',
+      })
+    } catch (err) {
+      log.error({ err, userId: event.userId }, 'live operation push failed')
+    }
+  })
+}
+
+/**
+ * The subscription calls of the user streams this room pushes: they authenticate the caller (opening an account
+ * for a new key, as any user call does) and answer nothing. GetMigrationUpdate never emits upstream either.
+ */
+export function liveStreamHandlers(): HandlerTable {
+  return {
+    GetLiveUserOperations: () => EMPTY,
+    GetMigrationUpdate: () => EMPTY,
+  }
+}

@@ -1,0 +1,212 @@
+// The daemon's connections to its service relays: one nostr-tools relay connection per URL (with `ws` injected
+// through the constructor option rather than nostr-tools' process-wide useWebSocketImplementation), its own
+// reconnect with backoff, one subscription per relay that is fired again on every (re)connect with a filter
+// computed at that moment (so `since` follows the last event seen), and an outbox that holds events published
+// while a relay is down until it is back. nostr-tools' own reconnect is off: it waits 10 s before the first try
+// and resumes at `lastEmitted + 1`, which loses events sharing the last second.
+import { AbstractRelay, type Subscription } from 'nostr-tools/abstract-relay'
+import type { Event } from 'nostr-tools/pure'
+import type { Filter } from 'nostr-tools/filter'
+import { WebSocket } from 'ws'
+import type { Logger } from 'pino'
+import type { Clock } from '../../bus/context.js'
+
+export interface Backoff {
+  initialMs: number
+  maxMs: number
+}
+
+/** Upstream backs off 1 s … 900 s; a daemon behind a restarting relay should be back within seconds. */
+export const defaultBackoff: Backoff = { initialMs: 250, maxMs: 30_000 }
+const connectTimeoutMs = 5_000
+/** Events kept per relay while it is unreachable; beyond this the oldest are dropped (their requests expire anyway). */
+const maxOutbox = 20_000
+/** How long a stop waits for the relays to confirm the last published events. */
+const closeGraceMs = 2_000
+
+export interface RelayPoolOptions {
+  urls: readonly string[]
+  /** The subscription filter, computed at every (re)subscription. */
+  filter(): Filter
+  /** Every event the subscription delivers, unverified: the receiver checks signatures once, after cheap checks. */
+  onEvent(event: Event, relayUrl: string): void
+  log: Logger
+  clock: Clock
+  /** Events older than this are not worth re-sending after an outage. */
+  outboxMaxAgeSeconds: number
+  backoff?: Backoff
+}
+
+export interface RelayPool {
+  /** Resolves when every relay has answered its first subscription (EOSE), or after `timeoutMs`. */
+  ready(timeoutMs: number): Promise<void>
+  /** Sends to every relay; a relay that is down gets the event when it is back. Never throws. */
+  publish(event: Event): void
+  /** Fires the subscription again on every connected relay (the filter changed: a new app key). */
+  resubscribe(): void
+  status(): { url: string; connected: boolean; queued: number }[]
+  close(): Promise<void>
+}
+
+export function createRelayPool(opts: RelayPoolOptions): RelayPool {
+  const links = opts.urls.map(url => relayLink(url, opts))
+  return {
+    ready: timeoutMs => {
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<void>(resolve => (timer = setTimeout(resolve, timeoutMs)))
+      return Promise.race([Promise.all(links.map(link => link.subscribed)).then(() => undefined), timeout]).finally(() =>
+        clearTimeout(timer),
+      )
+    },
+    publish: event => links.forEach(link => link.publish(event)),
+    resubscribe: () => links.forEach(link => link.subscribe()),
+    status: () => links.map(link => link.status()),
+    close: async () => {
+      await Promise.all(links.map(link => link.close()))
+    },
+  }
+}
+
+function relayLink(url: string, opts: RelayPoolOptions) {
+  const log = opts.log.child({ relay: url })
+  const backoff = opts.backoff ?? defaultBackoff
+  let relay: AbstractRelay | undefined
+  let subscription: Subscription | undefined
+  let attempt = 0
+  let retry: NodeJS.Timeout | undefined
+  let closed = false
+  const outbox: Event[] = []
+  const unconfirmed = new Set<Promise<unknown>>()
+  let markSubscribed: () => void = () => {}
+  const subscribed = new Promise<void>(resolve => (markSubscribed = resolve))
+
+  const scheduleReconnect = () => {
+    if (closed || retry) return
+    const delay = Math.min(backoff.initialMs * 2 ** attempt, backoff.maxMs)
+    attempt++
+    retry = setTimeout(() => {
+      retry = undefined
+      void connect()
+    }, delay)
+  }
+
+  async function connect(): Promise<void> {
+    if (closed) return
+    const candidate = new AbstractRelay(url, {
+      // Signatures are checked by the receiver, once per event, after the cheap checks (kind, p tag, age, dedupe).
+      verifyEvent: () => true,
+      websocketImplementation: WebSocket as unknown as typeof globalThis.WebSocket,
+      // A relay that vanished without closing (network gone) answers no ping; the socket is then closed and
+      // the link reconnects. Without it such a link would look connected forever.
+      enablePing: true,
+    })
+    candidate.publishTimeout = 10_000
+    candidate.onnotice = notice => log.debug({ notice }, 'relay notice')
+    let dropped = false
+    // ws fires both error and close on a failed connection, and our own close() calls onclose too; act once.
+    const onDrop = () => {
+      if (dropped) return
+      dropped = true
+      if (closed) return
+      if (relay === candidate) {
+        relay = undefined
+        subscription = undefined
+        log.warn('relay connection lost; reconnecting')
+      }
+      scheduleReconnect()
+    }
+    candidate.onclose = onDrop
+    try {
+      await candidate.connect({ timeout: connectTimeoutMs })
+    } catch (err) {
+      log.debug({ err: String(err), attempt }, 'relay connection failed')
+      onDrop()
+      return
+    }
+    if (closed || dropped) {
+      candidate.close()
+      return
+    }
+    relay = candidate
+    attempt = 0
+    log.info('relay connected')
+    subscribe()
+    flush()
+  }
+
+  function subscribe(): void {
+    const current = relay
+    if (!current || closed) return
+    const previous = subscription
+    const sub = current.subscribe([opts.filter()], {
+      onevent: event => opts.onEvent(event, url),
+      oneose: () => markSubscribed(),
+      eoseTimeout: 30_000,
+      onclose: reason => {
+        // Our own replacement or a dropped connection is handled elsewhere; a relay that CLOSED us is retried.
+        if (closed || subscription !== sub || relay !== current) return
+        log.warn({ reason }, 'relay closed the subscription; subscribing again')
+        subscription = undefined
+        setTimeout(() => subscribe(), backoff.initialMs).unref()
+      },
+    })
+    subscription = sub
+    previous?.close('replaced')
+  }
+
+  function enqueue(event: Event): void {
+    outbox.push(event)
+    if (outbox.length > maxOutbox) outbox.shift()
+  }
+
+  function flush(): void {
+    const oldest = Math.floor(opts.clock.now() / 1000) - opts.outboxMaxAgeSeconds
+    for (const event of outbox.splice(0)) if (event.created_at >= oldest) publish(event)
+  }
+
+  function publish(event: Event): void {
+    const current = relay
+    if (!current?.connected) {
+      enqueue(event)
+      return
+    }
+    const sent = current.publish(event)
+    unconfirmed.add(sent)
+    sent.catch((err: unknown) => {
+      const reason = err instanceof Error ? err.message : String(err)
+      // A connection that dropped before the OK, or a relay asking us to slow down: try again when possible.
+      if (relay !== current || /closed|timed out|rate-limited|connection/i.test(reason)) {
+        enqueue(event)
+        // Sent into a socket that was closing, the event timed out after the link had already reconnected: the
+        // outbox is only flushed on a connect, so flush it now rather than at the next outage.
+        if (relay?.connected) setTimeout(flush, backoff.initialMs).unref()
+        return
+      }
+      log.warn({ reason, id: event.id, kind: event.kind }, 'relay refused an event')
+    }).finally(() => unconfirmed.delete(sent))
+  }
+
+  void connect()
+
+  return {
+    subscribed,
+    publish,
+    subscribe,
+    status: () => ({ url, connected: relay?.connected ?? false, queued: outbox.length }),
+    /** Waits (briefly) for the relay to confirm what was sent, so the last replies are not cut off by a stop. */
+    async close(): Promise<void> {
+      closed = true
+      clearTimeout(retry)
+      retry = undefined
+      let grace: NodeJS.Timeout | undefined
+      await Promise.race([
+        Promise.allSettled([...unconfirmed]),
+        new Promise(resolve => (grace = setTimeout(resolve, closeGraceMs))),
+      ])
+      clearTimeout(grace)
+      relay?.close()
+      relay = undefined
+      markSubscribed()
+    },
+  }
+}

@@ -1,0 +1,177 @@
+// Kind-21000 requests → the dispatcher → replies (reference/pub-protocol.md §3.4–3.6). The order of checks is the
+// cost order: cheap shape checks and the in-flight set first, then the signature (once, before anything is
+// decrypted: nip44v1 has no MAC, so the signature is its only integrity), then the exactly-once claim, then
+// decryption and the envelope rules. Requests that break a rule are dropped without a reply, as upstream does,
+// and remembered as answered-with-nothing so a redelivery is dropped too.
+import { lastValueFrom, toArray } from 'rxjs'
+import type { Event } from 'nostr-tools/pure'
+import type { Logger } from 'pino'
+import type { Dispatcher } from '../../bus/dispatcher.js'
+import { isOperationError } from '../../bus/errors.js'
+import type { Clock } from '../../bus/context.js'
+import { decryptPayload, type CipherScheme } from './cipher.js'
+import type { ConversationKeys } from './conversation-keys.js'
+import type { AppKey } from './app-keys.js'
+import type { Claim, ProcessedRequests } from './processed-requests.js'
+import type { ReplySender } from './reply-sender.js'
+import type { VerifyEvent } from './verify.js'
+import { envelopeInput, errorReply, okReply, parseEnvelope, type RequestEnvelope } from './envelope.js'
+
+/** Said to a client whose request was taken by a daemon run that stopped before answering it. */
+export const interruptedReason = 'the service restarted while handling this request; its outcome is unknown'
+
+/** What is stored for a request dropped without a reply, so its redeliveries are dropped too. */
+const noReply = { sentAt: 0, contents: [] }
+
+export interface RpcServerDeps {
+  dispatcher: Pick<Dispatcher, 'resolve' | 'dispatch'>
+  processed: ProcessedRequests
+  keys: ConversationKeys
+  sender: ReplySender
+  verify: VerifyEvent
+  clock: Clock
+  log: Logger
+}
+
+export interface RpcServer {
+  /** A kind-21000 event addressed to `app`, already checked for age. */
+  receive(event: Event, app: AppKey): void
+  /** Resolves when every request taken so far has been answered. */
+  idle(): Promise<void>
+}
+
+export function rpcServer(deps: RpcServerDeps): RpcServer {
+  const { processed, sender, log } = deps
+  const inFlight = new Map<string, Promise<void>>()
+
+  // Requests verified in this turn of the event loop, claimed together in one transaction at the next.
+  let queued: { event: Event; app: AppKey; done(): void }[] = []
+
+  function receive(event: Event, app: AppKey): void {
+    // The same event from a second relay while the first copy runs: its reply is coming anyway.
+    if (inFlight.has(event.id)) return
+    if (!deps.verify(event)) {
+      log.warn({ id: event.id, pubkey: event.pubkey }, 'dropped a request event with a bad id or signature')
+      return
+    }
+    let done!: () => void
+    inFlight.set(event.id, new Promise<void>(resolve => (done = resolve)))
+    queued.push({ event, app, done })
+    if (queued.length === 1) setImmediate(takeQueued)
+  }
+
+  function takeQueued(): void {
+    const batch = queued
+    queued = []
+    let claims: Claim[]
+    try {
+      const receivedAt = deps.clock.now()
+      claims = processed.claimAll(
+        batch.map(({ event, app }) => ({
+          eventId: event.id,
+          requester: event.pubkey,
+          appPubkey: app.pubkey,
+          createdAt: event.created_at,
+          receivedAt,
+        })),
+      )
+    } catch (err) {
+      // Not claimed, so not run: a redelivery may try again.
+      log.error({ err, requests: batch.length }, 'could not record request events; dropped them')
+      for (const { event, done } of batch) {
+        inFlight.delete(event.id)
+        done()
+      }
+      return
+    }
+    batch.forEach(({ event, app, done }, i) => {
+      run(claims[i]!, event, app)
+        .catch(err => log.error({ err, id: event.id }, 'request event handling failed'))
+        .finally(() => {
+          inFlight.delete(event.id)
+          done()
+        })
+    })
+  }
+
+  async function run(claim: Claim, event: Event, app: AppKey): Promise<void> {
+    if (claim.state === 'answered') {
+      if (claim.reply.contents.length > 0) await processed.answer(event.id, sender.resend(app, event.pubkey, claim.reply))
+      return
+    }
+    await (claim.state === 'interrupted' ? answerInterrupted(event, app) : handle(event, app))
+  }
+
+  async function handle(event: Event, app: AppKey): Promise<void> {
+    const opened = open(event, app)
+    if (!opened) {
+      await processed.answer(event.id, noReply)
+      return
+    }
+    const { envelope, scheme } = opened
+    sender.rememberScheme(event.pubkey, scheme)
+    const entry = deps.dispatcher.resolve(envelope.rpcName)
+    if (!entry || !entry.nostr) {
+      log.debug({ rpcName: envelope.rpcName, id: event.id }, 'dropped a request for an operation not served over the relay')
+      await processed.answer(event.id, noReply)
+      return
+    }
+    const answers = deps.dispatcher.dispatch({
+      op: entry.name,
+      credentials: { nostr: { pubkey: event.pubkey, appId: app.appId } },
+      input: envelopeInput(envelope),
+      transport: 'nostr',
+      requestId: envelope.requestId,
+    })
+    let reply: Record<string, unknown> | undefined
+    let pushes: Record<string, unknown>[] = []
+    try {
+      const items = await lastValueFrom(answers.pipe(toArray()))
+      // Streams answer nothing to the subscription itself; what they emit is pushed with requestId = rpc name.
+      if (entry.stream) pushes = items.map(item => okReply(item, entry.name))
+      else reply = okReply(items.at(-1), envelope.requestId)
+    } catch (err) {
+      reply = errorReply(isOperationError(err) ? err.message : 'internal error', envelope.requestId)
+    }
+    for (const push of pushes) sender.send(app, event.pubkey, scheme, push)
+    await processed.answer(event.id, reply ? sender.send(app, event.pubkey, scheme, reply) : noReply)
+  }
+
+  /** Decrypts with the request's scheme and applies the envelope rules; undefined means "drop silently". */
+  function open(event: Event, app: AppKey): { envelope: RequestEnvelope; scheme: CipherScheme } | undefined {
+    let plaintext: string
+    let scheme: CipherScheme
+    try {
+      ;({ plaintext, scheme } = decryptPayload(event.content, s => deps.keys.get(s, app.secretKey, app.pubkey, event.pubkey)))
+    } catch (err) {
+      log.debug({ id: event.id, reason: (err as Error).message }, 'dropped a request that does not decrypt')
+      return undefined
+    }
+    const envelope = parseEnvelope(plaintext)
+    if (!envelope) {
+      log.debug({ id: event.id }, 'dropped a request that is not a request envelope')
+      return undefined
+    }
+    if (envelope.authIdentifier !== event.pubkey) {
+      log.debug({ id: event.id }, 'dropped a request whose authIdentifier is not its author')
+      return undefined
+    }
+    return { envelope, scheme }
+  }
+
+  /** A request an earlier run took but never answered: answer honestly instead of running it a second time. */
+  async function answerInterrupted(event: Event, app: AppKey): Promise<void> {
+    const opened = open(event, app)
+    await processed.answer(
+      event.id,
+      opened ? sender.send(app, event.pubkey, opened.scheme, errorReply(interruptedReason, opened.envelope.requestId)) : noReply,
+    )
+  }
+
+  return {
+    receive,
+    idle: async () => {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()])
+    },
+  }
+}
