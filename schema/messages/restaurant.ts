@@ -391,7 +391,8 @@ export const RestaurantSettings = message('RestaurantSettings', {
 
 export const RestaurantSettingsUpdate = message('RestaurantSettingsUpdate', {
   max_menu_depth: int().min(0).max(16).optional(),
-  invoice_expiry_seconds: int().min(60).max(7 * 24 * 3600).optional(),
+  /** Short expiries are allowed (a counter that wants quick turnover; tests of the expiry sweep). */
+  invoice_expiry_seconds: int().min(1).max(7 * 24 * 3600).optional(),
   publish_to_nostr: bool().optional(),
   relays: list(relayUrl()).optional(),
   print_on_paid: bool().optional(),

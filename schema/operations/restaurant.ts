@@ -131,7 +131,8 @@ export const restaurantOperations = [
   operation({
     name: 'OrderQuote',
     ...restaurant,
-    auth: 'guest',
+    // No credentials needed; a wallet key (X-Api-Key) of the paying wallet adds the balance pre-check.
+    auth: 'guestOrWallet',
     http: { method: 'POST', path: `${base}/orders/quote`, body: 'whole', bodyField: 'items' },
     input: OrderQuoteRequest,
     output: OrderQuote,
@@ -368,6 +369,8 @@ export const restaurantOperations = [
     auth: 'guest',
     // The customer ordering page sits outside the API base, at the extension's public URL.
     http: { method: 'GET', path: '/restaurant/r/{slug}', body: 'none' },
+    // The short form issue 8 names; `/restaurant/api` itself is no slug's page (it answers 404 like any unknown one).
+    aliases: [{ path: '/restaurant/{slug}' }],
     input: OrderPageRequest,
     output: RawBody,
     produces: 'text/html',

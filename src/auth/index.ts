@@ -45,11 +45,15 @@ export function createAuthenticator(deps: AuthDeps): Authenticate {
     walletAdmin: creds => authenticateWalletKey(creds, 'admin', deps.directory),
     operator: creds => authenticateOperator(creds, deps),
     member: creds => authenticateMember(creds, deps),
+    // Public routes that can do more for a caller who names a wallet (the restaurant quote's balance pre-check).
+    guestOrWallet: creds => (creds.apiKey ? authenticateWalletKey(creds, 'invoice', deps.directory) : { kind: 'guest' }),
   }
   return async (entry, creds) => {
     const caller = await byKind[entry.auth](creds)
     const extension = (entry as { extension?: string }).extension
-    if (extension && caller.kind !== 'guest') gateExtension(extension, caller, deps)
+    // A guestOrWallet route is public: the key only names the payer's wallet, whose account need not have
+    // enabled the extension (a customer is not a restaurant owner).
+    if (extension && caller.kind !== 'guest' && entry.auth !== 'guestOrWallet') gateExtension(extension, caller, deps)
     return caller
   }
 }

@@ -30,7 +30,9 @@ export type CallerFor<K extends AuthKind> = K extends 'guest'
               ? Extract<Caller, { kind: 'wallet' }>
               : K extends 'operator'
                 ? Extract<Caller, { kind: 'operator' }>
-                : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
+                : K extends 'guestOrWallet'
+                  ? Extract<Caller, { kind: 'guest' | 'wallet' }>
+                  : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
 
 /** Milliseconds since the epoch; injected so schedules, expiry and retries are testable. */
 export interface Clock {

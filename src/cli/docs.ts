@@ -14,6 +14,7 @@ const authNames: Record<string, string> = {
   walletAdmin: 'wallet admin key (`X-Api-Key`)',
   operator: 'operator (`Authorization: Bearer <admin token>`)',
   member: 'any authenticated user (user token, wallet key or admin token)',
+  guestOrWallet: 'Guest (no credentials); an optional wallet key (`X-Api-Key`) names the caller\'s wallet',
 }
 
 export function operationsReference(): string {

@@ -25,6 +25,7 @@ const accepts: Record<AuthKind, CredentialKind[]> = {
   walletAdmin: ['adminKey'],
   operator: ['admin', 'adminBearer'],
   member: ['admin', 'adminBearer', 'user', 'invoiceKey', 'adminKey'],
+  guestOrWallet: credentialKinds,
 }
 
 /** Every way authentication says no, in both dialects. */

@@ -1,0 +1,31 @@
+// Serves the customer ordering page of a restaurant, found by its slug.
+import type { Handler } from '../../../bus/handler.js'
+import { nestedTree } from '../menu-tree.js'
+import { renderOrderPage } from '../order-page.js'
+import type { RestaurantRoom } from '../room.js'
+import { menuItemDetail, restaurantProfile } from '../wire.js'
+import { notFound } from '../access.js'
+
+export const apiBase = '/restaurant/api/v1'
+
+export function orderPageHandlers(room: RestaurantRoom) {
+  const { store } = room
+  const RestaurantOrderPage: Handler<'RestaurantOrderPage'> = async input => {
+    const restaurant = store.restaurantBySlug(input.slug) ?? notFound('Restaurant')
+    const items = store
+      .itemsOfRestaurant(restaurant.id)
+      .filter(item => item.active === 1)
+      .map(item => menuItemDetail(store, item))
+    return {
+      contentType: 'text/html; charset=utf-8',
+      body: renderOrderPage({
+        restaurant: restaurantProfile(restaurant),
+        tree: nestedTree(store.nodesOfRestaurant(restaurant.id)),
+        items,
+        now: room.now(),
+        apiBase,
+      }),
+    }
+  }
+  return { RestaurantOrderPage }
+}

@@ -1,0 +1,82 @@
+// Customer ordering (no credentials) and the owner's order list and status moves. Placing an order prices the
+// cart, issues an invoice on the restaurant's wallet tagged with the order, and stores the order `pending`;
+// the invoice-paid listener (index.ts) makes it `paid`.
+import type { Handler } from '../../../bus/handler.js'
+import { OperationError } from '../../../bus/errors.js'
+import { order as orderMessage, type OrderRow } from '../orders.js'
+import { priceCart } from '../pricing.js'
+import type { RestaurantRoom } from '../room.js'
+import { notFound, ownedRestaurant, requireOwner } from '../access.js'
+
+export function orderHandlers(room: RestaurantRoom) {
+  const { store } = room
+  const pricing = { store, rates: room.host.rates, now: room.now }
+
+  const OrderQuote: Handler<'OrderQuote'> = async (input, ctx) => {
+    const priced = await priceCart(pricing, input.items)
+    // With a wallet key, the pre-flight check that this wallet can pay (reference/restaurant.md).
+    if (ctx.caller.kind === 'wallet') {
+      const available = room.host.wallets.get(ctx.caller.walletId)?.balanceMsat ?? 0
+      if (available < priced.requiredMsat) {
+        throw new OperationError(
+          'insufficient_balance',
+          `insufficient balance: ${available} msat available, ${priced.requiredMsat} msat required`,
+          { status: 400 },
+        )
+      }
+    }
+    return { required_msat: priced.requiredMsat }
+  }
+
+  const OrderPlace: Handler<'OrderPlace'> = async input => {
+    const priced = await priceCart(pricing, input.items, input.restaurant_id)
+    const { restaurant } = priced
+    const id = room.newId()
+    const expirySeconds = room.settings.get().invoice_expiry_seconds
+    const invoice = await room.host.wallets.createInvoice(restaurant.wallet, {
+      amountMsat: priced.requiredMsat,
+      memo: `${restaurant.name} order ${id}`,
+      expirySeconds,
+      extra: { tag: 'restaurant', restaurant_id: restaurant.id, order_id: id },
+    })
+    const now = room.now()
+    const row: OrderRow = {
+      id,
+      restaurant_id: restaurant.id,
+      status: 'pending',
+      items: JSON.stringify(priced.lines),
+      subtotal: priced.subtotal,
+      currency: restaurant.currency,
+      exchange_rate: priced.exchangeRate,
+      required_msat: priced.requiredMsat,
+      payment_hash: invoice.paymentHash,
+      payment_request: invoice.paymentRequest,
+      customer_note: input.customer_note ?? null,
+      table_label: input.table ?? null,
+      expires_at: now + expirySeconds * 1000,
+      created_at: now,
+      paid_at: null,
+      updated_at: now,
+    }
+    room.orders.insert(row)
+    return {
+      order: orderMessage(row),
+      invoice: { payment_request: invoice.paymentRequest, payment_hash: invoice.paymentHash },
+    }
+  }
+
+  const OrderGet: Handler<'OrderGet'> = async input => orderMessage(room.orders.get(input.id) ?? notFound('Order'))
+
+  const OrderList: Handler<'OrderList'> = async (input, ctx) => {
+    const restaurant = ownedRestaurant(room, input.id, ctx.caller)
+    return room.orders.list(restaurant.id, input.statuses, input.limit).map(orderMessage)
+  }
+
+  const OrderSetStatus: Handler<'OrderSetStatus'> = async (input, ctx) => {
+    const found = room.orders.get(input.id) ?? notFound('Order')
+    requireOwner(store.restaurant(found.restaurant_id) ?? notFound('Restaurant'), ctx.caller)
+    return orderMessage(room.orders.move(found, input.new_status))
+  }
+
+  return { OrderQuote, OrderPlace, OrderGet, OrderList, OrderSetStatus }
+}

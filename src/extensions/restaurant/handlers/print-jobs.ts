@@ -1,0 +1,22 @@
+// The kitchen printer's side: poll a restaurant's jobs (an invoice key suffices) and acknowledge a printed one
+// (admin key). A second acknowledgement answers the job as it is.
+import type { Handler } from '../../../bus/handler.js'
+import { printJob } from '../print-jobs.js'
+import type { RestaurantRoom } from '../room.js'
+import { notFound, ownedRestaurant } from '../access.js'
+
+export function printJobHandlers(room: RestaurantRoom) {
+  const PrintJobList: Handler<'PrintJobList'> = async (input, ctx) => {
+    const restaurant = ownedRestaurant(room, input.id, ctx.caller)
+    return room.printJobs.list(restaurant.id, input.status).map(printJob)
+  }
+
+  const PrintJobAck: Handler<'PrintJobAck'> = async (input, ctx) => {
+    const job = room.printJobs.get(input.id) ?? notFound('Print job')
+    ownedRestaurant(room, job.restaurant_id, ctx.caller)
+    room.printJobs.ack(job.id, room.now())
+    return printJob(room.printJobs.get(job.id)!)
+  }
+
+  return { PrintJobList, PrintJobAck }
+}

@@ -1,0 +1,51 @@
+// The restaurant extension (seed 001 part A, reference/restaurant.md): menus as a tree of nodes and items,
+// quotes and orders paid by invoice on the restaurant's wallet, kitchen print jobs, menu items published to
+// Nostr, and a customer ordering page. The daemon knows it only through this door.
+import type { HandlerTable } from '../../bus/handler.js'
+import type { Extension, ExtensionHost, RunningExtension } from '../host.js'
+import { createRoom } from './room.js'
+import { restaurantHandlers } from './handlers/restaurants.js'
+import { menuNodeHandlers } from './handlers/menu-nodes.js'
+import { menuItemHandlers } from './handlers/menu-items.js'
+import { itemOptionHandlers } from './handlers/item-options.js'
+import { orderHandlers } from './handlers/orders.js'
+import { printJobHandlers } from './handlers/print-jobs.js'
+import { settingsHandlers } from './handlers/settings.js'
+import { orderPageHandlers } from './handlers/order-page.js'
+
+/** How often unpaid orders whose invoice expired are marked `expired` (reads also expire them on the spot). */
+const expirySweepMs = 30_000
+
+export const restaurantExtension: Extension = {
+  id: 'restaurant',
+  async start(host: ExtensionHost): Promise<RunningExtension> {
+    const room = createRoom(host)
+    // At-least-once delivery: markPaid is idempotent (a paid order stays paid, one print job per order).
+    host.onInvoicePaid(paid => room.orders.markPaid(paid))
+    const sweep = setInterval(() => {
+      try {
+        const expired = room.orders.expireDue()
+        if (expired > 0) host.log.info({ expired }, 'unpaid orders expired')
+      } catch (err) {
+        host.log.error({ err }, 'the order expiry sweep failed; it runs again at the next interval')
+      }
+    }, expirySweepMs)
+    sweep.unref()
+    const handlers: HandlerTable = {
+      ...restaurantHandlers(room),
+      ...menuNodeHandlers(room),
+      ...menuItemHandlers(room),
+      ...itemOptionHandlers(room),
+      ...orderHandlers(room),
+      ...printJobHandlers(room),
+      ...settingsHandlers(room),
+      ...orderPageHandlers(room),
+    }
+    return {
+      handlers,
+      async stop() {
+        clearInterval(sweep)
+      },
+    }
+  },
+}

@@ -1,0 +1,108 @@
+// Kitchen print jobs (reference/restaurant.md, "Print jobs"): one ticket per paid order, which a printer polls
+// for (`status=pending`) and acknowledges once printed. The ticket is plain text for a 32-column receipt printer.
+import type { Db } from '../../store/index.js'
+import type { OrderLine } from './pricing.js'
+import { isoTime, isoTimeOrNull } from './wire.js'
+
+export interface PrintJobRow {
+  id: string
+  restaurant_id: string
+  order_id: string
+  status: 'pending' | 'printed'
+  text: string
+  created_at: number
+  printed_at: number | null
+}
+
+const ticketWidth = 32
+
+export function printJobStore(db: Db) {
+  const insert = db.prepare(
+    `INSERT INTO restaurant_print_jobs (id, restaurant_id, order_id, status, text, created_at, printed_at)
+     VALUES (@id, @restaurant_id, @order_id, 'pending', @text, @created_at, NULL) ON CONFLICT (order_id) DO NOTHING`,
+  )
+  const byId = db.prepare('SELECT * FROM restaurant_print_jobs WHERE id = ?')
+  const ofRestaurant = db.prepare(
+    `SELECT * FROM restaurant_print_jobs WHERE restaurant_id = @restaurant AND (@status IS NULL OR status = @status)
+      ORDER BY created_at, id`,
+  )
+  const markPrinted = db.prepare(
+    "UPDATE restaurant_print_jobs SET status = 'printed', printed_at = ? WHERE id = ? AND status = 'pending'",
+  )
+  return {
+    /** Adds the order's ticket unless it already has one (payment notices may come more than once). */
+    create: (job: Omit<PrintJobRow, 'status' | 'printed_at'>) => insert.run(job).changes === 1,
+    get: (id: string) => byId.get(id) as PrintJobRow | undefined,
+    list: (restaurantId: string, status?: string) =>
+      ofRestaurant.all({ restaurant: restaurantId, status: status ?? null }) as PrintJobRow[],
+    /** Pending → printed; a second ack changes nothing. */
+    ack: (id: string, now: number) => void markPrinted.run(now, id),
+  }
+}
+
+export type PrintJobStore = ReturnType<typeof printJobStore>
+
+export function printJob(row: PrintJobRow) {
+  return {
+    id: row.id,
+    restaurant_id: row.restaurant_id,
+    order_id: row.order_id,
+    status: row.status,
+    text: row.text,
+    created_at: isoTime(row.created_at),
+    printed_at: isoTimeOrNull(row.printed_at),
+  }
+}
+
+export interface TicketOrder {
+  id: string
+  restaurantName: string
+  timezone: string
+  table: string | null
+  customerNote: string | null
+  lines: readonly OrderLine[]
+  paidAt: number
+}
+
+/** The kitchen ticket: what to cook, for which table, with every modifier and note; no prices. */
+export function kitchenTicket(order: TicketOrder): string {
+  const rule = '-'.repeat(ticketWidth)
+  const when = new Intl.DateTimeFormat('en-GB', {
+    timeZone: order.timezone,
+    dateStyle: 'short',
+    timeStyle: 'short',
+  }).format(new Date(order.paidAt))
+  const out = [order.restaurantName, `Order ${order.id}`]
+  if (order.table) out.push(`Table ${order.table}`)
+  out.push(`Paid ${when}`, rule)
+  for (const line of order.lines) {
+    out.push(...wrap(`${line.quantity} x ${line.name}`, ''))
+    for (const modifier of line.modifiers) out.push(...wrap(`+ ${modifier.name}`, '    '))
+    if (line.note) out.push(...wrap(`note: ${line.note}`, '    '))
+  }
+  out.push(rule)
+  if (order.customerNote) out.push(...wrap(`Note: ${order.customerNote}`, ''), rule)
+  return out.join('\n') + '\n'
+}
+
+/** Breaks a line at spaces to the ticket width, indenting continuation lines a little more. */
+function wrap(text: string, indent: string): string[] {
+  const lines: string[] = []
+  let current = indent
+  for (const word of text.replace(/\s+/g, ' ').split(' ')) {
+    const candidate = current.trim() === '' ? indent + word : `${current} ${word}`
+    if (candidate.length <= ticketWidth || current.trim() === '') current = candidate
+    else {
+      lines.push(current)
+      current = `${indent}  ${word}`
+    }
+  }
+  lines.push(current)
+  return lines.flatMap(line => (line.length <= ticketWidth ? [line] : chunk(line)))
+}
+
+function chunk(line: string): string[] {
+  const pieces: string[] = []
+  for (let i = 0; i < line.length; i += ticketWidth) pieces.push(line.slice(i, i + ticketWidth))
+  return pieces
+}

@@ -1,0 +1,45 @@
+// The restaurant extension's parts, assembled once at start from the host and handed to every handler factory.
+import type { ExtensionHost } from '../host.js'
+import { newId } from './ids.js'
+import { orderBook, type OrderBook } from './orders.js'
+import { printJobStore, type PrintJobStore } from './print-jobs.js'
+import { menuPublishing, type MenuPublishing } from './publishing.js'
+import { restaurantSettings, type Settings } from './settings.js'
+import { restaurantStore, type RestaurantStore } from './store.js'
+
+export interface RestaurantRoom {
+  host: ExtensionHost
+  store: RestaurantStore
+  settings: Settings
+  publishing: MenuPublishing
+  orders: OrderBook
+  printJobs: PrintJobStore
+  newId(): string
+  now(): number
+}
+
+export function createRoom(host: ExtensionHost): RestaurantRoom {
+  const store = restaurantStore(host.db)
+  const settings = restaurantSettings(host.db, host.relays)
+  const printJobs = printJobStore(host.db)
+  const now = () => host.clock.now()
+  const id = () => newId(bytes => host.random(bytes))
+  return {
+    host,
+    store,
+    settings,
+    printJobs,
+    publishing: menuPublishing({ store, settings, nostr: host.nostr, clock: host.clock, log: host.log.child({ part: 'publishing' }) }),
+    orders: orderBook({
+      db: host.db,
+      store,
+      printJobs,
+      printOnPaid: () => settings.get().print_on_paid,
+      newId: id,
+      now,
+      log: host.log.child({ part: 'orders' }),
+    }),
+    newId: id,
+    now,
+  }
+}
