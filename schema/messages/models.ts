@@ -1,5 +1,5 @@
 // Messages of the transcription model registry (seed 002, exact type and field names; reference/models.md).
-import { bool, enumOf, int, list, message, text } from '../dsl.js'
+import { bool, enumOf, int, intParam, list, message, text, z } from '../dsl.js'
 
 /** The seed's bound on a model name. */
 const maxModelNameChars = 32
@@ -51,4 +51,49 @@ export const ModelDownloadProgress = message('ModelDownloadProgress', {
   /** From Content-Length, else the catalogue's size. */
   total_bytes: int(),
   error: text().optional(),
+})
+
+// Recordings (issue 10, beyond the seed): audio transcribed by the local engine, each keeping its model.
+
+/** Most recordings one list answer carries. */
+const maxRecordingsPage = 200
+
+export const RecordingCreate = message('RecordingCreate', {
+  /**
+   * The audio, base64-encoded: a WAV file (PCM 8/16/24/32-bit or float; any channel count and sample rate, converted
+   * to the engine's 16 kHz mono). The request body limit (`[http] max_body_bytes`) bounds the clip's length.
+   */
+  audio_base64: text().min(1),
+  /** A supported model; when omitted, the global default at the time of the request. */
+  model: text().min(1).max(maxModelNameChars).optional(),
+  /** A whisper language code (`en`, `de`, …) or `auto` (the default; `en` for English-only models). */
+  language: text().min(1).max(8).optional(),
+})
+
+export const Recording = message('Recording', {
+  id: text(),
+  /** The model it was transcribed with; never changes afterwards. */
+  model: text(),
+  /** The language transcribed (the detected one when `auto` was asked). */
+  language: text(),
+  duration_ms: int(),
+  text: text(),
+  /** ISO 8601, UTC. */
+  created_at: text(),
+})
+
+export const RecordingIdRequest = message('RecordingIdRequest', {
+  id: text().min(1).max(64),
+})
+
+export const RecordingListRequest = message('RecordingListRequest', {
+  /** Page size, 1 to 200 (default 50). */
+  limit: intParam().pipe(z.int().min(1).max(maxRecordingsPage)).optional(),
+  /** Recordings to skip, newest first (default 0). */
+  offset: intParam().pipe(z.int().min(0)).optional(),
+})
+
+export const RecordingList = message('RecordingList', {
+  /** The caller's recordings, newest first. */
+  recordings: list(Recording),
 })

@@ -9,6 +9,11 @@ import {
   ModelDownloadProgress,
   ModelNameRequest,
   ModelsOut,
+  Recording,
+  RecordingCreate,
+  RecordingIdRequest,
+  RecordingList,
+  RecordingListRequest,
   TranscriptionModel,
 } from '../messages/models.js'
 
@@ -60,5 +65,35 @@ export const modelOperations = [
     input: ModelNameRequest,
     output: ModelDownloadProgress,
     summary: 'Reports the progress of a model download in bytes.',
+  }),
+  // Recordings (issue 10): beyond the seed. Each caller (user, wallet or operator) sees only their own.
+  operation({
+    name: 'RecordingCreate',
+    ...models,
+    auth: 'member',
+    http: { method: 'POST', path: `${base}/recordings`, status: 201 },
+    input: RecordingCreate,
+    output: Recording,
+    summary:
+      'Transcribes an uploaded WAV clip with the local engine and stores it with its model (the default when none ' +
+      'is named): 422 bad audio or model, 501 engine missing, 409 model not downloaded, 429 queue full.',
+  }),
+  operation({
+    name: 'RecordingGet',
+    ...models,
+    auth: 'member',
+    http: { method: 'GET', path: `${base}/recordings/{id}`, body: 'none' },
+    input: RecordingIdRequest,
+    output: Recording,
+    summary: "Reads one of the caller's recordings; 404 when it does not exist or belongs to someone else.",
+  }),
+  operation({
+    name: 'RecordingList',
+    ...models,
+    auth: 'member',
+    http: { method: 'GET', path: `${base}/recordings`, query: ['limit', 'offset'], body: 'none' },
+    input: RecordingListRequest,
+    output: RecordingList,
+    summary: "Lists the caller's recordings, newest first.",
   }),
 ]

@@ -45,6 +45,15 @@ export interface DownloadProgress {
   total_bytes: number
 }
 
+/** A supported model as a recording sees it: where its file is and whether it is cached. */
+export interface RecordingModel {
+  name: string
+  file: string
+  downloaded: boolean
+  /** `.en` models transcribe English only. */
+  englishOnly: boolean
+}
+
 export interface ModelRegistryOptions {
   db: Db
   dataDir: string
@@ -70,6 +79,13 @@ export interface ModelRegistry {
   /** Downloads into the cache (or returns at once when cached); concurrent calls for one model share a transfer. */
   download(name: string, signal?: AbortSignal): Promise<TranscriptionModel>
   progress(name: string): DownloadProgress
+  /**
+   * The model a new recording uses: the named one, or the current default when none is named (read now, so a
+   * later change of the default never touches it). 422 for an unsupported name.
+   */
+  recordingModel(name: string | undefined): RecordingModel
+  /** Whether the local engine is installed (decided at start). */
+  engineInstalled(): boolean
   /** Aborts transfers in flight and waits until their temporary files are gone. */
   close(): Promise<void>
 }
@@ -264,6 +280,18 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
       if (failed !== undefined) return { state: 'failed', received_bytes: failed, total_bytes: entry.bytes }
       return { state: 'not_downloaded', received_bytes: 0, total_bytes: entry.bytes }
     },
+
+    recordingModel(name) {
+      const entry = validName(name ?? currentDefault())
+      return {
+        name: entry.name,
+        file: finalFile(entry),
+        downloaded: isDownloaded(entry),
+        englishOnly: entry.name.endsWith('.en'),
+      }
+    },
+
+    engineInstalled: () => opts.engine.isInstalled(),
 
     async close() {
       const running = [...transfers.values()]
