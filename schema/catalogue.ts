@@ -10,6 +10,7 @@ import { walletHostOperations } from './operations/wallet-host.js'
 import { restaurantOperations } from './operations/restaurant.js'
 import { payrollOperations } from './operations/payroll.js'
 import { modelOperations } from './operations/models.js'
+import { nwcOperations } from './operations/nwc.js'
 
 export const catalogue = [
   ...adminOperations,
@@ -22,6 +23,7 @@ export const catalogue = [
   ...restaurantOperations,
   ...payrollOperations,
   ...modelOperations,
+  ...nwcOperations,
 ]
 
 export type CatalogueEntry = (typeof catalogue)[number]

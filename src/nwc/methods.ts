@@ -1,0 +1,240 @@
+// The NIP-47 methods, each a function of (connection, params) → result, throwing NwcError with one of the spec's
+// error codes. Money moves only through the wallet's door (payInvoiceFor, createInvoiceFor): the same fees, checks,
+// ledger and domain events as PayInvoice and NewInvoice.
+import { decode as decodeBolt11 } from 'light-bolt11-decoder'
+import type { Logger } from 'pino'
+import { isOperationError, type OperationError } from '../bus/errors.js'
+import type { Clock } from '../bus/context.js'
+import type { CreatedInvoice, InvoiceForWallet, WalletPayment } from '../wallet/index.js'
+import type { NwcStore, ConnectionRow } from './store.js'
+import type { NwcTransaction, TransactionQuery, WalletTransactionReader } from './transactions.js'
+
+/** NIP-47 error codes (reference/nostr-and-lnd.md §A4). */
+export type NwcErrorCode =
+  | 'RATE_LIMITED' | 'NOT_IMPLEMENTED' | 'INSUFFICIENT_BALANCE' | 'QUOTA_EXCEEDED' | 'RESTRICTED' | 'UNAUTHORIZED'
+  | 'INTERNAL' | 'UNSUPPORTED_ENCRYPTION' | 'OTHER' | 'PAYMENT_FAILED' | 'NOT_FOUND'
+
+export class NwcError extends Error {
+  constructor(
+    readonly code: NwcErrorCode,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'NwcError'
+  }
+}
+
+export const nwcMethods = [
+  'pay_invoice', 'make_invoice', 'lookup_invoice', 'list_transactions', 'get_balance', 'get_info',
+] as const
+export type NwcMethodName = (typeof nwcMethods)[number]
+export const isNwcMethod = (name: string): name is NwcMethodName => (nwcMethods as readonly string[]).includes(name)
+
+export const nwcNotificationTypes = ['payment_received', 'payment_sent'] as const
+
+/** What the methods need of the wallet: its door functions, nothing else. */
+export interface NwcWallet {
+  createInvoiceFor(walletId: string, request: InvoiceForWallet): Promise<CreatedInvoice>
+  payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment & { feeMsat: number }>
+  paymentByHash(paymentHash: string): WalletPayment | undefined
+}
+
+export interface NodeFacts {
+  getInfo(): Promise<{ alias: string; pubkey: string; network: string; blockHeight: number }>
+}
+
+export interface MethodDeps {
+  wallet: NwcWallet
+  node: NodeFacts
+  store: NwcStore
+  transactions: WalletTransactionReader
+  clock: Clock
+  log: Logger
+}
+
+/** The request being served: which connection, and the event id (the budget reservation's key). */
+export interface MethodCall {
+  connection: ConnectionRow
+  requestId: string
+  params: Record<string, unknown>
+}
+
+export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: MethodCall) => Promise<object>> {
+  const { wallet, store, transactions, clock } = deps
+  return {
+    get_info: async ({ connection }) => {
+      const info = await deps.node.getInfo()
+      return {
+        alias: info.alias,
+        color: '#000000', // the node API has no colour; NIP-47 requires the field
+        pubkey: info.pubkey,
+        network: info.network,
+        block_height: info.blockHeight,
+        block_hash: '', // not exposed by the node interface
+        methods: methodsOf(connection),
+        notifications: [...nwcNotificationTypes],
+      }
+    },
+
+    get_balance: async ({ connection }) => ({ balance: transactions.balanceMsat(connection.user_id) }),
+
+    make_invoice: async ({ connection, params }) => {
+      const amount = positiveInt(params.amount, 'amount')
+      const description = optionalString(params.description, 'description')
+      const descriptionHash = optionalString(params.description_hash, 'description_hash')
+      if (descriptionHash !== undefined && !/^[0-9a-f]{64}$/i.test(descriptionHash)) {
+        throw new NwcError('OTHER', 'description_hash must be 32 bytes of hex')
+      }
+      const expiry = params.expiry === undefined || params.expiry === null ? undefined : positiveInt(params.expiry, 'expiry')
+      const created = await walletCall(() =>
+        wallet.createInvoiceFor(connection.user_id, {
+          amountMsat: amount,
+          memo: description ?? '',
+          ...(descriptionHash !== undefined ? { descriptionHash: descriptionHash.toLowerCase() } : {}),
+          ...(expiry !== undefined ? { expirySeconds: expiry } : {}),
+        }),
+      )
+      return transactions.byPaymentHash(connection.user_id, created.paymentHash, clock.now()) ?? missing()
+    },
+
+    lookup_invoice: async ({ connection, params }) => {
+      const hash = optionalString(params.payment_hash, 'payment_hash')
+      const invoice = optionalString(params.invoice, 'invoice')
+      if (hash === undefined && invoice === undefined) throw new NwcError('OTHER', 'payment_hash or invoice is required')
+      const paymentHash = hash?.toLowerCase() ?? decodeInvoice(invoice!).paymentHash
+      return transactions.byPaymentHash(connection.user_id, paymentHash, clock.now()) ?? missing()
+    },
+
+    list_transactions: async ({ connection, params }) => {
+      const type = optionalString(params.type, 'type')
+      if (type !== undefined && type !== 'incoming' && type !== 'outgoing') {
+        throw new NwcError('OTHER', 'type must be "incoming" or "outgoing"')
+      }
+      const query: TransactionQuery = {
+        ...optionalCount(params.from, 'from', from => ({ from })),
+        ...optionalCount(params.until, 'until', until => ({ until })),
+        ...optionalCount(params.limit, 'limit', limit => ({ limit })),
+        ...optionalCount(params.offset, 'offset', offset => ({ offset })),
+        ...(params.unpaid === true ? { unpaid: true } : {}),
+        ...(type !== undefined ? { type } : {}),
+      }
+      return { transactions: transactions.list(connection.user_id, query, clock.now()) }
+    },
+
+    pay_invoice: async ({ connection, requestId, params }) => {
+      const invoice = optionalString(params.invoice, 'invoice')
+      if (invoice === undefined) throw new NwcError('OTHER', 'invoice is required')
+      const decoded = decodeInvoice(invoice)
+      if (decoded.amountMsat === undefined) {
+        throw new NwcError('NOT_IMPLEMENTED', 'invoices without an amount cannot be paid by this wallet')
+      }
+      if (params.amount !== undefined && params.amount !== null && params.amount !== decoded.amountMsat) {
+        throw new NwcError('OTHER', 'amount differs from the amount of the invoice')
+      }
+      const reservation = store.reserve(connection, {
+        requestId,
+        paymentHash: decoded.paymentHash,
+        amountMsat: decoded.amountMsat,
+        at: clock.now(),
+      })
+      if (!reservation.ok) {
+        throw new NwcError(
+          'QUOTA_EXCEEDED',
+          `budget exceeded: ${reservation.spentMsat} of ${reservation.budgetMsat} msat spent in this window, ${decoded.amountMsat} msat asked`,
+        )
+      }
+      let paid: WalletPayment & { feeMsat: number }
+      try {
+        paid = await walletCall(() => wallet.payInvoiceFor(connection.user_id, invoice), 'PAYMENT_FAILED')
+      } catch (err) {
+        // The reservation stays only while the wallet holds this connection's money for the invoice: a payment of
+        // this wallet still pending (outcome unknown) keeps counting, anything else moved nothing.
+        const payment = wallet.paymentByHash(decoded.paymentHash)
+        const heldByUs = payment?.walletId === connection.user_id && payment.status === 'pending'
+        if (!heldByUs) store.releaseSpend(requestId)
+        throw err
+      }
+      const feesPaid = paid.serviceFeeMsat + (paid.routingFeeMsat ?? 0)
+      store.settleSpend(requestId, paid.amountMsat + feesPaid)
+      return { preimage: paid.preimage ?? '', fees_paid: feesPaid }
+    },
+  }
+}
+
+export function methodsOf(connection: ConnectionRow): NwcMethodName[] {
+  return connection.methods.split(' ').filter(isNwcMethod)
+}
+
+/** Wallet refusals become NIP-47 codes; anything that is not an OperationError is left for the caller to log. */
+async function walletCall<T>(fn: () => Promise<T>, upstreamCode: NwcErrorCode = 'OTHER'): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    if (isOperationError(err)) throw new NwcError(nwcCodeOf(err, upstreamCode), err.message)
+    throw err
+  }
+}
+
+function nwcCodeOf(err: OperationError, upstreamCode: NwcErrorCode): NwcErrorCode {
+  switch (err.code) {
+    case 'insufficient_balance':
+      return 'INSUFFICIENT_BALANCE'
+    case 'forbidden':
+      return 'RESTRICTED'
+    case 'not_found':
+      return 'NOT_FOUND'
+    case 'limit_exceeded':
+      return 'RATE_LIMITED'
+    case 'upstream_failed':
+    case 'node_unavailable':
+      return upstreamCode
+    case 'not_implemented':
+      return 'NOT_IMPLEMENTED'
+    case 'internal':
+      return 'INTERNAL'
+    default:
+      return upstreamCode === 'PAYMENT_FAILED' && err.code === 'conflict' ? 'PAYMENT_FAILED' : 'OTHER'
+  }
+}
+
+function decodeInvoice(text: string): { paymentHash: string; amountMsat: number | undefined } {
+  let sections
+  try {
+    sections = decodeBolt11(text.trim()).sections
+  } catch {
+    throw new NwcError('OTHER', 'invoice is not a valid BOLT11 payment request')
+  }
+  const hash = sections.find(section => section.name === 'payment_hash')
+  const amount = sections.find(section => section.name === 'amount')
+  if (!hash || typeof hash.value !== 'string') throw new NwcError('OTHER', 'invoice has no payment hash')
+  const amountMsat = amount && 'value' in amount ? Number(amount.value) : undefined
+  if (amountMsat !== undefined && !Number.isSafeInteger(amountMsat)) throw new NwcError('OTHER', 'invoice amount is too large')
+  return { paymentHash: hash.value, amountMsat: amountMsat || undefined }
+}
+
+function missing(): never {
+  throw new NwcError('NOT_FOUND', 'no invoice or payment with this hash in this wallet')
+}
+
+function positiveInt(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new NwcError('OTHER', `${name} must be a positive integer`)
+  }
+  return value
+}
+
+function optionalString(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string') throw new NwcError('OTHER', `${name} must be a string`)
+  return value
+}
+
+function optionalCount<T>(value: unknown, name: string, wrap: (n: number) => T): T | Record<string, never> {
+  if (value === undefined || value === null) return {}
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new NwcError('OTHER', `${name} must be a non-negative integer`)
+  }
+  return wrap(value)
+}
+
+export type { NwcTransaction }
