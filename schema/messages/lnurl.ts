@@ -16,6 +16,7 @@ export const LnurlPayInfoResponse = message('LnurlPayInfoResponse', {
   metadata: text(), // JSON-encoded LUD-06 metadata string
   allowsNostr: bool(),
   nostrPubkey: text(), // hex pubkey of the app (zap receipt signer)
+  commentAllowed: optional(int()), // LUD-12: longest comment accepted by the callback (relaypay)
 })
 
 export const LnurlWithdrawInfoResponse = message('LnurlWithdrawInfoResponse', {
@@ -56,9 +57,40 @@ export const HandleLnurlPayRequest = message('HandleLnurlPayRequest', {
   amount: text(),
   nostr: optional(text()),
   lnurl: optional(text()),
+  comment: optional(text()), // LUD-12 (relaypay)
 })
 
 /** HandleLnurlAddress `/.well-known/lnurlp/:address_name`: the name part of the Lightning address. */
 export const HandleLnurlAddressRequest = message('HandleLnurlAddressRequest', {
   address_name: text(),
+})
+
+/** SetLightningAddress: claims `<name>@<domain>` for the caller's wallet (relaypay). */
+export const SetLightningAddressRequest = message('SetLightningAddressRequest', {
+  name: text(), // [a-z0-9._-]{1,64}, unique across the service
+})
+
+export const LightningAddress = message('LightningAddress', {
+  name: text(),
+  address: text(), // "<name>@<domain of [http] public_url>"
+})
+
+/** LUD-02 channelRequest (relaypay; upstream leaves LNURL-channel unimplemented). */
+export const LnurlChannelInfoResponse = message('LnurlChannelInfoResponse', {
+  tag: text(), // "channelRequest"
+  uri: text(), // node_pubkey@host:port the wallet connects to first
+  callback: text(),
+  k1: text(),
+})
+
+/** GetLnurlChannelInfo `?k1`. */
+export const GetLnurlChannelInfoRequest = message('GetLnurlChannelInfoRequest', {
+  k1: text(),
+})
+
+/** HandleLnurlChannel `?k1&remoteid&private`: the wallet's node id, connected as a peer, and "1" for private. */
+export const HandleLnurlChannelRequest = message('HandleLnurlChannelRequest', {
+  k1: text(),
+  remoteid: text(),
+  private: optional(text()),
 })

@@ -7,6 +7,7 @@ import { SetMockInvoiceAsPaidRequest } from '../messages/invoices.js'
 import {
   GetLnurlPayInfoRequest, GetLnurlWithdrawInfoRequest, HandleLnurlAddressRequest, HandleLnurlPayRequest,
   HandleLnurlPayResponse, HandleLnurlWithdrawRequest, LnurlPayInfoResponse, LnurlWithdrawInfoResponse,
+  GetLnurlChannelInfoRequest, HandleLnurlChannelRequest, LnurlChannelInfoResponse,
 } from '../messages/lnurl.js'
 import { EnrollAdminTokenRequest } from '../messages/linking.js'
 
@@ -50,9 +51,21 @@ export const guestOperations = [
   }),
   operation({
     name: 'HandleLnurlPay', area: 'guest', auth: 'guest', dialect: 'pub',
-    http: { method: 'GET', path: '/api/guest/lnurl_pay/handle', query: ['k1', 'amount', 'nostr', 'lnurl'], body: 'none' },
+    http: { method: 'GET', path: '/api/guest/lnurl_pay/handle', query: ['k1', 'amount', 'nostr', 'lnurl', 'comment'], body: 'none' },
     input: HandleLnurlPayRequest, output: HandleLnurlPayResponse,
     summary: "LUD-06 callback: an invoice for `amount` millisats to the pay key's owner; `nostr` carries a NIP-57 zap request.",
+  }),
+  operation({
+    name: 'GetLnurlChannelInfo', area: 'guest', auth: 'guest', dialect: 'pub',
+    http: { method: 'GET', path: '/api/guest/lnurl_channel/info', query: ['k1'], body: 'none' },
+    input: GetLnurlChannelInfoRequest, output: LnurlChannelInfoResponse,
+    summary: 'LUD-02 channelRequest for the channel key `k1`: the node URI to connect to and the callback. Relaypay addition.',
+  }),
+  operation({
+    name: 'HandleLnurlChannel', area: 'guest', auth: 'guest', dialect: 'pub',
+    http: { method: 'GET', path: '/api/guest/lnurl_channel/handle', query: ['k1', 'remoteid', 'private'], body: 'none' },
+    input: HandleLnurlChannelRequest, output: Empty,
+    summary: 'LUD-02 callback: the node opens a channel to `remoteid`, which must be connected as a peer. Relaypay addition.',
   }),
   operation({
     name: 'HandleLnurlAddress', area: 'guest', auth: 'guest', dialect: 'pub',

@@ -14,7 +14,7 @@ import {
 } from '../messages/invoices.js'
 import { GetUserOperationsRequest, GetUserOperationsResponse, LiveUserOperation } from '../messages/operations.js'
 import { TransactionSwapQuoteList, TransactionSwapRequest, TxSwapsList } from '../messages/swaps.js'
-import { LnurlLinkResponse } from '../messages/lnurl.js'
+import { LightningAddress, LnurlLinkResponse, SetLightningAddressRequest } from '../messages/lnurl.js'
 import {
   AddProductRequest, GetUserOfferInvoicesReq, NewProductInvoiceRequest, OfferConfig, OfferCreateRequest, OfferId,
   OfferInvoices, OfferUpdateRequest, Product, UserOffers,
@@ -123,6 +123,12 @@ export const userOperations = [
     http: { method: 'GET', path: '/api/user/lnurl_pay/link', body: 'none' },
     input: Empty, output: LnurlLinkResponse,
     summary: "The user's persistent LNURL-pay link.",
+  }),
+  operation({
+    name: 'SetLightningAddress', area: 'user', auth: 'user', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/user/lnurl/address' },
+    input: SetLightningAddressRequest, output: LightningAddress,
+    summary: 'Claims the Lightning address `<name>@<domain>` for the user (replacing an earlier one). Relaypay addition.',
   }),
   operation({
     name: 'GetLNURLChannelLink', area: 'user', auth: 'user', dialect: 'pub', nostr: true,

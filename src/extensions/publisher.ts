@@ -14,6 +14,8 @@ const maxRetryMs = 60_000
 const publishTimeoutMs = 5000
 
 export interface RunningPublisher extends NostrPublisher {
+  /** `relays` overrides the service relays for this one event (zap receipts go to the zap request's relays). */
+  publish(template: Parameters<NostrPublisher['publish']>[0], secretKey: Uint8Array, relays?: readonly string[]): string
   /** Resolves when every queued event was published or given up on (tests and a clean stop). */
   idle(): Promise<void>
   stop(): Promise<void>
@@ -23,12 +25,14 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
   const pool = new SimplePool()
   const pending = new Set<Promise<void>>()
   const timers = new Set<NodeJS.Timeout>()
+  // Every relay ever published to, so that stop() closes the per-event ones too.
+  const opened = new Set<string>(relays)
   let stopped = false
 
-  const attempt = async (event: ReturnType<typeof finalizeEvent>, tries: number): Promise<void> => {
+  const attempt = async (event: ReturnType<typeof finalizeEvent>, targets: readonly string[], tries: number): Promise<void> => {
     if (stopped) return
     const results = await Promise.allSettled(
-      pool.publish([...relays], event).map(p => withTimeout(p, publishTimeoutMs)),
+      pool.publish([...targets], event).map(p => withTimeout(p, publishTimeoutMs)),
     )
     if (results.some(r => r.status === 'fulfilled')) return
     if (tries + 1 >= maxAttempts) {
@@ -44,13 +48,15 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
       }, delay)
       timers.add(timer)
     })
-    return attempt(event, tries + 1)
+    return attempt(event, targets, tries + 1)
   }
 
   return {
-    publish(template, secretKey) {
+    publish(template, secretKey, eventRelays) {
       const event = finalizeEvent({ created_at: nowSeconds(), ...template }, secretKey)
-      const job = attempt(event, 0).catch(err => log.error({ err, eventId: event.id }, 'publishing failed'))
+      const targets = eventRelays ?? relays
+      for (const url of targets) opened.add(url)
+      const job = attempt(event, targets, 0).catch(err => log.error({ err, eventId: event.id }, 'publishing failed'))
       pending.add(job)
       job.finally(() => pending.delete(job))
       return event.id
@@ -61,7 +67,7 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
     async stop() {
       stopped = true
       for (const timer of timers) clearTimeout(timer)
-      pool.close([...relays])
+      pool.close([...opened])
     },
   }
 }

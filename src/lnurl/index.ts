@@ -1,0 +1,63 @@
+// The LNURL room's door (reference/pub-protocol.md §6): LNURL-pay and Lightning addresses, LNURL-withdraw, LNURL-channel, and
+// NIP-57 zap receipts. `createLnurl` builds the handlers and starts the receipt publisher; call it before the
+// wallet starts so that payments credited at start-up still get their receipts.
+import type { Logger } from 'pino'
+import type { Observable } from 'rxjs'
+import type { Db } from '../store/index.js'
+import type { Clock } from '../bus/context.js'
+import type { DomainEvent } from '../bus/events.js'
+import type { HandlerTable } from '../bus/handler.js'
+import type { LightningNode } from '../node/index.js'
+import type { AccountStore, Wallet } from '../wallet/index.js'
+import { lnurlKeysStore } from './keys-store.js'
+import { serviceUrl, type ServiceUrlConfig } from './service-url.js'
+import { payHandlers } from './pay.js'
+import { withdrawHandlers, type WithdrawFees } from './withdraw.js'
+import { channelHandlers } from './channel.js'
+import { publishZapReceipts, type ZapPublisher } from './zaps.js'
+
+export { lnurlDisabledMessage } from './service-url.js'
+export { encodeLnurl, decodeLnurl } from './lnurl-string.js'
+export { validateZapRequest, type ZapRequest } from './zaps.js'
+
+export interface LnurlDeps extends ServiceUrlConfig {
+  db: Db
+  node: LightningNode
+  accounts: Pick<AccountStore, 'userById' | 'appUserOf' | 'appUser' | 'appById'>
+  wallet: Pick<Wallet, 'createInvoiceFor' | 'payInvoiceFor' | 'invoiceByPaymentHash'>
+  defaultAppId: string
+  events$: Observable<DomainEvent>
+  /** Signs and queues Nostr events to the relays given (the zap request's). */
+  publisher: ZapPublisher
+  metaText: string
+  fees: WithdrawFees
+  random(bytes: number): Uint8Array
+  clock: Clock
+  log: Logger
+}
+
+export function createLnurl(deps: LnurlDeps): { handlers: HandlerTable; stop(): void } {
+  const keys = lnurlKeysStore(deps.db, deps.random, () => deps.clock.now())
+  const url = serviceUrl(deps)
+  const { accounts, wallet, node } = deps
+  const receipts = publishZapReceipts({
+    events$: deps.events$,
+    keys,
+    invoice: paymentHash => wallet.invoiceByPaymentHash(paymentHash),
+    signingKey: invoice => {
+      const appId = invoice.appId ?? accounts.appUserOf(invoice.walletId)?.app_id ?? deps.defaultAppId
+      return accounts.appById(appId)?.nostr_private_key
+    },
+    preimage: async paymentHash => (await node.lookupInvoice(paymentHash))?.preimage ?? null,
+    publisher: deps.publisher,
+    log: deps.log,
+  })
+  return {
+    handlers: {
+      ...payHandlers({ keys, url, accounts, wallet, node, metaText: deps.metaText, defaultAppId: deps.defaultAppId }),
+      ...withdrawHandlers({ keys, url, accounts, wallet, node, fees: deps.fees, metaText: deps.metaText }),
+      ...channelHandlers({ keys, url, node }),
+    },
+    stop: () => receipts.unsubscribe(),
+  }
+}
