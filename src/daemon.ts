@@ -9,7 +9,11 @@ import { ensureSecret, type Config } from './config/index.js'
 import { openStore, ensureDataDir } from './store/index.js'
 import { createEventBus } from './bus/events.js'
 import { createRegistry } from './bus/registry.js'
-import { createDispatcher, type Dispatcher } from './bus/dispatcher.js'
+import { createDispatcher, type CallOutcome, type Dispatcher } from './bus/dispatcher.js'
+import { createMetrics } from './metrics/index.js'
+import { hostPaymentHandlers } from './host-api/index.js'
+import { startPaidCallbacks } from './callbacks/index.js'
+import { Subject } from 'rxjs'
 import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { auditLedger, createWallet } from './wallet/index.js'
@@ -25,6 +29,9 @@ import { startRelay, type RunningRelay } from './relay/index.js'
 import { nostrAccounts } from './wallet/index.js'
 import { createLinking } from './linking/index.js'
 import { liveStreamHandlers, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
+import { createNwc } from './nwc/index.js'
+import { createLnurl } from './lnurl/index.js'
+import { createPublisher } from './extensions/publisher.js'
 
 export interface Daemon {
   url: string
@@ -130,6 +137,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     allowBalanceMigration: config.apps.allow_balance_migration,
     extensions: extensionIds,
     defaultAppName: config.apps.default_app_name,
+    allowLoopbackCallbacks: config.callbacks.allow_loopback,
     node,
     emit: event => events.emit(event),
     log: log.child({ room: 'wallet' }),
@@ -178,6 +186,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(wallet.handlers, 'wallet')
+  const nwc = createNwc({ db: store.db, wallet, node, relays: relayUrls, clock, random: bytes => randomBytes(bytes), log: log.child({ room: 'nwc' }) })
+  registry.register(nwc.handlers, 'nwc')
   const nostrUsers = nostrAccounts({ db: store.db, accounts: wallet.accounts, random: bytes => randomBytes(bytes) })
   const linking = createLinking({
     db: store.db,
@@ -198,6 +208,26 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   registry.register(liveStreamHandlers(), 'nostr')
   registry.register(modelHandlers(models, recordings), 'models')
   registry.register(nodeHandlers({ node, usersBalanceMsat: () => wallet.accounts.usersBalanceMsat() }), 'node')
+  // LNURL and zaps; built before the wallet starts so payments credited at start-up still get zap receipts.
+  const zapPublisher = createPublisher(relayUrls, log.child({ room: 'lnurl' }), () => Math.floor(clock.now() / 1000))
+  const lnurl = createLnurl({
+    db: store.db,
+    node,
+    accounts: wallet.accounts,
+    wallet,
+    defaultAppId: defaultApp.id,
+    events$: events.events$,
+    publisher: zapPublisher,
+    publicUrl: config.http.public_url,
+    allowLoopback: config.lnurl.allow_loopback,
+    listenUrl: () => http.url,
+    metaText: config.lnurl.meta_text,
+    fees: { serviceFeeBps: config.fees.service_fee_bps, serviceFeeFloorSats: config.fees.service_fee_floor_sats },
+    random: bytes => randomBytes(bytes),
+    clock,
+    log: log.child({ room: 'lnurl' }),
+  })
+  registry.register(lnurl.handlers, 'lnurl')
   const rates = createRates({
     db: store.db,
     // Only the providers the operator named: no public API is contacted by default.
@@ -227,12 +257,33 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     },
     paidInvoicesTagged: tag => wallet.paidInvoicesTagged(tag),
   })
+  for (const { id, running } of extensions.started) registry.register(running.handlers, `extension ${id}`)
+  // The dispatcher is built once the registry is sealed; metrics take its outcomes through this bridge.
+  const outcomes = new Subject<CallOutcome>()
+  const metrics = createMetrics({
+    dataDir,
+    outcomes$: outcomes,
+    events$: events.events$,
+    node,
+    db: store.db,
+    clock,
+    log: log.child({ room: 'metrics' }),
+    config: config.metrics,
+  })
+  registry.register(metrics.handlers, 'metrics')
+  registry.register(hostPaymentHandlers({ wallet, rates }), 'host API')
+  const paidCallbacks = startPaidCallbacks({
+    events$: events.events$,
+    invoice: hash => wallet.invoiceByPaymentHash(hash),
+    savedCallbackUrl: walletId => wallet.accounts.appUserOf(walletId)?.callback_url,
+    guard: { allowLoopback: config.callbacks.allow_loopback },
+    log: log.child({ room: 'callbacks' }),
+  })
   // After every listener of the event stream is subscribed: catch-up credits announce themselves to them.
   await wallet.start()
-  for (const { id, running } of extensions.started) registry.register(running.handlers, `extension ${id}`)
   const notImplemented = registry.seal()
   log.info(
-    { implemented: catalogue.length - notImplemented.length, notImplemented: notImplemented.length },
+    { implemented: catalogue.length - notImplemented.length, notImplemented: notImplemented.length, missing: notImplemented },
     `${notImplemented.length} of ${catalogue.length} operations are not implemented yet`,
   )
 
@@ -245,6 +296,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     adminOnlyExtensions: config.extensions.admin_only,
   })
   const dispatcher = createDispatcher({ registry, authenticate, log, clock })
+  dispatcher.outcomes$.subscribe(outcomes)
 
   const http = await startHttpServer({
     host: config.http.host,
@@ -279,6 +331,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     throw err
   }
   linking.openEnrollment(nostr.nprofile)
+  await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds })
   fs.writeFileSync(path.join(dataDir, daemonInfoFile), JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n', {
     mode: 0o600,
   })
@@ -296,13 +349,18 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       (stopping ??= (async () => {
         log.info('stopping')
         await nostr.stop() // no new relay requests; the ones taken are answered before the relays close
+        await nwc.stop()
         // Stop accepting first; model downloads may run for minutes, so they are aborted rather than awaited.
         const httpClosed = http.close()
         await models.close()
         await recordings.close() // running transcriptions are stopped, not awaited, like downloads
         await httpClosed
         await dispatcher.drain()
+        await metrics.stop()
+        paidCallbacks.unsubscribe()
         wallet.stop()
+        lnurl.stop()
+        await zapPublisher.stop()
         await extensions.stop()
         events.complete()
         await relay?.close()

@@ -1,14 +1,51 @@
-// The wallet room: accounts, apps, app users and wallets. Its factory receives every dependency once.
+// The wallet room: accounts, apps, app users and wallets, and the money that moves between them — invoices,
+// settlement, payments, transfers, bans and test-mode balances. Its factory receives every dependency once; the
+// door below is all other rooms may call.
+import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { TokenSigner } from '../auth/index.js'
+import type { DomainEvent } from '../bus/events.js'
 import type { HandlerTable } from '../bus/handler.js'
+import type { LightningNode, Timers } from '../node/index.js'
 import { accountStore, type Random } from './accounts.js'
 import { appHandlers } from './handlers/apps.js'
 import { walletHandlers } from './handlers/wallets.js'
 import { checkFeeSpread, type FeePolicy } from './fees.js'
+import { createLedger } from './ledger.js'
+import { feeCollectors } from './fee-collectors.js'
+import { invoiceStore } from './invoices/store.js'
+import { invoiceIssuer } from './invoices/issue.js'
+import { invoiceHandlers } from './invoices/handlers.js'
+import { productHandlers } from './products.js'
+import { settlement } from './settlement.js'
+import { paymentStore } from './payments/store.js'
+import { outgoingGate } from './payments/outgoing-gate.js'
+import { paymentResolution } from './payments/resolution.js'
+import { invoicePayer } from './payments/pay-invoice.js'
+import { paymentHandlers } from './payments/handlers.js'
+import { transferDesk, transferHandlers } from './transfers.js'
+import { addressHandlers } from './addresses.js'
+import { banHandlers } from './bans.js'
+import { mockBalanceHandlers } from './mock-balances.js'
+import { walletMoneyViews } from './money-views.js'
+import { groupCommit } from './group-commit.js'
+import { userInfoHandlers } from './handlers/user-info.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export type { FeePolicy } from './fees.js'
+export type { CreatedInvoice, InvoiceForWallet, WalletInvoice, WalletPayment, WalletPaidInvoice } from './money-views.js'
+export { auditLedger, type AuditReport } from './audit.js'
+export { nostrAccounts, type NostrAccounts, type NostrUser } from './nostr-accounts.js'
+
+/** Why the node cannot serve right now, or undefined (upstream's UserHealth and Health wording). */
+async function nodeDowntimeReason(node: LightningNode): Promise<string | undefined> {
+  try {
+    const info = await node.getInfo()
+    return info.syncedToChain && info.syncedToGraph ? undefined : 'not synced'
+  } catch (err) {
+    return err instanceof Error ? err.message : 'not ready'
+  }
+}
 
 export interface WalletDeps {
   db: Db
@@ -21,17 +58,91 @@ export interface WalletDeps {
   allowBalanceMigration: boolean
   extensions: readonly string[]
   defaultAppName: string
+  node: LightningNode
+  /** Domain events, emitted after the transaction that caused them commits. */
+  emit(event: DomainEvent): void
+  log: Logger
+  /** Paid-invoice callbacks and UpdateCallbackUrl may name loopback addresses (tests). */
+  allowLoopbackCallbacks?: boolean
+  /** For re-asking the node about in-flight payments; real timers by default. */
+  timers?: Timers
+}
+
+const realTimers: Timers = {
+  after(ms, fn) {
+    const timer = setTimeout(fn, ms)
+    return () => clearTimeout(timer)
+  },
 }
 
 export function createWallet(deps: WalletDeps) {
   checkFeeSpread(deps.fees)
+  const { db, node, emit, log, now } = deps
   const accounts = accountStore(deps)
   const defaultApp = accounts.ensureDefaultApp(deps.defaultAppName)
+  const ledger = createLedger(db)
+  const collectors = feeCollectors(db, defaultApp.owner_user_id)
+  const gate = outgoingGate()
+  const commits = groupCommit(db)
+  const invoices = invoiceStore(db)
+  const issue = invoiceIssuer({ node, accounts, invoices, now })
+  const settled = settlement({ db, node, ledger, invoices, emit, log })
+  const payments = paymentStore(db, ledger, invoices)
+  const resolution = paymentResolution({ store: payments, node, emit, timers: deps.timers ?? realTimers, now, log })
+  const payer = invoicePayer({
+    node, accounts, invoices, payments, commits, resolution, collectors, gate, fees: deps.fees, emit, now, log,
+  })
+  const transfers = transferDesk({ db, ledger, collectors, fees: deps.fees, gate, commits, emit, now })
+
   const handlers: HandlerTable = {
     ...appHandlers({ ...deps, accounts }),
     ...walletHandlers({ accounts, extensions: deps.extensions }),
+    ...invoiceHandlers({ accounts, issue }),
+    ...productHandlers({ db, random: deps.random, now, issue, relayUrl: deps.relayUrl }),
+    ...paymentHandlers({ accounts, invoices, payer, payments, node }),
+    ...transferHandlers(accounts, transfers),
+    ...addressHandlers({ db, node, transfers, random: deps.random, now }),
+    ...banHandlers({ db, ledger, now }),
+    ...mockBalanceHandlers({ db, ledger, accounts, node, now }),
+    ...userInfoHandlers({
+      db,
+      accounts,
+      fees: deps.fees,
+      relayUrl: deps.relayUrl,
+      bridgeUrl: deps.bridgeUrl,
+      allowLoopbackCallbacks: deps.allowLoopbackCallbacks ?? false,
+      nodeDowntimeReason: () => nodeDowntimeReason(node),
+    }),
   }
-  return { accounts, defaultApp, handlers, directory: accounts.directory() }
+
+  let settlementStream: { unsubscribe(): void } | undefined
+
+  return {
+    accounts,
+    defaultApp,
+    handlers,
+    directory: accounts.directory(),
+    ...walletMoneyViews({ issue, payer, invoices, payments }),
+    /** Refuses every outgoing payment and transfer from now on (the start-up audit failed). */
+    lockOutgoing: (reason: string) => gate.close(reason),
+    /**
+     * Credits what the node settled while the daemon was down, follows its settlements from now on, and resolves
+     * payments a stop or crash left pending. Call once every listener of the event stream is subscribed.
+     */
+    async start(): Promise<void> {
+      settlementStream = await settled.start()
+      const reconciled = await resolution.reconcilePending()
+      if (reconciled.settled + reconciled.refunded + reconciled.inFlight > 0) {
+        log.info(reconciled, 'resolved payments left pending by the last stop')
+      }
+    },
+    /** Stops following the node; in-flight payments stay pending until the next start. */
+    stop(): void {
+      settlementStream?.unsubscribe()
+      resolution.stop()
+      commits.flush()
+    },
+  }
 }
 
 export type Wallet = ReturnType<typeof createWallet>

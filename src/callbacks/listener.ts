@@ -1,0 +1,56 @@
+// Sends the paid-invoice callback for every credited invoice that has a callback URL: the one given when the
+// invoice was made, else the wallet's saved callback_url (UpdateCallbackUrl). Fire-and-forget: failures are
+// logged and never touch the credit, which committed before the event was emitted.
+import { mergeMap, type Observable, type Subscription } from 'rxjs'
+import type { Logger } from 'pino'
+import { ofType, type DomainEvent } from '../bus/events.js'
+import { sendPaidCallback } from './paid-callback.js'
+import type { GuardOptions } from './outbound-guard.js'
+
+export interface PaidCallbackDeps {
+  events$: Observable<DomainEvent>
+  invoice(paymentHash: string):
+    | { paymentRequest: string; callback: { url: string; token: string | null; rejectUnauthorized: boolean }; payerData: unknown }
+    | undefined
+  savedCallbackUrl(walletId: string): string | undefined
+  guard: GuardOptions
+  log: Logger
+}
+
+/** At most this many callbacks in flight; more wait, so a slow integrator cannot pile up sockets. */
+const concurrentCallbacks = 16
+
+export function startPaidCallbacks(deps: PaidCallbackDeps): Subscription {
+  return deps.events$
+    .pipe(
+      ofType('invoice.paid'),
+      mergeMap(async event => {
+        try {
+          const invoice = deps.invoice(event.paymentHash)
+          if (!invoice) return
+          const url = invoice.callback.url || deps.savedCallbackUrl(event.walletId) || ''
+          if (!url) return
+          const payerData =
+            invoice.payerData && typeof invoice.payerData === 'object'
+              ? Object.fromEntries(Object.entries(invoice.payerData).filter(([, v]) => typeof v === 'string')) as Record<string, string>
+              : undefined
+          const outcome = await sendPaidCallback(
+            {
+              urlTemplate: url,
+              amountSats: Math.floor(event.amountMsat / 1000),
+              invoice: invoice.paymentRequest,
+              ...(payerData ? { payerData } : {}),
+              ...(invoice.callback.token ? { bearerToken: invoice.callback.token } : {}),
+              rejectUnauthorized: invoice.callback.rejectUnauthorized,
+            },
+            deps.guard,
+          )
+          if (outcome.error) deps.log.warn({ paymentHash: event.paymentHash, error: outcome.error }, 'paid-invoice callback failed')
+          else deps.log.debug({ paymentHash: event.paymentHash, status: outcome.status }, 'paid-invoice callback sent')
+        } catch (err) {
+          deps.log.error({ err, paymentHash: event.paymentHash }, 'paid-invoice callback failed unexpectedly')
+        }
+      }, concurrentCallbacks),
+    )
+    .subscribe()
+}

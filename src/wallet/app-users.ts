@@ -1,0 +1,27 @@
+// App users as an application addresses them: by identifier, inside its own app.
+import { OperationError } from '../bus/errors.js'
+import type { AccountStore, AppUserRow } from './accounts.js'
+
+/** The app user `identifier` of app `appId`; not_found when it does not exist or belongs to another app. */
+export function appUserOf(accounts: AccountStore, appId: string, identifier: string): AppUserRow {
+  const appUser = accounts.appUser(identifier)
+  if (!appUser || appUser.app_id !== appId) throw new OperationError('not_found', 'user not found')
+  return appUser
+}
+
+/**
+ * The app user `identifier` of app `appId`, created when missing (upstream get-or-create for payers and transfer
+ * receivers). Identifiers are global, so one taken by another app is a conflict.
+ */
+export function appUserOrCreate(accounts: AccountStore, appId: string, identifier: string): AppUserRow {
+  const name = identifier.trim()
+  if (name.length === 0 || name.length > 256) {
+    throw new OperationError('invalid_input', 'identifier must be 1 to 256 characters')
+  }
+  const existing = accounts.appUser(name)
+  if (existing) {
+    if (existing.app_id !== appId) throw new OperationError('conflict', 'identifier is taken by another app')
+    return existing
+  }
+  return accounts.createAppUser(appId, name)
+}

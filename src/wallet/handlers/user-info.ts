@@ -1,0 +1,44 @@
+// A user's view of their account: GetUserInfo, UserHealth, UpdateCallbackUrl (reference/pub-protocol.md §1.3).
+import type { HandlerTable } from '../../bus/handler.js'
+import { OperationError } from '../../bus/errors.js'
+import type { Db } from '../../store/index.js'
+import { checkOutboundUrl } from '../../callbacks/index.js'
+import { describeUser, type UserInfoDeps } from '../user-info.js'
+
+export interface UserInfoHandlerDeps extends UserInfoDeps {
+  db: Db
+  /** Undefined when the node serves; otherwise the reason (UserHealth reports it instead of failing). */
+  nodeDowntimeReason(): Promise<string | undefined>
+  allowLoopbackCallbacks: boolean
+}
+
+/** Upstream stores at most this much of a callback URL template. */
+const maxCallbackUrlLength = 2048
+
+export function userInfoHandlers(deps: UserInfoHandlerDeps): HandlerTable {
+  const setCallbackUrl = deps.db.prepare('UPDATE app_users SET callback_url = ? WHERE identifier = ?')
+  const appUserOf = (identifier: string) => {
+    const appUser = deps.accounts.appUser(identifier)
+    const user = appUser && deps.accounts.userById(appUser.user_id)
+    if (!appUser || !user) throw new OperationError('not_found', 'user not found')
+    return { appUser, user }
+  }
+
+  return {
+    GetUserInfo: async (_input, ctx) => {
+      const { appUser, user } = appUserOf(ctx.caller.appUserId)
+      return describeUser(user, appUser, deps)
+    },
+    // Never an ERROR envelope: the node's trouble is the answer (upstream).
+    UserHealth: async () => ({ downtime_reason: (await deps.nodeDowntimeReason()) ?? '' }),
+    UpdateCallbackUrl: async (input, ctx) => {
+      const url = input.url.trim()
+      if (url.length > maxCallbackUrlLength) throw new OperationError('invalid_input', `url: at most ${maxCallbackUrlLength} characters`)
+      // The URL may be an RFC 6570 template: check it with its variables filled in.
+      if (url !== '') checkOutboundUrl(url.replace(/\{[^}]*\}/g, 'x'), { allowLoopback: deps.allowLoopbackCallbacks })
+      const { appUser } = appUserOf(ctx.caller.appUserId)
+      setCallbackUrl.run(url, appUser.identifier)
+      return { url }
+    },
+  }
+}

@@ -1,0 +1,112 @@
+// Issuing an invoice for a wallet: the checks every receiving path shares, the node's invoice, and the row that
+// remembers who is credited and what the callbacks, zaps, offers and extensions need once it is paid.
+import { OperationError } from '../../bus/errors.js'
+import type { LightningNode } from '../../node/index.js'
+import type { AccountStore } from '../accounts.js'
+import type { InvoiceRow, InvoiceStore } from './store.js'
+
+/** Upstream caps longer expiries instead of refusing them, and uses the cap as the default. */
+export const maxExpirySeconds = 3600
+/** `extra` is for small references (an order id, a payroll run); wallet-host.md bounds it at 4 KiB. */
+export const maxExtraBytes = 4096
+const maxCallbackUrlLength = 2048
+
+export interface InvoiceRequest {
+  /** The wallet credited when the invoice is paid. */
+  userId: string
+  appId?: string | null
+  amountMsat: number
+  memo: string
+  expirySeconds?: number
+  descriptionHash?: string
+  blind?: boolean
+  payerUserId?: string
+  productId?: string
+  offerId?: string
+  callbackUrl?: string
+  callbackToken?: string
+  callbackRejectUnauthorized?: boolean
+  payerData?: unknown
+  zapRequest?: string
+  extra?: Record<string, unknown>
+}
+
+export interface InvoiceIssuerDeps {
+  node: LightningNode
+  accounts: AccountStore
+  invoices: InvoiceStore
+  now(): number
+}
+
+export type IssueInvoice = (request: InvoiceRequest) => Promise<InvoiceRow>
+
+export function invoiceIssuer({ node, accounts, invoices, now }: InvoiceIssuerDeps): IssueInvoice {
+  return async request => {
+    const user = accounts.userById(request.userId)
+    if (!user) throw new OperationError('not_found', 'wallet not found')
+    if (user.locked) throw new OperationError('forbidden', 'user is locked')
+    if (!Number.isSafeInteger(request.amountMsat) || request.amountMsat <= 0) {
+      throw new OperationError('invalid_input', 'amount must be greater than 0')
+    }
+    const expirySeconds = cappedExpiry(request.expirySeconds)
+    const extra = request.extra === undefined ? null : extraJson(request.extra)
+    const callbackUrl = callbackUrlOf(request.callbackUrl)
+
+    const created = await node.createInvoice({
+      amountMsat: request.amountMsat,
+      ...(request.descriptionHash !== undefined ? { descriptionHash: request.descriptionHash } : { description: request.memo }),
+      expirySeconds,
+      blinded: request.blind ?? false,
+    })
+    return invoices.insert({
+      paymentHash: created.paymentHash,
+      paymentRequest: created.paymentRequest,
+      userId: user.id,
+      appId: request.appId ?? null,
+      amountMsat: request.amountMsat,
+      memo: request.memo,
+      descriptionHash: created.descriptionHash ?? null,
+      createdAt: now(),
+      expiresAt: created.expiresAt,
+      payerUserId: request.payerUserId ?? null,
+      productId: request.productId ?? null,
+      offerId: request.offerId ?? null,
+      callbackUrl,
+      callbackToken: request.callbackToken ?? null,
+      callbackRejectUnauthorized: request.callbackRejectUnauthorized ?? true,
+      payerData: request.payerData === undefined ? null : JSON.stringify(request.payerData),
+      zapRequest: request.zapRequest ?? null,
+      blind: request.blind ?? false,
+      extra,
+    })
+  }
+}
+
+function cappedExpiry(seconds: number | undefined): number {
+  if (seconds === undefined) return maxExpirySeconds
+  if (!Number.isSafeInteger(seconds) || seconds <= 0) {
+    throw new OperationError('invalid_input', 'expiry must be a positive number of seconds')
+  }
+  return Math.min(seconds, maxExpirySeconds)
+}
+
+function extraJson(extra: Record<string, unknown>): string {
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+    throw new OperationError('invalid_input', 'extra must be a JSON object')
+  }
+  const json = JSON.stringify(extra)
+  if (Buffer.byteLength(json, 'utf8') > maxExtraBytes) {
+    throw new OperationError('invalid_input', `extra is too large: at most ${maxExtraBytes} bytes of JSON`)
+  }
+  return json
+}
+
+/** Stored for the callbacks issue, which checks the target when it calls; here only the shape is checked. */
+function callbackUrlOf(url: string | undefined): string {
+  const value = (url ?? '').trim()
+  if (value === '') return ''
+  if (value.length > maxCallbackUrlLength || !/^https?:\/\//i.test(value)) {
+    throw new OperationError('invalid_input', 'http_callback_url must be empty or an http(s) URL')
+  }
+  return value
+}

@@ -1,0 +1,109 @@
+// Invoice rows: what each invoice a wallet receives on carries for crediting, callbacks, zaps and extensions,
+// and the paid mark that, with the ledger's `invoice_credit`, makes sure an invoice is credited at most once.
+import type { Db } from '../../store/index.js'
+
+export interface InvoiceRow {
+  serial: number
+  payment_hash: string
+  payment_request: string
+  user_id: string
+  app_id: string | null
+  amount_msat: number
+  memo: string
+  description_hash: string | null
+  created_at: number
+  expires_at: number
+  paid_at: number | null
+  paid_msat: number | null
+  paid_internally: number | null
+  settle_index: number | null
+  payer_user_id: string | null
+  product_id: string | null
+  offer_id: string | null
+  callback_url: string
+  callback_token: string | null
+  callback_reject_unauthorized: number
+  payer_data: string | null
+  zap_request: string | null
+  blind: number
+  extra: string | null
+}
+
+export interface NewInvoiceRow {
+  paymentHash: string
+  paymentRequest: string
+  userId: string
+  appId: string | null
+  amountMsat: number
+  memo: string
+  descriptionHash: string | null
+  createdAt: number
+  expiresAt: number
+  payerUserId: string | null
+  productId: string | null
+  offerId: string | null
+  callbackUrl: string
+  callbackToken: string | null
+  callbackRejectUnauthorized: boolean
+  payerData: string | null
+  zapRequest: string | null
+  blind: boolean
+  extra: string | null
+}
+
+export interface PaidMark {
+  paymentHash: string
+  paidMsat: number
+  paidAt: number
+  internal: boolean
+  settleIndex: number | null
+}
+
+/** BOLT11 is case-insensitive; invoices are stored and looked up in lower case. */
+export const normalizedRequest = (paymentRequest: string) => paymentRequest.trim().toLowerCase()
+
+export function invoiceStore(db: Db) {
+  const insert = db.prepare(`INSERT INTO invoices
+      (payment_hash, payment_request, user_id, app_id, amount_msat, memo, description_hash, created_at, expires_at,
+       payer_user_id, product_id, offer_id, callback_url, callback_token, callback_reject_unauthorized, payer_data,
+       zap_request, blind, extra)
+      VALUES (@paymentHash, @paymentRequest, @userId, @appId, @amountMsat, @memo, @descriptionHash, @createdAt,
+              @expiresAt, @payerUserId, @productId, @offerId, @callbackUrl, @callbackToken,
+              @callbackRejectUnauthorized, @payerData, @zapRequest, @blind, @extra)`)
+  const byRequest = db.prepare('SELECT * FROM invoices WHERE payment_request = ?')
+  const byHash = db.prepare('SELECT * FROM invoices WHERE payment_hash = ?')
+  const markPaid = db.prepare(`UPDATE invoices
+      SET paid_at = @paidAt, paid_msat = @paidMsat, paid_internally = @internal, settle_index = @settleIndex
+      WHERE payment_hash = @paymentHash AND paid_at IS NULL`)
+  const paidTagged = db.prepare(`SELECT * FROM invoices
+      WHERE extra IS NOT NULL AND json_extract(extra, '$.tag') = ? AND paid_at IS NOT NULL ORDER BY paid_at, serial`)
+
+  return {
+    insert(row: NewInvoiceRow): InvoiceRow {
+      insert.run({
+        ...row,
+        paymentRequest: normalizedRequest(row.paymentRequest),
+        callbackRejectUnauthorized: row.callbackRejectUnauthorized ? 1 : 0,
+        blind: row.blind ? 1 : 0,
+      })
+      return byHash.get(row.paymentHash) as InvoiceRow
+    },
+    byRequest: (paymentRequest: string) => byRequest.get(normalizedRequest(paymentRequest)) as InvoiceRow | undefined,
+    byHash: (paymentHash: string) => byHash.get(paymentHash.toLowerCase()) as InvoiceRow | undefined,
+    /**
+     * Marks an unpaid invoice paid; false when it was paid already (a redelivered settlement, or a race between an
+     * internal payment and one over Lightning). Run it in the transaction that posts the credit.
+     */
+    markPaid(mark: PaidMark): boolean {
+      return markPaid.run({ ...mark, internal: mark.internal ? 1 : 0 }).changes === 1
+    },
+    paidTagged: (tag: string) => paidTagged.all(tag) as InvoiceRow[],
+  }
+}
+
+export type InvoiceStore = ReturnType<typeof invoiceStore>
+
+/** The invoice's `extra` as an object, or null. */
+export function extraOf(row: InvoiceRow): Record<string, unknown> | null {
+  return row.extra === null ? null : (JSON.parse(row.extra) as Record<string, unknown>)
+}

@@ -1,0 +1,185 @@
+// What other rooms (the host API, extensions, LNURL, callbacks) may ask of the wallet's money: issue an invoice
+// for a wallet, pay one from a wallet, and read invoices and payments by payment hash. Plain values, never rows.
+import type { InvoicePayer } from './payments/pay-invoice.js'
+import type { PaymentRow, PaymentStore } from './payments/store.js'
+import type { IssueInvoice } from './invoices/issue.js'
+import { extraOf, type InvoiceRow, type InvoiceStore } from './invoices/store.js'
+
+export interface InvoiceForWallet {
+  amountMsat: number
+  memo: string
+  /** Capped at 3600 (the default). */
+  expirySeconds?: number
+  /** JSON object ≤ 4 KiB, returned with the invoice.paid event (`tag` names an extension). */
+  extra?: Record<string, unknown>
+  /** 32-byte hex committed to instead of the memo (LUD-06 metadata, NIP-57 zap requests). */
+  descriptionHash?: string
+  /** A kind-9734 zap request, kept for the zap receipt. */
+  zapRequest?: string
+  /** The application the invoice is issued through, if any. */
+  appId?: string
+}
+
+export interface CreatedInvoice {
+  paymentHash: string
+  paymentRequest: string
+  amountMsat: number
+  expiresAt: number
+}
+
+export interface WalletInvoice {
+  walletId: string
+  appId: string | null
+  paymentHash: string
+  paymentRequest: string
+  amountMsat: number
+  memo: string
+  descriptionHash: string | null
+  createdAt: number
+  expiresAt: number
+  paid: boolean
+  paidAt: number | null
+  paidMsat: number | null
+  /** Paid from another wallet of this service (true) or over Lightning (false); null while unpaid. */
+  internal: boolean | null
+  payerWalletId: string | null
+  productId: string | null
+  offerId: string | null
+  callback: { url: string; token: string | null; rejectUnauthorized: boolean }
+  payerData: unknown
+  zapRequest: string | null
+  extra: Record<string, unknown> | null
+}
+
+export interface WalletPayment {
+  walletId: string
+  operationSerial: number
+  paymentHash: string
+  paymentRequest: string
+  amountMsat: number
+  serviceFeeMsat: number
+  routingFeeMsat: number | null
+  status: 'pending' | 'succeeded' | 'failed'
+  /** Hex; empty for an internal payment (as upstream), null until known. */
+  preimage: string | null
+  failureReason: string | null
+  internal: boolean
+  createdAt: number
+  resolvedAt: number | null
+}
+
+/** A paid invoice as extension listeners receive it. */
+export interface WalletPaidInvoice {
+  walletId: string
+  paymentHash: string
+  amountMsat: number
+  extra: Record<string, unknown>
+  paidAt: number
+  internal: boolean
+}
+
+export interface MoneyViewDeps {
+  issue: IssueInvoice
+  payer: InvoicePayer
+  invoices: InvoiceStore
+  payments: PaymentStore
+}
+
+export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyViewDeps) {
+  return {
+    /** Issues an invoice credited to `walletId` when paid (host API, extensions, LNURL). */
+    async createInvoiceFor(walletId: string, request: InvoiceForWallet): Promise<CreatedInvoice> {
+      const row = await issue({
+        userId: walletId,
+        amountMsat: request.amountMsat,
+        memo: request.memo,
+        ...(request.appId !== undefined ? { appId: request.appId } : {}),
+        ...(request.expirySeconds !== undefined ? { expirySeconds: request.expirySeconds } : {}),
+        ...(request.extra !== undefined ? { extra: request.extra } : {}),
+        ...(request.descriptionHash !== undefined ? { descriptionHash: request.descriptionHash } : {}),
+        ...(request.zapRequest !== undefined ? { zapRequest: request.zapRequest } : {}),
+      })
+      return {
+        paymentHash: row.payment_hash,
+        paymentRequest: row.payment_request,
+        amountMsat: row.amount_msat,
+        expiresAt: row.expires_at,
+      }
+    },
+
+    /**
+     * Pays an invoice that carries an amount from `walletId`, with the same fees, checks and ledger as PayInvoice.
+     * Throws OperationError on refusal; an external payment whose outcome is not known yet also throws
+     * (`upstream_failed`) and stays pending until the node knows.
+     */
+    async payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment & { feeMsat: number }> {
+      const { payment } = await payer.pay(walletId, { invoice: paymentRequest, amountSats: 0 })
+      return { ...paymentView(payment), feeMsat: payment.service_fee_msat }
+    },
+
+    invoiceByPaymentHash(paymentHash: string): WalletInvoice | undefined {
+      const row = invoices.byHash(paymentHash)
+      return row && invoiceView(row)
+    },
+
+    paymentByHash(paymentHash: string): WalletPayment | undefined {
+      const row = payments.byHash(paymentHash)
+      return row && paymentView(row)
+    },
+
+    /** Every paid invoice whose `extra.tag` is `tag`, oldest first (re-delivery to extensions at start). */
+    paidInvoicesTagged(tag: string): WalletPaidInvoice[] {
+      return invoices.paidTagged(tag).map(row => ({
+        walletId: row.user_id,
+        paymentHash: row.payment_hash,
+        amountMsat: row.paid_msat!,
+        extra: extraOf(row)!,
+        paidAt: row.paid_at!,
+        internal: row.paid_internally === 1,
+      }))
+    },
+  }
+}
+
+function invoiceView(row: InvoiceRow): WalletInvoice {
+  return {
+    walletId: row.user_id,
+    appId: row.app_id,
+    paymentHash: row.payment_hash,
+    paymentRequest: row.payment_request,
+    amountMsat: row.amount_msat,
+    memo: row.memo,
+    descriptionHash: row.description_hash,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    paid: row.paid_at !== null,
+    paidAt: row.paid_at,
+    paidMsat: row.paid_msat,
+    internal: row.paid_internally === null ? null : row.paid_internally === 1,
+    payerWalletId: row.payer_user_id,
+    productId: row.product_id,
+    offerId: row.offer_id,
+    callback: { url: row.callback_url, token: row.callback_token, rejectUnauthorized: row.callback_reject_unauthorized === 1 },
+    payerData: row.payer_data === null ? null : JSON.parse(row.payer_data),
+    zapRequest: row.zap_request,
+    extra: extraOf(row),
+  }
+}
+
+function paymentView(row: PaymentRow): WalletPayment {
+  return {
+    walletId: row.user_id,
+    operationSerial: row.serial,
+    paymentHash: row.payment_hash,
+    paymentRequest: row.payment_request,
+    amountMsat: row.amount_msat,
+    serviceFeeMsat: row.service_fee_msat,
+    routingFeeMsat: row.routing_fee_msat,
+    status: row.status,
+    preimage: row.preimage,
+    failureReason: row.failure_reason,
+    internal: row.internal === 1,
+    createdAt: row.created_at,
+    resolvedAt: row.resolved_at,
+  }
+}

@@ -1,0 +1,30 @@
+// Amounts entering the wallet from the wire: whole sats there, integer msat inside. Every conversion refuses what
+// would not stay exact (JS numbers are exact up to 2^53 msat).
+import { OperationError } from '../bus/errors.js'
+
+export const msatPerSat = 1000
+
+/** `sats` from a request as msat; refuses zero, negative, fractional and unsafe amounts. */
+export function positiveSatsAsMsat(sats: number, field: string): number {
+  if (!Number.isSafeInteger(sats)) throw new OperationError('invalid_input', `${field} must be a whole number of sats`)
+  if (sats <= 0) throw new OperationError('invalid_input', `${field} must be greater than 0`)
+  const msat = sats * msatPerSat
+  if (!Number.isSafeInteger(msat)) throw new OperationError('invalid_input', `${field} is too large`)
+  return msat
+}
+
+/** Like positiveSatsAsMsat, but 0 is allowed (a balance set to zero). */
+export function nonNegativeSatsAsMsat(sats: number, field: string): number {
+  if (sats < 0) throw new OperationError('invalid_input', `${field} must not be negative`)
+  return sats === 0 ? 0 : positiveSatsAsMsat(sats, field)
+}
+
+/** Whole sats for the wire, rounded down: a wallet never shows more than it can spend. */
+export function msatAsSats(msat: number): number {
+  return Math.floor(msat / msatPerSat)
+}
+
+/** Unix seconds for the wire (upstream's `paid_at_unix`, `paidAtUnix`). */
+export function unixSeconds(ms: number): number {
+  return Math.floor(ms / 1000)
+}

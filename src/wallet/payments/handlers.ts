@@ -1,0 +1,73 @@
+// PayInvoice (the caller's wallet), PayAppUserInvoice (an app user's wallet, by the app) and GetPaymentState.
+import { OperationError } from '../../bus/errors.js'
+import type { HandlerTable } from '../../bus/handler.js'
+import type { LightningNode } from '../../node/index.js'
+import type { AccountStore } from '../accounts.js'
+import { appUserOf } from '../app-users.js'
+import type { InvoiceStore } from '../invoices/store.js'
+import { msatAsSats, unixSeconds } from '../msat.js'
+import { operationId } from '../user-operations.js'
+import type { InvoicePayer, PaidInvoice } from './pay-invoice.js'
+import { paymentOperation, type PaymentStore } from './store.js'
+
+export interface PaymentHandlerDeps {
+  accounts: AccountStore
+  invoices: InvoiceStore
+  payer: InvoicePayer
+  payments: PaymentStore
+  node: LightningNode
+}
+
+/** Upstream's answer, with the extra `operation` record its server adds beside the declared fields. */
+function payAnswer({ payment, payerBalanceMsat }: PaidInvoice) {
+  const answer = {
+    preimage: payment.preimage ?? '',
+    amount_paid: msatAsSats(payment.amount_msat),
+    operation_id: operationId('OUTGOING_INVOICE', payment.serial),
+    service_fee: msatAsSats(payment.service_fee_msat),
+    network_fee: 0, // upstream always answers 0 here; the routing fee is in `operation.network_fee`
+    latest_balance: msatAsSats(payerBalanceMsat),
+    operation: paymentOperation(payment),
+  }
+  return answer
+}
+
+export function paymentHandlers({ accounts, invoices, payer, payments, node }: PaymentHandlerDeps): HandlerTable {
+  return {
+    PayInvoice: async (input, ctx) =>
+      payAnswer(
+        await payer.pay(ctx.caller.userId, {
+          invoice: input.invoice,
+          amountSats: input.amount,
+          ...(input.expected_fees ? { expectedFees: input.expected_fees } : {}),
+        }),
+      ),
+
+    PayAppUserInvoice: async (input, ctx) => {
+      const appUser = appUserOf(accounts, ctx.caller.appId, input.user_identifier)
+      return payAnswer(
+        await payer.pay(appUser.user_id, {
+          invoice: input.invoice,
+          amountSats: input.amount,
+          ...(input.expected_fees ? { expectedFees: input.expected_fees } : {}),
+        }),
+      )
+    },
+
+    GetPaymentState: async (input, ctx) => {
+      // Payments are kept by payment hash; the invoices of this service give theirs without a decode.
+      const paymentHash =
+        invoices.byRequest(input.invoice)?.payment_hash ?? (await node.decodeInvoice(input.invoice.trim())).paymentHash
+      const payment = payments.byHash(paymentHash)
+      if (!payment || payment.user_id !== ctx.caller.userId) throw new OperationError('not_found', 'payment not found')
+      return {
+        paid_at_unix: payment.status === 'succeeded' ? unixSeconds(payment.resolved_at!) : payment.status === 'pending' ? 0 : -1,
+        amount: msatAsSats(payment.amount_msat),
+        service_fee: msatAsSats(payment.service_fee_msat),
+        network_fee: 0, // as upstream
+        internal: payment.internal === 1,
+        operation_id: operationId('OUTGOING_INVOICE', payment.serial),
+      }
+    },
+  }
+}

@@ -1,0 +1,125 @@
+// Turning what the node says about an external payment into money: succeeded → settle, failed → refund, and
+// in flight → ask again later. A refund happens only when the node is certain nothing was paid: it reported the
+// payment failed, or it has no record of ever attempting it. Pending payments left by a stop or a crash are
+// resolved the same way at start.
+import type { Logger } from 'pino'
+import type { DomainEvent } from '../../bus/events.js'
+import type { LightningNode, PaymentOutcome, Timers } from '../../node/index.js'
+import { msatAsSats } from '../msat.js'
+import { paymentOperation, type PaymentRow, type PaymentStore, type Resolved } from './store.js'
+
+/** Re-asks about an in-flight payment after 1 s, 2 s, 4 s … up to this. */
+const maxTrackDelayMs = 60_000
+export const neverAttemptedReason = 'the node has no record of sending this payment'
+
+export interface ResolutionDeps {
+  store: PaymentStore
+  node: LightningNode
+  emit(event: DomainEvent): void
+  timers: Timers
+  now(): number
+  log: Logger
+}
+
+export function paymentResolution({ store, node, emit, timers, now, log }: ResolutionDeps) {
+  const tracking = new Map<number, () => void>()
+  let stopped = false
+
+  const announce = (resolved: Resolved) => {
+    const { payment } = resolved
+    if (payment.status === 'succeeded') {
+      emit({
+        type: 'payment.settled',
+        walletId: payment.user_id,
+        paymentHash: payment.payment_hash,
+        amountMsat: payment.amount_msat,
+        feeMsat: payment.service_fee_msat,
+        settledAt: payment.resolved_at!,
+        internal: payment.internal === 1,
+      })
+    } else {
+      emit({
+        type: 'payment.failed',
+        walletId: payment.user_id,
+        paymentHash: payment.payment_hash,
+        amountMsat: payment.amount_msat,
+        reason: payment.failure_reason ?? '',
+        failedAt: payment.resolved_at!,
+      })
+    }
+    emit({
+      type: 'user.operation',
+      userId: payment.user_id,
+      operation: paymentOperation(payment),
+      latestBalanceSats: msatAsSats(resolved.payerBalanceMsat),
+    })
+  }
+
+  const settle = (payment: PaymentRow, outcome: Extract<PaymentOutcome, { status: 'succeeded' }>) => {
+    const resolved = store.settle(payment.serial, {
+      routingFeeMsat: outcome.feeMsat,
+      preimage: outcome.preimage,
+      at: outcome.settledAt,
+    })
+    if (resolved) announce(resolved)
+    return resolved
+  }
+
+  const refund = (payment: PaymentRow, reason: string) => {
+    const resolved = store.refund(payment.serial, { reason, at: now() })
+    if (resolved) announce(resolved)
+    return resolved
+  }
+
+  /** Applies a tracked outcome; `undefined` (never attempted) refunds. Returns false while still in flight. */
+  const apply = (payment: PaymentRow, outcome: PaymentOutcome | undefined): boolean => {
+    if (outcome === undefined) refund(payment, neverAttemptedReason)
+    else if (outcome.status === 'succeeded') settle(payment, outcome)
+    else if (outcome.status === 'failed') refund(payment, outcome.failureReason)
+    else return false
+    return true
+  }
+
+  const watch = (payment: PaymentRow, delayMs = 1000): void => {
+    if (stopped || tracking.has(payment.serial)) return
+    const cancel = timers.after(delayMs, () => {
+      tracking.delete(payment.serial)
+      node
+        .trackPayment(payment.payment_hash)
+        .then(outcome => {
+          if (!apply(payment, outcome)) watch(payment, Math.min(delayMs * 2, maxTrackDelayMs))
+        })
+        .catch(err => {
+          log.warn({ err, paymentHash: payment.payment_hash }, 'could not track a pending payment; asking again later')
+          watch(payment, Math.min(delayMs * 2, maxTrackDelayMs))
+        })
+    })
+    tracking.set(payment.serial, cancel)
+  }
+
+  return {
+    settle,
+    refund,
+    watch,
+    /** Resolves every payment left pending by a stop or a crash; the ones still in flight are watched. */
+    async reconcilePending(): Promise<{ settled: number; refunded: number; inFlight: number }> {
+      const counts = { settled: 0, refunded: 0, inFlight: 0 }
+      for (const payment of store.pending()) {
+        const outcome = await node.trackPayment(payment.payment_hash)
+        if (!apply(payment, outcome)) {
+          counts.inFlight++
+          watch(payment)
+        } else if (outcome?.status === 'succeeded') counts.settled++
+        else counts.refunded++
+      }
+      return counts
+    },
+    stop(): void {
+      stopped = true
+      for (const cancel of tracking.values()) cancel()
+      tracking.clear()
+    },
+  }
+}
+
+export type PaymentResolution = ReturnType<typeof paymentResolution>

@@ -1,0 +1,222 @@
+// Payment rows and the transactions that move money for them. Each function is ONE SQLite transaction that
+// re-checks what it depends on, so concurrent callers cannot both pay one invoice, and a payment is settled or
+// refunded at most once (the status moves pending → succeeded | failed under a `WHERE status = 'pending'` guard,
+// in the same transaction as its posting). Postings, ref = serial: `payment_debit` with the row; then, for an
+// external payment, `payment_settle` or `payment_refund`. An internal payment is complete in its debit (which pays
+// the fee collector) and the receiver's `invoice_credit`.
+import { OperationError } from '../../bus/errors.js'
+import type { Db } from '../../store/index.js'
+import { userAccount, type Leg, type Ledger } from '../ledger.js'
+import type { InvoiceRow, InvoiceStore } from '../invoices/store.js'
+import { normalizedRequest } from '../invoices/store.js'
+import { userOperation, type UserOperation } from '../user-operations.js'
+
+export type PaymentStatus = 'pending' | 'succeeded' | 'failed'
+
+export interface PaymentRow {
+  serial: number
+  payment_hash: string
+  payment_request: string
+  user_id: string
+  fee_collector_user_id: string | null
+  amount_msat: number
+  service_fee_msat: number
+  max_routing_fee_msat: number
+  routing_fee_msat: number | null
+  internal: number
+  status: PaymentStatus
+  preimage: string | null
+  failure_reason: string | null
+  created_at: number
+  resolved_at: number | null
+}
+
+export interface PaymentTerms {
+  payerId: string
+  paymentHash: string
+  paymentRequest: string
+  amountMsat: number
+  serviceFeeMsat: number
+  /** Who collects the service fee (null when none is due). */
+  feeCollectorId: string | null
+  at: number
+}
+
+export interface InternalPaid {
+  payment: PaymentRow
+  invoice: InvoiceRow
+  payerBalanceMsat: number
+  receiverBalanceMsat: number
+}
+
+export interface Resolved {
+  payment: PaymentRow
+  payerBalanceMsat: number
+}
+
+/** Upstream's texts (reference/pub-protocol.md §7.4); clients match on them. */
+export const refusals = {
+  alreadyPaid: 'this invoice was already paid',
+  inProgress: 'payment already in progress',
+  failedBefore: 'this invoice was already paid and failed, try another invoice',
+  locked: 'user is locked',
+}
+
+export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
+  const insert = db.prepare(`INSERT INTO payments
+      (payment_hash, payment_request, user_id, fee_collector_user_id, amount_msat, service_fee_msat,
+       max_routing_fee_msat, routing_fee_msat, internal, status, preimage, failure_reason, created_at, resolved_at)
+      VALUES (@payment_hash, @payment_request, @user_id, @fee_collector_user_id, @amount_msat, @service_fee_msat,
+              @max_routing_fee_msat, @routing_fee_msat, @internal, @status, @preimage, @failure_reason, @created_at,
+              @resolved_at)`)
+  const bySerial = db.prepare('SELECT * FROM payments WHERE serial = ?')
+  const byHash = db.prepare('SELECT * FROM payments WHERE payment_hash = ?')
+  const statusByHash = db.prepare('SELECT status FROM payments WHERE payment_hash = ?').pluck()
+  const pending = db.prepare(`SELECT * FROM payments WHERE status = 'pending' ORDER BY serial`)
+  const succeed = db.prepare(`UPDATE payments SET status = 'succeeded', routing_fee_msat = @routingFeeMsat,
+      preimage = @preimage, resolved_at = @at WHERE serial = @serial AND status = 'pending'`)
+  const fail = db.prepare(`UPDATE payments SET status = 'failed', failure_reason = @reason, resolved_at = @at
+      WHERE serial = @serial AND status = 'pending'`)
+  const locked = db.prepare('SELECT locked FROM users WHERE id = ?').pluck()
+
+  /** The checks every payment re-runs inside its transaction. */
+  const refuseRepeat = (payerId: string, paymentHash: string) => {
+    if (locked.get(payerId) !== 0) throw new OperationError('forbidden', refusals.locked)
+    const previous = statusByHash.get(paymentHash) as PaymentStatus | undefined
+    if (previous === 'succeeded') throw new OperationError('conflict', refusals.alreadyPaid)
+    if (previous === 'pending') throw new OperationError('conflict', refusals.inProgress)
+    if (previous === 'failed') throw new OperationError('conflict', refusals.failedBefore)
+  }
+
+  const debit = (terms: PaymentTerms, internal: boolean, maxRoutingFeeMsat: number): PaymentRow => {
+    const row: Omit<PaymentRow, 'serial'> = {
+      payment_hash: terms.paymentHash,
+      payment_request: normalizedRequest(terms.paymentRequest),
+      user_id: terms.payerId,
+      fee_collector_user_id: terms.feeCollectorId,
+      amount_msat: terms.amountMsat,
+      service_fee_msat: terms.serviceFeeMsat,
+      max_routing_fee_msat: maxRoutingFeeMsat,
+      routing_fee_msat: internal ? 0 : null,
+      internal: internal ? 1 : 0,
+      status: internal ? 'succeeded' : 'pending',
+      preimage: internal ? '' : null,
+      failure_reason: null,
+      created_at: terms.at,
+      resolved_at: internal ? terms.at : null,
+    }
+    const serial = Number(insert.run(row).lastInsertRowid)
+    const total = terms.amountMsat + terms.serviceFeeMsat
+    // An internal payment is settled as it is made, so its fee goes to the collector in the debit itself; an
+    // external one parks the fee in `system:lightning` until the node says what routing cost.
+    const legs: Leg[] =
+      internal && terms.feeCollectorId !== null && terms.serviceFeeMsat > 0
+        ? [
+            { account: userAccount(terms.payerId), amountMsat: -total },
+            { account: 'system:lightning', amountMsat: terms.amountMsat },
+            { account: userAccount(terms.feeCollectorId), amountMsat: terms.serviceFeeMsat },
+          ]
+        : [
+            { account: userAccount(terms.payerId), amountMsat: -total },
+            { account: 'system:lightning', amountMsat: total },
+          ]
+    ledger.post({ kind: 'payment_debit', ref: String(serial), legs, at: terms.at })
+    return { serial, ...row }
+  }
+
+  /** The fee left after routing goes to the collector; `system:lightning` keeps what the network took. */
+  const postSettle = (payment: PaymentRow, routingFeeMsat: number, at: number) => {
+    const share = payment.fee_collector_user_id === null ? 0 : Math.max(0, payment.service_fee_msat - routingFeeMsat)
+    const legs: Leg[] =
+      share > 0
+        ? [
+            { account: userAccount(payment.fee_collector_user_id!), amountMsat: share },
+            { account: 'system:lightning', amountMsat: -share },
+          ]
+        : []
+    ledger.post({ kind: 'payment_settle', ref: String(payment.serial), legs, at })
+  }
+
+  return {
+    byHash: (paymentHash: string) => byHash.get(paymentHash.toLowerCase()) as PaymentRow | undefined,
+    pending: () => pending.all() as PaymentRow[],
+
+    /**
+     * Pays one of the wallets' own invoices: debits the payer amount + fee, marks the invoice paid (internal),
+     * credits the receiver and the fee collector, and records the payment, all in one commit.
+     */
+    payInternally: db.transaction((terms: PaymentTerms, invoice: InvoiceRow): InternalPaid => {
+      refuseRepeat(terms.payerId, terms.paymentHash)
+      // The paid mark first: when it changes nothing, the invoice was paid meanwhile (internally or over Lightning).
+      const paid = { paymentHash: invoice.payment_hash, paidMsat: terms.amountMsat, paidAt: terms.at, internal: true }
+      if (!invoices.markPaid({ ...paid, settleIndex: null })) throw new OperationError('conflict', refusals.alreadyPaid)
+      const payment = debit(terms, true, 0)
+      const credited = ledger.post({
+        kind: 'invoice_credit',
+        ref: invoice.payment_hash,
+        legs: [
+          { account: userAccount(invoice.user_id), amountMsat: terms.amountMsat },
+          { account: 'system:lightning', amountMsat: -terms.amountMsat },
+        ],
+        at: terms.at,
+      })
+      if (!credited) throw new OperationError('conflict', refusals.alreadyPaid)
+      return {
+        payment,
+        invoice: { ...invoice, paid_at: terms.at, paid_msat: terms.amountMsat, paid_internally: 1, settle_index: null },
+        payerBalanceMsat: ledger.balanceMsat(terms.payerId),
+        receiverBalanceMsat: ledger.balanceMsat(invoice.user_id),
+      }
+    }),
+
+    /** Debits amount + fee and records the payment as pending, before the node is asked to send anything. */
+    startExternal: db.transaction((terms: PaymentTerms, maxRoutingFeeMsat: number): Resolved => {
+      refuseRepeat(terms.payerId, terms.paymentHash)
+      const payment = debit(terms, false, maxRoutingFeeMsat)
+      return { payment, payerBalanceMsat: ledger.balanceMsat(terms.payerId) }
+    }),
+
+    /** The node paid: the fee collector gets the service fee minus routing. Undefined if already resolved. */
+    settle: db.transaction(
+      (serial: number, outcome: { routingFeeMsat: number; preimage: string; at: number }): Resolved | undefined => {
+        if (succeed.run({ serial, ...outcome }).changes === 0) return undefined
+        const payment = bySerial.get(serial) as PaymentRow
+        postSettle(payment, outcome.routingFeeMsat, outcome.at)
+        return { payment, payerBalanceMsat: ledger.balanceMsat(payment.user_id) }
+      },
+    ),
+
+    /** The payment certainly did not happen: the payer gets amount + fee back. Undefined if already resolved. */
+    refund: db.transaction((serial: number, failure: { reason: string; at: number }): Resolved | undefined => {
+      if (fail.run({ serial, ...failure }).changes === 0) return undefined
+      const payment = bySerial.get(serial) as PaymentRow
+      const total = payment.amount_msat + payment.service_fee_msat
+      ledger.post({
+        kind: 'payment_refund',
+        ref: String(serial),
+        legs: [
+          { account: userAccount(payment.user_id), amountMsat: total },
+          { account: 'system:lightning', amountMsat: -total },
+        ],
+        at: failure.at,
+      })
+      return { payment, payerBalanceMsat: ledger.balanceMsat(payment.user_id) }
+    }),
+  }
+}
+
+export type PaymentStore = ReturnType<typeof paymentStore>
+
+/** The payment as upstream's UserOperation. */
+export function paymentOperation(payment: PaymentRow): UserOperation {
+  return userOperation({
+    type: 'OUTGOING_INVOICE',
+    serial: payment.serial,
+    amountMsat: payment.amount_msat,
+    identifier: payment.payment_request,
+    paidAt: payment.status === 'succeeded' ? payment.resolved_at! : payment.status,
+    serviceFeeMsat: payment.service_fee_msat,
+    networkFeeMsat: payment.routing_fee_msat ?? 0,
+    internal: payment.internal === 1,
+  })
+}
