@@ -30,6 +30,7 @@ import { mockBalanceHandlers } from './mock-balances.js'
 import { walletMoneyViews } from './money-views.js'
 import { groupCommit } from './group-commit.js'
 import { userInfoHandlers } from './handlers/user-info.js'
+import { operationsHistoryHandlers } from './handlers/operations-history.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export type { FeePolicy } from './fees.js'
@@ -104,6 +105,7 @@ export function createWallet(deps: WalletDeps) {
     ...addressHandlers({ db, node, transfers, random: deps.random, now }),
     ...banHandlers({ db, ledger, now }),
     ...mockBalanceHandlers({ db, ledger, accounts, node, now }),
+    ...operationsHistoryHandlers(db),
     ...userInfoHandlers({
       db,
       accounts,
