@@ -1,6 +1,6 @@
 // The ordering page's browser script, shipped inline as text (the page has no external assets and the daemon has
 // no browser build step). Plain ES2020 that every current browser runs; it builds every element with DOM calls
-// and sets text with textContent, so no menu text is ever parsed as HTML. It expects `qrCodeSvg` (qr-code.ts)
+// and sets text with textContent, so no menu text is ever parsed as HTML. It expects `qrCodeSvg` (order-page.ts, on the `qrcode-generator` library)
 // to be defined before it. Written without template literals so this file can hold it in one.
 
 export const orderPageScript = String.raw`

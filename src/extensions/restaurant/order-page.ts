@@ -5,7 +5,21 @@
 import { availableAt } from './availability.js'
 import type { TreeNode } from './menu-tree.js'
 import { orderPageScript } from './order-page-script.js'
-import { qrCodeSvg } from './qr-code.js'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+
+/**
+ * The QR encoder the page draws the invoice with: the browser build of `qrcode-generator`, inlined so the page has
+ * no external assets. Read once, when the extension loads.
+ */
+const qrLibrary = fs.readFileSync(createRequire(import.meta.url).resolve('qrcode-generator'), 'utf8')
+/** Upper-case BOLT11 fits the QR alphanumeric mode, which makes the code smaller and easier to scan. */
+const qrCodeSvgSource = `function qrCodeSvg(text) {
+  const qr = qrcode(0, 'M')
+  qr.addData(text, /^[0-9A-Z $%*+\-./:]*$/.test(text) ? 'Alphanumeric' : 'Byte')
+  qr.make()
+  return qr.createSvgTag({ cellSize: 4, margin: 16, scalable: true })
+}`
 
 export interface PageItem {
   id: string
@@ -157,7 +171,8 @@ ${data.items.length === 0 ? '<p class="empty">The menu is empty for now.</p>' : 
 </section>
 <script type="application/json" id="menu-data">${scriptJson({ restaurant, items: data.items, apiBase: data.apiBase })}</script>
 <script>
-const qrCodeSvg = ${qrCodeSvg.toString()};
+${qrLibrary}
+${qrCodeSvgSource}
 ${orderPageScript}
 </script>
 </body>
