@@ -25,6 +25,8 @@ export function runAudit(opts: { dataDir: string; json?: boolean }): void {
         ...Object.entries(report.systemAccounts).map(([account, msat]) => `${account}: ${sats(msat)}`),
         ...report.balanceMismatches.map(m => `MISMATCH wallet ${m.userId}: stored ${m.storedMsat} msat, journal ${m.journalMsat} msat`),
         ...report.unbalancedTransactions.map(t => `UNBALANCED transaction ${t.id} (${t.kind} ${t.ref}): ${t.sumMsat} msat`),
+        ...report.paymentMismatches.map(p => `PAYMENT ${p.serial} (${p.status}): ${p.problem}`),
+        ...report.invoiceMismatches.map(i => `INVOICE ${i.paymentHash}: ${i.problem}`),
       ].join('\n') + '\n',
     )
   }
