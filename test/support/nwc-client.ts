@@ -1,5 +1,5 @@
-// A small NIP-47 client written independently of src/nwc/ on nostr-tools (the @getalby/sdk reference client is not
-// installed: v8 needs Node 22 and the package is not in package.json). It parses a connection URI, sends kind-23194
+// A small NIP-47 client written independently of src/nwc/ on nostr-tools, for what the reference client
+// (@getalby/sdk, test/nwc/alby-sdk.test.ts) does not expose: NIP-04 requests, raw events, duplicate delivery. It parses a connection URI, sends kind-23194
 // requests in NIP-44 v2 or NIP-04, waits for the kind-23195 response tagged with the request id, and collects
 // notifications (23197 NIP-44, 23196 NIP-04).
 import { AbstractRelay, type Subscription } from 'nostr-tools/abstract-relay'
