@@ -96,6 +96,21 @@ test('make_invoice and lookup_invoice: an invoice of the wallet, settled once pa
   assert.is(await payeeBalance(), before + 21)
 })
 
+test('a payment_received notification reaches an SDK subscriber', async () => {
+  const client = connect((await createConnection(payee.userToken)).connection_uri)
+  const received: { kind: string; amount: number; payment_hash: string }[] = []
+  const unsubscribe = await client.subscribeNotifications(n => received.push({ kind: n.notification_type, ...n.notification }), ['payment_received'])
+  try {
+    const made = await client.makeInvoice({ amount: 5_000, description: 'notify me' })
+    await payFromOutside(daemon, made.invoice)
+    for (let i = 0; i < 100 && received.length === 0; i++) await new Promise(resolve => setTimeout(resolve, 50))
+    assert.is(received.length, 1, 'one notification')
+    assert.equal([received[0]!.kind, received[0]!.amount, received[0]!.payment_hash], ['payment_received', 5_000, made.payment_hash])
+  } finally {
+    unsubscribe()
+  }
+})
+
 test('pay_invoice of another user (internal), lookup_invoice and list_transactions; balances move', async () => {
   const client = connect((await createConnection(payer.userToken)).connection_uri)
   const payerBefore = await payerBalance()
