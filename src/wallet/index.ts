@@ -96,7 +96,7 @@ export function createWallet(deps: WalletDeps) {
   const transfers = transferDesk({ db, ledger, collectors, fees: deps.fees, gate, commits, emit, now })
 
   const handlers: HandlerTable = {
-    ...appHandlers({ ...deps, accounts }),
+    ...appHandlers({ ...deps, accounts, ledger }),
     ...walletHandlers({ accounts, extensions: deps.extensions }),
     ...invoiceHandlers({ accounts, issue }),
     ...productHandlers({ db, random: deps.random, now, issue, relayUrl: deps.relayUrl }),

@@ -5,7 +5,7 @@ import { OperationError } from '../bus/errors.js'
 import type { Db } from '../store/index.js'
 
 /** Accounts outside the wallets: where money enters and leaves the service. */
-export type SystemAccount = 'system:lightning' | 'system:chain' | 'system:mock' | 'system:seized'
+export type SystemAccount = 'system:lightning' | 'system:chain' | 'system:mock' | 'system:seized' | 'system:migration'
 export type LedgerAccount = `user:${string}` | SystemAccount
 
 export type LedgerKind =
@@ -16,6 +16,7 @@ export type LedgerKind =
   | 'transfer' // wallet to wallet
   | 'ban' // the operator banned a user: the balance is seized
   | 'mock_balance' // test mode set a balance directly
+  | 'balance_migration' // AddAppUser brought a balance from another system (`[apps] allow_balance_migration`)
 
 export interface Leg {
   account: LedgerAccount

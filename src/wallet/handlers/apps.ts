@@ -2,12 +2,17 @@
 import type { HandlerTable } from '../../bus/handler.js'
 import { OperationError } from '../../bus/errors.js'
 import type { TokenSigner } from '../../auth/index.js'
+import type { Db } from '../../store/index.js'
 import type { AccountStore, AppRow } from '../accounts.js'
+import { userAccount, type Ledger } from '../ledger.js'
 import { describeUser, type UserInfoDeps } from '../user-info.js'
 import { maxWithdrawableSats, msatToSats } from '../fees.js'
 
 export interface AppHandlerDeps extends UserInfoDeps {
   accounts: AccountStore
+  ledger: Ledger
+  db: Db
+  now(): number
   tokens: TokenSigner
   allowBalanceMigration: boolean
 }
@@ -47,13 +52,11 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
       if (identifier.length === 0 || identifier.length > 256) {
         throw new OperationError('invalid_input', 'identifier must be 1 to 256 characters')
       }
-      if (input.balance !== 0) {
-        // A migrated balance needs a ledger entry against an equity account; until the ledger lands it is refused
-        // in every configuration rather than written without one.
-        throw new OperationError(
-          'invalid_input',
-          deps.allowBalanceMigration ? 'balance migration is not available yet' : 'balance must be 0 (balance migration is disabled)',
-        )
+      if (input.balance !== 0 && !deps.allowBalanceMigration) {
+        throw new OperationError('invalid_input', 'balance must be 0 (balance migration is disabled)')
+      }
+      if (input.balance < 0 || !Number.isSafeInteger(input.balance * 1000)) {
+        throw new OperationError('invalid_input', 'balance must be a non-negative number of sats')
       }
       const existing = accounts.appUser(identifier)
       if (existing) {
@@ -61,7 +64,21 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
         if (existing.app_id !== ctx.caller.appId) throw new OperationError('conflict', 'identifier is taken by another app')
         return appUserAnswer(identifier)
       }
-      accounts.createAppUser(ctx.caller.appId, identifier)
+      // The new user and its migrated balance commit together, the balance as a posting from `system:migration`.
+      deps.db.transaction(() => {
+        const appUser = accounts.createAppUser(ctx.caller.appId, identifier)
+        if (input.balance > 0) {
+          deps.ledger.post({
+            kind: 'balance_migration',
+            ref: appUser.user_id,
+            legs: [
+              { account: userAccount(appUser.user_id), amountMsat: input.balance * 1000 },
+              { account: 'system:migration', amountMsat: -input.balance * 1000 },
+            ],
+            at: deps.now(),
+          })
+        }
+      })()
       return appUserAnswer(identifier)
     },
     GetAppUser: async (input, ctx) => {
