@@ -18,7 +18,7 @@ import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { auditLedger, createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
-import { createNode, nodeHandlers, resolveLndConnection, type LightningNode } from './node/index.js'
+import { createNode, nodeHandlers, nodeNotReadyReason, resolveLndConnection, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
 import { createModelRegistry, defaultModelsBaseUrl, detectLocalEngine, fixedEngine, modelHandlers } from './models/index.js'
 import { createRecordings, createTranscriber, importLocalEngine, readTestCatalogue } from './models/index.js'
@@ -372,15 +372,6 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   }
 }
 
-/** Upstream's Health: the node must answer and be synced to chain and graph. */
-async function nodeNotReadyReason(node: LightningNode): Promise<string | undefined> {
-  try {
-    const info = await node.getInfo()
-    return info.syncedToChain && info.syncedToGraph ? undefined : 'not synced'
-  } catch {
-    return 'not ready'
-  }
-}
 
 /** A secret kept in the data dir; the log names the file, never the value. */
 function secretFile(file: string, log: Logger, what: string): string {

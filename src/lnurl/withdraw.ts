@@ -7,6 +7,7 @@ import type { LightningNode } from '../node/index.js'
 import type { AccountStore, Wallet } from '../wallet/index.js'
 import type { LnurlKeysStore } from './keys-store.js'
 import type { ServiceUrl } from './service-url.js'
+import { maxWithdrawableSats } from '../wallet/index.js'
 import { encodeLnurl } from './lnurl-string.js'
 
 const minWithdrawableMsat = 1000
@@ -26,15 +27,9 @@ export interface WithdrawDeps {
   metaText: string
 }
 
-/**
- * What the wallet can still send once the worst-case service fee is paid (the upstream formula behind
- * UserInfo.max_withdrawable, reference/pub-protocol.md §7.3), in whole sats as msat.
- */
+/** What the wallet can still send once the worst-case service fee is paid, in whole sats as msat. */
 export function maxWithdrawableMsat(balanceMsat: number, fees: WithdrawFees): number {
-  const balanceSats = Math.floor(balanceMsat / 1000)
-  const beforeFee = Math.floor((balanceSats * 10_000) / (10_000 + fees.serviceFeeBps))
-  const fee = Math.max(balanceSats - beforeFee, fees.serviceFeeFloorSats)
-  return Math.max(0, balanceSats - fee) * 1000
+  return maxWithdrawableSats(Math.floor(balanceMsat / 1000), fees) * 1000
 }
 
 export function withdrawHandlers(deps: WithdrawDeps): HandlerTable {

@@ -53,3 +53,4 @@ export async function createNode(config: NodeConfig, deps: NodeDeps): Promise<Li
   }
 }
 export { nodeHandlers, type NodeHandlerDeps } from './handlers.js'
+export { nodeNotReadyReason } from './readiness.js'

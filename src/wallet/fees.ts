@@ -24,7 +24,10 @@ export function routingFeeLimitSats(amountSats: number, policy: FeePolicy): numb
  * What a user can still send after the worst-case service fee (upstream formula):
  * max(0, balance − max(balance − floor(balance / (1 + bps/10000)), floor)).
  */
-export function maxWithdrawableSats(balanceSats: number, policy: FeePolicy): number {
+export function maxWithdrawableSats(
+  balanceSats: number,
+  policy: Pick<FeePolicy, 'serviceFeeBps' | 'serviceFeeFloorSats'>,
+): number {
   const beforeFee = Math.floor((balanceSats * 10_000) / (10_000 + policy.serviceFeeBps))
   const fee = Math.max(balanceSats - beforeFee, policy.serviceFeeFloorSats)
   return Math.max(0, balanceSats - fee)

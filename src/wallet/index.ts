@@ -6,7 +6,7 @@ import type { Db } from '../store/index.js'
 import type { TokenSigner } from '../auth/index.js'
 import type { DomainEvent } from '../bus/events.js'
 import type { HandlerTable } from '../bus/handler.js'
-import type { LightningNode, Timers } from '../node/index.js'
+import { nodeNotReadyReason, type LightningNode, type Timers } from '../node/index.js'
 import { accountStore, type Random } from './accounts.js'
 import { appHandlers } from './handlers/apps.js'
 import { walletHandlers } from './handlers/wallets.js'
@@ -33,20 +33,11 @@ import { userInfoHandlers } from './handlers/user-info.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
-export type { FeePolicy } from './fees.js'
+export { maxWithdrawableSats, type FeePolicy } from './fees.js'
 export type { CreatedInvoice, InvoiceForWallet, WalletInvoice, WalletPayment, WalletPaidInvoice } from './money-views.js'
 export { auditLedger, type AuditReport } from './audit.js'
 export { nostrAccounts, type NostrAccounts, type NostrUser } from './nostr-accounts.js'
 
-/** Why the node cannot serve right now, or undefined (upstream's UserHealth and Health wording). */
-async function nodeDowntimeReason(node: LightningNode): Promise<string | undefined> {
-  try {
-    const info = await node.getInfo()
-    return info.syncedToChain && info.syncedToGraph ? undefined : 'not synced'
-  } catch (err) {
-    return err instanceof Error ? err.message : 'not ready'
-  }
-}
 
 export interface WalletDeps {
   db: Db
@@ -113,7 +104,7 @@ export function createWallet(deps: WalletDeps) {
       relayUrl: deps.relayUrl,
       bridgeUrl: deps.bridgeUrl,
       allowLoopbackCallbacks: deps.allowLoopbackCallbacks ?? false,
-      nodeDowntimeReason: () => nodeDowntimeReason(node),
+      nodeDowntimeReason: () => nodeNotReadyReason(node),
     }),
   }
 

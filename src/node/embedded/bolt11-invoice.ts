@@ -11,8 +11,6 @@ const bolt11DefaultExpirySeconds = 3600
 const bolt11DefaultMinFinalCltvExpiry = 18
 /** LND's default final CLTV delta (lncfg.DefaultFinalCltvRejectDelta + margin) for invoices it issues. */
 const minFinalCltvExpiry = 80
-/** A `d` field longer than this no longer fits the 10-bit data length of a tagged field. */
-export const maxDescriptionBytes = 639
 
 export interface InvoiceFields {
   params: NetworkParams

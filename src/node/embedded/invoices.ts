@@ -6,13 +6,11 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Clock } from '../../bus/context.js'
 import { OperationError } from '../../bus/errors.js'
 import type { Db } from '../../store/index.js'
+import { validInvoiceRequest } from '../invoice-request.js'
 import type { CreateInvoiceRequest, NodeInvoice, SettledInvoice } from '../lightning-node.js'
-import { encodeInvoice, maxDescriptionBytes } from './bolt11-invoice.js'
+import { encodeInvoice } from './bolt11-invoice.js'
 import type { NodeKey } from './node-key.js'
 import type { NetworkParams } from './network-params.js'
-
-/** LND's default invoice expiry. */
-const defaultExpirySeconds = 3600
 
 interface InvoiceRow {
   payment_hash: string
@@ -125,37 +123,5 @@ export function invoiceBook({ db, key, params, clock, random }: InvoiceBookDeps)
     settledAfter(settleIndex: number): SettledInvoice[] {
       return (settledAfter.all(settleIndex) as InvoiceRow[]).map(asSettled)
     },
-  }
-}
-
-interface InvoiceFields {
-  amountMsat?: number
-  description?: string
-  descriptionHash?: string
-  expirySeconds: number
-}
-
-function validInvoiceRequest(request: CreateInvoiceRequest): InvoiceFields {
-  const { amountMsat, description, descriptionHash } = request
-  const expirySeconds = request.expirySeconds ?? defaultExpirySeconds
-  if (amountMsat !== undefined && (!Number.isSafeInteger(amountMsat) || amountMsat < 0)) {
-    throw new OperationError('invalid_input', 'amountMsat must be a non-negative integer')
-  }
-  if (!Number.isSafeInteger(expirySeconds) || expirySeconds <= 0) {
-    throw new OperationError('invalid_input', 'expirySeconds must be a positive integer')
-  }
-  if (description !== undefined && descriptionHash !== undefined) {
-    throw new OperationError('invalid_input', 'an invoice has either a description or a description hash, not both')
-  }
-  if (descriptionHash !== undefined && !/^[0-9a-fA-F]{64}$/.test(descriptionHash)) {
-    throw new OperationError('invalid_input', 'descriptionHash must be 32 bytes of hex')
-  }
-  if (description !== undefined && Buffer.byteLength(description, 'utf8') > maxDescriptionBytes) {
-    throw new OperationError('invalid_input', `description is too long: at most ${maxDescriptionBytes} bytes`)
-  }
-  return {
-    ...(amountMsat ? { amountMsat } : {}),
-    ...(descriptionHash !== undefined ? { descriptionHash: descriptionHash.toLowerCase() } : { description }),
-    expirySeconds,
   }
 }

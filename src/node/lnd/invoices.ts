@@ -12,13 +12,10 @@ import {
 } from 'lightning'
 import type { Clock } from '../../bus/context.js'
 import { OperationError } from '../../bus/errors.js'
+import { validInvoiceRequest } from '../invoice-request.js'
 import type { CreateInvoiceRequest, DecodedInvoice, NodeInvoice, SettledInvoice } from '../lightning-node.js'
 import { grpcStatus, lndError, describeLndFailure } from './lnd-errors.js'
 
-/** LND's default invoice expiry (lnrpc AddInvoice `expiry` 0 → 3600 s). */
-const defaultExpirySeconds = 3600
-/** A `d` field longer than this no longer fits BOLT11's 10-bit data length. */
-const maxDescriptionBytes = 639
 /** Invoices per ListInvoices page when reading the whole list. */
 const invoicePageSize = 1000
 
@@ -188,36 +185,3 @@ export function lndInvoices({ lnd, clock }: { lnd: AuthenticatedLnd; clock: Cloc
 }
 
 export type LndInvoiceDesk = ReturnType<typeof lndInvoices>
-
-interface InvoiceFields {
-  amountMsat?: number
-  description?: string
-  descriptionHash?: string
-  expirySeconds: number
-}
-
-// The same rules as the embedded node's, so both backends refuse the same requests with the same words.
-function validInvoiceRequest(request: CreateInvoiceRequest): InvoiceFields {
-  const { amountMsat, description, descriptionHash } = request
-  const expirySeconds = request.expirySeconds ?? defaultExpirySeconds
-  if (amountMsat !== undefined && (!Number.isSafeInteger(amountMsat) || amountMsat < 0)) {
-    throw new OperationError('invalid_input', 'amountMsat must be a non-negative integer')
-  }
-  if (!Number.isSafeInteger(expirySeconds) || expirySeconds <= 0) {
-    throw new OperationError('invalid_input', 'expirySeconds must be a positive integer')
-  }
-  if (description !== undefined && descriptionHash !== undefined) {
-    throw new OperationError('invalid_input', 'an invoice has either a description or a description hash, not both')
-  }
-  if (descriptionHash !== undefined && !/^[0-9a-fA-F]{64}$/.test(descriptionHash)) {
-    throw new OperationError('invalid_input', 'descriptionHash must be 32 bytes of hex')
-  }
-  if (description !== undefined && Buffer.byteLength(description, 'utf8') > maxDescriptionBytes) {
-    throw new OperationError('invalid_input', `description is too long: at most ${maxDescriptionBytes} bytes`)
-  }
-  return {
-    ...(amountMsat ? { amountMsat } : {}),
-    ...(descriptionHash !== undefined ? { descriptionHash: descriptionHash.toLowerCase() } : { description }),
-    expirySeconds,
-  }
-}
