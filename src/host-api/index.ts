@@ -5,7 +5,7 @@ import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import type { HandlerTable } from '../bus/handler.js'
 import { OperationError, isOperationError } from '../bus/errors.js'
 import { fiatToMsat, isKnownCurrency, type Rates } from '../rates/index.js'
-import type { CreatedInvoice, InvoiceForWallet, WalletInvoice, WalletPayment } from '../wallet/index.js'
+import { positiveSatsAsMsat, type CreatedInvoice, type InvoiceForWallet, type WalletInvoice, type WalletPayment } from '../wallet/index.js'
 
 export interface HostWalletDoor {
   createInvoiceFor(walletId: string, request: InvoiceForWallet): Promise<CreatedInvoice>
@@ -20,9 +20,7 @@ export function hostPaymentHandlers({ wallet, rates }: { wallet: HostWalletDoor;
   const amountMsatOf = async (amount: string, unit: string): Promise<number> => {
     if (unit === 'sat') {
       if (!/^\d+$/.test(amount)) throw new OperationError('invalid_input', 'amount: sats must be a whole number')
-      const msat = Number(amount) * 1000
-      if (!Number.isSafeInteger(msat)) throw new OperationError('invalid_input', 'amount: too large')
-      return msat
+      return positiveSatsAsMsat(Number(amount), 'amount')
     }
     if (!isKnownCurrency(unit)) throw new OperationError('invalid_input', 'The provided unit is not supported')
     const quote = await rates.spot(unit).catch(err => {
@@ -37,7 +35,7 @@ export function hostPaymentHandlers({ wallet, rates }: { wallet: HostWalletDoor;
       if (!input.out) {
         if (input.amount === undefined) throw new OperationError('invalid_input', 'amount: required to create an invoice')
         const amountMsat = await amountMsatOf(input.amount, input.unit ?? 'sat')
-        if (amountMsat <= 0) throw new OperationError('invalid_input', 'amount: must be greater than zero')
+        if (amountMsat <= 0) throw new OperationError('invalid_input', 'amount must be greater than 0')
         const created = await wallet.createInvoiceFor(walletId, {
           amountMsat,
           memo: input.memo ?? '',

@@ -34,6 +34,7 @@ import { operationsHistoryHandlers } from './handlers/operations-history.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export { maxWithdrawableSats, type FeePolicy } from './fees.js'
+export { positiveSatsAsMsat } from './msat.js'
 export type { CreatedInvoice, InvoiceForWallet, WalletInvoice, WalletPayment, WalletPaidInvoice } from './money-views.js'
 export { auditLedger, type AuditReport } from './audit.js'
 export { nostrAccounts, type NostrAccounts, type NostrUser } from './nostr-accounts.js'

@@ -5,6 +5,7 @@ import type { TokenSigner } from '../../auth/index.js'
 import type { Db } from '../../store/index.js'
 import type { AccountStore, AppRow } from '../accounts.js'
 import { userAccount, type Ledger } from '../ledger.js'
+import { positiveSatsAsMsat } from '../msat.js'
 import { describeUser, type UserInfoDeps } from '../user-info.js'
 import { maxWithdrawableSats, msatToSats } from '../fees.js'
 
@@ -55,9 +56,8 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
       if (input.balance !== 0 && !deps.allowBalanceMigration) {
         throw new OperationError('invalid_input', 'balance must be 0 (balance migration is disabled)')
       }
-      if (input.balance < 0 || !Number.isSafeInteger(input.balance * 1000)) {
-        throw new OperationError('invalid_input', 'balance must be a non-negative number of sats')
-      }
+      // Zero is no migration; anything else must be a positive amount that stays exact in msat.
+      const migratedMsat = input.balance === 0 ? 0 : positiveSatsAsMsat(input.balance, 'balance')
       const existing = accounts.appUser(identifier)
       if (existing) {
         if (input.fail_if_exists) throw new OperationError('conflict', 'user already exists')
@@ -67,13 +67,13 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
       // The new user and its migrated balance commit together, the balance as a posting from `system:migration`.
       deps.db.transaction(() => {
         const appUser = accounts.createAppUser(ctx.caller.appId, identifier)
-        if (input.balance > 0) {
+        if (migratedMsat > 0) {
           deps.ledger.post({
             kind: 'balance_migration',
             ref: appUser.user_id,
             legs: [
-              { account: userAccount(appUser.user_id), amountMsat: input.balance * 1000 },
-              { account: 'system:migration', amountMsat: -input.balance * 1000 },
+              { account: userAccount(appUser.user_id), amountMsat: migratedMsat },
+              { account: 'system:migration', amountMsat: -migratedMsat },
             ],
             at: deps.now(),
           })
