@@ -32,6 +32,7 @@ import { liveStreamHandlers, startNostrTransport, type NostrTransport } from './
 import { createNwc } from './nwc/index.js'
 import { createLnurl } from './lnurl/index.js'
 import { createPublisher } from './extensions/publisher.js'
+import { createClink } from './clink/index.js'
 
 export interface Daemon {
   url: string
@@ -228,6 +229,18 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     log: log.child({ room: 'lnurl' }),
   })
   registry.register(lnurl.handlers, 'lnurl')
+  const clink = createClink({
+    db: store.db,
+    wallet,
+    node,
+    events$: events.events$,
+    emit: event => events.emit(event),
+    relayUrl: () => relayUrls[0]!,
+    clock,
+    random: bytes => randomBytes(bytes),
+    log: log.child({ room: 'clink' }),
+  })
+  registry.register(clink.handlers, 'clink')
   const rates = createRates({
     db: store.db,
     // Only the providers the operator named: no public API is contacted by default.
@@ -323,6 +336,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       maxEventAgeSeconds: config.nostr.max_event_age_seconds,
       maxContentLength: config.nostr.max_content_length,
       fees: { serviceFeeFloor: config.fees.service_fee_floor_sats, serviceFeeBps: config.fees.service_fee_bps },
+      clink: clink.server,
     })
   } catch (err) {
     await http.close()
@@ -360,6 +374,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         paidCallbacks.unsubscribe()
         wallet.stop()
         lnurl.stop()
+        clink.stop()
         await zapPublisher.stop()
         await extensions.stop()
         events.complete()

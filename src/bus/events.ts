@@ -15,6 +15,8 @@ export type DomainEvent =
   | { type: 'payment.settled'; walletId: string; paymentHash: string; amountMsat: number; feeMsat: number; settledAt: number; internal: boolean }
   | { type: 'payment.failed'; walletId: string; paymentHash: string; amountMsat: number; reason: string; failedAt: number }
   | { type: 'user.operation'; userId: string; operation: Record<string, unknown>; latestBalanceSats: number }
+  /** A push on one of the user streams (GetLiveDebitRequests, GetLiveManageRequests): sent to the user's linked key. */
+  | { type: 'user.push'; userId: string; stream: string; payload: Record<string, unknown> }
   | { type: 'operation.completed'; op: string; transport: string; appId: string | null; ok: boolean; errorCode: string | null; timings: CallTimings }
 
 /** Microseconds spent in each step of one call (upstream usage-metric TLV fields 3–6). */

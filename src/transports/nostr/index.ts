@@ -20,12 +20,16 @@ import { rpcServer } from './rpc-server.js'
 import { createRelayPool, type Backoff } from './relay-pool.js'
 import { createEventSigner } from './sign.js'
 import { serviceBeacon } from './beacon.js'
-import { clinkKinds, dropUnservedClinkRequest } from './clink-inbox.js'
-import { pushLiveUserOperations, type LinkedKeyLookup } from './pushes.js'
+import { clinkKinds, clinkTransport, isClinkKind, type ClinkServer } from './clink-server.js'
+import { pushLiveUserOperations, pushUserStreams, type LinkedKeyLookup } from './pushes.js'
 
 export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
 export { liveStreamHandlers } from './pushes.js'
 export { pubRpcKind } from './reply-sender.js'
+export {
+  clinkOfferKind, clinkDebitKind, clinkManageKind,
+  type ClinkKind, type ClinkRequest, type ClinkAnswer, type ClinkMessage, type ClinkOutbox, type ClinkServer,
+} from './clink-server.js'
 
 /** Where the default app's connection string is written (upstream's `app.nprofile`). */
 export const appProfileFile = 'app.nprofile'
@@ -58,6 +62,8 @@ export interface NostrTransportDeps {
   maxContentLength: number
   fees: { serviceFeeFloor: number; serviceFeeBps: number }
   backoff?: Backoff
+  /** The CLINK room; without it kinds 21001–21003 are logged and dropped unanswered. */
+  clink?: ClinkServer
 }
 
 export interface NostrTransport {
@@ -109,6 +115,17 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     return ok
   }
   const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log })
+  const clink = clinkTransport({
+    server: deps.clink,
+    apps,
+    processed,
+    keys,
+    sign,
+    publish: event => pool.publish(event),
+    verify,
+    clock,
+    log,
+  })
 
   function receive(event: Event): void {
     if (stopping || !hasEventShape(event)) return
@@ -121,7 +138,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       return
     }
     if (event.kind === pubRpcKind) rpc.receive(event, app)
-    else if ((clinkKinds as readonly number[]).includes(event.kind) && verify(event)) dropUnservedClinkRequest(event, app, log)
+    else if (isClinkKind(event.kind)) clink.receive(event, app)
   }
 
   // An app added while running (AddApp) answers on its key from then on: reload the keys, widen the filter.
@@ -134,7 +151,8 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       log.error({ err }, 'could not load the keys of a new app')
     }
   })
-  const pushes = pushLiveUserOperations({ events$: deps.events$, users: deps.users, apps, sender, log })
+  const pushDeps = { events$: deps.events$, users: deps.users, apps, sender, log }
+  const pushes = [pushLiveUserOperations(pushDeps), pushUserStreams(pushDeps)]
   const beacon = serviceBeacon({ apps: apps.all, fees: deps.fees, sign, publish: event => pool.publish(event), clock })
   const pruner = setInterval(() => {
     try {
@@ -151,6 +169,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   fs.writeFileSync(path.join(deps.dataDir, appProfileFile), nprofile + '\n')
 
   await pool.ready(readyTimeoutMs)
+  deps.clink?.attach(clink.outbox)
   beacon.start()
   log.info({ relays: deps.relays, apps: apps.all().length, signer: signer.engine }, 'relay transport subscribed')
 
@@ -162,8 +181,9 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       beacon.stop()
       clearInterval(pruner)
       newApps.unsubscribe()
-      pushes.unsubscribe()
-      await rpc.idle()
+      for (const push of pushes) push.unsubscribe()
+      deps.clink?.attach(undefined)
+      await Promise.all([rpc.idle(), clink.idle()])
       await pool.close()
     },
   }

@@ -13,6 +13,8 @@ export interface StoredReply {
   /** created_at (unix s) of the last events that carried it; a re-send must be dated later to get a new event id. */
   sentAt: number
   contents: string[]
+  /** A CLINK answer carried `["clink_version","1"]`: a re-send must carry it too. */
+  clinkVersion?: boolean
 }
 
 export type Claim =

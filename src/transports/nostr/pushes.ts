@@ -41,6 +41,21 @@ export function pushLiveUserOperations({ events$, users, apps, sender, log }: Li
   })
 }
 
+/** Pushes every `user.push` (the CLINK streams) to the user's linked key, with requestId = the stream's name. */
+export function pushUserStreams({ events$, users, apps, sender, log }: LivePushDeps): Subscription {
+  return events$.pipe(ofType('user.push')).subscribe(event => {
+    try {
+      const appUser = users.appUserOf(event.userId)
+      const peer = appUser?.nostr_public_key
+      const app = appUser && apps.byAppId(appUser.app_id)
+      if (!peer || !app) return
+      sender.send(app, peer, sender.schemeFor(peer), { status: 'OK', ...event.payload, requestId: event.stream })
+    } catch (err) {
+      log.error({ err, userId: event.userId, stream: event.stream }, 'user stream push failed')
+    }
+  })
+}
+
 /**
  * The subscription calls of the user streams this room pushes: they authenticate the caller (opening an account
  * for a new key, as any user call does) and answer nothing. GetMigrationUpdate never emits upstream either.
@@ -49,5 +64,8 @@ export function liveStreamHandlers(): HandlerTable {
   return {
     GetLiveUserOperations: () => EMPTY,
     GetMigrationUpdate: () => EMPTY,
+    // Pushed by the CLINK room through `user.push` when a debit or manage request needs the user's decision.
+    GetLiveDebitRequests: () => EMPTY,
+    GetLiveManageRequests: () => EMPTY,
   }
 }

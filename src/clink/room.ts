@@ -1,0 +1,67 @@
+// The CLINK room (reference/pub-protocol.md §5): offers (kind 21001), debits (21002) and remote management (21003)
+// served over the relays, and the user operations that steer them. The transport (src/transports/nostr/
+// clink-server.ts) hands each decrypted request to `server.handle` exactly once; this room answers it, or parks it
+// for the user's decision (pushed on GetLiveDebitRequests / GetLiveManageRequests through `user.push` events) and
+// answers later through the outbox.
+import type { Logger } from 'pino'
+import type { Observable } from 'rxjs'
+import type { Db } from '../store/index.js'
+import type { Clock } from '../bus/context.js'
+import type { DomainEvent } from '../bus/events.js'
+import type { HandlerTable } from '../bus/handler.js'
+import type { Wallet } from '../wallet/index.js'
+import type { LightningNode } from '../node/index.js'
+import type { ClinkKind, ClinkOutbox, ClinkRequest, ClinkAnswer, ClinkServer } from '../transports/nostr/index.js'
+
+export interface ClinkDeps {
+  db: Db
+  wallet: Wallet
+  node: LightningNode
+  events$: Observable<DomainEvent>
+  emit(event: DomainEvent): void
+  /** The relay written into noffer / ndebit / nmanage pointers. */
+  relayUrl(): string
+  clock: Clock
+  random(bytes: number): Uint8Array
+  log: Logger
+}
+
+/** One kind's half of the room: what it answers and the user operations it serves. */
+export interface ClinkPart {
+  handlers: HandlerTable
+  handle?(request: ClinkRequest, outbox: () => ClinkOutbox | undefined): Promise<ClinkAnswer | undefined>
+  stop?(): void
+}
+
+export interface Clink {
+  handlers: HandlerTable
+  server: ClinkServer
+  stop(): void
+}
+
+export function createClink(deps: ClinkDeps): Clink {
+  let outbox: ClinkOutbox | undefined
+  const currentOutbox = () => outbox
+  // Each kind's part registers here: offers (21001), debits (21002), manage (21003).
+  const parts: Partial<Record<ClinkKind, ClinkPart>> = {}
+  const all = Object.values(parts)
+  return {
+    handlers: Object.assign({}, ...all.map(part => part.handlers)) as HandlerTable,
+    server: {
+      async handle(request) {
+        const part = parts[request.kind]
+        if (!part?.handle) {
+          deps.log.info({ kind: request.kind, id: request.id }, 'CLINK request dropped: this kind is not served')
+          return undefined
+        }
+        return part.handle(request, currentOutbox)
+      },
+      attach(next) {
+        outbox = next
+      },
+    },
+    stop() {
+      for (const part of all) part.stop?.()
+    },
+  }
+}
