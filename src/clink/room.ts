@@ -12,6 +12,8 @@ import type { HandlerTable } from '../bus/handler.js'
 import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { ClinkKind, ClinkOutbox, ClinkRequest, ClinkAnswer, ClinkServer } from '../transports/nostr/index.js'
+import { clinkDebitKind } from '../transports/nostr/index.js'
+import { createDebits } from './debits.js'
 
 export interface ClinkDeps {
   db: Db
@@ -30,6 +32,8 @@ export interface ClinkDeps {
 export interface ClinkPart {
   handlers: HandlerTable
   handle?(request: ClinkRequest, outbox: () => ClinkOutbox | undefined): Promise<ClinkAnswer | undefined>
+  /** The outbox was attached (the relays are up): what waited for it may be sent now. */
+  ready?(): void
   stop?(): void
 }
 
@@ -43,7 +47,9 @@ export function createClink(deps: ClinkDeps): Clink {
   let outbox: ClinkOutbox | undefined
   const currentOutbox = () => outbox
   // Each kind's part registers here: offers (21001), debits (21002), manage (21003).
-  const parts: Partial<Record<ClinkKind, ClinkPart>> = {}
+  const parts: Partial<Record<ClinkKind, ClinkPart>> = {
+    [clinkDebitKind]: createDebits(deps, currentOutbox),
+  }
   const all = Object.values(parts)
   return {
     handlers: Object.assign({}, ...all.map(part => part.handlers)) as HandlerTable,
@@ -58,6 +64,7 @@ export function createClink(deps: ClinkDeps): Clink {
       },
       attach(next) {
         outbox = next
+        if (next) for (const part of all) part.ready?.()
       },
     },
     stop() {

@@ -37,6 +37,7 @@ export { maxWithdrawableSats, type FeePolicy } from './fees.js'
 export { positiveSatsAsMsat } from './msat.js'
 export type { CreatedInvoice, InvoiceForWallet, WalletInvoice, WalletPayment, WalletPaidInvoice } from './money-views.js'
 export { auditLedger, type AuditReport } from './audit.js'
+export type { PaymentTerms, SpendLimit } from './payments/store.js'
 export { nostrAccounts, type NostrAccounts, type NostrUser } from './nostr-accounts.js'
 
 

@@ -1,7 +1,7 @@
 // What other rooms (the host API, extensions, LNURL, callbacks) may ask of the wallet's money: issue an invoice
 // for a wallet, pay one from a wallet, and read invoices and payments by payment hash. Plain values, never rows.
 import type { InvoicePayer } from './payments/pay-invoice.js'
-import type { PaymentRow, PaymentStore } from './payments/store.js'
+import type { PaymentRow, PaymentStore, SpendLimit } from './payments/store.js'
 import type { IssueInvoice } from './invoices/issue.js'
 import { extraOf, type InvoiceRow, type InvoiceStore } from './invoices/store.js'
 
@@ -110,10 +110,15 @@ export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyView
     /**
      * Pays an invoice that carries an amount from `walletId`, with the same fees, checks and ledger as PayInvoice.
      * Throws OperationError on refusal; an external payment whose outcome is not known yet also throws
-     * (`upstream_failed`) and stays pending until the node knows.
+     * (`upstream_failed`) and stays pending until the node knows. `spendLimit` is the caller's own limit, checked
+     * in the transaction that debits the wallet.
      */
-    async payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment & { feeMsat: number }> {
-      const { payment } = await payer.pay(walletId, { invoice: paymentRequest, amountSats: 0 })
+    async payInvoiceFor(
+      walletId: string,
+      paymentRequest: string,
+      opts: { spendLimit?: SpendLimit } = {},
+    ): Promise<WalletPayment & { feeMsat: number }> {
+      const { payment } = await payer.pay(walletId, { invoice: paymentRequest, amountSats: 0, ...opts })
       return { ...paymentView(payment), feeMsat: payment.service_fee_msat }
     },
 

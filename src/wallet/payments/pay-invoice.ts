@@ -15,7 +15,7 @@ import type { InvoiceRow, InvoiceStore } from '../invoices/store.js'
 import { msatAsSats, msatPerSat } from '../msat.js'
 import type { OutgoingGate } from './outgoing-gate.js'
 import type { PaymentResolution } from './resolution.js'
-import { paymentOperation, refusals, type PaymentRow, type PaymentStore, type PaymentTerms } from './store.js'
+import { paymentOperation, refusals, type PaymentRow, type PaymentStore, type PaymentTerms, type SpendLimit } from './store.js'
 
 /** Upstream gives LND 50 s before it answers the caller; the payment itself goes on. */
 const payTimeoutMs = 50_000
@@ -25,6 +25,8 @@ export interface PayInvoiceRequest {
   /** The wire's `amount` in sats: must be 0, because only invoices that carry an amount are paid. */
   amountSats: number
   expectedFees?: { serviceFeeFloor: number; serviceFeeBps: number }
+  /** Checked inside the transaction that debits the payer (store.ts SpendLimit). */
+  spendLimit?: SpendLimit
 }
 
 export interface PaidInvoice {
@@ -96,8 +98,8 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     }
   }
 
-  const payInternally = async (terms: PaymentTerms, invoice: InvoiceRow): Promise<PaidInvoice> => {
-    const paid = await commits.run(() => payments.payInternally(terms, invoice))
+  const payInternally = async (terms: PaymentTerms, invoice: InvoiceRow, limit?: SpendLimit): Promise<PaidInvoice> => {
+    const paid = await commits.run(() => payments.payInternally(terms, invoice, limit))
     emit({
       type: 'payment.settled',
       walletId: terms.payerId,
@@ -117,9 +119,9 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     return { payment: paid.payment, payerBalanceMsat: paid.payerBalanceMsat }
   }
 
-  const payExternally = async (terms: PaymentTerms, paymentRequest: string): Promise<PaidInvoice> => {
+  const payExternally = async (terms: PaymentTerms, paymentRequest: string, limit?: SpendLimit): Promise<PaidInvoice> => {
     const maxFeeMsat = routingFeeLimitSats(Math.ceil(terms.amountMsat / msatPerSat), fees) * msatPerSat
-    const started = await commits.run(() => payments.startExternal(terms, maxFeeMsat))
+    const started = await commits.run(() => payments.startExternal(terms, maxFeeMsat, limit))
     const pending = started.payment
     emit({
       type: 'user.operation',
@@ -169,8 +171,8 @@ export function invoicePayer(deps: InvoicePayerDeps) {
       }
       const t = await target(request.invoice)
       const terms = termsFor(payerId, t, request)
-      if ('internal' in t) return payInternally(terms, t.internal)
-      return payExternally(terms, t.external.paymentRequest)
+      if ('internal' in t) return payInternally(terms, t.internal, request.spendLimit)
+      return payExternally(terms, t.external.paymentRequest, request.spendLimit)
     },
   }
 }

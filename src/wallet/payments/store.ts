@@ -42,6 +42,14 @@ export interface PaymentTerms {
   at: number
 }
 
+/**
+ * A caller's own limit on one payment (a CLINK debit budget), run inside the payment's transaction after the
+ * repeat checks and before the payer is debited, so payments against one limit serialise on SQLite and the limit
+ * sees every one committed before it. It refuses by throwing an OperationError: the payment then rolls back alone
+ * (its savepoint in the group commit). Rows it writes commit or roll back with the payment.
+ */
+export type SpendLimit = (payment: PaymentTerms) => void
+
 export interface InternalPaid {
   payment: PaymentRow
   invoice: InvoiceRow
@@ -145,8 +153,9 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
      * Pays one of the wallets' own invoices: debits the payer amount + fee, marks the invoice paid (internal),
      * credits the receiver and the fee collector, and records the payment, all in one commit.
      */
-    payInternally: db.transaction((terms: PaymentTerms, invoice: InvoiceRow): InternalPaid => {
+    payInternally: db.transaction((terms: PaymentTerms, invoice: InvoiceRow, limit?: SpendLimit): InternalPaid => {
       refuseRepeat(terms.payerId, terms.paymentHash)
+      limit?.(terms)
       // The paid mark first: when it changes nothing, the invoice was paid meanwhile (internally or over Lightning).
       const paid = { paymentHash: invoice.payment_hash, paidMsat: terms.amountMsat, paidAt: terms.at, internal: true }
       if (!invoices.markPaid({ ...paid, settleIndex: null })) throw new OperationError('conflict', refusals.alreadyPaid)
@@ -170,8 +179,9 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
     }),
 
     /** Debits amount + fee and records the payment as pending, before the node is asked to send anything. */
-    startExternal: db.transaction((terms: PaymentTerms, maxRoutingFeeMsat: number): Resolved => {
+    startExternal: db.transaction((terms: PaymentTerms, maxRoutingFeeMsat: number, limit?: SpendLimit): Resolved => {
       refuseRepeat(terms.payerId, terms.paymentHash)
+      limit?.(terms)
       const payment = debit(terms, false, maxRoutingFeeMsat)
       return { payment, payerBalanceMsat: ledger.balanceMsat(terms.payerId) }
     }),

@@ -1,0 +1,52 @@
+// What a debit requester hears (reference/pub-protocol.md §5.3, the CLINK debits spec): `{res:"ok"}`,
+// `{res:"ok", preimage}`, or GFY ("general failure to yield") with a code 1–6, and for code 5 the allowed range.
+import { OperationError, isOperationError } from '../bus/errors.js'
+
+export type GfyCode = 1 | 2 | 3 | 4 | 5 | 6
+export type DebitAnswer = Record<string, unknown>
+
+const gfyText: Record<GfyCode, string> = {
+  1: 'Request Denied',
+  2: 'Temporary Failure',
+  3: 'Expired Request',
+  4: 'Rate Limited',
+  5: 'Invalid Amount',
+  6: 'Invalid Request',
+}
+
+export function gfy(code: GfyCode, extra: { error?: string; range?: { min: number; max: number } } = {}): DebitAnswer {
+  return { res: 'GFY', code, error: extra.error ?? gfyText[code], ...(extra.range ? { range: extra.range } : {}) }
+}
+
+export const ok = (preimage?: string): DebitAnswer => (preimage === undefined ? { res: 'ok' } : { res: 'ok', preimage })
+
+/**
+ * A debit's own refusal, thrown by its spend limit inside the payment transaction (which then rolls back alone) and
+ * carried out of the pay path unchanged; `answer` is the GFY the requester gets.
+ */
+export class DebitRefusal extends OperationError {
+  constructor(
+    readonly answer: DebitAnswer,
+    readonly reason: 'denied' | 'expired' | 'budget',
+  ) {
+    super(reason === 'budget' ? 'limit_exceeded' : 'forbidden', `debit refused: ${String(answer.error)}`)
+  }
+}
+
+/**
+ * The GFY for a payment the wallet refused or the node failed. Refusals that say something about the user's
+ * wallet (balance, lock) are a plain denial: the requester is a third party.
+ */
+export function gfyFor(err: unknown): DebitAnswer {
+  if (err instanceof DebitRefusal) return err.answer
+  if (!isOperationError(err)) return gfy(2)
+  switch (err.code) {
+    case 'invalid_input':
+      return gfy(6, { error: `${gfyText[6]}: ${err.message}` })
+    case 'node_unavailable':
+    case 'upstream_failed':
+      return gfy(2)
+    default:
+      return gfy(1)
+  }
+}

@@ -1,0 +1,113 @@
+// The user operations that steer debits (reference/pub-protocol.md §5.3): list the grants and bans, edit a
+// grant's rules, ban or forget a key, and decide a parked request — deny it, pay its invoice once, or grant the key
+// under rules (and pay the invoice the answer names under them).
+import type { Logger } from 'pino'
+import { OperationError } from '../bus/errors.js'
+import type { Clock } from '../bus/context.js'
+import type { HandlerTable } from '../bus/handler.js'
+import type { ClinkOutbox } from '../transports/nostr/index.js'
+import { clinkDebitKind } from '../transports/nostr/index.js'
+import { gfy, ok, type DebitAnswer } from './debit-answers.js'
+import { rulesFromWire, rulesToWire } from './debit-rules.js'
+import { rulesOf, type DebitStore, type ParkedRequest } from './debit-store.js'
+import type { DebitPaid, DebitPayer } from './debit-payer.js'
+
+export interface DebitHandlerDeps {
+  store: DebitStore
+  payer: DebitPayer
+  outbox(): ClinkOutbox | undefined
+  clock: Clock
+  log: Logger
+}
+
+const hexKey = /^[0-9a-f]{64}$/
+
+function requesterKey(npub: string): string {
+  const key = npub.trim().toLowerCase()
+  if (!hexKey.test(key)) throw new OperationError('invalid_input', 'npub must be a 64-character hex public key')
+  return key
+}
+
+export function debitHandlers({ store, payer, outbox, clock, log }: DebitHandlerDeps): HandlerTable {
+  /** Answers a parked request and forgets it. */
+  const answerParked = (parked: ParkedRequest, payload: DebitAnswer) => {
+    const box = outbox()
+    if (!box) throw new OperationError('node_unavailable', 'the relays are not connected; try again')
+    store.unpark(parked.requestId)
+    if (!box.send({ appId: parked.appId, to: parked.requester, kind: clinkDebitKind, replyTo: parked.requestId, payload })) {
+      log.warn({ requestId: parked.requestId }, 'a debit answer was not sent: its app no longer exists')
+    }
+  }
+
+  /** The outcome of a payment the user decided: the requester hears it; a refusal is also the user's error. */
+  const finish = (parked: ParkedRequest, paid: DebitPaid) => {
+    if (paid.status === 'later') return void store.unpark(parked.requestId)
+    answerParked(parked, paid.answer)
+    if (paid.status === 'refused') {
+      throw paid.error instanceof OperationError ? paid.error : new OperationError('upstream_failed', 'the payment failed')
+    }
+  }
+
+  const parkedRequest = (requestId: string, userId: string, requester: string) => {
+    const parked = store.parked(requestId, userId)
+    return parked && parked.requester === requester ? parked : undefined
+  }
+
+  return {
+    GetDebitAuthorizations: async (_input, ctx) => ({
+      debits: store.accessOfUser(ctx.caller.userId).map(row => ({
+        debit_id: String(row.serial),
+        authorized: row.authorized === 1,
+        npub: row.requester,
+        rules: rulesToWire(rulesOf(row)),
+      })),
+    }),
+
+    EditDebit: async (input, ctx) => {
+      const requester = requesterKey(input.authorize_npub)
+      if (!store.editRules(ctx.caller.userId, requester, rulesFromWire(input.rules), clock.now())) {
+        throw new OperationError('not_found', 'Debit does not exist')
+      }
+      return {}
+    },
+
+    BanDebit: async (input, ctx) => {
+      const requester = requesterKey(input.npub)
+      store.ban(ctx.caller.userId, requester, clock.now())
+      // What the banned key still waits for is denied now rather than left hanging.
+      if (outbox()) for (const parked of store.parkedFrom(ctx.caller.userId, requester)) answerParked(parked, gfy(1))
+      return {}
+    },
+
+    ResetDebit: async (input, ctx) => {
+      store.reset(ctx.caller.userId, requesterKey(input.npub))
+      return {}
+    },
+
+    RespondToDebit: async (input, ctx) => {
+      const { userId } = ctx.caller
+      if (input.request_id === '' || input.npub === '') throw new OperationError('invalid_input', 'request_id and npub are required')
+      const requester = requesterKey(input.npub)
+      const parked = parkedRequest(input.request_id, userId, requester)
+      const response = input.response
+      if (response.type === 'authorize') {
+        // The grant stands on its own; the parked request (if any) is answered under it.
+        store.grant(userId, requester, rulesFromWire(response.authorize.rules), clock.now())
+        if (!parked) return {}
+        const invoice = response.authorize.invoice
+        if (!invoice) return answerParked(parked, ok()), {}
+        finish(parked, await payer.pay({ userId, requester, appId: parked.appId, requestId: parked.requestId, invoice, mode: 'rules' }))
+        return {}
+      }
+      if (!parked) throw new OperationError('not_found', 'no pending debit request with this id from this key')
+      if (response.type === 'denied') {
+        answerParked(parked, gfy(1))
+        return {}
+      }
+      const invoice = response.invoice.trim()
+      if (invoice === '') throw new OperationError('invalid_input', 'invoice is required')
+      finish(parked, await payer.pay({ userId, requester, appId: parked.appId, requestId: parked.requestId, invoice, mode: 'approved' }))
+      return {}
+    },
+  }
+}

@@ -1,0 +1,138 @@
+// Paying an invoice for a debit. The grant's rules are checked by a spend limit that runs inside the wallet's
+// payment transaction (src/wallet/payments/store.ts SpendLimit): there the grant is re-read, its expiry checked and
+// its budget summed in SQL over this key's payments (pending, and succeeded within the window, amount + service
+// fee), and the payment is recorded for the next sum — so concurrent debits serialise on SQLite and never exceed
+// the budget together. A payment whose outcome the node does not know yet is answered when it resolves, also after
+// a restart (the payments table says how it ended; clink_debit_payments says whether the requester heard).
+import type { Logger } from 'pino'
+import { filter, type Observable, type Subscription } from 'rxjs'
+import type { DomainEvent } from '../bus/events.js'
+import type { SpendLimit, Wallet } from '../wallet/index.js'
+import type { ClinkOutbox } from '../transports/nostr/index.js'
+import { clinkDebitKind } from '../transports/nostr/index.js'
+import { DebitRefusal, gfy, gfyFor, ok, type DebitAnswer } from './debit-answers.js'
+import { expired, windowMs } from './debit-rules.js'
+import { rulesOf, type DebitPaymentRow, type DebitStore } from './debit-store.js'
+
+export interface DebitPayment {
+  userId: string
+  requester: string
+  appId: string
+  /** The request the answer goes to (`e` tag). */
+  requestId: string
+  invoice: string
+  /** `rules`: a request under the key's grant; `approved`: the user approved this one invoice (only a ban stops it). */
+  mode: 'rules' | 'approved'
+}
+
+export type DebitPaid =
+  | { status: 'paid'; answer: DebitAnswer }
+  /** The node has not said yet: the requester is answered when it does. */
+  | { status: 'later' }
+  | { status: 'refused'; answer: DebitAnswer; error: unknown }
+
+export interface DebitPayerDeps {
+  store: DebitStore
+  wallet: Wallet
+  events$: Observable<DomainEvent>
+  outbox(): ClinkOutbox | undefined
+  log: Logger
+}
+
+export function debitPayer({ store, wallet, events$, outbox, log }: DebitPayerDeps) {
+  const limitFor = (p: DebitPayment, recorded: (hash: string) => void): SpendLimit => terms => {
+    const row = store.access(p.userId, p.requester)
+    if (p.mode === 'approved') {
+      if (row && row.authorized === 0) throw new DebitRefusal(gfy(1), 'denied')
+    } else {
+      if (!row || row.authorized === 0) throw new DebitRefusal(gfy(1), 'denied')
+      const rules = rulesOf(row)
+      if (expired(rules, terms.at)) throw new DebitRefusal(gfy(3), 'expired')
+      if (rules.frequency) {
+        const spent = store.spentInWindowMsat(p.userId, p.requester, terms.at - windowMs(rules.frequency))
+        if (spent + terms.amountMsat + terms.serviceFeeMsat > rules.frequency.amount * 1000) {
+          throw new DebitRefusal(gfy(5, { range: { min: 1, max: rules.frequency.amount } }), 'budget')
+        }
+      }
+    }
+    store.recordPayment({ paymentHash: terms.paymentHash, userId: p.userId, requester: p.requester, appId: p.appId, requestId: p.requestId, at: terms.at })
+    recorded(terms.paymentHash)
+  }
+
+  /** The answer for a payment the node has resolved, or undefined while it is pending. */
+  const resolvedAnswer = (paymentHash: string): DebitAnswer | undefined => {
+    const payment = wallet.paymentByHash(paymentHash)
+    if (!payment || payment.status === 'pending') return undefined
+    return payment.status === 'succeeded' ? ok(payment.preimage ?? '') : gfy(2)
+  }
+
+  const send = (row: Pick<DebitPaymentRow, 'app_id' | 'requester' | 'request_id'>, answer: DebitAnswer): boolean => {
+    const box = outbox()
+    if (!box) return false
+    if (!box.send({ appId: row.app_id, to: row.requester, kind: clinkDebitKind, replyTo: row.request_id, payload: answer })) {
+      log.warn({ requestId: row.request_id }, 'a debit answer was not sent: its app no longer exists')
+    }
+    return true
+  }
+
+  /** Answers a payment that resolved after its run gave up waiting, exactly once. */
+  const answerLate = (row: DebitPaymentRow) => {
+    if (row.answer !== 'awaiting' || !outbox()) return
+    const answer = resolvedAnswer(row.payment_hash)
+    if (!answer || !store.moveAnswer(row.payment_hash, 'awaiting', 'answered')) return
+    send(row, answer)
+  }
+
+  let resolutions: Subscription | undefined
+  return {
+    async pay(p: DebitPayment): Promise<DebitPaid> {
+      let hash: string | undefined
+      try {
+        const paid = await wallet.payInvoiceFor(p.userId, p.invoice, { spendLimit: limitFor(p, h => (hash = h)) })
+        store.moveAnswer(paid.paymentHash, 'paying', 'answered')
+        return { status: 'paid', answer: ok(paid.preimage ?? '') }
+      } catch (err) {
+        if (err instanceof DebitRefusal && err.reason === 'expired') store.reset(p.userId, p.requester)
+        if (hash !== undefined && store.debitPayment(hash)) {
+          const late = resolvedAnswer(hash)
+          if (!late && store.moveAnswer(hash, 'paying', 'awaiting')) {
+            // It may have resolved between the throw and the move; then nobody else will answer it.
+            const row = store.debitPayment(hash)!
+            const now = resolvedAnswer(hash)
+            if (now && store.moveAnswer(hash, 'awaiting', 'answered')) {
+              return now.res === 'ok' ? { status: 'paid', answer: now } : { status: 'refused', answer: now, error: err }
+            }
+            log.info({ requestId: row.request_id, paymentHash: hash }, 'debit payment in flight: answered when the node resolves it')
+            return { status: 'later' }
+          }
+          store.moveAnswer(hash, 'paying', 'answered')
+        }
+        return { status: 'refused', answer: gfyFor(err), error: err }
+      }
+    },
+
+    /** Follows payment outcomes; answers what resolved while no outbox was attached once it is. */
+    start(): void {
+      store.adoptInterruptedRuns()
+      resolutions = events$
+        .pipe(filter(event => event.type === 'payment.settled' || event.type === 'payment.failed'))
+        .subscribe(event => {
+          try {
+            const row = store.debitPayment((event as { paymentHash: string }).paymentHash)
+            if (row) answerLate(row)
+          } catch (err) {
+            log.error({ err }, 'answering a resolved debit payment failed')
+          }
+        })
+    },
+    /** The relays are up: answers held back go out. */
+    ready(): void {
+      for (const row of store.unansweredPayments()) answerLate(row)
+    },
+    stop(): void {
+      resolutions?.unsubscribe()
+    },
+  }
+}
+
+export type DebitPayer = ReturnType<typeof debitPayer>

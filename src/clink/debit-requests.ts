@@ -1,0 +1,128 @@
+// A kind-21002 debit request, in the order upstream decides it (reference/pub-protocol.md §5.3): the pointer names
+// the app user (inside the app key the request addressed); a k1 seen in the last five minutes is refused; a budget
+// or full-access request is answered "ok" under a grant; a payment request is paid under the grant's rules. A key
+// with no grant (or an expired one) is the user's to decide: the request is parked in SQLite and pushed as a
+// LiveDebitRequest to the user's linked key, and answered when the user calls RespondToDebit.
+import type { Logger } from 'pino'
+import type { Clock } from '../bus/context.js'
+import type { DomainEvent } from '../bus/events.js'
+import type { LightningNode } from '../node/index.js'
+import type { AppUserRow, Wallet } from '../wallet/index.js'
+import type { ClinkAnswer, ClinkRequest } from '../transports/nostr/index.js'
+import { gfy, ok, type DebitAnswer } from './debit-answers.js'
+import { expired, intervalOfUnit } from './debit-rules.js'
+import { rulesOf, type DebitStore, type ParkedDebit } from './debit-store.js'
+import type { DebitPayer } from './debit-payer.js'
+
+export interface DebitRequestDeps {
+  store: DebitStore
+  payer: DebitPayer
+  wallet: Wallet
+  node: LightningNode
+  emit(event: DomainEvent): void
+  clock: Clock
+  log: Logger
+}
+
+const isPositiveInt = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0
+
+export function debitRequests({ store, payer, wallet, node, emit, clock, log }: DebitRequestDeps) {
+  const answer = (payload: DebitAnswer): ClinkAnswer => ({ payload })
+
+  /** Parks the request for the user's decision; undefined = no answer now. */
+  const park = (req: ClinkRequest, appUser: AppUserRow, debit: ParkedDebit, k1: string | undefined): ClinkAnswer | undefined => {
+    // Nobody to ask: the decision could never be made.
+    if (!appUser.nostr_public_key) return answer(gfy(1))
+    store.park({
+      requestId: req.id,
+      userId: appUser.user_id,
+      appId: req.appId,
+      requester: req.requester,
+      debit,
+      k1: k1 ?? null,
+      createdAt: clock.now(),
+    })
+    emit({
+      type: 'user.push',
+      userId: appUser.user_id,
+      stream: 'GetLiveDebitRequests',
+      payload: { request_id: req.id, npub: req.requester, debit, ...(k1 !== undefined ? { k1 } : {}) },
+    })
+    log.info({ requestId: req.id, requester: req.requester, debit: debit.type }, 'debit request parked for the user')
+    return undefined
+  }
+
+  /** Budget and full-access requests: "ok" under a grant, refused under a ban, else the user decides. */
+  const accessRequest = (req: ClinkRequest, appUser: AppUserRow, debit: ParkedDebit, k1: string | undefined) => {
+    let row = store.access(appUser.user_id, req.requester)
+    if (row?.authorized === 1 && expired(rulesOf(row), clock.now())) {
+      store.reset(appUser.user_id, req.requester)
+      row = undefined
+    }
+    if (!row) return park(req, appUser, debit, k1)
+    return answer(row.authorized === 1 ? ok() : gfy(1))
+  }
+
+  const decide = async (req: ClinkRequest): Promise<ClinkAnswer | undefined> => {
+    const body = req.body
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return answer(gfy(6))
+    const { pointer, amount_sats, bolt11, frequency, k1 } = body as Record<string, unknown>
+    if (typeof pointer !== 'string' || pointer === '') return answer(gfy(1))
+    const appUser = wallet.accounts.appUser(pointer)
+    if (!appUser || appUser.app_id !== req.appId) return answer(gfy(1))
+    if (k1 !== undefined && typeof k1 !== 'string') return answer(gfy(6, { error: 'Invalid Request: k1 must be a string' }))
+    if (k1 !== undefined && !store.firstK1(appUser.user_id, k1, clock.now())) return answer(gfy(1, { error: 'K1 already processed' }))
+    if (amount_sats !== undefined && amount_sats !== null && !isPositiveInt(amount_sats)) return answer(gfy(5))
+    if (bolt11 !== undefined && typeof bolt11 !== 'string') return answer(gfy(6))
+
+    let invoiceMsat: number | undefined
+    if (typeof bolt11 === 'string') {
+      try {
+        invoiceMsat = (await node.decodeInvoice(bolt11.trim())).amountMsat ?? undefined
+      } catch {
+        return answer(gfy(6, { error: 'Invalid Request: the invoice does not decode' }))
+      }
+    }
+
+    if (frequency !== undefined && frequency !== null) {
+      const f = frequency as Record<string, unknown>
+      const interval = typeof f.unit === 'string' ? intervalOfUnit[f.unit] : undefined
+      if (typeof f !== 'object' || !isPositiveInt(f.number) || !interval) {
+        return answer(gfy(6, { error: 'Invalid Request: frequency needs a positive number and a unit day, week or month' }))
+      }
+      const amount = isPositiveInt(amount_sats) ? amount_sats : invoiceMsat ? Math.ceil(invoiceMsat / 1000) : undefined
+      if (!amount) return answer(gfy(5))
+      return accessRequest(req, appUser, { type: 'frequency', frequency: { number_of_intervals: f.number, interval, amount } }, k1)
+    }
+    if (bolt11 === undefined && (amount_sats === undefined || amount_sats === null)) {
+      return accessRequest(req, appUser, { type: 'full_access', full_access: {} }, k1)
+    }
+    if (typeof bolt11 !== 'string') return answer(gfy(6, { error: 'Invalid Request: an amount without an invoice' }))
+    if (!invoiceMsat) return answer(gfy(6, { error: 'Invalid Request: the invoice has no amount' }))
+    if (isPositiveInt(amount_sats) && amount_sats * 1000 !== invoiceMsat) return answer(gfy(5))
+
+    const row = store.access(appUser.user_id, req.requester)
+    if (!row) return park(req, appUser, { type: 'invoice', invoice: bolt11 }, k1)
+    if (row.authorized === 0) return answer(gfy(1))
+    const paid = await payer.pay({
+      userId: appUser.user_id,
+      requester: req.requester,
+      appId: req.appId,
+      requestId: req.id,
+      invoice: bolt11,
+      mode: 'rules',
+    })
+    return paid.status === 'later' ? undefined : answer(paid.answer)
+  }
+
+  return {
+    async handle(req: ClinkRequest): Promise<ClinkAnswer | undefined> {
+      try {
+        return await decide(req)
+      } catch (err) {
+        log.error({ err, requestId: req.id }, 'debit request failed')
+        return answer(gfy(2))
+      }
+    },
+  }
+}

@@ -1,0 +1,23 @@
+// The debits part of the CLINK room (kind 21002, reference/pub-protocol.md §5.3): requests from keys the user
+// granted, banned or has not decided about yet, the payments made for them under the grants' rules, and the user
+// operations that decide and steer them.
+import type { ClinkOutbox } from '../transports/nostr/index.js'
+import type { ClinkDeps, ClinkPart } from './room.js'
+import { debitStore } from './debit-store.js'
+import { debitPayer } from './debit-payer.js'
+import { debitRequests } from './debit-requests.js'
+import { debitHandlers } from './debit-handlers.js'
+
+export function createDebits(deps: ClinkDeps, outbox: () => ClinkOutbox | undefined): ClinkPart {
+  const store = debitStore(deps.db)
+  const log = deps.log.child({ part: 'debits' })
+  const payer = debitPayer({ store, wallet: deps.wallet, events$: deps.events$, outbox, log })
+  payer.start()
+  const requests = debitRequests({ store, payer, wallet: deps.wallet, node: deps.node, emit: deps.emit, clock: deps.clock, log })
+  return {
+    handlers: debitHandlers({ store, payer, outbox, clock: deps.clock, log }),
+    handle: request => requests.handle(request),
+    ready: () => payer.ready(),
+    stop: () => payer.stop(),
+  }
+}
