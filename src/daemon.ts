@@ -11,6 +11,7 @@ import { createEventBus } from './bus/events.js'
 import { createRegistry } from './bus/registry.js'
 import { createDispatcher, type CallOutcome, type Dispatcher } from './bus/dispatcher.js'
 import { createMetrics } from './metrics/index.js'
+import { createWebRtc } from './webrtc/index.js'
 import { hostPaymentHandlers } from './host-api/index.js'
 import { startPaidCallbacks } from './callbacks/index.js'
 import { Subject } from 'rxjs'
@@ -284,6 +285,12 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     config: config.metrics,
   })
   registry.register(metrics.handlers, 'metrics')
+  const webrtc = createWebRtc({
+    settings: config.webrtc,
+    metricsFile: (request, callerAppId) => metrics.metricsFile(request, callerAppId),
+    log: log.child({ room: 'webrtc' }),
+  })
+  registry.register(webrtc.handlers, 'webrtc')
   registry.register(hostPaymentHandlers({ wallet, rates }), 'host API')
   const paidCallbacks = startPaidCallbacks({
     events$: events.events$,
@@ -329,6 +336,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       defaultAppId: defaultApp.id,
       users: { appUserOf: userId => wallet.accounts.appUserOf(userId) },
       events$: events.events$,
+      keyPushes$: webrtc.pushes$,
       verifier,
       clock,
       log: log.child({ room: 'nostr' }),
@@ -362,6 +370,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     stop: () =>
       (stopping ??= (async () => {
         log.info('stopping')
+        await webrtc.stop() // peers close first: their channels read the metrics files
         await nostr.stop() // no new relay requests; the ones taken are answered before the relays close
         await nwc.stop()
         // Stop accepting first; model downloads may run for minutes, so they are aborted rather than awaited.

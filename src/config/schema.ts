@@ -96,6 +96,30 @@ export const configSchema = z.strictObject({
       sample_seconds: z.int().min(1).max(3600).default(60),
     })
     .prefault({}),
+  webrtc: z
+    .strictObject({
+      /** Answers SubmitWebRtcMessage offers (the metrics caller's experimental data channel). */
+      enabled: z.boolean().default(true),
+      /** STUN/TURN servers for ICE. None by default: only host candidates, and no public server is contacted. */
+      ice_servers: z
+        .array(
+          z.strictObject({
+            urls: z.union([z.string().regex(/^(stun|stuns|turn|turns):/), z.array(z.string().regex(/^(stun|stuns|turn|turns):/)).min(1)]),
+            username: z.string().optional(),
+            credential: z.string().optional(),
+          }),
+        )
+        .default([]),
+      /** The only addresses offered as host candidates, e.g. ["127.0.0.1"]; empty: every interface's address. */
+      host_addresses: z.array(z.union([z.ipv4(), z.ipv6()])).default([]),
+      /** Peer connections open at once (each metrics caller has at most one). */
+      max_peers: z.int().min(1).max(64).default(4),
+      /** A peer that has not connected this long after its offer is closed. */
+      connect_timeout_seconds: z.int().min(1).max(600).default(30),
+      /** A connected peer whose data channels are silent this long is closed. */
+      idle_timeout_seconds: z.int().min(1).max(86_400).default(300),
+    })
+    .prefault({}),
   extensions: z
     .strictObject({
       /** Extensions only the operator may use. */

@@ -1,7 +1,7 @@
 // The Metrics caller's operations. They only read what the recorders wrote (and reset or archive it); nothing
 // here records a call: the dispatcher's outcomes and the event stream do that.
 import { OperationError } from '../bus/errors.js'
-import type { HandlerTable, InputOf } from '../bus/handler.js'
+import type { HandlerTable } from '../bus/handler.js'
 import type { Db } from '../store/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { Clock } from '../bus/context.js'
@@ -14,6 +14,7 @@ import { nodeReport } from './node-report.js'
 import type { NodeWatch } from './node-watch.js'
 import type { PrometheusMetrics } from './prometheus.js'
 import type { SeriesPage, TlvFileStore } from './tlv-file-store.js'
+import { encodeRecordList } from './tlv.js'
 
 /** Upstream answers the latest 30 records of each series when no limit is given. */
 const defaultLatestLimit = 30
@@ -133,7 +134,7 @@ function latestLimit(limit: number | undefined): number {
  * Upstream's custom checks on SingleMetricReq: `app_id` must be empty and `metrics_name` set. The file is named
  * by `metrics_name` alone: `<series>` for a `_root` series, `<app id>/<series>` for an application's.
  */
-function singlePage(store: TlvFileStore, input: InputOf<'GetSingleUsageMetrics'>): SeriesPage {
+function singlePage(store: TlvFileStore, input: MetricsFileRequest): SeriesPage {
   if (input.app_id !== '') throw new OperationError('invalid_input', 'SingleMetricReq::root..app_id: custom check failed')
   if (input.metrics_name === '') {
     throw new OperationError('invalid_input', 'SingleMetricReq::root..metrics_name: custom check failed')
@@ -144,6 +145,30 @@ function singlePage(store: TlvFileStore, input: InputOf<'GetSingleUsageMetrics'>
   const page = Number.isSafeInteger(input.page) ? store.page(app, series, input.page) : undefined
   if (!page) throw new OperationError('not_found', `tlv file for ${app} ${series} chunk ${input.page} not found`)
   return page
+}
+
+/** Which file of a metrics store a SingleMetricReq names (its `metric_type` picks the store). */
+export interface MetricsFileRequest {
+  app_id: string
+  metrics_name: string
+  page: number
+}
+
+/**
+ * A metrics file as the WebRTC data channel serves it (upstream LoadRawMetricsFile): its records as stored, a run
+ * of list entries. Upstream requires `app_id` to be the app the caller addressed and reads that app's series
+ * `metrics_name`; `app_id` "" names the file as GetSingleUsageMetrics does (`<series>` or `<app id>/<series>`).
+ */
+export function rawMetricsFile(store: TlvFileStore, input: MetricsFileRequest, callerAppId: string): Uint8Array {
+  let page: SeriesPage | undefined
+  if (input.app_id === '') page = singlePage(store, input)
+  else if (input.app_id !== callerAppId) throw new OperationError('invalid_input', 'SingleMetricReq::root..app_id: custom check failed')
+  else if (input.metrics_name === '') throw new OperationError('invalid_input', 'SingleMetricReq::root..metrics_name: custom check failed')
+  else {
+    page = Number.isSafeInteger(input.page) ? store.page(input.app_id, input.metrics_name, input.page) : undefined
+    if (!page) throw new OperationError('not_found', `tlv file for ${input.app_id} ${input.metrics_name} chunk ${input.page} not found`)
+  }
+  return encodeRecordList(page.records)
 }
 
 const base64 = (record: Uint8Array) => Buffer.from(record.buffer, record.byteOffset, record.byteLength).toString('base64')

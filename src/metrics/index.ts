@@ -16,7 +16,7 @@ import type { Db } from '../store/index.js'
 import { archivesDirName } from './archive.js'
 import { createBundleRecorder } from './bundle.js'
 import { openErrorCounters } from './error-windows.js'
-import { metricsHandlers } from './handlers.js'
+import { metricsHandlers, rawMetricsFile, type MetricsFileRequest } from './handlers.js'
 import { createNodeWatch } from './node-watch.js'
 import { createPrometheus } from './prometheus.js'
 import { openTlvFileStore } from './tlv-file-store.js'
@@ -70,6 +70,11 @@ export interface MetricsDeps {
 
 export interface Metrics {
   handlers: HandlerTable
+  /**
+   * One metrics file, as stored, for the WebRTC data channel: `request` is a SingleMetricReq (USAGE_METRIC or
+   * BUNDLE_METRIC), `callerAppId` the app the metrics caller addressed. Throws OperationError (bad request, no file).
+   */
+  metricsFile(request: MetricsFileRequest & { metric_type: 'USAGE_METRIC' | 'BUNDLE_METRIC' }, callerAppId: string): Uint8Array
   /** The Prometheus exposition text (what `GET /metrics` answers). */
   prometheus(): Promise<string>
   /** Writes buffered records and counters now. */
@@ -186,6 +191,8 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   let stopped: Promise<void> | undefined
   return {
     handlers,
+    metricsFile: (request, callerAppId) =>
+      rawMetricsFile(request.metric_type === 'BUNDLE_METRIC' ? bundles : usage, request, callerAppId),
     prometheus: () => prometheus.text(),
     flush: () => {
       flush()

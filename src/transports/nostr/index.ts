@@ -21,10 +21,10 @@ import { createRelayPool, type Backoff } from './relay-pool.js'
 import { createEventSigner } from './sign.js'
 import { serviceBeacon } from './beacon.js'
 import { clinkKinds, clinkTransport, isClinkKind, type ClinkServer } from './clink-server.js'
-import { pushLiveUserOperations, pushUserStreams, type LinkedKeyLookup } from './pushes.js'
+import { pushLiveUserOperations, pushToKeys, pushUserStreams, type KeyPush, type LinkedKeyLookup } from './pushes.js'
 
 export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
-export { liveStreamHandlers } from './pushes.js'
+export { liveStreamHandlers, type KeyPush } from './pushes.js'
 export { pubRpcKind } from './reply-sender.js'
 export {
   clinkOfferKind, clinkDebitKind, clinkManageKind,
@@ -53,6 +53,8 @@ export interface NostrTransportDeps {
   defaultAppId: string
   users: LinkedKeyLookup
   events$: Observable<DomainEvent>
+  /** Messages other rooms send to a key unasked (WebRTC candidates). */
+  keyPushes$?: Observable<KeyPush>
   /** Shared with the embedded relay, so an event is checked once per process. */
   verifier: EventVerifier
   clock: Clock
@@ -153,6 +155,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   })
   const pushDeps = { events$: deps.events$, users: deps.users, apps, sender, log }
   const pushes = [pushLiveUserOperations(pushDeps), pushUserStreams(pushDeps)]
+  if (deps.keyPushes$) pushes.push(pushToKeys(deps.keyPushes$, pushDeps))
   const beacon = serviceBeacon({ apps: apps.all, fees: deps.fees, sign, publish: event => pool.publish(event), clock })
   const pruner = setInterval(() => {
     try {

@@ -56,6 +56,26 @@ export function pushUserStreams({ events$, users, apps, sender, log }: LivePushD
   })
 }
 
+/** A message another room sends to one key unasked, e.g. the WebRTC candidates of a metrics caller. */
+export interface KeyPush {
+  appId: string
+  pubkey: string
+  payload: Record<string, unknown>
+}
+
+/** Sends each push from the app's key to the key named, in the scheme that key last used. */
+export function pushToKeys(pushes$: Observable<KeyPush>, { apps, sender, log }: Pick<LivePushDeps, 'apps' | 'sender' | 'log'>): Subscription {
+  return pushes$.subscribe(push => {
+    try {
+      const app = apps.byAppId(push.appId)
+      if (!app) return
+      sender.send(app, push.pubkey, sender.schemeFor(push.pubkey), push.payload)
+    } catch (err) {
+      log.error({ err, requestId: push.payload.requestId }, 'push failed')
+    }
+  })
+}
+
 /**
  * The subscription calls of the user streams this room pushes: they authenticate the caller (opening an account
  * for a new key, as any user call does) and answer nothing. GetMigrationUpdate never emits upstream either.

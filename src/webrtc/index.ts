@@ -1,0 +1,83 @@
+// The WebRTC upgrade of the metrics caller (seed 000 "Metrics", reference/pub-protocol.md §1.3 and §3.6): the
+// caller submits an offer (and then its candidates) through SubmitWebRtcMessage and gets the answer back; the
+// daemon's candidates go to the caller's key as SubToWebRtcCandidates pushes; over the data channel the caller
+// asks for usage and bundle metrics files (metrics-channel.ts). Uses werift, a WebRTC stack in TypeScript.
+import { randomBytes } from 'node:crypto'
+import { EMPTY, Subject, type Observable } from 'rxjs'
+import type { Logger } from 'pino'
+import { OperationError } from '../bus/errors.js'
+import type { HandlerTable } from '../bus/handler.js'
+import type { MetricsFileRequest } from './metrics-channel.js'
+import { createPeerTable, type PeerOwner, type WebRtcSettings } from './peers.js'
+import { parseCandidate, parseOffer } from './signals.js'
+
+export type { WebRtcSettings } from './peers.js'
+export { packetDataBytes, packetType } from './metrics-channel.js'
+
+/** The request id upstream gives candidate pushes. */
+export const candidatesStream = 'SubToWebRtcCandidates'
+
+/** A message for the relay transport to send to one key, unasked (a push). */
+export interface KeyPush {
+  appId: string
+  pubkey: string
+  payload: Record<string, unknown>
+}
+
+export interface WebRtcDeps {
+  settings: WebRtcSettings
+  /** The metrics room's file reader (Metrics.metricsFile). */
+  metricsFile(request: MetricsFileRequest, callerAppId: string): Uint8Array
+  log: Logger
+  random?: (bytes: number) => Uint8Array
+}
+
+export interface WebRtc {
+  handlers: HandlerTable
+  /** Candidate pushes for the relay transport. */
+  pushes$: Observable<KeyPush>
+  /** Open peer connections. */
+  peerCount(): number
+  /** Closes every peer connection. */
+  stop(): Promise<void>
+}
+
+export function createWebRtc(deps: WebRtcDeps): WebRtc {
+  const pushes = new Subject<KeyPush>()
+  const peers = createPeerTable({
+    settings: deps.settings,
+    metricsFile: (request, owner) => deps.metricsFile(request, owner.appId),
+    pushCandidate: (owner, candidate) =>
+      pushes.next({ appId: owner.appId, pubkey: owner.pubkey, payload: { status: 'OK', candidate, requestId: candidatesStream } }),
+    random: deps.random ?? (bytes => randomBytes(bytes)),
+    log: deps.log,
+  })
+
+  return {
+    handlers: {
+      SubmitWebRtcMessage: async (input, ctx) => {
+        if (!deps.settings.enabled) throw new OperationError('forbidden', 'the WebRTC upgrade is disabled ([webrtc] enabled = false)')
+        const { caller } = ctx
+        // Upstream keys a connection by app and caller key. Candidates can only be pushed to a relay caller; an
+        // HTTP caller finds every candidate in the answer.
+        const owner: PeerOwner = {
+          key: `${caller.appId}:${caller.operatorId}`,
+          appId: caller.appId,
+          pubkey: ctx.transport === 'nostr' ? caller.operatorId : undefined,
+        }
+        const message = input.message
+        if (message.type === 'offer') return { answer: await peers.offer(owner, parseOffer(message.offer)) }
+        await peers.candidate(owner, parseCandidate(message.candidate))
+        return {}
+      },
+      // A push stream: the subscription answers nothing, candidates follow each offer (pushes.ts in the transport).
+      SubToWebRtcCandidates: () => EMPTY,
+    },
+    pushes$: pushes.asObservable(),
+    peerCount: () => peers.size(),
+    stop: async () => {
+      await peers.stop()
+      pushes.complete()
+    },
+  }
+}
