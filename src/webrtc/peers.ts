@@ -3,7 +3,7 @@
 // time, when its channels fall idle, when ICE fails, or when the daemon stops. Every data channel the caller opens
 // serves metrics files (metrics-channel.ts).
 import { isIPv4, isIPv6 } from 'node:net'
-import { RTCPeerConnection, type RTCDataChannel, type RTCIceCandidate } from 'werift'
+import type { RTCDataChannel, RTCIceCandidate, RTCPeerConnection } from 'werift'
 import type { Logger } from 'pino'
 import { OperationError, isOperationError } from '../bus/errors.js'
 import { channelError, dataPackets, parseChannelRequest, type MetricsFileRequest } from './metrics-channel.js'
@@ -75,6 +75,9 @@ export function createPeerTable(deps: PeerTableDeps): PeerTable {
   let stopping = false
   const hosts = settings.host_addresses
   const allowedAddress = (address: string) => hosts.length === 0 || hosts.includes(address)
+  // werift takes seconds to load on a busy machine; only a daemon that gets an offer pays for it.
+  let werift: Promise<typeof import('werift')> | undefined
+  const loadWerift = () => (werift ??= import('werift'))
 
   function peerConfig(): ConstructorParameters<typeof RTCPeerConnection>[0] {
     if (hosts.length === 0) return { iceServers: settings.ice_servers }
@@ -92,8 +95,8 @@ export function createPeerTable(deps: PeerTableDeps): PeerTable {
     }
   }
 
-  function openPeer(owner: PeerOwner): Peer {
-    const pc = new RTCPeerConnection(peerConfig())
+  function openPeer(owner: PeerOwner, PeerConnection: typeof RTCPeerConnection): Peer {
+    const pc = new PeerConnection(peerConfig())
     const timers: { connect?: NodeJS.Timeout; idle?: NodeJS.Timeout } = {}
     const subscriptions: { unSubscribe(): void }[] = []
     let closing: Promise<void> | undefined
@@ -205,12 +208,13 @@ export function createPeerTable(deps: PeerTableDeps): PeerTable {
 
   return {
     async offer(owner, offer) {
+      const { RTCPeerConnection: PeerConnection } = await loadWerift()
       if (stopping) throw new OperationError('conflict', 'the daemon is stopping')
       await peers.get(owner.key)?.close('replaced by a new offer')
       if (peers.size >= settings.max_peers) {
         throw new OperationError('limit_exceeded', `too many WebRTC peers (${settings.max_peers}); try again when one has closed`)
       }
-      const peer = openPeer(owner)
+      const peer = openPeer(owner, PeerConnection)
       peers.set(owner.key, peer) // before any await: concurrent offers count this one
       try {
         try {
