@@ -34,6 +34,7 @@ import { createNwc } from './nwc/index.js'
 import { createLnurl } from './lnurl/index.js'
 import { createPublisher } from './extensions/publisher.js'
 import { createClink } from './clink/index.js'
+import { createSwaps } from './swaps/index.js'
 
 export interface Daemon {
   url: string
@@ -292,6 +293,25 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   })
   registry.register(webrtc.handlers, 'webrtc')
   registry.register(hostPaymentHandlers({ wallet, rates }), 'host API')
+  const swaps = createSwaps({
+    db: store.db,
+    config: config.swaps,
+    backend: config.node.backend,
+    network: config.node.network,
+    node,
+    wallet,
+    random: bytes => randomBytes(bytes),
+    now: () => clock.now(),
+    timers: {
+      after(ms, fn) {
+        const timer = setTimeout(fn, ms)
+        return () => clearTimeout(timer)
+      },
+    },
+    log: log.child({ room: 'swaps' }),
+  })
+  registry.register(swaps.handlers, 'swaps')
+  wallet.attachSwapPayer(swaps.addressPayer)
   const paidCallbacks = startPaidCallbacks({
     events$: events.events$,
     invoice: hash => wallet.invoiceByPaymentHash(hash),
@@ -301,6 +321,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   })
   // After every listener of the event stream is subscribed: catch-up credits announce themselves to them.
   await wallet.start()
+  // After the wallet: a resumed swap's payment is already reconciled with the node.
+  await swaps.start()
   const notImplemented = registry.seal()
   log.info(
     { implemented: catalogue.length - notImplemented.length, notImplemented: notImplemented.length, missing: notImplemented },
@@ -381,6 +403,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         await dispatcher.drain()
         await metrics.stop()
         paidCallbacks.unsubscribe()
+        swaps.stop()
         wallet.stop()
         lnurl.stop()
         clink.stop()

@@ -139,6 +139,34 @@ export const configSchema = z.strictObject({
       timeout_ms: z.int().min(100).max(60_000).default(3000),
     })
     .prefault({}),
+  swaps: z
+    .strictObject({
+      /** Off by default: swaps move real coins through a third party the operator must choose. */
+      enabled: z.boolean().default(false),
+      /**
+       * Boltz v2 providers, quoted in parallel: `http` is the API base (…/v2/… is appended), `ws` its WebSocket
+       * (default: `http` with ws(s):// and /v2/ws). No public provider is named by default.
+       */
+      providers: z
+        .array(
+          z.strictObject({
+            http: url,
+            ws: z.url({ protocol: /^wss?$/ }).optional(),
+          }),
+        )
+        .default([]),
+      /** Per provider HTTP request. */
+      timeout_ms: z.int().min(100).max(120_000).default(10_000),
+      /** Seconds between looks at the node's block height (quote expiry, refund time locks). */
+      block_poll_seconds: z.int().min(1).max(3600).default(30),
+      /** How long PayAddress / PayAdminTransactionSwap wait for the on-chain claim before answering. */
+      pay_wait_seconds: z.int().min(1).max(600).default(60),
+    })
+    .refine(swaps => !swaps.enabled || swaps.providers.length > 0, {
+      message: 'swaps are enabled but no provider is configured: add providers = [{ http = "…" }]',
+      path: ['providers'],
+    })
+    .prefault({}),
   payroll: z
     .strictObject({
       /** The scheduler's first pass, this many seconds after start (seed 001 part B: about 20 s). */

@@ -9,6 +9,8 @@ export type {
   AddressType,
   BitcoinNetwork,
   BumpFeeRequest,
+  ChainFeeEstimate,
+  ChainFeeEstimateRequest,
   ChainSend,
   ChannelPolicy,
   CloseChannelRequest,

@@ -174,6 +174,19 @@ export interface ChainSend {
   feeSats: number
 }
 
+export interface ChainFeeEstimateRequest {
+  address: string
+  amountSats: number
+  /** Blocks to confirm within; the node's default (6) when omitted. */
+  targetConf?: number
+}
+
+export interface ChainFeeEstimate {
+  /** What sending `amountSats` to `address` would cost in fees now. */
+  feeSats: number
+  satPerVbyte: number
+}
+
 export interface BumpFeeRequest {
   txid: string
   outputIndex: number
@@ -313,6 +326,8 @@ export interface LightningNode {
 
   newAddress(type: AddressType): Promise<string>
   sendToAddress(request: SendToAddressRequest): Promise<ChainSend>
+  /** The fee of a prospective send from the node's wallet (LND EstimateFee). */
+  estimateChainFee(request: ChainFeeEstimateRequest): Promise<ChainFeeEstimate>
   getBalances(): Promise<NodeBalances>
   bumpFee(request: BumpFeeRequest): Promise<void>
 

@@ -20,18 +20,28 @@ interface AddressRow {
   created_at: number
 }
 
+/** Pays an outside address through a quoted transaction swap (the swaps room, attached by the daemon). */
+export interface AddressSwapPayer {
+  payAddress(
+    userId: string,
+    request: { address: string; amountSats: number; swapOperationId: string },
+  ): Promise<{ txId: string; operationId: string; serviceFeeSats: number; networkFeeSats: number }>
+}
+
 export interface AddressDeps {
   db: Db
   node: LightningNode
   transfers: TransferDesk
   random: Random
   now(): number
+  /** The swaps room when it is running; absent, outside addresses are refused with the reason. */
+  swaps(): AddressSwapPayer | undefined
 }
 
 export const swapNeededReason =
   'this address does not belong to this service: paying it needs a transaction swap quote (GetTransactionSwapQuotes) and its swap_operation_id'
 
-export function addressHandlers({ db, node, transfers, random, now }: AddressDeps): HandlerTable {
+export function addressHandlers({ db, node, transfers, random, now, swaps }: AddressDeps): HandlerTable {
   const existing = db.prepare('SELECT * FROM addresses WHERE user_id = ? AND app_id = ? AND address_type = ?')
   const insert = db.prepare(`INSERT INTO addresses (address, user_id, app_id, address_type, created_at)
       VALUES (@address, @userId, @appId, @type, @createdAt) ON CONFLICT (user_id, app_id, address_type) DO NOTHING`)
@@ -53,7 +63,19 @@ export function addressHandlers({ db, node, transfers, random, now }: AddressDep
       const target = byAddress.get(input.address.trim()) as AddressRow | undefined
       if (!target) {
         if (!input.swap_operation_id) throw new OperationError('invalid_input', swapNeededReason)
-        throw new OperationError('not_implemented', 'transaction swaps are not available yet')
+        const desk = swaps()
+        if (!desk) throw new OperationError('not_implemented', 'transaction swaps are not part of this daemon')
+        const paid = await desk.payAddress(ctx.caller.userId, {
+          address: input.address.trim(),
+          amountSats: input.amountSats,
+          swapOperationId: input.swap_operation_id,
+        })
+        return {
+          txId: paid.txId,
+          operation_id: paid.operationId,
+          service_fee: paid.serviceFeeSats,
+          network_fee: paid.networkFeeSats,
+        }
       }
       // Upstream records an internal chain payment under a random 32-byte transaction hash.
       const txHash = bytesToHex(random(32))

@@ -10,7 +10,7 @@ import { nodeNotReadyReason, type LightningNode, type Timers } from '../node/ind
 import { accountStore, type Random } from './accounts.js'
 import { appHandlers } from './handlers/apps.js'
 import { walletHandlers } from './handlers/wallets.js'
-import { checkFeeSpread, type FeePolicy } from './fees.js'
+import { checkFeeSpread, routingFeeLimitSats, serviceFeeSats, type FeePolicy } from './fees.js'
 import { createLedger } from './ledger.js'
 import { feeCollectors } from './fee-collectors.js'
 import { invoiceStore } from './invoices/store.js'
@@ -24,7 +24,7 @@ import { paymentResolution } from './payments/resolution.js'
 import { invoicePayer } from './payments/pay-invoice.js'
 import { paymentHandlers } from './payments/handlers.js'
 import { transferDesk, transferHandlers } from './transfers.js'
-import { addressHandlers } from './addresses.js'
+import { addressHandlers, type AddressSwapPayer } from './addresses.js'
 import { banHandlers } from './bans.js'
 import { mockBalanceHandlers } from './mock-balances.js'
 import { walletMoneyViews } from './money-views.js'
@@ -35,6 +35,8 @@ import { operationsHistoryHandlers } from './handlers/operations-history.js'
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export { maxWithdrawableSats, type FeePolicy } from './fees.js'
 export { positiveSatsAsMsat } from './msat.js'
+export type { AddressSwapPayer } from './addresses.js'
+export type { UserOperation } from './user-operations.js'
 export type { CreatedInvoice, InvoiceForWallet, WalletInvoice, WalletPayment, WalletPaidInvoice } from './money-views.js'
 export { auditLedger, type AuditReport } from './audit.js'
 export type { PaymentTerms, SpendLimit } from './payments/store.js'
@@ -87,6 +89,8 @@ export function createWallet(deps: WalletDeps) {
     node, accounts, invoices, payments, commits, resolution, collectors, gate, fees: deps.fees, emit, now, log,
   })
   const transfers = transferDesk({ db, ledger, collectors, fees: deps.fees, gate, commits, emit, now })
+  // Attached after start-up by the daemon when swaps run; PayAddress to an outside address needs it.
+  let swapPayer: AddressSwapPayer | undefined
 
   const handlers: HandlerTable = {
     ...appHandlers({ ...deps, accounts, ledger }),
@@ -95,7 +99,7 @@ export function createWallet(deps: WalletDeps) {
     ...productHandlers({ db, random: deps.random, now, issue, relayUrl: deps.relayUrl }),
     ...paymentHandlers({ accounts, invoices, payer, payments, node }),
     ...transferHandlers(accounts, transfers),
-    ...addressHandlers({ db, node, transfers, random: deps.random, now }),
+    ...addressHandlers({ db, node, transfers, random: deps.random, now, swaps: () => swapPayer }),
     ...banHandlers({ db, ledger, now }),
     ...mockBalanceHandlers({ db, ledger, accounts, node, now }),
     ...operationsHistoryHandlers(db),
@@ -118,6 +122,16 @@ export function createWallet(deps: WalletDeps) {
     handlers,
     directory: accounts.directory(),
     ...walletMoneyViews({ issue, payer, invoices, payments }),
+    /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
+    attachSwapPayer(payer: AddressSwapPayer): void {
+      swapPayer = payer
+    },
+    /** The service fee `payerId` would pay on an outgoing invoice of `amountSats` (0 for an app owner). */
+    outgoingServiceFeeSats(payerId: string, amountSats: number): number {
+      return collectors.isAppOwner(payerId) ? 0 : serviceFeeSats(amountSats, deps.fees)
+    },
+    /** The routing fee limit the wallet gives the node for a payment of `amountSats`. */
+    routingFeeLimitSats: (amountSats: number) => routingFeeLimitSats(amountSats, deps.fees),
     /** Refuses every outgoing payment and transfer from now on (the start-up audit failed). */
     lockOutgoing: (reason: string) => gate.close(reason),
     /**

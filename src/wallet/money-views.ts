@@ -1,7 +1,8 @@
 // What other rooms (the host API, extensions, LNURL, callbacks) may ask of the wallet's money: issue an invoice
 // for a wallet, pay one from a wallet, and read invoices and payments by payment hash. Plain values, never rows.
 import type { InvoicePayer } from './payments/pay-invoice.js'
-import type { PaymentRow, PaymentStore, SpendLimit } from './payments/store.js'
+import { paymentOperation, type PaymentRow, type PaymentStore, type SpendLimit } from './payments/store.js'
+import type { UserOperation } from './user-operations.js'
 import type { IssueInvoice } from './invoices/issue.js'
 import { extraOf, type InvoiceRow, type InvoiceStore } from './invoices/store.js'
 
@@ -130,6 +131,12 @@ export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyView
     paymentByHash(paymentHash: string): WalletPayment | undefined {
       const row = payments.byHash(paymentHash)
       return row && paymentView(row)
+    },
+
+    /** A payment as the wallet's operation history shows it (UserOperation), or undefined. */
+    paymentOperationByHash(paymentHash: string): UserOperation | undefined {
+      const row = payments.byHash(paymentHash)
+      return row && paymentOperation(row)
     },
 
     /** Every paid invoice whose `extra.tag` is `tag`, oldest first (re-delivery to extensions at start). */

@@ -6,7 +6,7 @@ import { OperationError } from '../../bus/errors.js'
 import type { Db } from '../../store/index.js'
 import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice, Timers } from '../lightning-node.js'
 import { decodeInvoice } from './bolt11-invoice.js'
-import { blockHeightAt, chainWallet } from './chain-wallet.js'
+import { assertSats, blockHeightAt, chainWallet, defaultSatPerVbyte, txVbytes } from './chain-wallet.js'
 import { channelBook } from './channels.js'
 import { forwardLog } from './forwards.js'
 import { invoiceBook } from './invoices.js'
@@ -121,6 +121,13 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
     async sendToAddress(request) {
       open()
       return chain.send(request)
+    },
+    async estimateChainFee(request) {
+      open()
+      chain.assertAddress(request.address)
+      assertSats(request.amountSats, 'amountSats')
+      // The simulated chain has no fee market: its default rate for a typical one-output send.
+      return { feeSats: defaultSatPerVbyte * txVbytes.send, satPerVbyte: defaultSatPerVbyte }
     },
     async getBalances() {
       open()

@@ -2,6 +2,7 @@
 import {
   createChainAddress,
   getChainBalance,
+  getChainFeeEstimate,
   getChainTransaction,
   getChainTransactions,
   getChannelBalance,
@@ -11,7 +12,15 @@ import {
   type AuthenticatedLnd,
 } from 'lightning'
 import { OperationError } from '../../bus/errors.js'
-import type { AddressType, BumpFeeRequest, ChainSend, NodeBalances, SendToAddressRequest } from '../lightning-node.js'
+import type {
+  AddressType,
+  BumpFeeRequest,
+  ChainFeeEstimate,
+  ChainFeeEstimateRequest,
+  ChainSend,
+  NodeBalances,
+  SendToAddressRequest,
+} from '../lightning-node.js'
 import { describeLndFailure, lndError } from './lnd-errors.js'
 
 const addressFormats: Record<AddressType, 'p2wpkh' | 'np2wpkh' | 'p2tr'> = {
@@ -73,6 +82,25 @@ export function lndChain({ lnd }: { lnd: AuthenticatedLnd }) {
         return { txid, feeSats: await feeOf(txid) }
       } catch (err) {
         throw lndError('report the fee of its transaction', err)
+      }
+    },
+
+    async estimateChainFee(request: ChainFeeEstimateRequest): Promise<ChainFeeEstimate> {
+      if (!Number.isSafeInteger(request.amountSats) || request.amountSats <= 0) {
+        throw new OperationError('invalid_input', 'amountSats must be a positive integer')
+      }
+      try {
+        const estimate = await getChainFeeEstimate({
+          lnd,
+          send_to: [{ address: request.address, tokens: request.amountSats }],
+          ...(request.targetConf ? { target_confirmations: request.targetConf } : {}),
+        })
+        return { feeSats: estimate.fee, satPerVbyte: estimate.tokens_per_vbyte }
+      } catch (err) {
+        throw lndError('estimate a chain fee', err, [
+          { when: /InsufficientBalance|insufficient funds/, code: 'insufficient_balance', message: 'insufficient funds available to construct transaction' },
+          { when: /address|network|checksum|bech32|base58/i, code: 'invalid_input' },
+        ])
       }
     },
 

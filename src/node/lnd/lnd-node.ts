@@ -114,6 +114,10 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
       open()
       return chain.sendToAddress(request)
     },
+    async estimateChainFee(request) {
+      open()
+      return chain.estimateChainFee(request)
+    },
     async getBalances() {
       open()
       return chain.getBalances()

@@ -3,7 +3,7 @@
 // transactions for GetTransaction / GetTransactions.
 import { randomBytes } from 'node:crypto'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { Address, p2sh, p2tr, p2wpkh } from '@scure/btc-signer'
+import { Address, OutScript, Transaction, p2sh, p2tr, p2wpkh } from '@scure/btc-signer'
 import { lndSays, RpcError, grpcCode } from './rpc-error.js'
 
 export type ChainNetwork = { bech32: string; pubKeyHash: number; scriptHash: number; wif: number }
@@ -26,11 +26,27 @@ export interface FakeTx {
   ownOutputs: number[]
   confirmed: boolean
   label: string
+  /** The raw transaction: real outputs (change first, then the destinations), a synthetic funding input. */
+  hex: string
 }
+
+/** Told of every transaction the wallet sends (a fake swap provider watching the chain for its lockups). */
+export type SendListener = (tx: FakeTx) => void
 
 export function chainWallet({ network, now }: { network: ChainNetwork; now(): number }) {
   let confirmedSats = startingSats
   const txs = new Map<string, FakeTx>()
+  const sendListeners = new Set<SendListener>()
+
+  /** A real transaction paying `outputs` from an input the fake makes up (no previous transaction exists). */
+  const rawTx = (outputs: { address: string; sats: number }[]): { txid: string; hex: string } => {
+    const tx = new Transaction()
+    for (const out of outputs) {
+      tx.addOutput({ script: OutScript.encode(Address(network).decode(out.address)), amount: BigInt(out.sats) })
+    }
+    tx.addInput({ txid: randomBytes(32), index: 0, finalScriptWitness: [randomBytes(64)] })
+    return { txid: tx.id, hex: tx.hex }
+  }
 
   const freshKey = () => secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true)
   const newAddress = (type: AddressType): string => {
@@ -45,17 +61,24 @@ export function chainWallet({ network, now }: { network: ChainNetwork; now(): nu
     const feeSats = txVbytes * (satPerVbyte > 0 ? satPerVbyte : estimatedSatPerVbyte)
     if (amountSats + feeSats > confirmedSats) throw lndSays('insufficient funds available to construct transaction')
     confirmedSats -= amountSats + feeSats
+    const change = newAddress('WITNESS_PUBKEY_HASH')
+    const raw = rawTx([
+      { address: change, sats: Math.max(confirmedSats, 1000) },
+      ...destAddresses.map(address => ({ address, sats: amountSats })),
+    ])
     const tx: FakeTx = {
-      txid: randomBytes(32).toString('hex'),
+      txid: raw.txid,
       amountSats: -(amountSats + feeSats),
       feeSats,
       timeSec: Math.floor(now() / 1000),
-      destAddresses: [newAddress('WITNESS_PUBKEY_HASH'), ...destAddresses],
+      destAddresses: [change, ...destAddresses],
       ownOutputs: [0],
       confirmed: false,
       label,
+      hex: raw.hex,
     }
     txs.set(tx.txid, tx)
+    for (const listener of sendListeners) listener(tx)
     return tx
   }
 
@@ -79,12 +102,15 @@ export function chainWallet({ network, now }: { network: ChainNetwork; now(): nu
 
     /** Coins arriving in the wallet (a closed channel's balance), unconfirmed until `confirmAll`. */
     receive(amountSats: number, label: string): FakeTx {
+      const address = newAddress('WITNESS_PUBKEY_HASH')
+      const raw = rawTx([{ address, sats: amountSats }])
       const tx: FakeTx = {
-        txid: randomBytes(32).toString('hex'),
+        txid: raw.txid,
+        hex: raw.hex,
         amountSats,
         feeSats: 0,
         timeSec: Math.floor(now() / 1000),
-        destAddresses: [newAddress('WITNESS_PUBKEY_HASH')],
+        destAddresses: [address],
         ownOutputs: [0],
         confirmed: false,
         label,
@@ -104,6 +130,17 @@ export function chainWallet({ network, now }: { network: ChainNetwork; now(): nu
       const tx = txs.get(txid)
       if (!tx) throw new RpcError(grpcCode.notFound, 'transaction not found')
       return tx
+    },
+
+    /** Follows every send from now on; the returned function stops it. */
+    onSend(listener: SendListener): () => void {
+      sendListeners.add(listener)
+      return () => sendListeners.delete(listener)
+    },
+
+    /** The fee LND's estimator gives for a send at its default rate. */
+    estimate(): { feeSats: number; satPerVbyte: number } {
+      return { feeSats: txVbytes * estimatedSatPerVbyte, satPerVbyte: estimatedSatPerVbyte }
     },
 
     list(): FakeTx[] {
@@ -140,7 +177,7 @@ export function txAsRpc(tx: FakeTx, blockHeight: number) {
     total_fees: tx.feeSats,
     dest_addresses: tx.destAddresses,
     output_details: [],
-    raw_tx_hex: '',
+    raw_tx_hex: tx.hex,
     label: tx.label,
     previous_outpoints: [{ outpoint: `${'ab'.repeat(32)}:0`, is_our_output: true }],
   }

@@ -6,7 +6,7 @@ import { NETWORK, TEST_NETWORK } from '@scure/btc-signer'
 import { channelBook, type ChannelBook } from './channel-book.js'
 import { chainWallet, type ChainNetwork, type ChainWallet } from './chain-wallet.js'
 import { invoiceBook, type Bolt11Network, type InvoiceBook } from './invoice-book.js'
-import { paymentBook, type PaymentBook } from './payment-book.js'
+import { paymentBook, type FakePayment, type PaymentBook } from './payment-book.js'
 
 export type FakeNetworkName = 'regtest' | 'testnet' | 'signet' | 'mainnet'
 
@@ -63,6 +63,13 @@ export interface FakeNode {
   invoiceStreamDrops: Set<() => void>
   /** The same for open SendPaymentV2 / TrackPaymentV2 streams. */
   paymentStreamDrops: Set<() => void>
+  /**
+   * Other nodes the fake can reach (a swap provider's node), by pubkey: a payment to one stays in flight and is
+   * handed to its function, which resolves it later through `payments` (settle with a preimage, or fail).
+   */
+  remoteNodes: Map<string, (payment: FakePayment) => void>
+  /** Told of every new block. */
+  blockListeners: Set<(height: number) => void>
   /** A new block: pending coins confirm. */
   mine(): void
 }
@@ -95,10 +102,13 @@ export function createFakeNode(opts: { network: FakeNetworkName; now(): number; 
     },
     invoiceStreamDrops: new Set(),
     paymentStreamDrops: new Set(),
+    remoteNodes: new Map(),
+    blockListeners: new Set(),
     mine() {
       height++
       node.blockHash = randomBytes(32).toString('hex')
       wallet.confirmAll()
+      for (const listener of node.blockListeners) listener(height)
     },
   }
   return node

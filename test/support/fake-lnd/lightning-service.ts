@@ -129,6 +129,17 @@ export function lightningService(node: FakeNode): ServiceImpl {
         return { txid: tx.txid }
       },
 
+      EstimateFee: request => {
+        const targets = Object.entries(request.AddrToAmount ?? {})
+        if (targets.length === 0) throw lndSays('must specify at least one output')
+        const { feeSats, satPerVbyte } = wallet.estimate()
+        const total = targets.reduce((sum, [, sats]) => sum + Number(sats), 0)
+        if (total + feeSats > wallet.balances().confirmedSats) {
+          throw lndSays('insufficient funds available to construct transaction')
+        }
+        return { fee_sat: String(feeSats), feerate_sat_per_byte: String(satPerVbyte), sat_per_vbyte: String(satPerVbyte) }
+      },
+
       WalletBalance: () => {
         const { confirmedSats, unconfirmedSats } = wallet.balances()
         return {

@@ -44,6 +44,11 @@ function route(node: FakeNode, payment: FakePayment): void {
     node.payments.succeed(payment.paymentHash, invoice.preimage.toString('hex'))
     return
   }
+  const remote = node.remoteNodes.get(payment.destination)
+  if (remote) {
+    remote(payment)
+    return
+  }
   if (node.faults.holdPayments) return
   node.payments.fail(payment.paymentHash, 'FAILURE_REASON_NO_ROUTE')
 }

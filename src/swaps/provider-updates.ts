@@ -1,0 +1,93 @@
+// A provider's swap status stream: one WebSocket to its /v2/ws, subscribed to the `swap.update` channel for the
+// swaps we follow. The provider answers a subscription with the swap's current status, so a reconnect (or a
+// restart) loses nothing: every followed swap is subscribed again and its latest status arrives.
+import WebSocket from 'ws'
+import type { Logger } from 'pino'
+import type { Timers } from '../node/index.js'
+import { SwapStatus } from './provider-api.js'
+
+export type SwapUpdate = SwapStatus & { id: string }
+type Listener = (update: SwapUpdate) => void
+
+const maxReconnectDelayMs = 30_000
+
+/** `http(s)://host/api` → `ws(s)://host/api/v2/ws`, the provider's default WebSocket. */
+export function defaultWsUrl(httpUrl: string): string {
+  return httpUrl.replace(/^http/, 'ws').replace(/\/+$/, '') + '/v2/ws'
+}
+
+export function providerUpdates({ url, log, timers }: { url: string; log: Logger; timers: Timers }) {
+  const listeners = new Map<string, Set<Listener>>()
+  let socket: WebSocket | undefined
+  let closed = false
+  let reconnectDelayMs = 500
+  let cancelReconnect: (() => void) | undefined
+
+  const send = (ids: string[]) => {
+    if (ids.length === 0 || socket?.readyState !== WebSocket.OPEN) return
+    socket.send(JSON.stringify({ op: 'subscribe', channel: 'swap.update', args: ids }))
+  }
+
+  const connect = () => {
+    if (closed || socket) return
+    const ws = new WebSocket(url)
+    socket = ws
+    ws.on('open', () => {
+      reconnectDelayMs = 500
+      send([...listeners.keys()])
+    })
+    ws.on('message', data => {
+      let message: { event?: unknown; channel?: unknown; args?: unknown }
+      try {
+        message = JSON.parse(String(data))
+      } catch {
+        log.warn({ url }, 'swap provider sent a WebSocket message that is not JSON')
+        return
+      }
+      if (message.event !== 'update' || message.channel !== 'swap.update' || !Array.isArray(message.args)) return
+      for (const arg of message.args) {
+        const parsed = SwapStatus.safeParse(arg)
+        const id = (arg as { id?: unknown })?.id
+        if (!parsed.success || typeof id !== 'string') continue
+        for (const listener of [...(listeners.get(id) ?? [])]) listener({ ...parsed.data, id })
+      }
+    })
+    ws.on('error', err => log.debug({ err: err.message, url }, 'swap provider WebSocket error'))
+    ws.on('close', () => {
+      socket = undefined
+      if (closed || listeners.size === 0) return
+      cancelReconnect = timers.after(reconnectDelayMs, connect)
+      reconnectDelayMs = Math.min(reconnectDelayMs * 2, maxReconnectDelayMs)
+    })
+  }
+
+  return {
+    /** Follows swap `id`: `listener` gets its current status, then every change. The result stops following. */
+    follow(id: string, listener: Listener): () => void {
+      const set = listeners.get(id) ?? new Set()
+      const first = set.size === 0
+      set.add(listener)
+      listeners.set(id, set)
+      if (!socket) connect()
+      else if (first) send([id])
+      return () => {
+        set.delete(listener)
+        if (set.size === 0) {
+          listeners.delete(id)
+          if (socket?.readyState === WebSocket.OPEN) {
+            socket.send(JSON.stringify({ op: 'unsubscribe', channel: 'swap.update', args: [id] }))
+          }
+        }
+      }
+    },
+    close(): void {
+      closed = true
+      cancelReconnect?.()
+      socket?.terminate()
+      socket = undefined
+      listeners.clear()
+    },
+  }
+}
+
+export type ProviderUpdates = ReturnType<typeof providerUpdates>
