@@ -100,6 +100,8 @@ export function swapStore(db: Db) {
   const txInProgress = db.prepare("SELECT * FROM tx_swaps WHERE status = 'paying'")
   const startPaying = db.prepare(`UPDATE tx_swaps SET status = 'paying', address = @address, paid_at = @at
       WHERE id = @id AND status = 'quoted'`)
+  const releaseTx = db.prepare(`UPDATE tx_swaps SET status = 'quoted', address = NULL, paid_at = NULL
+      WHERE id = @id AND status = 'paying' AND payment_serial IS NULL AND lockup_tx_id IS NULL`)
   const setPaymentSerial = db.prepare('UPDATE tx_swaps SET payment_serial = @serial WHERE id = @id')
   const setLockup = db.prepare('UPDATE tx_swaps SET lockup_tx_id = @txid WHERE id = @id AND lockup_tx_id IS NULL')
   const setClaimTx = db.prepare(`UPDATE tx_swaps SET claim_tx_id = @txid, claim_tx_hex = @hex
@@ -134,6 +136,8 @@ export function swapStore(db: Db) {
     txSwapsInProgress: () => txInProgress.all() as TxSwapRow[],
     /** quoted → paying; false when another call took it first. */
     startPaying: (id: string, address: string, at: number) => startPaying.run({ id, address, at }).changes === 1,
+    /** paying → quoted, when the payment was refused before anything was sent (the quote stays usable). */
+    releaseTxSwap: (id: string) => void releaseTx.run({ id }),
     setPaymentSerial: (id: string, serial: number) => void setPaymentSerial.run({ id, serial }),
     setTxLockup: (id: string, txid: string) => void setLockup.run({ id, txid }),
     /** Records the claim transaction once; false when one is recorded already (broadcast that one instead). */

@@ -80,6 +80,13 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     settleWaiters(swap.id, { error: new OperationError('upstream_failed', `the swap failed: ${reason}`) })
   }
 
+  /** Back to `quoted`: nothing was sent, so the quote stays usable until it expires. */
+  const release = (swap: TxSwapRow, refusal: OperationError) => {
+    stopFollowing(swap.id)
+    store.releaseTxSwap(swap.id)
+    settleWaiters(swap.id, { error: refusal })
+  }
+
   const stopFollowing = (id: string) => {
     following.get(id)?.()
     following.delete(id)
@@ -279,7 +286,11 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
         await wallet.payInvoiceFor(userId, swap.invoice)
       } catch (err) {
         const payment = wallet.paymentByHash(swap.payment_hash)
-        if (!payment || payment.status === 'failed') {
+        if (!payment) {
+          // Refused before anything was recorded (balance, lock, gate): the quote may be paid again.
+          refusal = isOperationError(err) ? err : new OperationError('upstream_failed', 'the swap invoice could not be paid')
+          release(swap, refusal)
+        } else if (payment.status === 'failed') {
           refusal = isOperationError(err) ? err : new OperationError('upstream_failed', 'the swap invoice could not be paid')
           fail(swap, `paying the swap invoice failed: ${refusal.message}`)
         }
@@ -310,8 +321,12 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
           if (outcome.status === 'failed') fail(swap, `the node could not pay the swap invoice: ${outcome.failureReason}`)
         })
         .catch(err => {
-          if (isOperationError(err)) fail(swap, `the node refused to pay the swap invoice: ${err.message}`)
-          else log.error({ err, swap: swap.id }, 'the node failed while paying a swap invoice; its outcome is not known yet')
+          if (!isOperationError(err)) {
+            log.error({ err, swap: swap.id }, 'the node failed while paying a swap invoice; its outcome is not known yet')
+            return
+          }
+          // The node refused up front and sent nothing: the quote stays usable.
+          release(swap, err)
         })
       const txId = await claimed
       return { txId, serviceFeeSats: 0, networkFeeSats: swap.chain_fee_sats + swap.swap_fee_sats }

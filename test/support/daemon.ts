@@ -74,6 +74,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
       // Generous: eight test runs share two cores at times, and a start then takes well over 20 s.
       if (Date.now() - started > startLimitMs) {
         clearInterval(poll)
+        child.kill('SIGKILL') // a daemon that never answered must not outlive the test
         reject(new Error(`daemon did not start within ${startLimitMs / 1000} s:\n${output}`))
       }
     }, 25)

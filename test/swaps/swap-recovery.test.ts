@@ -5,15 +5,15 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { startSwapWorld, outsideAddress, until, type SwapWorld } from './swap-harness.js'
-import type { FakeReverseSwap } from '../support/fake-boltz/swap-book.js'
+import type { FakeReverseSwap, FakeSubmarineSwap } from '../support/fake-boltz/swap-book.js'
 import { assertAuditClean } from '../wallet/money.js'
 
 const s = suite('swap recovery')
 let world: SwapWorld
 
 s.before(async () => {
-  // The provider locks only when the test says so: the daemon can die between paying and the lockup.
-  world = await startSwapWorld({ providers: [{ autoLockup: false }], fundSats: 60_000 })
+  // The provider locks (and pays) only when the test says so: the daemon can die in between.
+  world = await startSwapWorld({ providers: [{ autoLockup: false, autoPay: false }], fundSats: 60_000 })
 })
 s.after(async () => {
   await world?.close()
@@ -47,6 +47,27 @@ s('a swap paid before a crash is claimed after the restart, and the user pays on
     return listed.swaps[0]?.tx_id === claim.txid && listed.swaps[0].operation_payment?.paidAtUnix > 0
   }, 'the swap and its payment to be final')
   assert.is(await world.balance(), before - quote.invoice_amount_sats - quote.service_fee_sats, 'debited once, not refunded')
+  await assertAuditClean(world.daemon.dataDir)
+})
+
+s('an invoice swap funded before a crash is completed after the restart: the claim is co-signed then', async () => {
+  const provider = world.providers[0]!
+  const quote = (await world.adminCall('/api/admin/swap/invoice/quote', { amount_sats: 40_000 })).quotes[0]
+  const paid = await world.adminCall('/api/admin/swap/invoice/pay', { swap_operation_id: quote.swap_operation_id })
+  assert.is(paid.status, 'OK', JSON.stringify(paid))
+  const swap = [...provider.swaps.values()].find((x): x is FakeSubmarineSwap => x.kind === 'submarine' && x.address === quote.address)!
+  await until(() => swap.status === 'transaction.mempool', 'the provider to see the lockup')
+
+  await world.daemon.kill()
+  provider.payInvoice(swap.id) // paid while the daemon is down; the provider now waits for our partial signature
+  assert.is(swap.status, 'transaction.claim.pending')
+  await world.restart()
+
+  await until(() => swap.claimedCooperatively === true, 'the co-signed claim after the restart')
+  await until(async () => {
+    const listed = await world.adminCall('/api/admin/swap/invoice/list')
+    return listed.swaps.find((x: any) => x.quote.swap_operation_id === quote.swap_operation_id)?.completed_at_unix > 0
+  }, 'the swap to be completed')
   await assertAuditClean(world.daemon.dataDir)
 })
 

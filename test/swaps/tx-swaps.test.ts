@@ -111,6 +111,20 @@ s('PayAddress must send the quoted amount to a valid address', async () => {
   assert.match(wrongNet.reason, /invalid address/)
 })
 
+s('a payment refused for want of balance leaves the quote payable', async () => {
+  const balance = await world.balance()
+  const { quotes } = await world.userCall('/api/user/swap/transaction/quote', { transaction_amount_sats: balance })
+  const id = quotes[0].swap_operation_id
+  const refused = await world.userCall('/api/user/chain/pay', { address: outsideAddress(), amountSats: balance, satsPerVByte: 0, swap_operation_id: id })
+  assert.is(refused.status, 'ERROR')
+  assert.match(refused.reason, /balance/i)
+  const swap = (await world.userCall('/api/user/swap/transaction/list')).swaps.find((x: any) => x.quote.swap_operation_id === id)
+  assert.is(swap.quote.paid_at_unix, 0, 'back to quoted')
+  assert.not.ok(swap.failure_reason)
+  assert.not.ok(swap.address_paid)
+  assert.is(await world.balance(), balance)
+})
+
 s('the operator sends from the node: PayAdminTransactionSwap claims to the address, no wallet moves', async () => {
   const before = await world.balance()
   const quoted = await world.adminCall('/api/admin/swap/transaction/quote', { transaction_amount_sats: 30_000 })

@@ -31,7 +31,10 @@ export interface FakeBoltz {
   refusedBroadcasts: { hex: string; reason: string }[]
   /** Every request, as `METHOD path`. */
   requests: string[]
+  /** Reverse: locks the coins (with autoLockup off). */
   lockup(id: string): void
+  /** Submarine: pays the invoice of a locked swap (with autoPay off). */
+  payInvoice(id: string): void
   close(): Promise<void>
 }
 
@@ -40,6 +43,7 @@ export async function startFakeBoltz(opts: { lnd: FakeLnd; behaviour?: Partial<B
     lieAboutAddress: false,
     lieAboutAmount: false,
     autoLockup: true,
+    autoPay: true,
     failSwaps: false,
     refuseCooperation: false,
     ...opts.behaviour,
@@ -190,6 +194,7 @@ export async function startFakeBoltz(opts: { lnd: FakeLnd; behaviour?: Partial<B
     refusedBroadcasts,
     requests,
     lockup: id => book.lockup(id),
+    payInvoice: id => book.payInvoice(id),
     async close() {
       opts.lnd.node.blockListeners.delete(onBlock)
       opts.lnd.node.remoteNodes.delete(book.lnPubkey)

@@ -27,6 +27,8 @@ export interface Behaviour {
   lieAboutAmount: boolean
   /** Reverse: lock up as soon as the HTLC arrives (else the test calls lockup()). */
   autoLockup: boolean
+  /** Submarine: pay the invoice as soon as the lockup is seen (else the test calls payInvoice()). */
+  autoPay: boolean
   /** Reverse: fail the HTLC instead of locking; submarine: never pay the invoice (invoice.failedToPay). */
   failSwaps: boolean
   /** Refuse every cooperative signature (claims and refunds). */
@@ -299,10 +301,17 @@ export function swapBook(lnd: FakeLnd, behaviour: Behaviour, notify: (swap: Fake
       }
     },
 
-    /** The lockup is in the mempool: pay the invoice (or fail), then ask the client to co-sign our claim. */
+    /** The lockup is in the mempool: pay the invoice now, or when the test says. */
     onSubmarineLockup(swap: FakeSubmarineSwap): void {
       if (swap.lockup!.amountSats < swap.expectedAmount) return setStatus(swap, 'transaction.lockupFailed', 'insufficient amount')
       setStatus(swap, 'transaction.mempool')
+      if (behaviour.autoPay) book.payInvoice(swap.id)
+    },
+
+    /** Pays a locked submarine swap's invoice (or fails to), then asks the client to co-sign our claim. */
+    payInvoice(id: string): void {
+      const swap = book.get(id)
+      if (swap.kind !== 'submarine' || !swap.lockup) throw new Error('only a locked submarine swap has an invoice to pay')
       if (behaviour.failSwaps) return setStatus(swap, 'invoice.failedToPay', 'no route found')
       const hash = bytesToHex(swap.preimageHash)
       lnd.settleInvoice(hash)
