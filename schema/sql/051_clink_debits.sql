@@ -54,4 +54,5 @@ CREATE TABLE clink_debit_payments (
   created_at    INTEGER NOT NULL
 );
 CREATE INDEX clink_debit_payments_requester ON clink_debit_payments(user_id, requester);
+CREATE INDEX clink_debit_payments_request ON clink_debit_payments(request_id);
 CREATE INDEX clink_debit_payments_unanswered ON clink_debit_payments(answer) WHERE answer <> 'answered';

@@ -111,6 +111,26 @@ export function debitPayer({ store, wallet, events$, outbox, log }: DebitPayerDe
       }
     },
 
+    /**
+     * A request whose run stopped (a crash): how its payment ended, 'later' while the node has not said (answered
+     * then) or when the request is parked, undefined when nothing was paid for it.
+     */
+    resume(requestId: string): DebitAnswer | 'later' | undefined {
+      if (store.isParked(requestId)) return 'later'
+      const row = store.paymentForRequest(requestId)
+      if (!row) return undefined
+      const answer = resolvedAnswer(row.payment_hash)
+      if (!answer) {
+        store.moveAnswer(row.payment_hash, 'paying', 'awaiting')
+        return 'later'
+      }
+      // Awaiting: the answer is this run's to send unless the sweep sent it first.
+      if (row.answer === 'awaiting') return store.moveAnswer(row.payment_hash, 'awaiting', 'answered') ? answer : 'later'
+      // Answered by a run that stopped before the transport sent it: sent (again) now.
+      store.moveAnswer(row.payment_hash, 'paying', 'answered')
+      return answer
+    },
+
     /** Follows payment outcomes; answers what resolved while no outbox was attached once it is. */
     start(): void {
       store.adoptInterruptedRuns()

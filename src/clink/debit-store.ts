@@ -79,6 +79,7 @@ export function debitStore(db: Db) {
   const parked = db.prepare('SELECT * FROM clink_debit_requests WHERE request_id = ? AND user_id = ?')
   const parkedFrom = db.prepare('SELECT * FROM clink_debit_requests WHERE user_id = ? AND requester = ?')
   const unpark = db.prepare('DELETE FROM clink_debit_requests WHERE request_id = ?')
+  const isParked = db.prepare('SELECT 1 FROM clink_debit_requests WHERE request_id = ?').pluck()
 
   const seenK1 = db.prepare('SELECT seen_at FROM clink_debit_k1 WHERE user_id = ? AND k1 = ?').pluck()
   const rememberK1 = db.prepare(`INSERT INTO clink_debit_k1 (user_id, k1, seen_at) VALUES (?, ?, ?)
@@ -94,6 +95,8 @@ export function debitStore(db: Db) {
       WHERE d.user_id = @userId AND d.requester = @requester
         AND (p.status = 'pending' OR (p.status = 'succeeded' AND p.resolved_at > @since))`).pluck()
   const debitPayment = db.prepare('SELECT * FROM clink_debit_payments WHERE payment_hash = ?')
+  const paymentForRequest = db.prepare(`SELECT * FROM clink_debit_payments WHERE request_id = ?
+      ORDER BY created_at DESC LIMIT 1`)
   const moveAnswer = db.prepare('UPDATE clink_debit_payments SET answer = @to WHERE payment_hash = @hash AND answer = @from')
   const unansweredPayments = db.prepare(`SELECT * FROM clink_debit_payments WHERE answer <> 'answered'`)
   const interruptedRuns = db.prepare(`UPDATE clink_debit_payments SET answer = 'awaiting' WHERE answer = 'paying'`)
@@ -135,6 +138,7 @@ export function debitStore(db: Db) {
     parkedFrom: (userId: string, requester: string) =>
       (parkedFrom.all(userId, requester) as Record<string, unknown>[]).map(row => parkedRow(row)!),
     unpark: (requestId: string) => unpark.run(requestId).changes > 0,
+    isParked: (requestId: string) => isParked.get(requestId) !== undefined,
 
     /** Remembers `k1` for this user; false when it was already seen within the memory window. */
     firstK1: db.transaction((userId: string, k1: string, now: number): boolean => {
@@ -150,6 +154,7 @@ export function debitStore(db: Db) {
     recordPayment: (p: { paymentHash: string; userId: string; requester: string; appId: string; requestId: string; at: number }) =>
       void recordPayment.run(p),
     debitPayment: (paymentHash: string) => debitPayment.get(paymentHash) as DebitPaymentRow | undefined,
+    paymentForRequest: (requestId: string) => paymentForRequest.get(requestId) as DebitPaymentRow | undefined,
     /** Moves a payment's answer state; true for the one caller that moved it (so one answer is sent). */
     moveAnswer: (hash: string, from: DebitPaymentRow['answer'], to: DebitPaymentRow['answer']) =>
       moveAnswer.run({ hash, from, to }).changes > 0,

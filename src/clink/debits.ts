@@ -17,6 +17,10 @@ export function createDebits(deps: ClinkDeps, outbox: () => ClinkOutbox | undefi
   return {
     handlers: debitHandlers({ store, payer, outbox, clock: deps.clock, log }),
     handle: request => requests.handle(request),
+    resume: request => {
+      const resumed = payer.resume(request.id)
+      return resumed === undefined || resumed === 'later' ? resumed : { payload: resumed }
+    },
     ready: () => payer.ready(),
     stop: () => payer.stop(),
   }

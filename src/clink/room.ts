@@ -32,6 +32,8 @@ export interface ClinkDeps {
 export interface ClinkPart {
   handlers: HandlerTable
   handle?(request: ClinkRequest, outbox: () => ClinkOutbox | undefined): Promise<ClinkAnswer | undefined>
+  /** A request a stopped run had taken (ClinkServer.resume). */
+  resume?(request: ClinkRequest): ClinkAnswer | 'later' | undefined
   /** The outbox was attached (the relays are up): what waited for it may be sent now. */
   ready?(): void
   stop?(): void
@@ -61,6 +63,14 @@ export function createClink(deps: ClinkDeps): Clink {
           return undefined
         }
         return part.handle(request, currentOutbox)
+      },
+      resume(request) {
+        try {
+          return parts[request.kind]?.resume?.(request)
+        } catch (err) {
+          deps.log.error({ err, id: request.id }, 'could not tell how an interrupted CLINK request ended')
+          return undefined
+        }
       },
       attach(next) {
         outbox = next

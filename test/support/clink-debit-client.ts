@@ -30,12 +30,13 @@ export class ClinkDebitClient {
     this.key = nip44.utils.getConversationKey(this.secretKey, walletPubkey)
   }
 
-  static async connect(relayUrl: string, walletPubkey: string, secretKey?: Uint8Array): Promise<ClinkDebitClient> {
+  /** `sinceSeconds`: how far back answers are read (a client reconnecting after a restart reads what it missed). */
+  static async connect(relayUrl: string, walletPubkey: string, secretKey?: Uint8Array, sinceSeconds = 10): Promise<ClinkDebitClient> {
     const client = new ClinkDebitClient(relayUrl, walletPubkey, secretKey)
     client.relay = new AbstractRelay(relayUrl, { verifyEvent, websocketImplementation: WebSocket as unknown as typeof globalThis.WebSocket })
     await client.relay.connect({ timeout: 3_000 })
     await new Promise<void>(resolve => {
-      client.relay.subscribe([{ kinds: [21002], '#p': [client.pubkey], since: Math.floor(Date.now() / 1000) - 10 }], {
+      client.relay.subscribe([{ kinds: [21002], '#p': [client.pubkey], since: Math.floor(Date.now() / 1000) - sinceSeconds }], {
         onevent: event => client.onAnswer(event),
         oneose: () => resolve(),
         eoseTimeout: 5_000,

@@ -57,6 +57,12 @@ export interface ClinkOutbox {
 export interface ClinkServer {
   /** Answers a request now, or resolves undefined when it was parked and will be answered through the outbox. */
   handle(request: ClinkRequest): Promise<ClinkAnswer | undefined>
+  /**
+   * A request taken by a run that stopped before answering (never run again): the room's answer when it knows how
+   * that run ended (a debit it paid), 'later' when it answered or will answer through the outbox, undefined when it
+   * knows nothing (the requester hears "Temporary Failure").
+   */
+  resume?(request: ClinkRequest): ClinkAnswer | 'later' | undefined
   /** Given the outbox once the relays are up; messages before that are the room's to keep. */
   attach(outbox: ClinkOutbox | undefined): void
 }
@@ -129,16 +135,7 @@ export function clinkTransport(deps: ClinkTransportDeps): ClinkTransport {
     }
     const opened = decrypt(event, app)
     if (!opened) return void (await processed.answer(event.id, noReply))
-    if (claim.state === 'interrupted') {
-      const answer = { payload: interruptedAnswers[event.kind], clinkVersion: event.kind === clinkOfferKind }
-      await processed.answer(event.id, publish(app, event.pubkey, event.kind, event.id, opened.scheme, answer))
-      return
-    }
-    if (!deps.server) {
-      log.info({ kind: event.kind, id: event.id, from: event.pubkey }, 'CLINK request dropped: CLINK is not served')
-      return void (await processed.answer(event.id, noReply))
-    }
-    const answer = await deps.server.handle({
+    const request: ClinkRequest = {
       kind: event.kind,
       id: event.id,
       requester: event.pubkey,
@@ -146,7 +143,19 @@ export function clinkTransport(deps: ClinkTransportDeps): ClinkTransport {
       createdAt: event.created_at,
       tags: event.tags,
       body: opened.body,
-    })
+    }
+    if (claim.state === 'interrupted') {
+      const resumed = deps.server?.resume?.(request)
+      if (resumed === 'later') return void (await processed.answer(event.id, noReply))
+      const answer = resumed ?? { payload: interruptedAnswers[event.kind], clinkVersion: event.kind === clinkOfferKind }
+      await processed.answer(event.id, publish(app, event.pubkey, event.kind, event.id, opened.scheme, answer))
+      return
+    }
+    if (!deps.server) {
+      log.info({ kind: event.kind, id: event.id, from: event.pubkey }, 'CLINK request dropped: CLINK is not served')
+      return void (await processed.answer(event.id, noReply))
+    }
+    const answer = await deps.server.handle(request)
     await processed.answer(event.id, answer ? publish(app, event.pubkey, event.kind, event.id, opened.scheme, answer) : noReply)
   }
 

@@ -139,4 +139,28 @@ test('a request taken by a run that died is answered "Temporary Failure", never 
   second.store.close()
 })
 
+test('an interrupted request is answered the way the room says it ended, or not at all when the room answers it', async () => {
+  for (const [resumed, expected] of [
+    [{ payload: { res: 'ok', preimage: 'bb' } }, { res: 'ok', preimage: 'bb' }],
+    ['later', undefined],
+  ] as const) {
+    const dataDir = tempDataDir()
+    const event = request(21002, { pointer: 'user', bolt11: 'lnbc…' })
+    const first = await setup({ handle: () => new Promise(() => {}), attach: () => {} }, dataDir)
+    first.transport.receive(event, apps.byAppId('app-1')!)
+    await new Promise(resolve => setTimeout(resolve, 50))
+    first.store.close()
+    const asked: string[] = []
+    const second = await setup(
+      { handle: async () => (assert.unreachable('never run twice'), undefined), resume: req => (asked.push(req.id), resumed), attach: () => {} },
+      dataDir,
+    )
+    second.transport.receive(event, apps.byAppId('app-1')!)
+    await second.transport.idle()
+    assert.equal(asked, [event.id])
+    assert.equal(second.published.map(open), expected ? [expected] : [])
+    second.store.close()
+  }
+})
+
 test.run()

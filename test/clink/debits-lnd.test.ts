@@ -1,0 +1,142 @@
+// CLINK debits paid over Lightning (the fake LND): a payment in flight counts against the budget until it fails,
+// then the budget is released; the requester hears how it ended, also when the daemon died while it was in flight.
+import net from 'node:net'
+import { WebSocket } from 'ws'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createHash, randomBytes } from 'node:crypto'
+import { decode } from 'light-bolt11-decoder'
+import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
+import { outsideInvoice } from '../node/outside-invoice.js'
+import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
+import { ClinkDebitClient } from '../support/clink-debit-client.js'
+import { assertAuditClean, balanceOf, ok } from '../wallet/money.js'
+
+;(globalThis as { WebSocket?: unknown }).WebSocket = WebSocket
+const { ClinkSDK } = await import('@shocknet/clink-sdk')
+
+const jwtSecret = 'clink-debits-lnd-secret-0123456789abcdef'
+const test = suite('CLINK debits paid over Lightning')
+let fake: FakeLnd
+let daemon: TestDaemon
+let user: TestAppUser
+let relayPort: number
+let walletPubkey: string
+let relay: string
+let pointer: string
+let app: ClinkDebitClient
+
+const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000) => {
+  const started = Date.now()
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) assert.unreachable(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
+const balance = () => balanceOf(daemon, user.appToken, user.identifier)
+const freePort = () =>
+  new Promise<number>(resolve => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+// The relay keeps its port across the restart, so clients find it again.
+const start = (dataDir?: string) =>
+  startDaemon({
+    env: { RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(relayPort) },
+    ...(dataDir
+      ? { dataDir }
+      : {
+          config:
+            jwtSecretConfig(jwtSecret) +
+            `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${fake.connection.socket}"\n` +
+            `lnd_cert_path = "${fake.connection.certPath}"\nlnd_macaroon_path = "${fake.connection.macaroonPath}"\n`,
+        }),
+  })
+/** An invoice of another node whose preimage the test knows. */
+const foreign = (sats: number) => {
+  const preimage = randomBytes(32).toString('hex')
+  const paymentHash = createHash('sha256').update(Buffer.from(preimage, 'hex')).digest('hex')
+  return { preimage, paymentHash, bolt11: outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: sats * 1000, paymentHash }).paymentRequest }
+}
+const inFlight = (hash: string) => until(() => fake.node.payments.get(hash)?.status === 'IN_FLIGHT', 'the payment to reach LND')
+
+test.before(async () => {
+  fake = await startFakeLnd({ network: 'regtest' })
+  relayPort = await freePort()
+  daemon = await start()
+  user = await createAppWithUser(daemon, { jwtSecret, identifier: 'lnd-debtor' })
+  const { invoice } = await ok(daemon, '/api/user/invoice/new', user.userToken, { amountSats: 5000, memo: 'funding' })
+  fake.settleInvoice((decode(invoice).sections.find(x => x.name === 'payment_hash') as { value: string }).value)
+  await until(async () => (await balance()) === 5000, 'the funding to be credited')
+  const info = await ok(daemon, '/api/user/info', user.userToken)
+  const ndebit = ClinkSDK.decodeBech32(info.ndebit).data as { pubkey: string; relay: string; pointer: string }
+  ;({ pubkey: walletPubkey, relay, pointer } = ndebit)
+  app = await ClinkDebitClient.connect(relay, walletPubkey)
+  // 1500 sats a day for this key: one 1000-sat payment (+10 fee) fits, two do not.
+  await ok(daemon, '/api/user/debit/finish', user.userToken, {
+    request_id: 'none',
+    npub: app.pubkey,
+    response: {
+      type: 'authorize',
+      authorize: { rules: [{ rule: { type: 'frequency_rule', frequency_rule: { number_of_intervals: 1, interval: 'DAY', amount: 1500 } } }] },
+    },
+  })
+  fake.faults.holdPayments = true
+})
+test.after(async () => {
+  app?.close()
+  await daemon?.stop()
+  await fake?.close()
+})
+
+test('a debit in flight counts against the budget; when LND says it failed the budget is released', async () => {
+  const first = foreign(1000)
+  const request = app.request({ pointer, bolt11: first.bolt11, amount_sats: 1000 })
+  await app.publish(request)
+  await inFlight(first.paymentHash)
+  assert.is(await balance(), 5000 - 1010, 'debited up front')
+
+  const second = foreign(1000)
+  const refused = await app.send({ pointer, bolt11: second.bolt11 })
+  assert.equal(refused.payload, { res: 'GFY', code: 5, error: 'Invalid Amount', range: { min: 1, max: 1500 } }, 'the pending debit counts')
+  assert.is(fake.node.payments.get(second.paymentHash), undefined, 'never sent to LND')
+
+  fake.resolvePayment(first.paymentHash, { failed: 'FAILURE_REASON_NO_ROUTE' })
+  assert.equal((await app.answer(request.id)).payload, { res: 'GFY', code: 2, error: 'Temporary Failure' })
+  await until(async () => (await balance()) === 5000, 'the refund')
+
+  // Released: the same amount fits again, and a payment that succeeds answers with its preimage.
+  const third = foreign(1000)
+  const paying = app.request({ pointer, bolt11: third.bolt11 })
+  await app.publish(paying)
+  await inFlight(third.paymentHash)
+  fake.resolvePayment(third.paymentHash, { preimage: third.preimage })
+  assert.equal((await app.answer(paying.id)).payload, { res: 'ok', preimage: third.preimage })
+  assert.is(await balance(), 5000 - 1010)
+  await assertAuditClean(daemon.dataDir)
+})
+
+test('a debit in flight when the daemon dies is answered once after the restart, with how it ended', async () => {
+  const before = await balance()
+  const late = foreign(300)
+  const request = app.request({ pointer, bolt11: late.bolt11 })
+  await app.publish(request)
+  await inFlight(late.paymentHash)
+  await daemon.kill()
+  app.close()
+  fake.resolvePayment(late.paymentHash, { preimage: late.preimage })
+
+  daemon = await start(daemon.dataDir)
+  app = await ClinkDebitClient.connect(relay, walletPubkey, app.secretKey, 120)
+  assert.equal((await app.answer(request.id, 20_000)).payload, { res: 'ok', preimage: late.preimage })
+  // A later request's answer comes after anything the restart sent about the first.
+  assert.is((await app.send({ pointer })).payload.res, 'ok', 'full access under the grant')
+  assert.is(app.answers.get(request.id)!.length, 1, 'one answer: not also "Temporary Failure"')
+  assert.is(await balance(), before - 310)
+  await assertAuditClean(daemon.dataDir)
+})
+
+test.run()
