@@ -11,6 +11,7 @@ import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { outsideInvoice } from '../node/outside-invoice.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { ClinkDebitClient } from '../support/clink-debit-client.js'
+import { PubClient, appProfile } from '../support/pub-client.js'
 import { assertAuditClean, balanceOf, ok } from '../wallet/money.js'
 
 ;(globalThis as { WebSocket?: unknown }).WebSocket = WebSocket
@@ -137,6 +138,38 @@ test('a debit in flight when the daemon dies is answered once after the restart,
   assert.is(app.answers.get(request.id)!.length, 1, 'one answer: not also "Temporary Failure"')
   assert.is(await balance(), before - 310)
   await assertAuditClean(daemon.dataDir)
+})
+
+test('a parked request survives a restart: the user decides afterwards and the requester hears it', async () => {
+  // A user of the default app on its linked key (the one LiveDebitRequest pushes go to).
+  const profile = appProfile(daemon.dataDir)
+  let owner = await PubClient.connect({ relays: profile.relays, appPubkey: profile.pubkey })
+  try {
+    const ndebit = ClinkSDK.decodeBech32((await owner.ok('GetUserInfo')).ndebit).data as { pubkey: string; pointer: string }
+    let asker = await ClinkDebitClient.connect(relay, ndebit.pubkey)
+    const request = asker.request({ pointer: ndebit.pointer, amount_sats: 5000, frequency: { number: 2, unit: 'week' } })
+    const pushed = owner.waitFor('GetLiveDebitRequests', 10_000, reply => reply.request_id === request.id)
+    await asker.publish(request)
+    assert.equal((await pushed).debit, { type: 'frequency', frequency: { number_of_intervals: 2, interval: 'WEEK', amount: 5000 } })
+
+    // Both clients leave while the daemon is down and come back with their keys.
+    asker.close()
+    owner.close()
+    assert.is(await daemon.stop(), 0)
+    daemon = await start(daemon.dataDir)
+    asker = await ClinkDebitClient.connect(relay, ndebit.pubkey, asker.secretKey, 120)
+    owner = await PubClient.connect({ relays: profile.relays, appPubkey: profile.pubkey, secretKey: owner.secretKey })
+    try {
+      const rules = [{ rule: { type: 'frequency_rule', frequency_rule: { number_of_intervals: 2, interval: 'WEEK', amount: 5000 } } }]
+      await owner.ok('RespondToDebit', { request_id: request.id, npub: asker.pubkey, response: { type: 'authorize', authorize: { rules } } })
+      assert.equal((await asker.answer(request.id)).payload, { res: 'ok' })
+      assert.is(asker.answers.get(request.id)!.length, 1)
+    } finally {
+      asker.close()
+    }
+  } finally {
+    owner.close()
+  }
 })
 
 test.run()
