@@ -293,7 +293,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   })
   registry.register(webrtc.handlers, 'webrtc')
   registry.register(hostPaymentHandlers({ wallet, rates }), 'host API')
-  const swaps = createSwaps({
+  const swaps = await createSwaps({
     db: store.db,
     config: config.swaps,
     backend: config.node.backend,

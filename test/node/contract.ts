@@ -295,6 +295,17 @@ export function nodeContract(name: string, makeNode: MakeNode, options: Contract
   )
 
   inSimulation(
+    'a chain fee estimate gives a positive fee and rate for a send; a bad address is invalid input',
+    withNode(async ({ node, network }) => {
+      const elsewhere = Address(chainNetworks[network]).encode({ type: 'wpkh', hash: new Uint8Array(20).fill(9) })
+      const estimate = await node.estimateChainFee({ address: elsewhere, amountSats: 10_000 })
+      assert.ok(estimate.feeSats > 0, 'a fee')
+      assert.ok(estimate.satPerVbyte > 0, 'a rate')
+      await rejectsWith(node.estimateChainFee({ address: 'bc1qnotreally', amountSats: 10_000 }), 'invalid_input')
+    }),
+  )
+
+  inSimulation(
     'peers, channels and policies change visibly: add, open, update one and all, close',
     withNode(async ({ node }) => {
       const peer = randomNodePubkey()

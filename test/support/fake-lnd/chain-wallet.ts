@@ -138,8 +138,15 @@ export function chainWallet({ network, now }: { network: ChainNetwork; now(): nu
       return () => sendListeners.delete(listener)
     },
 
-    /** The fee LND's estimator gives for a send at its default rate. */
-    estimate(): { feeSats: number; satPerVbyte: number } {
+    /** The fee LND's estimator gives for a send to `addresses` at its default rate. */
+    estimate(addresses: string[]): { feeSats: number; satPerVbyte: number } {
+      for (const address of addresses) {
+        try {
+          Address(network).decode(address)
+        } catch {
+          throw lndSays(`invalid address ${address}: not a valid address for this network`)
+        }
+      }
       return { feeSats: txVbytes * estimatedSatPerVbyte, satPerVbyte: estimatedSatPerVbyte }
     },
 

@@ -132,7 +132,7 @@ export function lightningService(node: FakeNode): ServiceImpl {
       EstimateFee: request => {
         const targets = Object.entries(request.AddrToAmount ?? {})
         if (targets.length === 0) throw lndSays('must specify at least one output')
-        const { feeSats, satPerVbyte } = wallet.estimate()
+        const { feeSats, satPerVbyte } = wallet.estimate(targets.map(([address]) => address))
         const total = targets.reduce((sum, [, sats]) => sum + Number(sats), 0)
         if (total + feeSats > wallet.balances().confirmedSats) {
           throw lndSays('insufficient funds available to construct transaction')

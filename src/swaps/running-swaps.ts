@@ -1,0 +1,110 @@
+// Swaps running: the configured providers (HTTP and WebSocket each), the two desks, the handlers, and a look at
+// the node's block height every few seconds that removes quotes past their timeout.
+import type { HandlerTable } from '../bus/handler.js'
+import { operationId } from '../wallet/index.js'
+import type { Swaps, SwapsDeps } from './index.js'
+import { invoiceSwapDesk } from './invoice-swaps.js'
+import { providerApi } from './provider-api.js'
+import { defaultWsUrl, providerUpdates } from './provider-updates.js'
+import type { Provider } from './providers.js'
+import { chainParams } from './swap-scripts.js'
+import { swapStore } from './swap-store.js'
+import { txSwapDesk } from './tx-swaps.js'
+
+export function runningSwaps(deps: SwapsDeps): Swaps {
+  const { config, log } = deps
+  const store = swapStore(deps.db)
+  const providers: Provider[] = config.providers.map(p => ({
+    url: p.http,
+    api: providerApi({ url: p.http, timeoutMs: config.timeout_ms }),
+    updates: providerUpdates({ url: p.ws ?? defaultWsUrl(p.http), log, timers: deps.timers }),
+  }))
+  let lastHeight = 0
+  const blockHeight = async () => {
+    lastHeight = Math.max(lastHeight, (await deps.node.getInfo()).blockHeight)
+    return lastHeight
+  }
+  const shared = {
+    store,
+    providers,
+    node: deps.node,
+    network: chainParams[deps.network],
+    blockHeight,
+    random: deps.random,
+    now: deps.now,
+    timers: deps.timers,
+    log,
+  }
+  const txSwaps = txSwapDesk({ ...shared, wallet: deps.wallet, payWaitMs: config.pay_wait_seconds * 1000 })
+  const invoiceSwaps = invoiceSwapDesk(shared)
+
+  let cancelPoll: (() => void) | undefined
+  let stopped = false
+  /** New blocks expire quotes: a quote past its timeout height can never be paid. */
+  const poll = async () => {
+    try {
+      const height = await blockHeight()
+      const removed = store.deleteExpiredTxQuotes(height) + store.deleteExpiredInvoiceQuotes(height)
+      if (removed > 0) log.info({ height, removed }, 'expired swap quotes removed')
+    } catch (err) {
+      log.warn({ reason: (err as Error).message }, 'could not read the block height; trying again later')
+    }
+    if (!stopped) cancelPoll = deps.timers.after(config.block_poll_seconds * 1000, () => void poll())
+  }
+
+  const handlers: HandlerTable = {
+    GetTransactionSwapQuotes: async (input, ctx) => ({ quotes: await txSwaps.quote(ctx.caller.userId, input.transaction_amount_sats) }),
+    ListTxSwaps: async (_input, ctx) => ({ swaps: txSwaps.list(ctx.caller.userId) }),
+    GetAdminTransactionSwapQuotes: async input => ({ quotes: await txSwaps.quote(null, input.transaction_amount_sats) }),
+    PayAdminTransactionSwap: async input => {
+      const paid = await txSwaps.payForOperator({ address: input.address.trim(), swapOperationId: input.swap_operation_id })
+      return { tx_id: paid.txId, network_fee: paid.networkFeeSats }
+    },
+    ListAdminTxSwaps: async () => ({ swaps: txSwaps.list(null) }),
+    GetAdminInvoiceSwapQuotes: async input => {
+      const fees = input.fees_req?.fees
+      return {
+        quotes: await invoiceSwaps.quote({
+          amountSats: input.amount_sats,
+          ...(fees ? { fees: 'sat_per_v_byte' in fees ? { satPerVbyte: fees.sat_per_v_byte } : { targetConf: fees.target_conf } } : {}),
+        }),
+      }
+    },
+    ListAdminInvoiceSwaps: async () => invoiceSwaps.list(),
+    PayAdminInvoiceSwap: async input =>
+      invoiceSwaps.pay({
+        swapOperationId: input.swap_operation_id,
+        ...(input.sat_per_v_byte !== undefined ? { satPerVbyte: input.sat_per_v_byte } : {}),
+        ...(input.no_claim !== undefined ? { noClaim: input.no_claim } : {}),
+      }),
+    RefundAdminInvoiceSwap: async input =>
+      invoiceSwaps.refund({ swapOperationId: input.swap_operation_id, satPerVbyte: input.sat_per_v_byte }),
+  }
+
+  return {
+    handlers,
+    addressPayer: {
+      async payAddress(userId, request) {
+        const paid = await txSwaps.payForUser(userId, request)
+        return {
+          txId: paid.txId,
+          operationId: paid.paymentSerial === undefined ? '' : operationId('OUTGOING_INVOICE', paid.paymentSerial),
+          serviceFeeSats: paid.serviceFeeSats,
+          networkFeeSats: paid.networkFeeSats,
+        }
+      },
+    },
+    async start() {
+      await poll()
+      const resumed = txSwaps.resume() + invoiceSwaps.resume()
+      log.info({ providers: providers.map(p => p.url), resumed }, 'swaps enabled')
+    },
+    stop() {
+      stopped = true
+      cancelPoll?.()
+      txSwaps.stop()
+      invoiceSwaps.stop()
+      for (const provider of providers) provider.updates.close()
+    },
+  }
+}
