@@ -216,20 +216,25 @@ export function createPeerTable(deps: PeerTableDeps): PeerTable {
       }
       const peer = openPeer(owner, PeerConnection)
       peers.set(owner.key, peer) // before any await: concurrent offers count this one
+      // A peer closed while it answers (a newer offer from the same caller, the daemon stopping) fails in werift
+      // for that reason, not for its SDP: the caller is told which.
+      const superseded = () => stopping || peers.get(owner.key) !== peer
       try {
         try {
           await peer.pc.setRemoteDescription(offer)
         } catch (err) {
+          if (superseded()) throw supersededError()
           throw new OperationError('invalid_input', `offer rejected: ${(err as Error)?.message ?? String(err)}`)
         }
         await peer.pc.setLocalDescription(await peer.pc.createAnswer())
         const local = peer.pc.localDescription
+        if (superseded()) throw supersededError()
         if (!local) throw new Error('werift made no local description')
-        if (stopping || peers.get(owner.key) !== peer) throw new OperationError('conflict', 'the offer was replaced or the daemon is stopping')
         return JSON.stringify({ type: 'answer', sdp: keepCandidates(local.sdp, allowedAddress) })
       } catch (err) {
+        const replaced = superseded() // before close(), which takes the peer out of the table
         await peer.close('offer failed')
-        throw err
+        throw replaced && !isOperationError(err) ? supersededError() : err
       }
     },
 
@@ -256,6 +261,8 @@ export function createPeerTable(deps: PeerTableDeps): PeerTable {
     },
   }
 }
+
+const supersededError = () => new OperationError('conflict', 'this offer was replaced by a newer one, or the daemon is stopping')
 
 function closeChannels(channels: ReadonlySet<RTCDataChannel>): Promise<unknown> {
   return Promise.all(
