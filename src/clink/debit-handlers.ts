@@ -29,28 +29,35 @@ function requesterKey(npub: string): string {
 }
 
 export function debitHandlers({ store, payer, outbox, clock, log }: DebitHandlerDeps): HandlerTable {
-  /** Answers a parked request and forgets it. */
-  const answerParked = (parked: ParkedRequest, payload: DebitAnswer) => {
+  const currentOutbox = () => {
     const box = outbox()
     if (!box) throw new OperationError('node_unavailable', 'the relays are not connected; try again')
-    store.unpark(parked.requestId)
+    return box
+  }
+
+  /** Sends the requester of a parked request (already taken off the list) its answer. */
+  const answerParked = (box: ClinkOutbox, parked: ParkedRequest, payload: DebitAnswer) => {
     if (!box.send({ appId: parked.appId, to: parked.requester, kind: clinkDebitKind, replyTo: parked.requestId, payload })) {
       log.warn({ requestId: parked.requestId }, 'a debit answer was not sent: its app no longer exists')
     }
   }
 
   /** The outcome of a payment the user decided: the requester hears it; a refusal is also the user's error. */
-  const finish = (parked: ParkedRequest, paid: DebitPaid) => {
-    if (paid.status === 'later') return void store.unpark(parked.requestId)
-    answerParked(parked, paid.answer)
+  const finish = (box: ClinkOutbox, parked: ParkedRequest, paid: DebitPaid) => {
+    if (paid.status === 'later') return
+    answerParked(box, parked, paid.answer)
     if (paid.status === 'refused') {
       throw paid.error instanceof OperationError ? paid.error : new OperationError('upstream_failed', 'the payment failed')
     }
   }
 
-  const parkedRequest = (requestId: string, userId: string, requester: string) => {
+  /**
+   * The parked request `requestId` of this user from `requester`, taken off the list: of two decisions arriving
+   * together only one acts on it (the other finds nothing pending).
+   */
+  const takeParked = (requestId: string, userId: string, requester: string) => {
     const parked = store.parked(requestId, userId)
-    return parked && parked.requester === requester ? parked : undefined
+    return parked && parked.requester === requester && store.unpark(requestId) ? parked : undefined
   }
 
   return {
@@ -75,7 +82,12 @@ export function debitHandlers({ store, payer, outbox, clock, log }: DebitHandler
       const requester = requesterKey(input.npub)
       store.ban(ctx.caller.userId, requester, clock.now())
       // What the banned key still waits for is denied now rather than left hanging.
-      if (outbox()) for (const parked of store.parkedFrom(ctx.caller.userId, requester)) answerParked(parked, gfy(1))
+      const box = outbox()
+      if (box) {
+        for (const parked of store.parkedFrom(ctx.caller.userId, requester)) {
+          if (store.unpark(parked.requestId)) answerParked(box, parked, gfy(1))
+        }
+      }
       return {}
     },
 
@@ -88,25 +100,27 @@ export function debitHandlers({ store, payer, outbox, clock, log }: DebitHandler
       const { userId } = ctx.caller
       if (input.request_id === '' || input.npub === '') throw new OperationError('invalid_input', 'request_id and npub are required')
       const requester = requesterKey(input.npub)
-      const parked = parkedRequest(input.request_id, userId, requester)
       const response = input.response
+      const rules = response.type === 'authorize' ? rulesFromWire(response.authorize.rules) : undefined
+      const invoice = response.type === 'invoice' ? response.invoice.trim() : undefined
+      if (invoice === '') throw new OperationError('invalid_input', 'invoice is required')
+      const box = currentOutbox()
+      const parked = takeParked(input.request_id, userId, requester)
       if (response.type === 'authorize') {
         // The grant stands on its own; the parked request (if any) is answered under it.
-        store.grant(userId, requester, rulesFromWire(response.authorize.rules), clock.now())
+        store.grant(userId, requester, rules!, clock.now())
         if (!parked) return {}
-        const invoice = response.authorize.invoice
-        if (!invoice) return answerParked(parked, ok()), {}
-        finish(parked, await payer.pay({ userId, requester, appId: parked.appId, requestId: parked.requestId, invoice, mode: 'rules' }))
+        const toPay = response.authorize.invoice?.trim()
+        if (!toPay) return answerParked(box, parked, ok()), {}
+        finish(box, parked, await payer.pay({ userId, requester, appId: parked.appId, requestId: parked.requestId, invoice: toPay, mode: 'rules' }))
         return {}
       }
       if (!parked) throw new OperationError('not_found', 'no pending debit request with this id from this key')
       if (response.type === 'denied') {
-        answerParked(parked, gfy(1))
+        answerParked(box, parked, gfy(1))
         return {}
       }
-      const invoice = response.invoice.trim()
-      if (invoice === '') throw new OperationError('invalid_input', 'invoice is required')
-      finish(parked, await payer.pay({ userId, requester, appId: parked.appId, requestId: parked.requestId, invoice, mode: 'approved' }))
+      finish(box, parked, await payer.pay({ userId, requester, appId: parked.appId, requestId: parked.requestId, invoice: invoice!, mode: 'approved' }))
       return {}
     },
   }

@@ -66,7 +66,8 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, log }: 
   const decide = async (req: ClinkRequest): Promise<ClinkAnswer | undefined> => {
     const body = req.body
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return answer(gfy(6))
-    const { pointer, amount_sats, bolt11, frequency, k1 } = body as Record<string, unknown>
+    const { pointer, amount_sats, bolt11, frequency, k1: k1Field } = body as Record<string, unknown>
+    const k1 = k1Field === null ? undefined : k1Field
     if (typeof pointer !== 'string' || pointer === '') return answer(gfy(1))
     const appUser = wallet.accounts.appUser(pointer)
     if (!appUser || appUser.app_id !== req.appId) return answer(gfy(1))

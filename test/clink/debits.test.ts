@@ -88,7 +88,10 @@ test('a payment request from an unknown key is parked, pushed, and paid when the
   assert.is(app.answers.get(request.id), undefined, 'parked: the requester has no answer yet')
 
   const [before, payeeBefore] = [await balance(), await payeeBalance()]
-  await user.ok('RespondToDebit', { request_id: request.id, npub: app.pubkey, response: { type: 'invoice', invoice: bolt11 } })
+  // The user approves twice at once (two devices): one decision acts, the other finds nothing pending.
+  const approve = { request_id: request.id, npub: app.pubkey, response: { type: 'invoice', invoice: bolt11 } }
+  const decisions = await Promise.all([user.call('RespondToDebit', approve), user.call('RespondToDebit', approve)])
+  assert.equal(decisions.map(d => d.status).sort(), ['ERROR', 'OK'])
   const answer = await app.answer(request.id)
   assert.equal(answer.payload, { res: 'ok', preimage: '' }, 'paid internally: the preimage is empty, as upstream')
   assert.is(answer.event.kind, 21002)
@@ -99,6 +102,9 @@ test('a payment request from an unknown key is parked, pushed, and paid when the
   assert.not.ok((await authorizations()).some(a => a.npub === app.pubkey))
   const again = await user.call('RespondToDebit', { request_id: request.id, npub: app.pubkey, response: { type: 'denied', denied: {} } })
   assert.is(again.status, 'ERROR', 'the request was answered: nothing is pending any more')
+  // Anything sent about the request came before the answer to a later one.
+  assert.is((await app.send({ bolt11 })).payload.code, 1)
+  assert.is(app.answers.get(request.id)!.length, 1, 'one answer to the requester')
 })
 
 test('a budget request is parked until authorized; payments then go through until the budget is spent (GFY 5 with range)', async () => {
