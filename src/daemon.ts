@@ -241,6 +241,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     clock,
     random: bytes => randomBytes(bytes),
     log: log.child({ room: 'clink' }),
+    allowLoopbackCallbacks: config.callbacks.allow_loopback,
   })
   registry.register(clink.handlers, 'clink')
   const rates = createRates({

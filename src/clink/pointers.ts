@@ -48,10 +48,11 @@ export function encodeNoffer(p: OfferPointer): string {
 
 export function decodeNoffer(text: string): OfferPointer {
   const tlv = decode('noffer', text)
-  const typeByte = need(tlv, 3, 'price type')[0]
+  const price = tlv.get(4)
+  // The spec makes the price type optional: without it (and without a price) the payer picks the amount.
+  const typeByte = tlv.get(3)?.[0] ?? (price ? priceTypeByte.fixed : priceTypeByte.spontaneous)
   const priceType = (Object.keys(priceTypeByte) as OfferPriceType[]).find(k => priceTypeByte[k] === typeByte)
   if (!priceType) throw new Error(`noffer: unknown price type ${typeByte}`)
-  const price = tlv.get(4)
   return {
     pubkey: pubkeyOf(tlv),
     relay: fromUtf8.decode(need(tlv, 1, 'relay')),

@@ -11,9 +11,12 @@ import type { DomainEvent } from '../bus/events.js'
 import type { HandlerTable } from '../bus/handler.js'
 import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
-import type { ClinkKind, ClinkOutbox, ClinkRequest, ClinkAnswer, ClinkServer } from '../transports/nostr/index.js'
-import { clinkDebitKind } from '../transports/nostr/index.js'
+import {
+  clinkDebitKind, clinkOfferKind, type ClinkKind, type ClinkOutbox, type ClinkRequest, type ClinkAnswer, type ClinkServer,
+} from '../transports/nostr/index.js'
 import { createDebits } from './debits.js'
+import { offerStore } from './offer-store.js'
+import { createOffersPart } from './offers.js'
 
 export interface ClinkDeps {
   db: Db
@@ -26,6 +29,8 @@ export interface ClinkDeps {
   clock: Clock
   random(bytes: number): Uint8Array
   log: Logger
+  /** Offer callback URLs may name loopback addresses (tests); the SSRF guard refuses them otherwise. */
+  allowLoopbackCallbacks?: boolean
 }
 
 /** One kind's half of the room: what it answers and the user operations it serves. */
@@ -48,8 +53,17 @@ export interface Clink {
 export function createClink(deps: ClinkDeps): Clink {
   let outbox: ClinkOutbox | undefined
   const currentOutbox = () => outbox
+  // One offer table: the user's operations and payers' requests read it, managers over kind 21003 write it too.
+  const offers = offerStore({ db: deps.db, now: () => deps.clock.now(), random: deps.random })
+  const common = {
+    ...deps,
+    offers,
+    now: () => deps.clock.now(),
+    allowLoopbackCallbacks: deps.allowLoopbackCallbacks ?? false,
+  }
   // Each kind's part registers here: offers (21001), debits (21002), manage (21003).
   const parts: Partial<Record<ClinkKind, ClinkPart>> = {
+    [clinkOfferKind]: createOffersPart(common, currentOutbox),
     [clinkDebitKind]: createDebits(deps, currentOutbox),
   }
   const all = Object.values(parts)

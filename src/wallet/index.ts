@@ -16,7 +16,7 @@ import { feeCollectors } from './fee-collectors.js'
 import { invoiceStore } from './invoices/store.js'
 import { invoiceIssuer } from './invoices/issue.js'
 import { invoiceHandlers } from './invoices/handlers.js'
-import { productHandlers } from './products.js'
+import { productHandlers, productInvoice } from './products.js'
 import { settlement } from './settlement.js'
 import { paymentStore } from './payments/store.js'
 import { outgoingGate } from './payments/outgoing-gate.js'
@@ -27,18 +27,20 @@ import { transferDesk, transferHandlers } from './transfers.js'
 import { addressHandlers, type AddressSwapPayer } from './addresses.js'
 import { banHandlers } from './bans.js'
 import { mockBalanceHandlers } from './mock-balances.js'
-import { walletMoneyViews } from './money-views.js'
+import { walletMoneyViews, type CreatedInvoice } from './money-views.js'
 import { groupCommit } from './group-commit.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export { maxWithdrawableSats, type FeePolicy } from './fees.js'
-export { positiveSatsAsMsat } from './msat.js'
+export { positiveSatsAsMsat, msatAsSats, unixSeconds } from './msat.js'
 export { operationId } from './user-operations.js'
 export type { AddressSwapPayer } from './addresses.js'
 export type { UserOperation } from './user-operations.js'
-export type { CreatedInvoice, InvoiceForWallet, WalletInvoice, WalletPayment, WalletPaidInvoice } from './money-views.js'
+export type {
+  CreatedInvoice, InvoiceForWallet, OfferInvoiceView, WalletInvoice, WalletPayment, WalletPaidInvoice,
+} from './money-views.js'
 export { auditLedger, type AuditReport } from './audit.js'
 export type { PaymentTerms, SpendLimit } from './payments/store.js'
 export { nostrAccounts, type NostrAccounts, type NostrUser } from './nostr-accounts.js'
@@ -133,6 +135,11 @@ export function createWallet(deps: WalletDeps) {
     },
     /** The routing fee limit the wallet gives the node for a payment of `amountSats`. */
     routingFeeLimitSats: (amountSats: number) => routingFeeLimitSats(amountSats, deps.fees),
+    /** An invoice for a product (`p:<id>` CLINK offers); undefined when there is no such product. */
+    async productInvoiceFor(productId: string, appId?: string): Promise<CreatedInvoice | undefined> {
+      const row = await productInvoice(db, issue, productId, appId === undefined ? {} : { appId })
+      return row && { paymentHash: row.payment_hash, paymentRequest: row.payment_request, amountMsat: row.amount_msat, expiresAt: row.expires_at }
+    },
     /** Refuses every outgoing payment and transfer from now on (the start-up audit failed). */
     lockOutgoing: (reason: string) => gate.close(reason),
     /**

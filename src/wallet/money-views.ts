@@ -19,6 +19,23 @@ export interface InvoiceForWallet {
   zapRequest?: string
   /** The application the invoice is issued through, if any. */
   appId?: string
+  /** The CLINK offer it answers (GetUserOfferInvoices lists it under that offer). */
+  offerId?: string
+  /** What the payer supplied (a flat object of strings; expanded into the paid-callback URL). */
+  payerData?: Record<string, string>
+  /** The paid-invoice callback for this invoice (checked by the SSRF guard when it is called). */
+  callback?: { url: string; token?: string; rejectUnauthorized?: boolean }
+  /** Blinded paths instead of route hints. */
+  blind?: boolean
+}
+
+/** An invoice issued for a CLINK offer, as GetUserOfferInvoices lists it. */
+export interface OfferInvoiceView {
+  paymentRequest: string
+  offerId: string
+  paidAt: number | null
+  paidMsat: number | null
+  payerData: Record<string, string>
 }
 
 export interface CreatedInvoice {
@@ -99,6 +116,16 @@ export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyView
         ...(request.extra !== undefined ? { extra: request.extra } : {}),
         ...(request.descriptionHash !== undefined ? { descriptionHash: request.descriptionHash } : {}),
         ...(request.zapRequest !== undefined ? { zapRequest: request.zapRequest } : {}),
+        ...(request.offerId !== undefined ? { offerId: request.offerId } : {}),
+        ...(request.payerData !== undefined ? { payerData: request.payerData } : {}),
+        ...(request.blind !== undefined ? { blind: request.blind } : {}),
+        ...(request.callback !== undefined
+          ? {
+              callbackUrl: request.callback.url,
+              ...(request.callback.token ? { callbackToken: request.callback.token } : {}),
+              ...(request.callback.rejectUnauthorized !== undefined ? { callbackRejectUnauthorized: request.callback.rejectUnauthorized } : {}),
+            }
+          : {}),
       })
       return {
         paymentHash: row.payment_hash,
@@ -121,6 +148,17 @@ export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyView
     ): Promise<WalletPayment & { feeMsat: number }> {
       const { payment } = await payer.pay(walletId, { invoice: paymentRequest, amountSats: 0, ...opts })
       return { ...paymentView(payment), feeMsat: payment.service_fee_msat }
+    },
+
+    /** The invoices issued to `walletId` for a CLINK offer, oldest first; only the paid ones unless asked. */
+    offerInvoices(walletId: string, offerId: string, includeUnpaid: boolean): OfferInvoiceView[] {
+      return invoices.forOffer(walletId, offerId, includeUnpaid).map(row => ({
+        paymentRequest: row.payment_request,
+        offerId: row.offer_id!,
+        paidAt: row.paid_at,
+        paidMsat: row.paid_msat,
+        payerData: stringsOf(row.payer_data === null ? null : JSON.parse(row.payer_data)),
+      }))
     },
 
     invoiceByPaymentHash(paymentHash: string): WalletInvoice | undefined {
@@ -151,6 +189,14 @@ export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyView
       }))
     },
   }
+}
+
+/** The string entries of stored payer data; AddAppUserInvoice keeps upstream's `{data: {…}}` wrapper. */
+function stringsOf(payerData: unknown): Record<string, string> {
+  if (typeof payerData !== 'object' || payerData === null) return {}
+  const inner = (payerData as { data?: unknown }).data
+  const source = typeof inner === 'object' && inner !== null ? inner : payerData
+  return Object.fromEntries(Object.entries(source).filter(([, v]) => typeof v === 'string')) as Record<string, string>
 }
 
 function invoiceView(row: InvoiceRow): WalletInvoice {

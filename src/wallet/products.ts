@@ -7,6 +7,7 @@ import type { Db } from '../store/index.js'
 import { encodeNoffer } from '../clink/index.js'
 import type { Random } from './accounts.js'
 import type { IssueInvoice } from './invoices/issue.js'
+import type { InvoiceRow } from './invoices/store.js'
 import { positiveSatsAsMsat } from './msat.js'
 
 interface ProductRow {
@@ -59,18 +60,29 @@ export function productHandlers({ db, random, now, issue, relayUrl }: ProductDep
     },
 
     NewProductInvoice: async (input, ctx) => {
-      const product = byId.get(input.id) as ProductRow | undefined
-      if (!product) throw new OperationError('not_found', 'product not found')
-      const invoice = await issue({
-        userId: product.owner_user_id,
-        amountMsat: positiveSatsAsMsat(product.price_sats, 'price_sats'),
-        memo: product.name,
-        productId: product.id,
-        payerUserId: ctx.caller.userId,
-      })
+      const invoice = await productInvoice(db, issue, input.id, { payerUserId: ctx.caller.userId })
+      if (!invoice) throw new OperationError('not_found', 'product not found')
       return { invoice: invoice.payment_request }
     },
   }
+}
+
+/** An invoice for one product at its price, credited to its owner; undefined when there is no such product. */
+export async function productInvoice(
+  db: Db,
+  issue: IssueInvoice,
+  productId: string,
+  opts: { payerUserId?: string; appId?: string } = {},
+): Promise<InvoiceRow | undefined> {
+  const product = db.prepare('SELECT * FROM products WHERE id = ?').get(productId) as ProductRow | undefined
+  if (!product) return undefined
+  return issue({
+    userId: product.owner_user_id,
+    amountMsat: positiveSatsAsMsat(product.price_sats, 'price_sats'),
+    memo: product.name,
+    productId: product.id,
+    ...opts,
+  })
 }
 
 /** RFC 9562 version 4 layout over 16 random bytes. */

@@ -75,6 +75,8 @@ export function invoiceStore(db: Db) {
   const markPaid = db.prepare(`UPDATE invoices
       SET paid_at = @paidAt, paid_msat = @paidMsat, paid_internally = @internal, settle_index = @settleIndex
       WHERE payment_hash = @paymentHash AND paid_at IS NULL`)
+  const forOffer = db.prepare(`SELECT * FROM invoices
+      WHERE user_id = @userId AND offer_id = @offerId AND (@includeUnpaid = 1 OR paid_at IS NOT NULL) ORDER BY serial`)
   const paidTagged = db.prepare(`SELECT * FROM invoices
       WHERE extra IS NOT NULL AND json_extract(extra, '$.tag') = ? AND paid_at IS NOT NULL ORDER BY paid_at, serial`)
 
@@ -97,6 +99,8 @@ export function invoiceStore(db: Db) {
     markPaid(mark: PaidMark): boolean {
       return markPaid.run({ ...mark, internal: mark.internal ? 1 : 0 }).changes === 1
     },
+    forOffer: (userId: string, offerId: string, includeUnpaid: boolean) =>
+      forOffer.all({ userId, offerId, includeUnpaid: includeUnpaid ? 1 : 0 }) as InvoiceRow[],
     paidTagged: (tag: string) => paidTagged.all(tag) as InvoiceRow[],
   }
 }

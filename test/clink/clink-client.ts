@@ -1,0 +1,110 @@
+// An independent CLINK client written from the CLINK specs (offers, manage) on nostr-tools: a kind-21001/21003
+// request NIP-44 v2 encrypted to the service key, tagged p and clink_version, and every answer to it (the first
+// answer, then receipts) read from the relay by its e tag. It shares no code with src/.
+import { WebSocket } from 'ws'
+import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'
+import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
+import * as nip44 from 'nostr-tools/nip44'
+
+useWebSocketImplementation(WebSocket)
+
+export interface Reply {
+  event: Event
+  payload: any
+}
+
+export interface Exchange {
+  request: Event
+  replies: Reply[]
+  /** The next answer not yet taken, within `timeoutMs`. */
+  next(timeoutMs?: number): Promise<Reply>
+  /** Stops listening for more answers. */
+  close(): void
+}
+
+export class ClinkClient {
+  readonly secretKey: Uint8Array
+  readonly pubkey: string
+  private readonly conversationKey: Uint8Array
+
+  private constructor(
+    private readonly relay: Relay,
+    readonly servicePubkey: string,
+    secretKey?: Uint8Array,
+  ) {
+    this.secretKey = secretKey ?? generateSecretKey()
+    this.pubkey = getPublicKey(this.secretKey)
+    this.conversationKey = nip44.v2.utils.getConversationKey(this.secretKey, servicePubkey)
+  }
+
+  /** The relay connection, for reading other events (zap receipts). */
+  get connection(): Relay {
+    return this.relay
+  }
+
+  static async connect(relayUrl: string, servicePubkey: string, secretKey?: Uint8Array): Promise<ClinkClient> {
+    return new ClinkClient(await Relay.connect(relayUrl), servicePubkey, secretKey)
+  }
+
+  /** Publishes a request and collects its answers (subscribed before publishing, so none is missed). */
+  async send(kind: number, body: unknown, opts: { tags?: string[][]; createdAt?: number } = {}): Promise<Exchange> {
+    const content = nip44.v2.encrypt(JSON.stringify(body), this.conversationKey)
+    const tags = opts.tags ?? [['p', this.servicePubkey], ['clink_version', '1']]
+    const request = finalizeEvent({ kind, created_at: opts.createdAt ?? Math.floor(Date.now() / 1000), tags, content }, this.secretKey)
+    const exchange = this.follow(request)
+    await this.relay.publish(request)
+    return exchange
+  }
+
+  /** Collects the answers to a request sent earlier (perhaps through another relay connection). */
+  follow(request: Event): Exchange {
+    const replies: Reply[] = []
+    const waiters: (() => void)[] = []
+    const sub = this.relay.subscribe([{ kinds: [request.kind], '#p': [this.pubkey], '#e': [request.id] }], {
+      onevent: event => {
+        if (event.pubkey !== this.servicePubkey || !verifyEvent(event)) return
+        if (replies.some(r => r.event.id === event.id)) return
+        replies.push({ event, payload: JSON.parse(nip44.v2.decrypt(event.content, this.conversationKey)) })
+        for (const wake of waiters.splice(0)) wake()
+      },
+    })
+    let taken = 0
+    return {
+      request,
+      replies,
+      close: () => sub.close(),
+      next: (timeoutMs = 10_000) =>
+        new Promise<Reply>((resolve, reject) => {
+          let settled = false
+          const timer = setTimeout(() => {
+            settled = true
+            reject(new Error(`no answer to ${request.id} within ${timeoutMs} ms`))
+          }, timeoutMs)
+          const check = () => {
+            if (settled) return
+            if (replies.length <= taken) return void waiters.push(check)
+            settled = true
+            clearTimeout(timer)
+            resolve(replies[taken++]!)
+          }
+          check()
+        }),
+    }
+  }
+
+  /** One request, its first answer's payload. */
+  async ask(kind: number, body: unknown, opts: { tags?: string[][]; createdAt?: number } = {}): Promise<Reply> {
+    const exchange = await this.send(kind, body, opts)
+    try {
+      return await exchange.next()
+    } finally {
+      exchange.close()
+    }
+  }
+
+  close(): void {
+    this.relay.close()
+  }
+}
+
+export const tagOf = (event: Event, name: string) => event.tags.find(t => t[0] === name)?.[1]
