@@ -12,11 +12,12 @@ import type { HandlerTable } from '../bus/handler.js'
 import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
 import {
-  clinkDebitKind, clinkOfferKind, type ClinkKind, type ClinkOutbox, type ClinkRequest, type ClinkAnswer, type ClinkServer,
+  clinkDebitKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkOutbox, type ClinkRequest, type ClinkAnswer, type ClinkServer,
 } from '../transports/nostr/index.js'
 import { createDebits } from './debits.js'
 import { offerStore } from './offer-store.js'
 import { createOffersPart } from './offers.js'
+import { createManagePart } from './manage.js'
 
 export interface ClinkDeps {
   db: Db
@@ -65,6 +66,7 @@ export function createClink(deps: ClinkDeps): Clink {
   const parts: Partial<Record<ClinkKind, ClinkPart>> = {
     [clinkOfferKind]: createOffersPart(common, currentOutbox),
     [clinkDebitKind]: createDebits(deps, currentOutbox),
+    [clinkManageKind]: createManagePart(common, currentOutbox),
   }
   const all = Object.values(parts)
   return {
