@@ -31,6 +31,7 @@ export class ClinkClient {
     private readonly relay: Relay,
     readonly servicePubkey: string,
     secretKey?: Uint8Array,
+    private readonly timeoutMs = 30_000,
   ) {
     this.secretKey = secretKey ?? generateSecretKey()
     this.pubkey = getPublicKey(this.secretKey)
@@ -42,8 +43,9 @@ export class ClinkClient {
     return this.relay
   }
 
-  static async connect(relayUrl: string, servicePubkey: string, secretKey?: Uint8Array): Promise<ClinkClient> {
-    return new ClinkClient(await Relay.connect(relayUrl), servicePubkey, secretKey)
+  /** `timeoutMs` bounds each wait for an answer (generous by default: test machines are busy). */
+  static async connect(relayUrl: string, servicePubkey: string, secretKey?: Uint8Array, timeoutMs?: number): Promise<ClinkClient> {
+    return new ClinkClient(await Relay.connect(relayUrl), servicePubkey, secretKey, timeoutMs)
   }
 
   /** Publishes a request and collects its answers (subscribed before publishing, so none is missed). */
@@ -73,7 +75,7 @@ export class ClinkClient {
       request,
       replies,
       close: () => sub.close(),
-      next: (timeoutMs = 10_000) =>
+      next: (timeoutMs = this.timeoutMs) =>
         new Promise<Reply>((resolve, reject) => {
           let settled = false
           const timer = setTimeout(() => {

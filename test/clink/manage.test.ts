@@ -16,6 +16,9 @@ import { ClinkClient } from './clink-client.js'
 const { ClinkSDK, newCreateRequest, newDeleteRequest, newGetRequest, newListRequest, newUpdateRequest } = await import('@shocknet/clink-sdk')
 
 const test = suite('CLINK manage')
+/** Generous: eight helpers' test suites share two cores; a slow answer is not a wrong one. */
+const answerTimeoutMs = 30_000
+const sdkTimeoutSeconds = answerTimeoutMs / 1000
 let daemon: TestDaemon
 let owner: PubClient
 const ownerKey = generateSecretKey()
@@ -27,7 +30,7 @@ const clients: ClinkClient[] = []
 
 async function connectOwner() {
   const { relays, pubkey } = appProfile(daemon.dataDir)
-  owner = await PubClient.connect({ relays, appPubkey: pubkey, secretKey: ownerKey })
+  owner = await PubClient.connect({ relays, appPubkey: pubkey, secretKey: ownerKey, timeoutMs: answerTimeoutMs })
   const info = await owner.ok('GetUserInfo')
   const nmanage = decodeNmanage(info.nmanage)
   pointer = nmanage.pointer!
@@ -37,7 +40,11 @@ async function connectOwner() {
 
 test.before(async () => {
   daemon = await startDaemon({ config: '[callbacks]\nallow_loopback = false\n' })
-  await connectOwner()
+  // uvu skips `after` when `before` fails: stop the daemon here, or its pipes keep this process alive.
+  await connectOwner().catch(async err => {
+    await daemon.stop()
+    throw err
+  })
   const log = console.log
   console.log = (...args: unknown[]) => (String(args[0]).startsWith('[ClinkSDK]') ? undefined : log(...args))
 })
@@ -54,18 +61,18 @@ const manager = (secretKey = generateSecretKey()) => {
   return { sdk, secretKey, pubkey: getPublicKey(secretKey) }
 }
 const handBuilt = async (secretKey: Uint8Array) => {
-  const client = await ClinkClient.connect(relayUrl, appPubkey, secretKey)
+  const client = await ClinkClient.connect(relayUrl, appPubkey, secretKey, answerTimeoutMs)
   clients.push(client)
   return client
 }
 /** The next GetLiveManageRequests push to the owner naming `npub`. */
-const askedAbout = (npub: string): Promise<PubReply> => owner.waitFor('GetLiveManageRequests', 10_000, push => push.npub === npub)
+const askedAbout = (npub: string): Promise<PubReply> => owner.waitFor('GetLiveManageRequests', answerTimeoutMs, push => push.npub === npub)
 const authorize = (npub: string, extra: object = {}) => owner.ok('AuthorizeManage', { authorize_npub: npub, ban: false, ...extra })
 
 test('a manage request is parked, the owner is asked, approves, and the request is replayed', async () => {
   const m = manager()
   const asked = askedAbout(m.pubkey)
-  const created = m.sdk.Nmanage(newCreateRequest('Workshop seat', { price_sats: 5000, payer_data: ['email'] }, pointer), 15)
+  const created = m.sdk.Nmanage(newCreateRequest('Workshop seat', { price_sats: 5000, payer_data: ['email'] }, pointer), sdkTimeoutSeconds)
   const push = await asked
   assert.is(push.npub, m.pubkey)
   assert.match(push.request_id, /^[0-9a-f]{64}$/)
@@ -92,14 +99,14 @@ test('a manage request is parked, the owner is asked, approves, and the request 
   assert.equal(grants.manages, [{ manage_id: grant.manage_id, authorized: true, npub: m.pubkey }])
 
   // Granted now: list, update, get and delete answer at once.
-  const listed = await m.sdk.Nmanage(newListRequest(pointer), 10)
+  const listed = await m.sdk.Nmanage(newListRequest(pointer), sdkTimeoutSeconds)
   assert.equal((listed as { details: any[] }).details.map(o => o.id), [details.id])
-  const updated = await m.sdk.Nmanage(newUpdateRequest({ ...details, label: 'Workshop seat (front row)', price_sats: 7000 }), 10)
+  const updated = await m.sdk.Nmanage(newUpdateRequest({ ...details, label: 'Workshop seat (front row)', price_sats: 7000 }), sdkTimeoutSeconds)
   assert.is((updated as { details: any }).details.label, 'Workshop seat (front row)')
   assert.is(decodeNoffer((updated as { details: any }).details.noffer).priceSats, 7000)
-  assert.is(((await m.sdk.Nmanage(newGetRequest(details.id), 10)) as { details: any }).details.price_sats, 7000)
-  assert.equal(await m.sdk.Nmanage(newDeleteRequest(details.id), 10), { res: 'ok', resource: 'offer' })
-  const gone = await m.sdk.Nmanage(newGetRequest(details.id), 10)
+  assert.is(((await m.sdk.Nmanage(newGetRequest(details.id), sdkTimeoutSeconds)) as { details: any }).details.price_sats, 7000)
+  assert.equal(await m.sdk.Nmanage(newDeleteRequest(details.id), sdkTimeoutSeconds), { res: 'ok', resource: 'offer' })
+  const gone = await m.sdk.Nmanage(newGetRequest(details.id), sdkTimeoutSeconds)
   assert.is(gone.res, 'GFY')
   assert.is((gone as { code: number }).code, 1)
 })
@@ -129,18 +136,18 @@ test("a key manages only the offers it created: not the owner's, not another man
   const b = manager()
   await authorize(a.pubkey)
   await authorize(b.pubkey)
-  const byA = await a.sdk.Nmanage(newCreateRequest("A's offer", { price_sats: 10 }, pointer), 10)
+  const byA = await a.sdk.Nmanage(newCreateRequest("A's offer", { price_sats: 10 }, pointer), sdkTimeoutSeconds)
   const aOffer = (byA as { details: any }).details
   for (const request of [newGetRequest(own.offer_id), newDeleteRequest(own.offer_id), newUpdateRequest({ ...aOffer, id: own.offer_id })]) {
-    const refused = await a.sdk.Nmanage(request, 10)
+    const refused = await a.sdk.Nmanage(request, sdkTimeoutSeconds)
     assert.equal([refused.res, (refused as { code: number }).code], ['GFY', 1], JSON.stringify(refused))
   }
   for (const request of [newGetRequest(aOffer.id), newDeleteRequest(aOffer.id), newUpdateRequest({ ...aOffer, label: 'taken over' })]) {
-    const refused = await b.sdk.Nmanage(request, 10)
+    const refused = await b.sdk.Nmanage(request, sdkTimeoutSeconds)
     assert.equal([refused.res, (refused as { code: number }).code], ['GFY', 1], JSON.stringify(refused))
   }
-  assert.equal(((await b.sdk.Nmanage(newListRequest(pointer), 10)) as { details: any[] }).details, [])
-  assert.equal(((await a.sdk.Nmanage(newListRequest(pointer), 10)) as { details: any[] }).details.map(o => o.id), [aOffer.id])
+  assert.equal(((await b.sdk.Nmanage(newListRequest(pointer), sdkTimeoutSeconds)) as { details: any[] }).details, [])
+  assert.equal(((await a.sdk.Nmanage(newListRequest(pointer), sdkTimeoutSeconds)) as { details: any[] }).details.map(o => o.id), [aOffer.id])
   const mine = await owner.ok('GetUserOffer', { offer_id: own.offer_id })
   assert.is(mine.label, 'Mine')
 })

@@ -37,6 +37,17 @@ test.before(async () => {
   daemon = await startDaemon({
     config: `${jwtSecretConfig(jwtSecret)}[callbacks]\nallow_loopback = true\n[lnurl]\nallow_loopback = true\n`,
   })
+  // uvu skips `after` when `before` fails: stop the daemon here, or its pipes keep this process alive.
+  await setUp().catch(async err => {
+    await daemon.stop()
+    throw err
+  })
+  // The SDK logs every step to the console; keep test output readable.
+  const log = console.log
+  console.log = (...args: unknown[]) => (String(args[0]).startsWith('[ClinkSDK]') ? undefined : log(...args))
+})
+
+async function setUp() {
   seller = await createAppWithUser(daemon, { jwtSecret, identifier: 'seller' })
   buyer = await addAppUser(daemon, { appToken: seller.appToken, appId: seller.appId, jwtSecret, identifier: 'buyer' })
   await payFromOutside(daemon, await newInvoice(daemon, buyer.userToken, 50_000))
@@ -51,10 +62,7 @@ test.before(async () => {
   })
   await new Promise<void>(resolve => callbackServer.listen(0, '127.0.0.1', resolve))
   callbackBase = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}`
-  // The SDK logs every step to the console; keep test output readable.
-  const log = console.log
-  console.log = (...args: unknown[]) => (String(args[0]).startsWith('[ClinkSDK]') ? undefined : log(...args))
-})
+}
 test.after(async () => {
   for (const sdk of sdks) sdk.pool.destroy()
   client?.close()
@@ -77,7 +85,7 @@ const sdk = () => {
   sdks.push(made)
   return made
 }
-const waitFor = async (what: () => boolean, label: string, timeoutMs = 10_000) => {
+const waitFor = async (what: () => boolean, label: string, timeoutMs = 30_000) => {
   const started = Date.now()
   while (!what()) {
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${label}`)
@@ -148,7 +156,7 @@ test('a fixed-price offer paid through the SDK: the invoice, the receipt, the ca
   const answer = await sdk().Noffer(
     { offer: id, amount_sats: 5, description: 'two coffees', payer_data: { email: 'ann@example.com', phone: '123' } },
     receipt => receipts.push(receipt),
-    10,
+    30,
   )
   assert.ok('bolt11' in answer, JSON.stringify(answer))
   const bolt11 = (answer as { bolt11: string }).bolt11
@@ -167,7 +175,7 @@ test('a fixed-price offer paid through the SDK: the invoice, the receipt, the ca
   assert.is(callback.authorization, 'Bearer cb-token')
 
   // A second unpaid invoice for the same offer; the list shows the paid one unless asked for all.
-  const unpaid = await sdk().Noffer({ offer: id, payer_data: { email: 'bob@example.com' } }, undefined, 10)
+  const unpaid = await sdk().Noffer({ offer: id, payer_data: { email: 'bob@example.com' } }, undefined, 30)
   assert.ok('bolt11' in unpaid)
   const paidOnly = await ok(daemon, '/api/user/offer/get/invoices', seller.userToken, { offer_id: id, include_unpaid: false })
   assert.equal(paidOnly.invoices.map((i: any) => [i.invoice, i.amount, i.data]), [[bolt11, 2100, { email: 'ann@example.com' }]])
@@ -243,7 +251,7 @@ test('a zap offer: the invoice commits to the zap request and a kind-9735 receip
   assert.ok(payload.bolt11, JSON.stringify(payload))
   assert.is(sections(payload.bolt11).description_hash, bytesToHex(sha256(new TextEncoder().encode(json))))
   const zapReceipt = new Promise<Event>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no zap receipt')), 10_000)
+    const timer = setTimeout(() => reject(new Error('no zap receipt')), 30_000)
     const sub = client.connection.subscribe([{ kinds: [9735], '#p': ['b'.repeat(64)] }], {
       onevent(event) {
         if (event.tags.some(t => t[0] === 'bolt11' && t[1] === payload.bolt11)) {
