@@ -120,24 +120,21 @@ http('streams are refused over HTTP with a pointer to Nostr', async () => {
   }
 })
 
-http('an operation without a handler says so: ERROR in the pub dialect, 501 in the detail dialect', async () => {
-  // Guest operations need no credentials, so every one is reachable; the ones still lacking a handler must
-  // answer exactly "not implemented: <Operation>".
-  let seen = 0
+http('every operation in the catalogue has a real handler: none answers "not implemented"', async () => {
+  // The registry answers "not implemented: <Operation>" for an operation nothing registered, and the daemon logs the
+  // list at start; issue 14 asks for that list to be empty.
+  const line = daemon.logs().split('\n').find(l => l.includes('"notImplemented":'))
+  assert.ok(line, 'the daemon logs how many operations are not implemented')
+  const logged = JSON.parse(line!) as { notImplemented: number; missing: string[] }
+  assert.equal(logged.missing, [], `operations without a handler: ${logged.missing.join(', ')}`)
+  assert.is(logged.notImplemented, 0)
+  // And through the wire: every guest operation reachable without credentials answers something else.
   for (const entry of catalogue.filter(e => e.auth === 'guest' && e.http && !e.http.path.includes(':'))) {
     const path = entry.http!.path.replace(/\{[^}]+\}/g, 'x')
     const res = await daemon.request(entry.http!.method, path, entry.http!.method === 'GET' ? {} : { body: {} })
     const reason = entry.dialect === 'pub' ? res.json?.reason : res.json?.detail
-    if (reason !== `not implemented: ${entry.name}`) continue
-    seen++
-    if (entry.dialect === 'detail') assert.is(res.status, 501, entry.name)
-    else assert.is(res.json.status, 'ERROR', entry.name)
+    assert.is.not(reason, `not implemented: ${entry.name}`, entry.name)
   }
-  if (seen === 0) console.log('  (every guest operation has a handler now)')
-})
-
-http('the daemon logs how many operations are not implemented', async () => {
-  assert.match(daemon.logs(), /"notImplemented":\d+/)
 })
 
 http.run()
