@@ -46,6 +46,7 @@ export function runningSwaps(deps: SwapsDeps): Swaps {
       const height = await blockHeight()
       const removed = store.deleteExpiredTxQuotes(height) + store.deleteExpiredInvoiceQuotes(height)
       if (removed > 0) log.info({ height, removed }, 'expired swap quotes removed')
+      await txSwaps.retryStoredClaims()
     } catch (err) {
       log.warn({ reason: (err as Error).message }, 'could not read the block height; trying again later')
     }

@@ -178,7 +178,8 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
         }
         store.setTxLockup(current.id, lockup.txid)
         const destination = outputScriptOf(current.address!, network)!
-        const feeSats = lockup.amountSats - current.transaction_amount_sats
+        // The claim fee reserved in the quote; anything the provider locks beyond the agreed amount goes to the address.
+        const feeSats = current.onchain_amount_sats - current.transaction_amount_sats
         const preimage = hexToBytes(current.preimage)
         let tx
         try {
@@ -356,6 +357,15 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
         }
       }
       return open.length
+    },
+
+    /** Broadcasts again every claim stored but not yet accepted (the provider was unreachable). */
+    async retryStoredClaims(): Promise<void> {
+      for (const swap of store.txSwapsInProgress()) {
+        if (!swap.claim_tx_hex) continue
+        const provider = deps.providers.find(p => p.url === swap.provider_url)
+        if (provider) await claimSwap(swap, provider, swap.claim_tx_hex)
+      }
     },
 
     stop(): void {
