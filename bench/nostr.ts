@@ -4,6 +4,7 @@
 // The client signs each request in the loop but does not verify replies, so the load generator stays light.
 import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
 import { appProfile, PubClient } from '../test/support/pub-client.js'
+import { cpuWindow, profiler, profilingEnv } from './process-stats.js'
 
 export interface NostrBenchRow {
   inFlight: number
@@ -12,6 +13,11 @@ export interface NostrBenchRow {
   roundTripsPerSecond: number
   p50Ms: number
   p99Ms: number
+  /** CPU of the daemon (with its embedded relay) per round trip: the figure comparable across noisy runs. */
+  daemonCpuMsPerRoundTrip: number | null
+  /** CPU of the clients (this process: signing, encryption, their WebSockets) per round trip. */
+  clientCpuMsPerRoundTrip: number
+  profile?: string
 }
 
 export interface NostrBenchOptions {
@@ -19,12 +25,16 @@ export interface NostrBenchOptions {
   daemon?: TestDaemon
   durationMs?: number
   inFlight?: number[]
+  /** Profile the daemon during each measured window into this folder (a started daemon only). */
+  profileDir?: string
 }
 
 export const nostrRoundTripFloor = 500
 
 export async function benchNostr(opts: NostrBenchOptions = {}): Promise<{ operation: string; floor: number; rows: NostrBenchRow[] }> {
-  const daemon = opts.daemon ?? (await startDaemon({ env: { RELAYPAY_LOG_LEVEL: 'warn' } }))
+  const daemon =
+    opts.daemon ??
+    (await startDaemon({ env: { RELAYPAY_LOG_LEVEL: 'warn', ...(opts.profileDir ? profilingEnv(opts.profileDir) : {}) } }))
   const durationMs = opts.durationMs ?? 3000
   const rows: NostrBenchRow[] = []
   try {
@@ -35,7 +45,18 @@ export async function benchNostr(opts: NostrBenchOptions = {}): Promise<{ operat
       )
       try {
         await Promise.all(clients.map(client => client.ok('GetWalletKeys'))) // each key's account exists before timing
-        rows.push(await closedLoop(clients, durationMs))
+        const prof = profiler(daemon.process.pid, opts.daemon ? undefined : opts.profileDir)
+        prof.start()
+        const cpu = cpuWindow(daemon.process.pid)
+        const row = await closedLoop(clients, durationMs)
+        const costs = cpu.end(row.roundTrips)
+        const profile = await prof.stop()
+        rows.push({
+          ...row,
+          daemonCpuMsPerRoundTrip: costs.daemonCpuMsPerOp,
+          clientCpuMsPerRoundTrip: costs.clientCpuMsPerOp,
+          ...(profile ? { profile } : {}),
+        })
       } finally {
         clients.forEach(client => client.close())
       }
@@ -46,7 +67,10 @@ export async function benchNostr(opts: NostrBenchOptions = {}): Promise<{ operat
   return { operation: 'GetWalletKeys', floor: nostrRoundTripFloor, rows }
 }
 
-async function closedLoop(clients: PubClient[], durationMs: number): Promise<NostrBenchRow> {
+async function closedLoop(
+  clients: PubClient[],
+  durationMs: number,
+): Promise<Omit<NostrBenchRow, 'daemonCpuMsPerRoundTrip' | 'clientCpuMsPerRoundTrip'>> {
   const latencies: number[] = []
   let errors = 0
   const started = performance.now()

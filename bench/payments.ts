@@ -1,12 +1,13 @@
 // Internal payments per second over HTTP: user A pays invoices of user B (both in one app, so every payment is
 // the one-transaction internal path with its service fee). The invoices are created before the clock starts;
-// `concurrency` workers each pay one after another over keep-alive connections until the batch is spent.
+// `concurrency` workers, each on its own keep-alive connection, pay one after another until the batch is spent.
 // `bench/run.ts` calls benchPayments; run this file directly to compare both `[store] synchronous` levels.
-import fs from 'node:fs'
 import http from 'node:http'
 import { pathToFileURL } from 'node:url'
 import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
+import { cpuWindow, profiler, profilingEnv } from './process-stats.js'
+import { RawConnection, rawRequest } from './raw-http.js'
 
 export interface PaymentBenchOptions {
   /** `[store] synchronous` of the daemon under test (default `full`, the shipped default). */
@@ -14,6 +15,10 @@ export interface PaymentBenchOptions {
   concurrencies?: number[]
   /** Payments per concurrency level (each needs its own invoice). */
   paymentsPerLevel?: number
+  /** Profile the daemon during each measured window into this folder (see cpu-profile-preload.ts). */
+  profileDir?: string
+  /** A daemon to use instead of starting one (it must run with the bench's JWT secret, see `paymentBenchConfig`). */
+  daemon?: TestDaemon
 }
 
 export interface PaymentBenchResult {
@@ -27,10 +32,15 @@ export interface PaymentBenchResult {
    * shared machine: 1000 / this is what one core could do with the client elsewhere.
    */
   daemonCpuMsPerPayment: number | null
+  /** CPU time of the load generator (this process) per payment: it shares the machine's cores with the daemon. */
+  clientCpuMsPerPayment: number
+  profile?: string
 }
 
 const jwtSecret = 'bench-payments-secret-0123456789abcdef'
 const paymentSats = 100
+export const paymentBenchConfig = (synchronous: 'full' | 'normal') =>
+  `${jwtSecretConfig(jwtSecret)}\n[store]\nsynchronous = "${synchronous}"\n`
 
 export async function benchPayments(opts: PaymentBenchOptions = {}): Promise<{
   synchronous: 'full' | 'normal'
@@ -39,34 +49,52 @@ export async function benchPayments(opts: PaymentBenchOptions = {}): Promise<{
   const synchronous = opts.synchronous ?? 'full'
   const concurrencies = opts.concurrencies ?? [1, 8, 32]
   const perLevel = opts.paymentsPerLevel ?? 3000
-  const daemon = await startDaemon({
-    config: `${jwtSecretConfig(jwtSecret)}\n[store]\nsynchronous = "${synchronous}"\n`,
-    env: { RELAYPAY_LOG_LEVEL: 'warn' },
-  })
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...concurrencies, 8) })
+  const daemon =
+    opts.daemon ??
+    (await startDaemon({
+      config: paymentBenchConfig(synchronous),
+      env: { RELAYPAY_LOG_LEVEL: 'warn', ...(opts.profileDir ? profilingEnv(opts.profileDir) : {}) },
+    }))
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 })
+  const url = new URL(daemon.url)
+  const width = Math.max(...concurrencies)
+  const connections = await Promise.all(Array.from({ length: width }, () => RawConnection.connect(Number(url.port), url.hostname)))
   try {
-    const payer = await createAppWithUser(daemon, { jwtSecret, identifier: 'bench-payer' })
-    const payee = await addAppUser(daemon, { appToken: payer.appToken, appId: payer.appId, jwtSecret, identifier: 'bench-payee' })
+    const tag = Math.random().toString(36).slice(2, 8)
+    const payer = await createAppWithUser(daemon, { jwtSecret, identifier: `bench-payer-${tag}` })
+    const payee = await addAppUser(daemon, { appToken: payer.appToken, appId: payer.appId, jwtSecret, identifier: `bench-payee-${tag}` })
     const funding = concurrencies.length * perLevel * (paymentSats + 10) // 10 sats: the service fee floor
-    await post(agent, daemon, '/api/app/mock/user/blance/set', payer.appToken, { user_identifier: 'bench-payer', amount: funding })
+    await post(agent, daemon, '/api/app/mock/user/blance/set', payer.appToken, { user_identifier: payer.identifier, amount: funding })
+    const newInvoice = rawRequest(url.host, 'POST', '/api/user/invoice/new', { authorization: payee.userToken }, JSON.stringify({ amountSats: paymentSats, memo: 'bench' }))
 
     const results: Record<string, PaymentBenchResult> = {}
     for (const concurrency of concurrencies) {
-      const invoices = await inParallel(perLevel, 8, async () =>
-        (await post(agent, daemon, '/api/user/invoice/new', payee.userToken, { amountSats: paymentSats, memo: 'bench' })).invoice as string,
+      const invoices = await inParallel(perLevel, connections.slice(0, 8), async (i, connection) => {
+        const answer = await connection.send(newInvoice)
+        return JSON.parse(answer.body).invoice as string
+      })
+      const requests = invoices.map(invoice =>
+        rawRequest(url.host, 'POST', '/api/user/invoice/pay', { authorization: payer.userToken }, JSON.stringify({ invoice, amount: 0 })),
       )
       const latencies: number[] = []
       let errors = 0
-      const cpuBefore = processCpuMs(daemon.process.pid)
+      const prof = profiler(daemon.process.pid, opts.profileDir)
+      prof.start()
+      const cpu = cpuWindow(daemon.process.pid)
       const started = performance.now()
-      await inParallel(perLevel, concurrency, async i => {
+      await inParallel(perLevel, connections.slice(0, concurrency), async (i, connection) => {
         const t0 = performance.now()
-        const reply = await post(agent, daemon, '/api/user/invoice/pay', payer.userToken, { invoice: invoices[i], amount: 0 })
-        latencies.push(performance.now() - t0)
-        if (reply.status !== 'OK') errors++
+        try {
+          const answer = await connection.send(requests[i]!)
+          latencies.push(performance.now() - t0)
+          if (answer.status !== 200 || !answer.body.startsWith('{"status":"OK"')) errors++
+        } catch {
+          errors++ // the connection broke under this request
+        }
       })
       const elapsedMs = performance.now() - started
-      const cpuAfter = processCpuMs(daemon.process.pid)
+      const costs = cpu.end(latencies.length)
+      const profile = await prof.stop()
       latencies.sort((a, b) => a - b)
       const at = (q: number) => round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0)
       results[`c${concurrency}`] = {
@@ -75,24 +103,26 @@ export async function benchPayments(opts: PaymentBenchOptions = {}): Promise<{
         paymentsPerSecond: round((latencies.length / elapsedMs) * 1000),
         p50Ms: at(0.5),
         p99Ms: at(0.99),
-        daemonCpuMsPerPayment:
-          cpuBefore === null || cpuAfter === null ? null : round((cpuAfter - cpuBefore) / latencies.length),
+        daemonCpuMsPerPayment: costs.daemonCpuMsPerOp,
+        clientCpuMsPerPayment: costs.clientCpuMsPerOp,
+        ...(profile ? { profile } : {}),
       }
     }
     return { synchronous, results }
   } finally {
+    connections.forEach(connection => connection.close())
     agent.destroy()
-    await daemon.stop()
+    if (!opts.daemon) await daemon.stop()
   }
 }
 
-/** Runs task(0..count-1) with at most `width` in flight. */
-async function inParallel<T>(count: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+/** Runs task(0..count-1), each worker on its own connection, one task in flight per worker. */
+async function inParallel<T>(count: number, workers: RawConnection[], task: (i: number, connection: RawConnection) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(count)
   let next = 0
   await Promise.all(
-    Array.from({ length: Math.min(width, count) }, async () => {
-      for (let i = next++; i < count; i = next++) out[i] = await task(i)
+    workers.slice(0, count).map(async connection => {
+      for (let i = next++; i < count; i = next++) out[i] = await task(i, connection)
     }),
   )
   return out
@@ -129,25 +159,16 @@ function post(agent: http.Agent, daemon: TestDaemon, path: string, token: string
   })
 }
 
-/** User + system CPU of a process in ms, from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms). */
-function processCpuMs(pid: number | undefined): number | null {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return null
-  }
-}
-
 function round(value: number): number {
   return Math.round(value * 100) / 100
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
-  const full = await benchPayments({ synchronous: 'full', paymentsPerLevel })
-  const normal = await benchPayments({ synchronous: 'normal', paymentsPerLevel })
-  process.stdout.write(
-    JSON.stringify({ machine: 'shared 2-core; noisy: compare ratios within one run', paymentSats, full, normal }, null, 2) + '\n',
-  )
+  const profileDir = process.env.BENCH_PROFILE_DIR
+  const concurrencies = process.env.BENCH_CONCURRENCIES?.split(',').map(Number)
+  const levels = (process.env.BENCH_SYNCHRONOUS ?? 'full,normal').split(',') as ('full' | 'normal')[]
+  const out: Record<string, unknown> = { machine: 'shared 2-core; noisy: compare ratios within one run', paymentSats }
+  for (const synchronous of levels) out[synchronous] = await benchPayments({ synchronous, paymentsPerLevel, profileDir, concurrencies })
+  process.stdout.write(JSON.stringify(out, null, 2) + '\n')
 }
