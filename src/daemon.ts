@@ -17,7 +17,7 @@ import { startPaidCallbacks } from './callbacks/index.js'
 import { Subject } from 'rxjs'
 import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
-import { auditLedger, createWallet } from './wallet/index.js'
+import { createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
 import { createNode, nodeHandlers, nodeNotReadyReason, resolveLndConnection, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
@@ -148,13 +148,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
   // The books are checked before any money moves; while they are in doubt, nothing leaves a wallet.
-  const audit = auditLedger(store.db)
-  const { balanceMismatches, unbalancedTransactions, paymentMismatches, invoiceMismatches, ...auditSummary } = audit
-  if (audit.ok) log.info(auditSummary, 'ledger audit clean')
-  else {
-    log.error({ ...auditSummary, balanceMismatches, unbalancedTransactions, paymentMismatches, invoiceMismatches }, 'ledger audit FAILED: outgoing payments are locked')
-    wallet.lockOutgoing('the ledger audit at start failed; run `relaypay audit` and repair the books before restarting')
-  }
+  const audit = wallet.auditAtStart(store.file)
 
   const models = createModelRegistry({
     db: store.db,
@@ -406,6 +400,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         paidCallbacks.unsubscribe()
         swaps.stop()
         wallet.stop()
+        audit.cancel()
         lnurl.stop()
         clink.stop()
         await zapPublisher.stop()

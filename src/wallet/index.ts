@@ -29,6 +29,7 @@ import { banHandlers } from './bans.js'
 import { mockBalanceHandlers } from './mock-balances.js'
 import { walletMoneyViews, type CreatedInvoice } from './money-views.js'
 import { groupCommit } from './group-commit.js'
+import { startAudit, type StartAudit } from './start-audit.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
 
@@ -142,6 +143,34 @@ export function createWallet(deps: WalletDeps) {
     },
     /** Refuses every outgoing payment and transfer from now on (the start-up audit failed). */
     lockOutgoing: (reason: string) => gate.close(reason),
+    /**
+     * The books are checked before any money moves (start-up audit, src/wallet/start-audit.ts): payments and
+     * transfers wait for the verdict and are refused for good when it fails; receiving goes on either way.
+     */
+    auditAtStart(file: string, opts: { backgroundAboveEntries?: number } = {}): StartAudit {
+      const startedAt = now()
+      const audit = startAudit({ db, file, ...opts })
+      if (audit.background) log.info('ledger audit running in the background; payments wait for its verdict')
+      gate.holdUntil(
+        audit.report.then(
+          report => {
+            const { balanceMismatches, unbalancedTransactions, paymentMismatches, invoiceMismatches, ...summary } = report
+            const took = { ...summary, background: audit.background, durationMs: now() - startedAt }
+            if (report.ok) {
+              log.info(took, 'ledger audit clean')
+              return undefined
+            }
+            log.error({ ...took, balanceMismatches, unbalancedTransactions, paymentMismatches, invoiceMismatches }, 'ledger audit FAILED: outgoing payments are locked')
+            return 'the ledger audit at start failed; run `relaypay audit` and repair the books before restarting'
+          },
+          (err: unknown) => {
+            log.error({ err }, 'ledger audit FAILED to run: outgoing payments are locked')
+            throw err
+          },
+        ),
+      )
+      return audit
+    },
     /**
      * Credits what the node settled while the daemon was down, follows its settlements from now on, and resolves
      * payments a stop or crash left pending. Call once every listener of the event stream is subscribed.

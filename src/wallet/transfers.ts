@@ -98,7 +98,7 @@ export function transferDesk({ db, ledger, collectors, fees, gate, commits, emit
   return {
     /** Moves money between two wallets; throws (moving nothing) on a locked wallet or too small a balance. */
     async transfer(terms: TransferTerms): Promise<TransferRow> {
-      gate.assertOpen()
+      await gate.whenOpen()
       const { transfer, fromBalanceMsat, toBalanceMsat } = await commits.run(() => move(terms))
       const onChain = transfer.kind === 'address'
       const common = {

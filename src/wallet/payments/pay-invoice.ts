@@ -162,7 +162,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
   return {
     /** Pays `request.invoice` from wallet `payerId`; throws OperationError (having moved nothing) on refusal. */
     async pay(payerId: string, request: PayInvoiceRequest): Promise<PaidInvoice> {
-      deps.gate.assertOpen()
+      await deps.gate.whenOpen()
       const payer = deps.accounts.userById(payerId)
       if (!payer) throw new OperationError('not_found', 'wallet not found')
       if (payer.locked) throw new OperationError('forbidden', refusals.locked)
