@@ -1,7 +1,6 @@
 // The node room's door: the LightningNode interface, its value types, and createNode, which picks the backend
 // named by `[node] backend`. Nothing outside src/node/ imports a backend.
 import { createEmbeddedNode } from './embedded/embedded-node.js'
-import { createLndNode } from './lnd/lnd-node.js'
 import type { LightningNode, NodeConfig, NodeDeps } from './lightning-node.js'
 
 export type {
@@ -40,7 +39,7 @@ export type {
   UpdateChannelPolicyRequest,
 } from './lightning-node.js'
 
-export { defaultLndSocket, resolveLndConnection } from './lnd/lnd-connection.js'
+export { defaultLndSocket, resolveLndConnection } from './lnd/lnd-settings.js'
 
 /**
  * Builds the configured backend. The embedded node creates its key file in `config.dataDir` on first start; the
@@ -50,8 +49,11 @@ export async function createNode(config: NodeConfig, deps: NodeDeps): Promise<Li
   switch (config.backend) {
     case 'embedded':
       return createEmbeddedNode(config, deps)
-    case 'lnd':
+    case 'lnd': {
+      // Loaded only for this backend: the `lightning` package is most of the daemon's import time.
+      const { createLndNode } = await import('./lnd/lnd-node.js')
       return createLndNode(config, deps)
+    }
   }
 }
 export { nodeHandlers, type NodeHandlerDeps } from './handlers.js'

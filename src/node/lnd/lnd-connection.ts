@@ -9,8 +9,7 @@ import type { BitcoinNetwork, LndConnectionConfig, Timers } from '../lightning-n
 import { describeLndFailure, isLocked, isMacaroonRefused, isUnreachable } from './lnd-errors.js'
 import { backoffDelayMs } from './reconnect-backoff.js'
 
-/** LND's default gRPC listener (lnd.conf rpclisten); `localhost` matches the name in LND's own certificate. */
-export const defaultLndSocket = 'localhost:10009'
+export { defaultLndSocket, resolveLndConnection } from './lnd-settings.js'
 
 /** Genesis block hashes as the `lightning` package reports `chains` (internal byte order) → our network name. */
 const networkByChain: ReadonlyMap<string, BitcoinNetwork> = new Map(
@@ -32,23 +31,6 @@ export function networkOfChains(chains: readonly string[]): BitcoinNetwork | und
     if (network) return network
   }
   return undefined
-}
-
-/**
- * The connection from the `[node]` keys, falling back to the upstream env names (LND_ADDRESS, LND_CERT_PATH,
- * LND_MACAROON_PATH) for each key left unset. Throws one line when no macaroon is named anywhere.
- */
-export function resolveLndConnection(
-  configured: { socket?: string; certPath?: string; macaroonPath?: string },
-  env: Readonly<Record<string, string | undefined>>,
-): LndConnectionConfig {
-  const socket = configured.socket ?? env.LND_ADDRESS ?? defaultLndSocket
-  const certPath = configured.certPath ?? env.LND_CERT_PATH
-  const macaroonPath = configured.macaroonPath ?? env.LND_MACAROON_PATH
-  if (!macaroonPath) {
-    throw new Error('[node] backend = "lnd" needs a macaroon: set [node] lnd_macaroon_path (or LND_MACAROON_PATH)')
-  }
-  return { socket, macaroonPath, ...(certPath ? { certPath } : {}) }
 }
 
 /** The `lightning` package's gRPC clients for one LND, and a way to let go of them. */
