@@ -26,10 +26,11 @@ export function startPaidCallbacks(deps: PaidCallbackDeps): Subscription {
       ofType('invoice.paid'),
       mergeMap(async event => {
         try {
+          // Most paid invoices have no callback: that is known from the event, without reading the invoice.
+          const url = event.callbackUrl || deps.savedCallbackUrl(event.walletId) || ''
+          if (!url) return
           const invoice = deps.invoice(event.paymentHash)
           if (!invoice) return
-          const url = invoice.callback.url || deps.savedCallbackUrl(event.walletId) || ''
-          if (!url) return
           const payerData =
             invoice.payerData && typeof invoice.payerData === 'object'
               ? Object.fromEntries(Object.entries(invoice.payerData).filter(([, v]) => typeof v === 'string')) as Record<string, string>

@@ -111,6 +111,7 @@ export function publishZapReceipts(deps: ZapReceiptDeps): Subscription {
       ofType('invoice.paid'),
       mergeMap(async paid => {
         try {
+          if (!paid.zap) return
           const invoice = deps.invoice(paid.paymentHash)
           if (!invoice?.zapRequest || keys.zapReceiptFor(paid.paymentHash) !== undefined) return
           const zap = validateZapRequest(invoice.zapRequest, undefined)

@@ -70,9 +70,9 @@ const uint32Max = 2 ** 32 - 1
 export function uint32Bytes(value: number): Uint8Array {
   const whole = Math.trunc(Number.isFinite(value) ? value : 0)
   const clamped = Math.min(uint32Max, Math.max(int32Min, whole))
-  const out = new Uint8Array(4)
-  new DataView(out.buffer).setUint32(0, clamped >>> 0)
-  return out
+  const bits = clamped >>> 0
+  // Byte by byte: a DataView per value was ~1.5% of a payment's CPU (eight values per call and per payment).
+  return Uint8Array.of(bits >>> 24, (bits >>> 16) & 0xff, (bits >>> 8) & 0xff, bits & 0xff)
 }
 
 export function readUint32(bytes: Uint8Array): number {

@@ -21,6 +21,14 @@ http('GET /api/health answers OK in the payments dialect', async () => {
   assert.match(res.headers.get('content-type') ?? '', /application\/json/)
 })
 
+http('a trailing slash, a query string and dot segments reach the same route', async () => {
+  for (const path of ['/api/health/', '/api/health?probe=1', '/api/x/../health']) {
+    const res = await daemon.request('GET', path)
+    assert.is(res.status, 200, path)
+    assert.equal(res.json, { status: 'OK' })
+  }
+})
+
 http('an unknown route is a JSON 404', async () => {
   const res = await daemon.request('GET', '/api/does/not/exist')
   assert.is(res.status, 404)

@@ -15,7 +15,7 @@ const startUnix = Math.floor(startMs / 1000)
 let paymentHashes = 0
 function invoicePaid(amountMsat: number, internal: boolean): DomainEvent {
   const paymentHash = `hash-${++paymentHashes}`
-  return { type: 'invoice.paid', walletId: 'w', paymentHash, amountMsat, extra: null, paidAt: startMs, internal }
+  return { type: 'invoice.paid', walletId: 'w', paymentHash, amountMsat, extra: null, paidAt: startMs, internal, zap: false, callbackUrl: '' }
 }
 
 function userOperation(operation: Record<string, unknown>): DomainEvent {

@@ -94,7 +94,8 @@ test('a settlement reported twice, and again at every start, credits once and is
   assert.is(paid.length, 1)
   assert.equal(paid[0], {
     type: 'invoice.paid', walletId: userId, paymentHash: invoice.paymentHash, amountMsat: 21_000,
-    extra: { tag: 'demo', order: 7 }, paidAt: (paid[0] as { paidAt: number }).paidAt, internal: false,
+    extra: { tag: 'demo', order: 7 }, paidAt: (paid[0] as { paidAt: number }).paidAt, internal: false, zap: false,
+    callbackUrl: '',
   })
   assert.equal(again.paidInvoicesTagged('demo').map(p => p.paymentHash), [invoice.paymentHash])
   assert.equal(again.paidInvoicesTagged('other'), [])

@@ -17,6 +17,8 @@ export function invoicePaidEvents(invoice: InvoiceRow, balanceMsat: number): Dom
       extra: extraOf(invoice),
       paidAt,
       internal,
+      zap: invoice.zap_request !== null,
+      callbackUrl: invoice.callback_url,
     },
     {
       type: 'user.operation',
