@@ -46,6 +46,48 @@ export function openStore(opts: StoreOptions): Store {
   return { db, file, applied, close: () => db.close() }
 }
 
+/** Makes every WAL frame written so far durable; calls back with an error when it could not. */
+export type WalSync = (done: (error: Error | null) => void) => void
+
+/**
+ * For a connection in WAL mode with `synchronous = FULL` on a file: a function that fdatasyncs its WAL on libuv's
+ * thread pool — the sync SQLite makes inside every COMMIT at that level — so a writer can commit with NORMAL and
+ * wait for this instead, without stopping the event loop. Null for any other connection (nothing to add then).
+ * The WAL is append-only: one sync makes every commit before it durable, whoever made it.
+ */
+export function walSyncFor(db: Db): WalSync | null {
+  if (db.memory || db.readonly) return null
+  const mode = String(db.pragma('journal_mode', { simple: true })).toLowerCase()
+  const level = Number(db.pragma('synchronous', { simple: true }))
+  if (mode !== 'wal' || level < 2) return null // 2 = FULL, 3 = EXTRA
+  const walFile = `${db.name}-wal`
+  return done => {
+    // Opened per sync: the WAL file is the one SQLite uses now, whatever happened to an earlier descriptor.
+    fs.open(walFile, 'r', (openError, fd) => {
+      if (openError) return done(openError)
+      fs.fdatasync(fd, syncError => fs.close(fd, () => done(syncError)))
+    })
+  }
+}
+
+/**
+ * Runs `work` in one transaction committed with `synchronous = NORMAL` (no fsync inside COMMIT), restoring the
+ * connection's level after. For writes whose durability comes from a later sync (`walSyncFor`) or a later
+ * durable commit: the WAL keeps commit order, so that later sync covers this one.
+ */
+export function commitWithoutSync<T>(db: Db, work: () => T): T {
+  // Inside an open transaction the level cannot change (nor would it matter: the outer COMMIT decides).
+  if (db.inTransaction) return db.transaction(work)()
+  const level = Number(db.pragma('synchronous', { simple: true }))
+  if (level < 2) return db.transaction(work)()
+  db.pragma('synchronous = NORMAL')
+  try {
+    return db.transaction(work)()
+  } finally {
+    db.pragma(`synchronous = ${level === 3 ? 'EXTRA' : 'FULL'}`)
+  }
+}
+
 /** Applies every migration newer than the database, each inside its own transaction, in numeric order. */
 export function migrate(db: Db, dir: string): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -12,8 +12,7 @@
 // it (pushes, callbacks, a node payment), therefore still waits for the disk. What may happen earlier is that
 // another request *reads* the committed rows before they are durable; whatever it writes in turn lands later in
 // the same append-only WAL, so a sync that makes it durable makes those rows durable too.
-import fs from 'node:fs'
-import type { Db } from '../store/index.js'
+import { walSyncFor, type Db, type WalSync } from '../store/index.js'
 
 export interface GroupCommit {
   /** Runs `work` (synchronous SQL) in the next shared transaction; settles once that transaction is durable. */
@@ -22,8 +21,7 @@ export interface GroupCommit {
   flush(): void
 }
 
-/** Makes every WAL frame written so far durable; calls back with an error when it could not. */
-export type WalSync = (done: (error: Error | null) => void) => void
+export type { WalSync }
 
 export interface GroupCommitOptions {
   /**
@@ -50,7 +48,7 @@ export function groupCommit(db: Db, opts: GroupCommitOptions = {}): GroupCommit 
   let scheduled = false
   let syncing = false
   const savepoint = db.transaction((work: () => unknown) => work())
-  const walSync = opts.walSync === undefined ? defaultWalSync(db) : opts.walSync
+  const walSync = opts.walSync === undefined ? walSyncFor(db) : opts.walSync
   const relaxed = walSync ? db.prepare('PRAGMA synchronous = NORMAL') : undefined
   const strict = walSync ? db.prepare('PRAGMA synchronous = FULL') : undefined
 
@@ -116,21 +114,5 @@ export function groupCommit(db: Db, opts: GroupCommitOptions = {}): GroupCommit 
     flush() {
       while (queue.length > 0) commit(queue.splice(0, maxBatch), false)
     },
-  }
-}
-
-/** fdatasync of `<db>-wal` on the thread pool when the connection is WAL + FULL on a file; else null. */
-function defaultWalSync(db: Db): WalSync | null {
-  if (db.memory || db.readonly) return null
-  const mode = String(db.pragma('journal_mode', { simple: true })).toLowerCase()
-  const level = Number(db.pragma('synchronous', { simple: true }))
-  if (mode !== 'wal' || level < 2) return null // 2 = FULL, 3 = EXTRA
-  const walFile = `${db.name}-wal`
-  return done => {
-    // Opened per batch: the WAL file is the one SQLite uses now, whatever happened to an earlier descriptor.
-    fs.open(walFile, 'r', (openError, fd) => {
-      if (openError) return done(openError)
-      fs.fdatasync(fd, syncError => fs.close(fd, () => done(syncError)))
-    })
   }
 }

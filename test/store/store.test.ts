@@ -3,7 +3,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
-import { openStore } from '../../src/store/index.js'
+import { commitWithoutSync, openStore, walSyncFor } from '../../src/store/index.js'
 import { tempDataDir } from '../support/daemon.js'
 
 const store = suite('store')
@@ -50,6 +50,32 @@ store('two migrations with one number are refused', () => {
   fs.writeFileSync(path.join(migrations, '001_a.sql'), 'SELECT 1;')
   fs.writeFileSync(path.join(migrations, '001_b.sql'), 'SELECT 1;')
   assert.throws(() => openStore({ dataDir: tempDataDir(), migrationsDir: migrations }), /two migrations share number 1/)
+})
+
+store('a commit without sync keeps the connection FULL for every other writer, also when the work throws', () => {
+  const s = openStore({ dataDir: tempDataDir() })
+  s.db.exec('CREATE TABLE t (v INTEGER NOT NULL)')
+  assert.is(commitWithoutSync(s.db, () => s.db.prepare('INSERT INTO t VALUES (1)').run().changes), 1)
+  assert.is(s.db.pragma('synchronous', { simple: true }), 2)
+  assert.throws(() => commitWithoutSync(s.db, () => s.db.prepare('INSERT INTO t VALUES (NULL)').run()), /NOT NULL/)
+  assert.is(s.db.pragma('synchronous', { simple: true }), 2)
+  assert.is(s.db.prepare('SELECT COUNT(*) FROM t').pluck().get(), 1) // the failed one rolled back
+  // Inside an outer transaction it joins it.
+  s.db.transaction(() => commitWithoutSync(s.db, () => s.db.prepare('INSERT INTO t VALUES (2)').run()))()
+  assert.is(s.db.prepare('SELECT COUNT(*) FROM t').pluck().get(), 2)
+  s.close()
+})
+
+store('the WAL sync exists only where SQLite would sync at every commit (WAL + FULL on a file)', async () => {
+  const full = openStore({ dataDir: tempDataDir() })
+  const normal = openStore({ dataDir: tempDataDir(), synchronous: 'normal' })
+  full.db.exec('CREATE TABLE t (v INTEGER)')
+  const sync = walSyncFor(full.db)
+  assert.ok(sync)
+  assert.is(walSyncFor(normal.db), null)
+  assert.is(await new Promise(resolve => sync!(resolve)), null)
+  full.close()
+  normal.close()
 })
 
 store.run()

@@ -4,9 +4,13 @@
 // answered with the stored reply. Rows older than the accepted event age are pruned: such events are dropped as
 // stale before they get here, so forgetting them cannot let one run twice.
 //
-// Every commit is an fsync with `[store] synchronous = "full"`, and a busy relay delivers requests in bursts: the
-// claims of one burst commit in one transaction, and so do the replies stored in one turn of the event loop.
-import type { Db } from '../../store/index.js'
+// A busy relay delivers requests in bursts: the claims of one burst commit in one transaction, and so do the
+// replies stored in one turn of the event loop. Under `[store] synchronous = "full"` neither commit has to stop
+// the event loop in fsync: `claim` commits, then syncs the WAL on the thread pool (`walSyncFor`) and only then
+// hands the claims back, so no request runs before its claim is on disk (a request whose effect lies outside the
+// database, a channel opened on the node, must not run twice after a power loss); stored replies are synced the
+// same way before `answer` settles.
+import { commitWithoutSync, walSyncFor, type Db } from '../../store/index.js'
 
 /** A stored reply: its encrypted contents (one per shard; none when the request was dropped) and when it was sent. */
 export interface StoredReply {
@@ -32,8 +36,10 @@ export interface ClaimRow {
 }
 
 export interface ProcessedRequests {
-  /** Claims requests in one transaction; one Claim per row, in order. */
+  /** Claims requests in one transaction; one Claim per row, in order. Durable on return (the commit syncs). */
   claimAll(rows: readonly ClaimRow[]): Claim[]
+  /** Like claimAll, but the event loop goes on while the claims are synced; resolves once they are on disk. */
+  claim(rows: readonly ClaimRow[]): Promise<Claim[]>
   /**
    * Stores (or, after a re-send, updates) the reply of a request. Replies stored in the same turn of the event loop
    * commit together; the promise settles once this one is committed.
@@ -59,21 +65,31 @@ export function processedRequests(db: Db): ProcessedRequests {
     return stored === null ? { state: 'interrupted' } : { state: 'answered', reply: JSON.parse(stored) as StoredReply }
   }
   const claimAll = db.transaction((rows: readonly ClaimRow[]) => rows.map(claimOne))
-  const answerAll = db.transaction((rows: { eventId: string; reply: StoredReply }[]) => {
-    for (const row of rows) answer.run(JSON.stringify(row.reply), row.eventId)
-  })
+  const walSync = walSyncFor(db)
+  const claim = (rows: readonly ClaimRow[]): Promise<Claim[]> => {
+    if (!walSync) return Promise.resolve(claimAll(rows))
+    const claims = commitWithoutSync(db, () => rows.map(claimOne))
+    return new Promise((resolve, reject) => walSync(error => (error ? reject(error) : resolve(claims))))
+  }
+  const answerAll = (rows: { eventId: string; reply: StoredReply }[], done: (error: Error | null) => void) => {
+    commitWithoutSync(db, () => {
+      for (const row of rows) answer.run(JSON.stringify(row.reply), row.eventId)
+    })
+    if (walSync) walSync(done)
+    else done(null)
+  }
   const waiting: { eventId: string; reply: StoredReply }[] = []
   let committing: Promise<void> | undefined
   return {
     claimAll,
+    claim,
     answer(eventId, stored) {
       waiting.push({ eventId, reply: stored })
       return (committing ??= new Promise<void>((resolve, reject) =>
         setImmediate(() => {
           committing = undefined
           try {
-            answerAll(waiting.splice(0))
-            resolve()
+            answerAll(waiting.splice(0), error => (error ? reject(error) : resolve()))
           } catch (err) {
             reject(err)
           }

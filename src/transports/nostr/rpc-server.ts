@@ -63,10 +63,10 @@ export function rpcServer(deps: RpcServerDeps): RpcServer {
   function takeQueued(): void {
     const batch = queued
     queued = []
-    let claims: Claim[]
+    const receivedAt = deps.clock.now()
+    let claiming: Promise<Claim[]>
     try {
-      const receivedAt = deps.clock.now()
-      claims = processed.claimAll(
+      claiming = processed.claim(
         batch.map(({ event, app }) => ({
           eventId: event.id,
           requester: event.pubkey,
@@ -76,22 +76,27 @@ export function rpcServer(deps: RpcServerDeps): RpcServer {
         })),
       )
     } catch (err) {
-      // Not claimed, so not run: a redelivery may try again.
-      log.error({ err, requests: batch.length }, 'could not record request events; dropped them')
-      for (const { event, done } of batch) {
-        inFlight.delete(event.id)
-        done()
-      }
-      return
+      claiming = Promise.reject(err)
     }
-    batch.forEach(({ event, app, done }, i) => {
-      run(claims[i]!, event, app)
-        .catch(err => log.error({ err, id: event.id }, 'request event handling failed'))
-        .finally(() => {
+    claiming.then(
+      claims =>
+        batch.forEach(({ event, app, done }, i) => {
+          run(claims[i]!, event, app)
+            .catch(err => log.error({ err, id: event.id }, 'request event handling failed'))
+            .finally(() => {
+              inFlight.delete(event.id)
+              done()
+            })
+        }),
+      err => {
+        // Not known to be claimed, so not run: a redelivery may try again (or finds the claim and says so).
+        log.error({ err, requests: batch.length }, 'could not record request events; dropped them')
+        for (const { event, done } of batch) {
           inFlight.delete(event.id)
           done()
-        })
-    })
+        }
+      },
+    )
   }
 
   async function run(claim: Claim, event: Event, app: AppKey): Promise<void> {
