@@ -11,10 +11,13 @@ export type DomainEvent =
       extra: Record<string, unknown> | null
       paidAt: number
       internal: boolean
-      /** The invoice carries a NIP-57 zap request (the receipt publisher looks the invoice up only then). */
-      zap: boolean
+      /**
+       * The invoice carries a NIP-57 zap request: the receipt publisher looks the invoice up only then. The wallet
+       * always says; absent means not known, and a listener looks the invoice up.
+       */
+      zap?: boolean
       /** The callback URL given when the invoice was made ('' when none: the wallet's saved one applies). */
-      callbackUrl: string
+      callbackUrl?: string
     }
   | { type: 'payment.settled'; walletId: string; paymentHash: string; amountMsat: number; feeMsat: number; settledAt: number; internal: boolean }
   | { type: 'payment.failed'; walletId: string; paymentHash: string; amountMsat: number; reason: string; failedAt: number }

@@ -26,10 +26,11 @@ export function startPaidCallbacks(deps: PaidCallbackDeps): Subscription {
       ofType('invoice.paid'),
       mergeMap(async event => {
         try {
-          // Most paid invoices have no callback: that is known from the event, without reading the invoice.
-          const url = event.callbackUrl || deps.savedCallbackUrl(event.walletId) || ''
+          // Most paid invoices have no callback: the wallet's event says so without the invoice being read.
+          let invoice = event.callbackUrl === undefined ? deps.invoice(event.paymentHash) : undefined
+          const url = (event.callbackUrl ?? invoice?.callback.url) || deps.savedCallbackUrl(event.walletId) || ''
           if (!url) return
-          const invoice = deps.invoice(event.paymentHash)
+          invoice ??= deps.invoice(event.paymentHash)
           if (!invoice) return
           const payerData =
             invoice.payerData && typeof invoice.payerData === 'object'

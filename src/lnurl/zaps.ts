@@ -111,7 +111,7 @@ export function publishZapReceipts(deps: ZapReceiptDeps): Subscription {
       ofType('invoice.paid'),
       mergeMap(async paid => {
         try {
-          if (!paid.zap) return
+          if (paid.zap === false) return
           const invoice = deps.invoice(paid.paymentHash)
           if (!invoice?.zapRequest || keys.zapReceiptFor(paid.paymentHash) !== undefined) return
           const zap = validateZapRequest(invoice.zapRequest, undefined)
