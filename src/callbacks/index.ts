@@ -1,4 +1,4 @@
 // Outbound HTTP calls to URLs users give us, behind the SSRF guard.
-export { checkOutboundUrl, addressAllowed, type GuardOptions } from './outbound-guard.js'
+export { checkOutboundUrl, addressAllowed, guardedLookup, guardedWebSocket, relayUrl, type GuardOptions, type UrlKind } from './outbound-guard.js'
 export { sendPaidCallback, expandCallbackUrl, type PaidCallback, type CallbackOutcome } from './paid-callback.js'
 export { startPaidCallbacks, type PaidCallbackDeps } from './listener.js'

@@ -32,6 +32,7 @@ export function expandCallbackUrl(c: PaidCallback): string {
 
 export async function sendPaidCallback(c: PaidCallback, guard: GuardOptions): Promise<CallbackOutcome> {
   let url = expandCallbackUrl(c)
+  let origin: string | undefined
   for (let hop = 0; hop <= maxRedirects; hop++) {
     let target: URL
     try {
@@ -39,7 +40,10 @@ export async function sendPaidCallback(c: PaidCallback, guard: GuardOptions): Pr
     } catch (err) {
       return { url, error: (err as Error).message }
     }
-    const answer = await get(target, c, guard)
+    origin ??= target.origin
+    // The bearer token is the integrator's: a redirect to another origin does not get it.
+    const { bearerToken, ...withoutToken } = c
+    const answer = await get(target, target.origin === origin && bearerToken ? { ...withoutToken, bearerToken } : withoutToken, guard)
     if (answer.error || !answer.location || !answer.status || answer.status < 300 || answer.status >= 400) {
       return { url, status: answer.status, error: answer.error }
     }
