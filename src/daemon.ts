@@ -206,7 +206,10 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   registry.register(modelHandlers(models, recordings), 'models')
   registry.register(nodeHandlers({ node, usersBalanceMsat: () => wallet.accounts.usersBalanceMsat() }), 'node')
   // LNURL and zaps; built before the wallet starts so payments credited at start-up still get zap receipts.
-  const zapPublisher = createPublisher(relayUrls, log.child({ room: 'lnurl' }), () => Math.floor(clock.now() / 1000))
+  // A zap request names the relays its receipt goes to: those are caller URLs and pass the SSRF guard.
+  const zapPublisher = createPublisher(relayUrls, log.child({ room: 'lnurl' }), () => Math.floor(clock.now() / 1000), {
+    guard: { allowLoopback: config.callbacks.allow_loopback },
+  })
   const lnurl = createLnurl({
     db: store.db,
     node,

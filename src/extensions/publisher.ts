@@ -1,9 +1,11 @@
 // Publishes extension events (menu items as NIP-15 products, deletions) to the service relays. Publishing never
 // blocks or fails the caller: events are queued and retried with backoff, and a relay outage is only logged.
 import { SimplePool, useWebSocketImplementation } from 'nostr-tools/pool'
-import { finalizeEvent } from 'nostr-tools/pure'
+import { AbstractSimplePool } from 'nostr-tools/abstract-pool'
+import { finalizeEvent, verifyEvent } from 'nostr-tools/pure'
 import { WebSocket } from 'ws'
 import type { Logger } from 'pino'
+import { checkOutboundUrl, guardedWebSocket, relayUrl, type GuardOptions } from '../callbacks/index.js'
 import type { NostrPublisher } from './host.js'
 
 useWebSocketImplementation(WebSocket)
@@ -21,8 +23,21 @@ export interface RunningPublisher extends NostrPublisher {
   stop(): Promise<void>
 }
 
-export function createPublisher(relays: readonly string[], log: Logger, nowSeconds: () => number): RunningPublisher {
+export interface PublisherOptions {
+  /**
+   * Per-event relays that are not service relays come from callers (a zap request's `relays` tag): with a guard
+   * they are reached only where the SSRF guard allows, and refused ones are dropped.
+   */
+  guard?: GuardOptions
+}
+
+export function createPublisher(relays: readonly string[], log: Logger, nowSeconds: () => number, opts: PublisherOptions = {}): RunningPublisher {
   const pool = new SimplePool()
+  const { guard } = opts
+  const callerPool = guard
+    ? new AbstractSimplePool({ verifyEvent, maxWaitForConnection: 3000, websocketImplementation: guardedWebSocket(guard) as unknown as typeof globalThis.WebSocket })
+    : undefined
+  const callerOpened = new Set<string>()
   const pending = new Set<Promise<void>>()
   const timers = new Set<NodeJS.Timeout>()
   // Every relay ever published to, so that stop() closes the per-event ones too.
@@ -31,8 +46,12 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
 
   const attempt = async (event: ReturnType<typeof finalizeEvent>, targets: readonly string[], tries: number): Promise<void> => {
     if (stopped) return
+    const service = callerPool ? targets.filter(url => relays.includes(url)) : [...targets]
+    const fromCaller = callerPool ? targets.filter(url => !relays.includes(url)) : []
     const results = await Promise.allSettled(
-      pool.publish([...targets], event).map(p => withTimeout(p, publishTimeoutMs)),
+      [...pool.publish(service, event), ...(fromCaller.length > 0 ? callerPool!.publish(fromCaller, event) : [])].map(p =>
+        withTimeout(p, publishTimeoutMs),
+      ),
     )
     if (results.some(r => r.status === 'fulfilled')) return
     if (tries + 1 >= maxAttempts) {
@@ -54,8 +73,19 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
   return {
     publish(template, secretKey, eventRelays) {
       const event = finalizeEvent({ created_at: nowSeconds(), ...template }, secretKey)
-      const targets = eventRelays ?? relays
-      for (const url of targets) opened.add(url)
+      const targets = (eventRelays ?? relays).filter(url => {
+        if (!guard || relays.includes(url)) return true
+        try {
+          checkOutboundUrl(url, guard, relayUrl)
+          return true
+        } catch (err) {
+          // The URL itself is not logged: a refused one may carry credentials.
+          log.warn({ eventId: event.id, reason: (err as Error).message }, 'not publishing to a relay the guard refuses')
+          return false
+        }
+      })
+      if (targets.length === 0) return event.id
+      for (const url of targets) (callerPool && !relays.includes(url) ? callerOpened : opened).add(url)
       const job = attempt(event, targets, 0).catch(err => log.error({ err, eventId: event.id }, 'publishing failed'))
       pending.add(job)
       job.finally(() => pending.delete(job))
@@ -68,6 +98,7 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
       stopped = true
       for (const timer of timers) clearTimeout(timer)
       pool.close([...opened])
+      callerPool?.close([...callerOpened])
     },
   }
 }
