@@ -5,6 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { repoRoot } from './paths.js'
+import { SecretLedger } from './log-secrets.js'
 
 export interface TestDaemon {
   url: string
@@ -18,6 +19,8 @@ export interface TestDaemon {
   stop(): Promise<number | null>
   /** SIGKILL (a crash) and wait for exit. */
   kill(): Promise<void>
+  /** The secrets this daemon holds or handed out, scanned for in its log when it stops (a leak fails the test). */
+  secrets: SecretLedger
 }
 
 export interface RequestOptions {
@@ -52,6 +55,9 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  const secrets = new SecretLedger()
+  secrets.addFromConfig(opts.config)
+  for (const [key, value] of Object.entries(opts.env ?? {})) if (/TOKEN|SECRET|MACAROON/i.test(key)) secrets.add(`env ${key}`, value)
   let output = ''
   child.stdout!.on('data', chunk => (output += chunk))
   child.stderr!.on('data', chunk => (output += chunk))
@@ -84,14 +90,37 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     })
   })
   const adminToken = fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim()
+  secrets.add('the admin token', adminToken)
+
+  // Every daemon's log is scanned once it stops; one a test forgot to stop is scanned as the test process exits.
+  let scanned = false
+  const leaks = (): string[] => {
+    scanned = true
+    process.off('exit', scanAtExit)
+    secrets.addFromDataDir(dataDir)
+    return secrets.leaksIn(output)
+  }
+  const failOnLeaks = () => {
+    const found = leaks()
+    if (found.length > 0) throw new Error(`the daemon in ${dataDir} logged secrets:\n${found.join('\n')}`)
+  }
+  function scanAtExit() {
+    const found = leaks()
+    if (found.length === 0) return
+    process.stderr.write(`the daemon in ${dataDir} logged secrets:\n${found.join('\n')}\n`)
+    process.exitCode = 1
+  }
+  process.on('exit', scanAtExit)
 
   return {
     url,
     dataDir,
     adminToken,
     process: child,
+    secrets,
     logs: () => output,
     async request(method, urlPath, ropts = {}) {
+      secrets.addFromHeaders(ropts.headers, `${method} ${urlPath}`)
       const res = await fetch(url + urlPath, {
         method,
         headers: { ...(ropts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...ropts.headers },
@@ -104,16 +133,19 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
       } catch {
         json = undefined
       }
+      secrets.addFromJson(json, `${method} ${urlPath}`)
       return { status: res.status, json, text, headers: res.headers }
     },
     async stop() {
-      if (child.exitCode !== null) return child.exitCode
-      child.kill('SIGTERM')
-      return exited
+      if (child.exitCode === null) child.kill('SIGTERM')
+      const code = await exited
+      if (!scanned) failOnLeaks()
+      return code
     },
     async kill() {
       if (child.exitCode === null) child.kill('SIGKILL')
       await exited
+      if (!scanned) failOnLeaks()
     },
   }
 }
