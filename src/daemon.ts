@@ -342,6 +342,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     host: config.http.host,
     port: config.http.port,
     maxBodyBytes: config.http.max_body_bytes,
+    headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
+    requestTimeoutMs: config.http.request_timeout_seconds * 1000,
     dispatcher,
     catalogue,
     log,

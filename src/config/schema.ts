@@ -20,6 +20,14 @@ export const configSchema = z.strictObject({
       allow_upgrade: z.boolean().default(false),
       /** Largest accepted request body in bytes. */
       max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+      /** Time to send the request headers; slower clients are cut off (slowloris). */
+      headers_timeout_seconds: z.int().min(1).max(600).default(10),
+      /** Time to send the whole request, body included; answers may take longer (model downloads). */
+      request_timeout_seconds: z.int().min(1).max(3600).default(300),
+    })
+    .refine(http => http.headers_timeout_seconds <= http.request_timeout_seconds, {
+      message: 'headers_timeout_seconds must not exceed request_timeout_seconds',
+      path: ['headers_timeout_seconds'],
     })
     .prefault({}),
   auth: z

@@ -18,6 +18,9 @@ export interface HttpServerOptions {
   host: string
   port: number
   maxBodyBytes: number
+  /** A client that has not sent its headers, or its whole request, in this long is cut off (408). */
+  headersTimeoutMs: number
+  requestTimeoutMs: number
   dispatcher: Dispatcher
   catalogue: readonly CatalogueEntry[]
   log: Logger
@@ -40,7 +43,9 @@ const corsHeaders = {
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const routes = buildRoutes(opts.catalogue)
   const sockets = new Set<Socket>()
-  const server = http.createServer((req, res) => {
+  // Node checks the two timeouts every `connectionsCheckingInterval` (30 s by default, too coarse for short ones).
+  const checkEveryMs = Math.max(250, Math.min(1000, opts.headersTimeoutMs / 4))
+  const server = http.createServer({ connectionsCheckingInterval: checkEveryMs }, (req, res) => {
     handle(req, res).catch(err => {
       opts.log.error({ err }, 'http request failed outside the dispatcher')
       if (!res.headersSent) write(res, { status: 500, body: { detail: 'internal error' } }, {})
@@ -53,8 +58,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     socket.on('close', () => sockets.delete(socket))
   })
   server.keepAliveTimeout = 5000
-  server.headersTimeout = 10000
-  server.requestTimeout = 0 // downloads of models may run for minutes
+  // Both bound only what the client sends: a long answer (a model download) is not cut by them.
+  server.headersTimeout = opts.headersTimeoutMs
+  server.requestTimeout = opts.requestTimeoutMs
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestTarget(req.url ?? '/')
