@@ -91,6 +91,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   })
   const adminToken = fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim()
   secrets.add('the admin token', adminToken)
+  // Files the daemon removes later (admin.enroll once an admin enrolls) are read while they exist.
+  secrets.addFromDataDir(dataDir)
 
   // Every daemon's log is scanned once it stops; one a test forgot to stop is scanned as the test process exits.
   let scanned = false
