@@ -65,7 +65,10 @@ export function buildRoutes(catalogue: readonly CatalogueEntry[]): RouteTable {
           continue
         }
         const params: Record<string, string> = {}
-        route.params.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1]!)))
+        // A malformed escape (`%E0%A4%A`) names nothing: the path matches no route rather than failing the server.
+        const values = route.params.map((_, i) => decodedSegment(found[i + 1]!))
+        if (values.some(value => value === undefined)) continue
+        route.params.forEach((name, i) => (params[name] = values[i]!))
         return { route, params }
       }
       return allowed.length > 0 ? { allowed } : undefined
@@ -89,4 +92,12 @@ function compile(method: HttpMethod, path: string, entry: CatalogueEntry): Route
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
 }
