@@ -93,6 +93,11 @@ export class SecretLedger {
     }
   }
 
+  /** Where the known secrets came from (what a test can check the scan covers). */
+  sources(): string[] {
+    return [...new Set(this.values.values())]
+  }
+
   /** Every leak in `output`, described without the secret itself. */
   leaksIn(output: string): string[] {
     const leaks: string[] = []
