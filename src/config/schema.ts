@@ -21,7 +21,7 @@ export const configSchema = z.strictObject({
       /** Largest accepted request body in bytes. */
       max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
       /** Time to send the request headers; slower clients are cut off (slowloris). */
-      headers_timeout_seconds: z.int().min(1).max(600).default(10),
+      headers_timeout_seconds: z.int().min(1).max(600).default(60),
       /** Time to send the whole request, body included; answers may take longer (model downloads). */
       request_timeout_seconds: z.int().min(1).max(3600).default(300),
     })
