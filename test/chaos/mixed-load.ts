@@ -1,0 +1,308 @@
+// One fault cycle under mixed load: internal and external payments and payments from outside over HTTP,
+// restaurant orders paid by a customer wallet, payroll ticks, and payments over the relay (kind-21000 RPC) —
+// each started at a random moment of a short window, and the daemon SIGKILLed at another random moment.
+//
+// The oracle. An operation whose OK answer reached the client is acknowledged: it must have applied. One that got
+// no answer may or may not have applied, but never twice. After the restart the client does what a real one
+// does — it sends every request again (the same invoice, the same signed event) — and the answers must agree
+// with what it was told before: an acknowledged payment sent again is refused as already paid, never run again.
+// Afterwards every operation has applied exactly once (payments to other nodes: as their final state says), so
+// every wallet's balance is known exactly, and `relaypay audit` (run on the dead daemon's data, after every
+// kill) must find the books clean.
+import * as assert from 'uvu/assert'
+import { outsideInvoice } from '../node/outside-invoice.js'
+import { audit, call, ok } from '../wallet/money.js'
+import type { Reply } from '../support/pub-client.js'
+import type { SeededRandom } from './seeded-random.js'
+import { colaSats, feeSats, fundingSats, simulatedRouteFeeMsat, type ChaosWorld, type HttpWallet } from './chaos-world.js'
+
+export interface LoadMix {
+  internal: number
+  external: number
+  receipts: number
+  orders: number
+  relayPayments: number
+  ticks: number
+}
+
+/** How long the load is spread over, and the latest kill (after the window, so some cycles end idle). */
+const windowMs = 800
+const latestKillMs = 1400
+/** CHAOS_VERBOSE=1 prints where each cycle's time goes. */
+const verbose = process.env.CHAOS_VERBOSE === '1'
+const alreadyPaid = 'this invoice was already paid'
+
+type Op =
+  | { kind: 'internal'; payer: HttpWallet; payee: HttpWallet; invoice: string; sats: number; acked: boolean }
+  | { kind: 'external'; invoice: string; sats: number; acked: boolean }
+  | { kind: 'receipt'; invoice: string; sats: number; acked: boolean }
+  | { kind: 'order'; sats: number; order?: { id: string; invoice: string }; acked: boolean }
+  | { kind: 'relay'; invoice: string; sats: number; event: any; requestId: string; reply?: Promise<Reply>; acked: boolean }
+
+export interface CycleStats {
+  sent: number
+  acked: number
+  paidPeriods: number
+}
+
+/** Every payroll period paid so far, by contract and period, as acknowledged by a tick's answer. */
+const ackedPeriods = new WeakMap<ChaosWorld, Map<string, string>>()
+
+export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: LoadMix, cycle: number): Promise<CycleStats> {
+  const when = `cycle ${cycle} (seed ${random.seed})`
+  let phaseStart = Date.now()
+  const phase = (name: string) => {
+    if (verbose) process.stdout.write(`    ${when} ${name}: ${Date.now() - phaseStart} ms\n`)
+    phaseStart = Date.now()
+  }
+  const d = world.daemon
+  const { alice, bob, carol } = world.http
+  const { payer, payee } = world.relay
+
+  // Set-up the load needs, done before the window: invoices to pay and a payroll contract with periods due.
+  const sats = () => random.between(100, 1500)
+  const ops: Op[] = []
+  for (let i = 0; i < mix.internal; i++) {
+    const amount = sats()
+    const { invoice } = await ok(d, '/api/user/invoice/new', bob.auth, { amountSats: amount, memo: 'chaos internal' })
+    ops.push({ kind: 'internal', payer: alice, payee: bob, invoice, sats: amount, acked: false })
+  }
+  for (let i = 0; i < mix.external; i++) {
+    const amount = sats()
+    const invoice = outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: amount * 1000 }).paymentRequest
+    ops.push({ kind: 'external', invoice, sats: amount, acked: false })
+  }
+  for (let i = 0; i < mix.receipts; i++) {
+    const amount = sats()
+    const { invoice } = await ok(d, '/api/user/invoice/new', alice.auth, { amountSats: amount, memo: 'chaos receipt' })
+    ops.push({ kind: 'receipt', invoice, sats: amount, acked: false })
+  }
+  for (let i = 0; i < mix.orders; i++) ops.push({ kind: 'order', sats: colaSats * random.between(1, 3), acked: false })
+  for (let i = 0; i < mix.relayPayments; i++) {
+    const amount = sats()
+    const { invoice } = await payee.client.ok('NewInvoice', { amountSats: amount, memo: 'chaos relay' })
+    const { event, requestId } = payer.client.request('PayInvoice', { invoice, amount: 0 })
+    ops.push({ kind: 'relay', invoice, sats: amount, event, requestId, acked: false })
+  }
+  if (mix.ticks > 0) await newPayrollContract(world, random)
+  phase('set-up')
+
+  // The window: every operation at its own moment, the kill at another.
+  let killed = false
+  let markKilled!: () => void
+  const killedNow = new Promise<'killed'>(resolve => (markKilled = () => resolve('killed')))
+  const at = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+  const orderBody = (op: Extract<Op, { kind: 'order' }>) => ({
+    restaurant_id: world.restaurantId,
+    items: [{ item_id: world.colaId, quantity: op.sats / colaSats }],
+  })
+  const send = async (op: Op): Promise<void> => {
+    await at(random.below(windowMs))
+    switch (op.kind) {
+      case 'internal':
+        op.acked = (await call(d, '/api/user/invoice/pay', op.payer.auth, { invoice: op.invoice, amount: 0 }))?.status === 'OK'
+        return
+      case 'external':
+        op.acked = (await call(d, '/api/user/invoice/pay', alice.auth, { invoice: op.invoice, amount: 0 }))?.status === 'OK'
+        return
+      case 'receipt':
+        op.acked = (await call(d, '/api/node/mock/invoice/paid', '', { invoice: op.invoice, amount: 0 }))?.status === 'OK'
+        return
+      case 'order': {
+        const placed = await d.request('POST', '/restaurant/api/v1/orders', { body: orderBody(op) })
+        assert.is(placed.status, 201, `${when}: placing an order: ${placed.text}`)
+        op.order = { id: placed.json.order.id, invoice: placed.json.invoice.payment_request }
+        op.acked = (await call(d, '/api/user/invoice/pay', carol.auth, { invoice: op.order.invoice, amount: 0 }))?.status === 'OK'
+        return
+      }
+      case 'relay': {
+        // One waiter for the whole life of the request: the client hands each reply to one waiter only.
+        op.reply = payer.client.waitFor(op.requestId, 60_000)
+        op.reply.catch(() => {})
+        payer.client.publish(op.event, undefined, 3_000).catch(() => {})
+        const answer = await Promise.race([op.reply, killedNow])
+        if (answer !== 'killed') op.acked = answer.status === 'OK'
+        return
+      }
+    }
+  }
+  const ticks = Array.from({ length: mix.ticks }, async () => {
+    await at(random.below(windowMs))
+    const tick = await world.admin('POST', '/payroll/api/v1/scheduler/tick')
+    assert.is(tick.status, 200, `${when}: tick: ${tick.text}`)
+    for (const row of tick.json.payouts) if (row.status === 'paid') acked(world).set(`${row.contract_id}/${row.period}`, row.payment_hash)
+  })
+  const killAt = random.below(latestKillMs)
+  const load = [...ops.map(send), ...ticks].map(p => p.catch(err => (killed ? undefined : Promise.reject(err))))
+  await at(killAt)
+  killed = true
+  markKilled()
+  await d.kill()
+  await Promise.all(load)
+  phase(`load, killed at ${killAt} ms`)
+
+  // The books the crash left must audit clean: the restarted daemon audits them before it resolves anything, and
+  // `relaypay audit` checks them as an operator would, alongside the start (it reads one consistent snapshot).
+  const [books, restarted] = await Promise.all([audit(world.dataDir), world.restart()])
+  assert.ok(books.ok, `${when}: relaypay audit after the kill at ${killAt} ms: ${JSON.stringify(books, null, 2)}`)
+  phase('audit and restart')
+  assert.match(restarted.logs(), /ledger audit clean/, `${when}: the restarted daemon's own audit`)
+
+  for (const op of ops) await resend(world, op, when)
+  phase('resend')
+  await recountPayroll(world, when)
+  phase('payroll')
+  return { sent: ops.length + mix.ticks, acked: ops.filter(op => op.acked).length, paidPeriods: acked(world).size }
+}
+
+function acked(world: ChaosWorld): Map<string, string> {
+  let periods = ackedPeriods.get(world)
+  if (!periods) ackedPeriods.set(world, (periods = new Map()))
+  return periods
+}
+
+/** A new daily contract, back-dated so that all of its 5 periods are due and paid by the next tick. */
+async function newPayrollContract(world: ChaosWorld, random: SeededRandom): Promise<void> {
+  const start = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10)
+  const made = await world.admin('POST', '/payroll/api/v1/contracts', {
+    name: 'Chaos salary',
+    employee_wallet: world.http.employee.userId,
+    source_wallet: world.http.source.userId,
+    amount: String(random.between(100, 300)),
+    currency: 'sat',
+    frequency: 'daily',
+    start_date: start,
+    total_periods: 5,
+    backfill: true,
+  })
+  assert.is(made.status, 201, made.text)
+}
+
+/** Sends one operation again, as its client would after the crash, and books what it applied (exactly once). */
+async function resend(world: ChaosWorld, op: Op, when: string): Promise<void> {
+  const d = world.daemon
+  const { alice } = world.http
+  const what = `${when}: ${op.kind} of ${op.sats} sat (${op.acked ? 'acknowledged' : 'unanswered'})`
+  const payAgain = async (payer: HttpWallet, invoice: string) => {
+    const again = await call(d, '/api/user/invoice/pay', payer.auth, { invoice, amount: 0 })
+    if (op.acked) assert.equal(again, { status: 'ERROR', reason: alreadyPaid }, `${what}: paid twice`)
+    else if (again.status !== 'OK') assert.is(again.reason, alreadyPaid, what)
+  }
+  const paid = (payer: { expectedMsat: number }, feeToAppMsat: number) => {
+    payer.expectedMsat -= (op.sats + feeSats(op.sats)) * 1000
+    world.appExpectedMsat += feeToAppMsat
+  }
+
+  switch (op.kind) {
+    case 'internal':
+      await payAgain(op.payer, op.invoice)
+      paid(op.payer, feeSats(op.sats) * 1000)
+      op.payee.expectedMsat += op.sats * 1000
+      return
+    case 'order': {
+      if (!op.order) return // never placed: no order, no money
+      await payAgain(world.http.carol, op.order.invoice)
+      paid(world.http.carol, feeSats(op.sats) * 1000)
+      world.http.diner.expectedMsat += op.sats * 1000
+      // The order turns paid from the paid invoice, also when the crash came between the two.
+      await eventually(async () => (await d.request('GET', `/restaurant/api/v1/orders/${op.order!.id}`)).json?.status === 'paid', `${what}: the order to turn paid`)
+      return
+    }
+    case 'receipt': {
+      const again = await call(d, '/api/node/mock/invoice/paid', '', { invoice: op.invoice, amount: 0 })
+      if (op.acked) assert.equal(again, { status: 'ERROR', reason: 'invoice is already paid' }, `${what}: credited twice`)
+      else if (again.status !== 'OK') assert.is(again.reason, 'invoice is already paid', what)
+      alice.expectedMsat += op.sats * 1000
+      world.netInflowMsat += op.sats * 1000
+      return
+    }
+    case 'external': {
+      // A payment to another node is not sent again: it ends as the node says, settled or refunded.
+      let state: any
+      await eventually(async () => {
+        state = await call(d, '/api/user/payment/state', alice.auth, { invoice: op.invoice })
+        return state.status === 'ERROR' || state.paid_at_unix !== 0
+      }, `${what}: to resolve`)
+      if (state.status === 'ERROR') {
+        assert.is(state.reason, 'payment not found', what)
+        assert.not.ok(op.acked, `${what}: acknowledged, then lost`)
+        return
+      }
+      if (op.acked) assert.ok(state.paid_at_unix > 0, `${what}: acknowledged, then refunded`)
+      if (state.paid_at_unix < 0) return
+      paid(alice, feeSats(op.sats) * 1000 - simulatedRouteFeeMsat(op.sats))
+      world.netInflowMsat -= op.sats * 1000 + simulatedRouteFeeMsat(op.sats)
+      return
+    }
+    case 'relay': {
+      const { client } = world.relay.payer
+      if (!op.acked) {
+        // Unanswered: the restarted daemon may have taken the request from the relay and answered it already;
+        // else the same signed event goes out again. Either way it ran at most once: OK, or "outcome unknown"
+        // when an earlier run claimed it and died — never "already paid", which would mean it ran twice.
+        const reply = client.messages(op.requestId).at(-1) ?? (await resendEvent(op, op.reply))
+        if (reply.status !== 'OK') {
+          assert.match(reply.reason, /outcome is unknown/, `${what}: ${JSON.stringify(reply)}`)
+          const state = await client.call('GetPaymentState', { invoice: op.invoice })
+          if (state.status === 'ERROR') {
+            assert.is(state.reason, 'payment not found', what)
+            await client.ok('PayInvoice', { invoice: op.invoice, amount: 0 })
+          } else {
+            assert.ok(state.paid_at_unix > 0, what)
+          }
+        }
+      }
+      const again = await client.call('PayInvoice', { invoice: op.invoice, amount: 0 })
+      assert.equal([again.status, again.reason], ['ERROR', alreadyPaid], `${what}: paid twice`)
+      paid(world.relay.payer, 0) // its fee goes to the default app, which only the whole-books check counts
+      world.relay.payee.expectedMsat += op.sats * 1000
+      return
+    }
+  }
+
+  async function resendEvent(relayOp: Extract<Op, { kind: 'relay' }>, waiting: Promise<Reply> | undefined): Promise<Reply> {
+    const { client } = world.relay.payer
+    const next = waiting ?? client.waitFor(relayOp.requestId, 20_000)
+    next.catch(() => {})
+    await client.publish(relayOp.event, undefined, 20_000)
+    return next.catch(err => {
+      const logs = d.logs().split('\n').filter(line => line.includes('"level":50') || line.includes('"level":40'))
+      throw new Error(`${(err as Error).message} (event ${relayOp.event.id}, data ${world.dataDir}):\n${logs.join('\n')}`)
+    })
+  }
+}
+
+/**
+ * The payroll ledger after the restart: no period paid twice, every period a tick said was paid still paid, and
+ * the source and employee balances exactly what the paid periods moved.
+ */
+async function recountPayroll(world: ChaosWorld, when: string): Promise<void> {
+  const rows = (await world.admin('GET', '/payroll/api/v1/payouts')).json as any[]
+  assert.ok(Array.isArray(rows), `${when}: payouts`)
+  const paid = new Map<string, any>()
+  for (const row of rows.filter(r => r.status === 'paid')) {
+    const key = `${row.contract_id}/${row.period}`
+    assert.not.ok(paid.has(key), `${when}: period ${key} paid twice`)
+    paid.set(key, row)
+  }
+  for (const [key, hash] of acked(world)) {
+    assert.is(paid.get(key)?.payment_hash, hash, `${when}: period ${key} was paid (the tick said so), now it is not`)
+  }
+  let out = 0
+  let fees = 0
+  for (const row of paid.values()) {
+    out += row.amount_msat
+    fees += feeSats(row.amount_msat / 1000) * 1000
+  }
+  world.http.employee.expectedMsat = out
+  world.http.source.expectedMsat = fundingSats * 1000 - out - fees
+  world.payrollFeesMsat = fees
+}
+
+async function eventually(check: () => Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > until) assert.unreachable(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}

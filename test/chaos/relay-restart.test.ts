@@ -1,0 +1,154 @@
+// The relay the daemon serves on, killed (SIGKILL) and restarted on the same port while payments travel over it:
+// `relaypay relay` runs as its own process, the daemon is configured with it (and a second, stable relay), and
+// relay users pay each other with kind-21000 requests the whole time. The daemon reconnects and catches up; every
+// request is answered OK exactly once; every event delivered again through the other relay is answered from the
+// stored reply and runs nothing; balances are exact and `relaypay audit` is clean.
+import { spawn, type ChildProcess } from 'node:child_process'
+import path from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
+import { appProfile, PubClient, sleep, type Reply } from '../support/pub-client.js'
+import { assertAuditClean, ok } from '../wallet/money.js'
+import { feeSats } from './chaos-world.js'
+import { chaosCycles, chaosSeed, seededRandom } from './seeded-random.js'
+
+const seed = chaosSeed(11)
+const kills = chaosCycles(4)
+const payers = 4
+const paymentsEach = 3 * kills
+const fundingSats = 1_000_000
+
+interface RelayProcess {
+  url: string
+  port: number
+  child: ChildProcess
+  kill(): Promise<void>
+  stop(): Promise<void>
+}
+
+/** `relaypay relay` on `port` (0: any), resolved once it listens. */
+async function startRelayProcess(dataDir: string, port = 0): Promise<RelayProcess> {
+  const child = spawn(process.execPath, [cliPath, 'relay', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.on('data', chunk => (output += chunk))
+  child.stderr!.on('data', chunk => (output += chunk))
+  const exited = new Promise<void>(resolve => child.on('exit', () => resolve()))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`relay did not start:\n${output}`)), 20_000)
+    child.stdout!.on('data', () => {
+      const line = output.split('\n').find(l => l.includes('"relay listening"'))
+      if (line) {
+        clearTimeout(timer)
+        resolve(JSON.parse(line).url)
+      }
+    })
+    exited.then(() => reject(new Error(`relay exited:\n${output}`)))
+  })
+  return {
+    url,
+    port: Number(new URL(url).port),
+    child,
+    async kill() {
+      child.kill('SIGKILL')
+      await exited
+    },
+    async stop() {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+const test = suite(`the daemon's relay SIGKILLed and restarted under load (seed ${seed})`)
+const relayDir = tempDataDir()
+let flaky: RelayProcess | undefined
+let stable: RelayProcess | undefined
+let daemon: TestDaemon | undefined
+const clients: PubClient[] = []
+
+test.after(async () => {
+  clients.forEach(c => c.close())
+  await daemon?.stop()
+  await flaky?.stop()
+  await stable?.stop()
+})
+
+test(`${kills} relay kills while ${payers} relay users make ${paymentsEach} payments each: none lost, none run twice`, async () => {
+  const random = seededRandom(seed)
+  let relay = await startRelayProcess(path.join(relayDir, 'flaky'))
+  flaky = relay
+  stable = await startRelayProcess(path.join(relayDir, 'stable'))
+  daemon = await startDaemon({ config: `[node]\nsimulate_payments = true\n[nostr]\nrelays = ["${relay.url}", "${stable.url}"]\n` })
+  const app = appProfile(daemon.dataDir)
+  const connect = async (relays: string[]) => {
+    const client = await PubClient.connect({ relays, appPubkey: app.pubkey, timeoutMs: 60_000 })
+    clients.push(client)
+    return client
+  }
+  // The load goes through the flaky relay only; the stable one is for delivering every request again at the end.
+  const payee = await connect([relay.url])
+  const senders = await Promise.all(Array.from({ length: payers }, () => connect([relay.url])))
+  for (const sender of senders) {
+    const funding = await sender.ok('NewInvoice', { amountSats: fundingSats, memo: 'funding' })
+    await ok(daemon, '/api/node/mock/invoice/paid', '', { invoice: funding.invoice, amount: 0 })
+  }
+
+  const sent: { client: PubClient; event: any; requestId: string; sats: number; reply?: Reply }[] = []
+  const load = Promise.all(
+    senders.map(async sender => {
+      for (let i = 0; i < paymentsEach; i++) {
+        const sats = random.between(100, 1500)
+        const { invoice } = await payee.ok('NewInvoice', { amountSats: sats, memo: 'over a flaky relay' })
+        const { event, requestId } = sender.request('PayInvoice', { invoice, amount: 0 })
+        const record: (typeof sent)[number] = { client: sender, event, requestId, sats }
+        sent.push(record)
+        const reply = sender.waitFor(requestId, 60_000)
+        reply.catch(() => {})
+        // publish retries while the relay is down, as a client does.
+        await sender.publish(event, undefined, 60_000)
+        record.reply = await reply
+      }
+    }),
+  )
+  let loadDone = false
+  void load.finally(() => (loadDone = true)).catch(() => {})
+  for (let kill = 0; kill < kills && !loadDone; kill++) {
+    await sleep(random.between(200, 1500))
+    await relay.kill()
+    await sleep(random.between(0, 1000))
+    relay = await startRelayProcess(path.join(relayDir, 'flaky'), relay.port)
+    flaky = relay
+  }
+  await load
+
+  assert.is(sent.length, payers * paymentsEach)
+  for (const request of sent) assert.is(request.reply?.status, 'OK', `request ${request.requestId}: ${JSON.stringify(request.reply)}`)
+  const paidSats = (client: PubClient) => sent.filter(r => r.client === client).reduce((sum, r) => sum + r.sats + feeSats(r.sats), 0)
+  const balances = async () => {
+    assert.is((await payee.ok('GetUserInfo')).balance, sent.reduce((sum, r) => sum + r.sats, 0), "the payee's balance")
+    for (const sender of senders) assert.is((await sender.ok('GetUserInfo')).balance, fundingSats - paidSats(sender), "a payer's balance")
+  }
+  await balances()
+
+  // Every request once more, through the relay that never went down (by a client with the same key there): each
+  // is answered from its stored reply, word for word, and runs nothing.
+  for (const sender of senders) {
+    const twin = await PubClient.connect({ relays: [stable!.url], appPubkey: app.pubkey, secretKey: sender.secretKey, timeoutMs: 60_000 })
+    clients.push(twin)
+    await Promise.all(
+      sent
+        .filter(request => request.client === sender)
+        .map(async request => {
+          const again = twin.waitFor(request.requestId, 60_000)
+          await twin.publish(request.event, undefined, 30_000)
+          assert.equal(await again, request.reply, `request ${request.requestId} answered again`)
+        }),
+    )
+  }
+  await balances()
+  await assertAuditClean(daemon.dataDir)
+  process.stdout.write(`    ${sent.length} payments over a relay killed ${kills} times\n`)
+})
+
+test.run()

@@ -1,0 +1,52 @@
+// A test file's worth of SIGKILL cycles under one load mix: CI runs each file's share (together at least 50
+// kills), `npm run chaos` runs them with CHAOS_CYCLES for the long campaign. The seed is printed first, so a
+// failure can be replayed with CHAOS_SEED.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { audit } from '../wallet/money.js'
+import { assertBalances, createChaosWorld, type ChaosWorld } from './chaos-world.js'
+import { runCycle, type LoadMix } from './mixed-load.js'
+import { chaosCycles, chaosSeed, seededRandom } from './seeded-random.js'
+
+export function sigkillSuite(opts: { title: string; seedOffset: number; ciCycles: number; mix: LoadMix }): void {
+  const seed = chaosSeed(opts.seedOffset)
+  const cycles = chaosCycles(opts.ciCycles)
+  const test = suite(`${opts.title} (seed ${seed})`)
+  let world: ChaosWorld | undefined
+
+  test.after(async () => {
+    await world?.close()
+  })
+
+  test(`${cycles} SIGKILLs at random moments: audit clean, nothing acknowledged lost, nothing applied twice`, async () => {
+    const random = seededRandom(seed)
+    process.stdout.write(`    seed ${seed}, ${cycles} cycles\n`)
+    world = await createChaosWorld()
+    const started = Date.now()
+    let sent = 0
+    let acked = 0
+    let periods = 0
+    for (let cycle = 1; cycle <= cycles; cycle++) {
+      const stats = await runCycle(world, random, opts.mix, cycle)
+      await assertBalances(world, `cycle ${cycle} (seed ${seed})`)
+      sent += stats.sent
+      acked += stats.acked
+      periods = stats.paidPeriods
+      if (cycle % 50 === 0) process.stdout.write(`    ${cycle} cycles in ${Math.round((Date.now() - started) / 1000)} s\n`)
+    }
+    // The load did run: enough of it was answered before the kills to prove something.
+    assert.ok(acked > cycles, `only ${acked} of ${sent} operations were answered before the kills`)
+    await world.daemon.stop()
+    // The whole: wallets together hold what came in from outside, less what left for other nodes.
+    const books = await audit(world.dataDir)
+    assert.ok(books.ok, JSON.stringify(books, null, 2))
+    assert.is(books.walletsTotalMsat, world.netInflowMsat, 'money was created or destroyed')
+    world.closeClients()
+    process.stdout.write(
+      `    ${cycles} kills in ${Math.round((Date.now() - started) / 1000)} s: ${sent} operations sent, ${acked} acknowledged before the kill, ${periods} payroll periods acknowledged\n`,
+    )
+    world = undefined
+  })
+
+  test.run()
+}
