@@ -3,9 +3,10 @@
 // wallet the load needs, made the way their users make them: app users over HTTP (payers, payees, a restaurant
 // and its customer, a payroll source and its employee) and two relay users who only speak kind-21000 RPC.
 // It also holds the expected balance of every wallet, which the load moves as operations are known to apply.
+import { spawn } from 'node:child_process'
 import net from 'node:net'
 import * as assert from 'uvu/assert'
-import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import { cliPath, startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
 import { ok } from '../wallet/money.js'
@@ -59,6 +60,11 @@ export interface ChaosWorld {
   closeClients(): void
   /** Starts the daemon again on the same data dir (after a kill). */
   restart(): Promise<TestDaemon>
+  /**
+   * Starts the daemon on the data dir and SIGKILLs it `fraction` of the way through the time the last start took:
+   * a crash while it recovers (audits, resolves pending payments, redelivers paid invoices to the extensions).
+   */
+  crashWhileStarting(fraction: number): Promise<void>
   close(): Promise<void>
 }
 
@@ -76,7 +82,10 @@ async function freePort(): Promise<number> {
 export async function createChaosWorld(): Promise<ChaosWorld> {
   const config = `${jwtSecretConfig(jwtSecret)}\n[node]\nsimulate_payments = true\n[payroll]\nfirst_tick_seconds = 3600\n`
   const env = { RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(await freePort()) }
-  let daemon = await startDaemon({ config, env })
+  const startTimeoutMs = 90_000 // restarts on a loaded 2-core machine
+  let lastStartMs = Date.now()
+  let daemon = await startDaemon({ config, env, startTimeoutMs })
+  lastStartMs = Date.now() - lastStartMs
   const dataDir = daemon.dataDir
   const app = await createAppWithUser(daemon, { jwtSecret, identifier: 'alice' })
 
@@ -156,8 +165,20 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
       daemon.request(method, path, { ...(body !== undefined ? { body } : {}), headers: { authorization: `Bearer ${daemon.adminToken}` } }),
     keyed,
     async restart() {
-      daemon = await startDaemon({ config, env, dataDir })
+      const started = Date.now()
+      daemon = await startDaemon({ config, env, dataDir, startTimeoutMs })
+      lastStartMs = Date.now() - started
       return daemon
+    },
+    async crashWhileStarting(fraction) {
+      const child = spawn(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
+        env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...env },
+        stdio: 'ignore',
+      })
+      const exited = new Promise(resolve => child.on('exit', resolve))
+      await new Promise(resolve => setTimeout(resolve, Math.floor(fraction * lastStartMs)))
+      child.kill('SIGKILL')
+      await exited
     },
     closeClients() {
       relay.payer.client.close()

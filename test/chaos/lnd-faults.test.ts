@@ -16,7 +16,7 @@ import { feeSats } from './chaos-world.js'
 import { chaosCycles, chaosSeed, seededRandom } from './seeded-random.js'
 
 const seed = chaosSeed(21)
-const rounds = chaosCycles(8)
+const rounds = chaosCycles(6)
 const jwtSecret = 'chaos-lnd-faults-secret-0123456789abcdef'
 const perRound = { incoming: 3, outgoing: 3 }
 const faults = ['drop streams', 'refuse invoice stream', 'restart LND', 'kill daemon'] as const
@@ -48,7 +48,7 @@ test(`${rounds} rounds of LND faults: every settlement credited once, every paym
   const config =
     jwtSecretConfig(jwtSecret) +
     `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\nwait_for_node = true\n`
-  daemon = await startDaemon({ config })
+  daemon = await startDaemon({ config, startTimeoutMs: 90_000 })
   const dataDir = daemon.dataDir
   const payer: TestAppUser = await createAppWithUser(daemon, { jwtSecret, identifier: 'lnd-chaos-payer' })
   const payee = await addAppUser(daemon, { appToken: payer.appToken, appId: payer.appId, jwtSecret, identifier: 'lnd-chaos-payee' })
@@ -112,7 +112,7 @@ test(`${rounds} rounds of LND faults: every settlement credited once, every paym
       case 'kill daemon':
         await d.kill()
         settleAndResolve()
-        daemon = await startDaemon({ config, dataDir })
+        daemon = await startDaemon({ config, dataDir, startTimeoutMs: 90_000 })
         assert.match(daemon.logs(), /ledger audit clean/, `${when}: the restarted daemon's own audit`)
         break
     }

@@ -23,11 +23,12 @@ export interface LoadMix {
   orders: number
   relayPayments: number
   ticks: number
+  /** How long the load is spread over (ms); the kill lands anywhere in it or up to 600 ms after. */
+  windowMs: number
 }
 
-/** How long the load is spread over, and the latest kill (after the window, so some cycles end idle). */
-const windowMs = 800
-const latestKillMs = 1400
+/** How long after the load's window the kill may still come (so some cycles end idle). */
+const afterWindowMs = 600
 /** CHAOS_VERBOSE=1 prints where each cycle's time goes. */
 const verbose = process.env.CHAOS_VERBOSE === '1'
 const alreadyPaid = 'this invoice was already paid'
@@ -97,7 +98,7 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
     items: [{ item_id: world.colaId, quantity: op.sats / colaSats }],
   })
   const send = async (op: Op): Promise<void> => {
-    await at(random.below(windowMs))
+    await at(random.below(mix.windowMs))
     switch (op.kind) {
       case 'internal':
         op.acked = (await call(d, '/api/user/invoice/pay', op.payer.auth, { invoice: op.invoice, amount: 0 }))?.status === 'OK'
@@ -127,12 +128,12 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
     }
   }
   const ticks = Array.from({ length: mix.ticks }, async () => {
-    await at(random.below(windowMs))
+    await at(random.below(mix.windowMs))
     const tick = await world.admin('POST', '/payroll/api/v1/scheduler/tick')
     assert.is(tick.status, 200, `${when}: tick: ${tick.text}`)
     for (const row of tick.json.payouts) if (row.status === 'paid') acked(world).set(`${row.contract_id}/${row.period}`, row.payment_hash)
   })
-  const killAt = random.below(latestKillMs)
+  const killAt = random.below(mix.windowMs + afterWindowMs)
   const load = [...ops.map(send), ...ticks].map(p => p.catch(err => (killed ? undefined : Promise.reject(err))))
   await at(killAt)
   killed = true
@@ -143,10 +144,14 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
 
   // The books the crash left must audit clean: the restarted daemon audits them before it resolves anything, and
   // `relaypay audit` checks them as an operator would, alongside the start (it reads one consistent snapshot).
+  // A quarter of the cycles crash once more while the daemon recovers.
+  const crashAgain = random.next() < 0.25 ? random.next() : undefined
+  if (crashAgain !== undefined) await world.crashWhileStarting(crashAgain)
   const [books, restarted] = await Promise.all([audit(world.dataDir), world.restart()])
-  assert.ok(books.ok, `${when}: relaypay audit after the kill at ${killAt} ms: ${JSON.stringify(books, null, 2)}`)
+  const kills = `the kill at ${killAt} ms${crashAgain === undefined ? '' : ` and one ${Math.round(crashAgain * 100)} % into the restart`}`
+  assert.ok(books.ok, `${when}: relaypay audit after ${kills}: ${JSON.stringify(books, null, 2)}`)
   phase('audit and restart')
-  assert.match(restarted.logs(), /ledger audit clean/, `${when}: the restarted daemon's own audit`)
+  assert.match(restarted.logs(), /ledger audit clean/, `${when}: the restarted daemon's own audit after ${kills}`)
 
   for (const op of ops) await resend(world, op, when)
   phase('resend')

@@ -79,7 +79,7 @@ test(`${kills} relay kills while ${payers} relay users make ${paymentsEach} paym
   let relay = await startRelayProcess(path.join(relayDir, 'flaky'))
   flaky = relay
   stable = await startRelayProcess(path.join(relayDir, 'stable'))
-  daemon = await startDaemon({ config: `[node]\nsimulate_payments = true\n[nostr]\nrelays = ["${relay.url}", "${stable.url}"]\n` })
+  daemon = await startDaemon({ config: `[node]\nsimulate_payments = true\n[nostr]\nrelays = ["${relay.url}", "${stable.url}"]\n`, startTimeoutMs: 90_000 })
   const app = appProfile(daemon.dataDir)
   const connect = async (relays: string[]) => {
     const client = await PubClient.connect({ relays, appPubkey: app.pubkey, timeoutMs: 60_000 })

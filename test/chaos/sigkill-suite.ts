@@ -5,13 +5,18 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { audit } from '../wallet/money.js'
 import { assertBalances, createChaosWorld, type ChaosWorld } from './chaos-world.js'
-import { runCycle, type LoadMix } from './mixed-load.js'
+import { runCycle } from './mixed-load.js'
+import { loadMixes, type LoadMixName } from './load-mixes.js'
 import { chaosCycles, chaosSeed, seededRandom } from './seeded-random.js'
 
-export function sigkillSuite(opts: { title: string; seedOffset: number; ciCycles: number; mix: LoadMix }): void {
-  const seed = chaosSeed(opts.seedOffset)
-  const cycles = chaosCycles(opts.ciCycles)
-  const test = suite(`${opts.title} (seed ${seed})`)
+/** Kills per file in CI: ten files, so at least 50 kills (and a quarter more while the daemon recovers). */
+const ciCycles = 5
+
+export function sigkillSuite(mixName: LoadMixName, part: number, seedOffset: number): void {
+  const mix = loadMixes[mixName]
+  const seed = chaosSeed(seedOffset)
+  const cycles = chaosCycles(ciCycles)
+  const test = suite(`SIGKILL under the '${mixName}' load, part ${part} (seed ${seed})`)
   let world: ChaosWorld | undefined
 
   test.after(async () => {
@@ -27,7 +32,7 @@ export function sigkillSuite(opts: { title: string; seedOffset: number; ciCycles
     let acked = 0
     let periods = 0
     for (let cycle = 1; cycle <= cycles; cycle++) {
-      const stats = await runCycle(world, random, opts.mix, cycle)
+      const stats = await runCycle(world, random, mix, cycle)
       await assertBalances(world, `cycle ${cycle} (seed ${seed})`)
       sent += stats.sent
       acked += stats.acked

@@ -35,6 +35,8 @@ export interface StartOptions {
   env?: Record<string, string>
   /** Reuse a data dir (restart tests). */
   dataDir?: string
+  /** How long to wait for it to listen (default 60 s; the fault tests, restarting all the time, allow more). */
+  startTimeoutMs?: number
 }
 
 /** How long a start may take before the test gives up on it. */
@@ -78,10 +80,11 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
         // not written yet
       }
       // Generous: eight test runs share two cores at times, and a start then takes well over 20 s.
-      if (Date.now() - started > startLimitMs) {
+      const limitMs = opts.startTimeoutMs ?? startLimitMs
+      if (Date.now() - started > limitMs) {
         clearInterval(poll)
         child.kill('SIGKILL') // a daemon that never answered must not outlive the test
-        reject(new Error(`daemon did not start within ${startLimitMs / 1000} s:\n${output}`))
+        reject(new Error(`daemon did not start within ${limitMs / 1000} s:\n${output}`))
       }
     }, 25)
     exited.then(code => {

@@ -14,6 +14,18 @@ import path from 'node:path'
 
 setNostrWasm(await initNostrWasm())
 
+/**
+ * ws with an 'error' listener from birth: when a connect attempt times out, nostr-tools closes the socket while it
+ * is still connecting, and ws reports that as an 'error' event that would otherwise crash the process (a relay that
+ * is slow to come back after a restart). The relay's own handlers still see every error.
+ */
+class ReconnectingSocket extends WebSocket {
+  constructor(...args: ConstructorParameters<typeof WebSocket>) {
+    super(...args)
+    this.on('error', () => {})
+  }
+}
+
 export type Scheme = 'nip44v1' | 'nip44v2'
 export type Reply = Record<string, any> & { status: string; requestId: string }
 
@@ -183,7 +195,7 @@ export class PubClient {
     for (;;) {
       if (this.closed) return
       const check = this.opts.verifyMessages === false ? () => true : verifyEvent
-      const relay = new AbstractRelay(url, { verifyEvent: check, websocketImplementation: WebSocket as unknown as typeof globalThis.WebSocket })
+      const relay = new AbstractRelay(url, { verifyEvent: check, websocketImplementation: ReconnectingSocket as unknown as typeof globalThis.WebSocket })
       relay.publishTimeout = 5_000
       let dropped = false
       relay.onclose = () => {
