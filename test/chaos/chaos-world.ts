@@ -195,15 +195,13 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
 /** Compares every wallet's balance, the app's fees and the whole with what the acknowledged operations say. */
 export async function assertBalances(world: ChaosWorld, when: string): Promise<void> {
   const d = world.daemon
-  for (const wallet of Object.values(world.http)) {
-    const got = await d.request('GET', '/api/v1/wallet', { headers: { 'x-api-key': wallet.invoiceKey } })
-    assert.is(got.json?.balance, wallet.expectedMsat, `${when}: ${wallet.name}'s balance (msat)`)
-  }
-  for (const wallet of Object.values(world.relay)) {
-    const info = await wallet.client.ok('GetUserInfo')
-    assert.is(info.balance * 1000, wallet.expectedMsat, `${when}: ${wallet.name}'s balance (msat)`)
-  }
-  const app = await ok(d, '/api/app/get', world.appToken)
+  const [http, relay, app] = await Promise.all([
+    Promise.all(Object.values(world.http).map(wallet => d.request('GET', '/api/v1/wallet', { headers: { 'x-api-key': wallet.invoiceKey } }))),
+    Promise.all(Object.values(world.relay).map(wallet => wallet.client.ok('GetUserInfo'))),
+    ok(d, '/api/app/get', world.appToken),
+  ])
+  Object.values(world.http).forEach((wallet, i) => assert.is(http[i]!.json?.balance, wallet.expectedMsat, `${when}: ${wallet.name}'s balance (msat)`))
+  Object.values(world.relay).forEach((wallet, i) => assert.is(relay[i]!.balance * 1000, wallet.expectedMsat, `${when}: ${wallet.name}'s balance (msat)`))
   // GetApp answers whole sats; the routing fees of payments to other nodes leave msat fractions behind.
   assert.is(app.balance, Math.floor((world.appExpectedMsat + world.payrollFeesMsat) / 1000), `${when}: the app's fees (sats)`)
 }

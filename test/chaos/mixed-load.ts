@@ -62,26 +62,28 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
 
   // Set-up the load needs, done before the window: invoices to pay and a payroll contract with periods due.
   const sats = () => random.between(100, 1500)
-  const ops: Op[] = []
-  for (let i = 0; i < mix.internal; i++) {
-    const amount = sats()
-    const { invoice } = await ok(d, '/api/user/invoice/new', bob.auth, { amountSats: amount, memo: 'chaos internal' })
-    ops.push({ kind: 'internal', payer: alice, payee: bob, invoice, sats: amount, acked: false })
-  }
-  for (let i = 0; i < mix.external; i++) {
-    const amount = sats()
+  const amounts = (n: number) => Array.from({ length: n }, sats)
+  const [internal, receipts, relayInvoices] = await Promise.all([
+    Promise.all(amounts(mix.internal).map(async amount => {
+      const { invoice } = await ok(d, '/api/user/invoice/new', bob.auth, { amountSats: amount, memo: 'chaos internal' })
+      return { kind: 'internal', payer: alice, payee: bob, invoice, sats: amount, acked: false } as const
+    })),
+    Promise.all(amounts(mix.receipts).map(async amount => {
+      const { invoice } = await ok(d, '/api/user/invoice/new', alice.auth, { amountSats: amount, memo: 'chaos receipt' })
+      return { kind: 'receipt', invoice, sats: amount, acked: false } as const
+    })),
+    Promise.all(amounts(mix.relayPayments).map(async amount => {
+      const { invoice } = await payee.client.ok('NewInvoice', { amountSats: amount, memo: 'chaos relay' })
+      return { invoice, sats: amount }
+    })),
+  ])
+  const ops: Op[] = [...internal, ...receipts]
+  for (const amount of amounts(mix.external)) {
     const invoice = outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: amount * 1000 }).paymentRequest
     ops.push({ kind: 'external', invoice, sats: amount, acked: false })
   }
-  for (let i = 0; i < mix.receipts; i++) {
-    const amount = sats()
-    const { invoice } = await ok(d, '/api/user/invoice/new', alice.auth, { amountSats: amount, memo: 'chaos receipt' })
-    ops.push({ kind: 'receipt', invoice, sats: amount, acked: false })
-  }
   for (let i = 0; i < mix.orders; i++) ops.push({ kind: 'order', sats: colaSats * random.between(1, 3), acked: false })
-  for (let i = 0; i < mix.relayPayments; i++) {
-    const amount = sats()
-    const { invoice } = await payee.client.ok('NewInvoice', { amountSats: amount, memo: 'chaos relay' })
+  for (const { invoice, sats: amount } of relayInvoices) {
     const { event, requestId } = payer.client.request('PayInvoice', { invoice, amount: 0 })
     ops.push({ kind: 'relay', invoice, sats: amount, event, requestId, acked: false })
   }
@@ -153,7 +155,8 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
   phase('audit and restart')
   assert.match(restarted.logs(), /ledger audit clean/, `${when}: the restarted daemon's own audit after ${kills}`)
 
-  for (const op of ops) await resend(world, op, when)
+  // Independent of each other, so sent again all at once, as separate clients would.
+  await Promise.all(ops.map(op => resend(world, op, when)))
   phase('resend')
   await recountPayroll(world, when)
   phase('payroll')
