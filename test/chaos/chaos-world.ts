@@ -44,6 +44,8 @@ export interface ChaosWorld {
   appToken: string
   /** The app's own balance (its fees), expected, without the payroll source's fees. */
   appExpectedMsat: number
+  /** Payment hash of every payroll period a tick answered as paid, by `<contract>/<period>`. */
+  paidPeriods: Map<string, string>
   /** The fees of the payroll periods paid so far (recounted from the payroll ledger after every restart). */
   payrollFeesMsat: number
   /** Money that came in from outside minus money that left to other nodes: what all wallets together hold. */
@@ -155,6 +157,7 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
     dataDir,
     appToken: app.appToken,
     appExpectedMsat: 0,
+    paidPeriods: new Map(),
     payrollFeesMsat: 0,
     netInflowMsat: 4 * fundingSats * 1000,
     http,

@@ -46,9 +46,6 @@ export interface CycleStats {
   paidPeriods: number
 }
 
-/** Every payroll period paid so far, by contract and period, as acknowledged by a tick's answer. */
-const ackedPeriods = new WeakMap<ChaosWorld, Map<string, string>>()
-
 export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: LoadMix, cycle: number): Promise<CycleStats> {
   const when = `cycle ${cycle} (seed ${random.seed})`
   let phaseStart = Date.now()
@@ -133,7 +130,7 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
     await at(random.below(mix.windowMs))
     const tick = await world.admin('POST', '/payroll/api/v1/scheduler/tick')
     assert.is(tick.status, 200, `${when}: tick: ${tick.text}`)
-    for (const row of tick.json.payouts) if (row.status === 'paid') acked(world).set(`${row.contract_id}/${row.period}`, row.payment_hash)
+    for (const row of tick.json.payouts) if (row.status === 'paid') world.paidPeriods.set(`${row.contract_id}/${row.period}`, row.payment_hash)
   })
   const killAt = random.below(mix.windowMs + afterWindowMs)
   const load = [...ops.map(send), ...ticks].map(p => p.catch(err => (killed ? undefined : Promise.reject(err))))
@@ -160,13 +157,7 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
   phase('resend')
   await recountPayroll(world, when)
   phase('payroll')
-  return { sent: ops.length + mix.ticks, acked: ops.filter(op => op.acked).length, paidPeriods: acked(world).size }
-}
-
-function acked(world: ChaosWorld): Map<string, string> {
-  let periods = ackedPeriods.get(world)
-  if (!periods) ackedPeriods.set(world, (periods = new Map()))
-  return periods
+  return { sent: ops.length + mix.ticks, acked: ops.filter(op => op.acked).length, paidPeriods: world.paidPeriods.size }
 }
 
 /** A new daily contract, back-dated so that all of its 5 periods are due and paid by the next tick. */
@@ -293,7 +284,7 @@ async function recountPayroll(world: ChaosWorld, when: string): Promise<void> {
     assert.not.ok(paid.has(key), `${when}: period ${key} paid twice`)
     paid.set(key, row)
   }
-  for (const [key, hash] of acked(world)) {
+  for (const [key, hash] of world.paidPeriods) {
     assert.is(paid.get(key)?.payment_hash, hash, `${when}: period ${key} was paid (the tick said so), now it is not`)
   }
   let out = 0
