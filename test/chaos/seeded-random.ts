@@ -28,10 +28,10 @@ export function seededRandom(seed: number): SeededRandom {
   }
 }
 
-/** CHAOS_SEED when given (offset per file, so files differ), else a fresh one. */
+/** CHAOS_SEED when given (the seed a file printed replays it), else a fresh one (offset per file, so files differ). */
 export function chaosSeed(offset: number): number {
   const given = process.env.CHAOS_SEED
-  return given !== undefined ? Number(given) + offset : (Date.now() + offset * 7919) % 1_000_000_007
+  return given !== undefined ? Number(given) : (Date.now() + offset * 7919) % 1_000_000_007
 }
 
 /** CHAOS_CYCLES when given, else the file's CI share. */
