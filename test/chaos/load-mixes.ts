@@ -1,6 +1,6 @@
-// The load mixes the SIGKILL files run, each in two files of a few cycles (the test runner gives a file 5 minutes,
-// and a daemon restart takes seconds on a loaded 2-core machine). `npm run chaos` runs each mix's first file with
-// its share of CHAOS_CYCLES.
+// The load mixes the SIGKILL files run, each in two or three files of four cycles (the test runner gives a file
+// 5 minutes, and a daemon restart takes seconds on a loaded 2-core machine). `npm run chaos` runs each mix's first
+// file with its share of CHAOS_CYCLES.
 import type { LoadMix } from './mixed-load.js'
 
 export const loadMixes = {

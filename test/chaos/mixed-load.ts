@@ -38,7 +38,7 @@ type Op =
   | { kind: 'external'; invoice: string; sats: number; acked: boolean }
   | { kind: 'receipt'; invoice: string; sats: number; acked: boolean }
   | { kind: 'order'; sats: number; order?: { id: string; invoice: string }; acked: boolean }
-  | { kind: 'relay'; invoice: string; sats: number; event: any; requestId: string; reply?: Promise<Reply>; acked: boolean }
+  | { kind: 'relay'; invoice: string; sats: number; event: any; requestId: string; acked: boolean }
 
 export interface CycleStats {
   sent: number
@@ -116,11 +116,10 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
         return
       }
       case 'relay': {
-        // One waiter for the whole life of the request: the client hands each reply to one waiter only.
-        op.reply = payer.client.waitFor(op.requestId, 60_000)
-        op.reply.catch(() => {})
+        const reply = payer.client.waitFor(op.requestId, 60_000)
+        reply.catch(() => {})
         payer.client.publish(op.event, undefined, 3_000).catch(() => {})
-        const answer = await Promise.race([op.reply, killedNow])
+        const answer = await Promise.race([reply, killedNow])
         if (answer !== 'killed') op.acked = answer.status === 'OK'
         return
       }
@@ -239,7 +238,7 @@ async function resend(world: ChaosWorld, op: Op, when: string): Promise<void> {
         // Unanswered: the restarted daemon may have taken the request from the relay and answered it already;
         // else the same signed event goes out again. Either way it ran at most once: OK, or "outcome unknown"
         // when an earlier run claimed it and died — never "already paid", which would mean it ran twice.
-        const reply = client.messages(op.requestId).at(-1) ?? (await resendEvent(op, op.reply))
+        const reply = client.messages(op.requestId).at(-1) ?? (await resendEvent(op))
         if (reply.status !== 'OK') {
           assert.match(reply.reason, /outcome is unknown/, `${what}: ${JSON.stringify(reply)}`)
           const state = await client.call('GetPaymentState', { invoice: op.invoice })
@@ -259,15 +258,20 @@ async function resend(world: ChaosWorld, op: Op, when: string): Promise<void> {
     }
   }
 
-  async function resendEvent(relayOp: Extract<Op, { kind: 'relay' }>, waiting: Promise<Reply> | undefined): Promise<Reply> {
+  /** Publishes the event again and waits for a reply to it that arrives from now on (a slow restart may take minutes). */
+  async function resendEvent(relayOp: Extract<Op, { kind: 'relay' }>): Promise<Reply> {
     const { client } = world.relay.payer
-    const next = waiting ?? client.waitFor(relayOp.requestId, 20_000)
-    next.catch(() => {})
-    await client.publish(relayOp.event, undefined, 20_000)
-    return next.catch(err => {
-      const logs = d.logs().split('\n').filter(line => line.includes('"level":50') || line.includes('"level":40'))
-      throw new Error(`${(err as Error).message} (event ${relayOp.event.id}, data ${world.dataDir}):\n${logs.join('\n')}`)
-    })
+    const before = client.messages(relayOp.requestId).length
+    await client.publish(relayOp.event, undefined, 60_000)
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      const reply = client.messages(relayOp.requestId)[before]
+      if (reply) return reply
+      if (Date.now() > deadline) {
+        assert.unreachable(`${what}: no reply to event ${relayOp.event.id} (data ${world.dataDir})`)
+      }
+      await new Promise(resolve => setTimeout(resolve, 50))
+    }
   }
 }
 
@@ -298,7 +302,7 @@ async function recountPayroll(world: ChaosWorld, when: string): Promise<void> {
   world.payrollFeesMsat = fees
 }
 
-async function eventually(check: () => Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+async function eventually(check: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   const until = Date.now() + ms
   while (!(await check())) {
     if (Date.now() > until) assert.unreachable(`timed out waiting for ${what}`)
