@@ -70,6 +70,27 @@ export interface ChaosWorld {
   close(): Promise<void>
 }
 
+/**
+ * The daemon for calls outside a kill window: a request cut by the keep-alive race (the server closing an idle
+ * connection just as the client reuses it, frequent on an overloaded machine) is sent again, up to three times.
+ * Only for calls whose repetition the oracle accepts (reads, set-up, and the resends it makes anyway).
+ */
+export function steadily(daemon: TestDaemon): TestDaemon {
+  return {
+    ...daemon,
+    async request(method, urlPath, opts) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await daemon.request(method, urlPath, opts)
+        } catch (err) {
+          if (attempt >= 3 || !(err instanceof TypeError)) throw err
+          await new Promise(resolve => setTimeout(resolve, 200))
+        }
+      }
+    },
+  }
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer()
@@ -92,7 +113,7 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
   const app = await createAppWithUser(daemon, { jwtSecret, identifier: 'alice' })
 
   const keyed = (key: string, method: string, path: string, body?: unknown) =>
-    daemon.request(method, path, { ...(body !== undefined ? { body } : {}), headers: { 'x-api-key': key } })
+    steadily(daemon).request(method, path, { ...(body !== undefined ? { body } : {}), headers: { 'x-api-key': key } })
   const httpWallet = async (name: string, user?: { userId: string; userToken: string; identifier: string }): Promise<HttpWallet> => {
     const made = user ?? (await addAppUser(daemon, { appToken: app.appToken, appId: app.appId, jwtSecret, identifier: name }))
     const keys = await ok(daemon, '/api/user/wallet/keys', `Bearer ${made.userToken}`)
@@ -165,7 +186,7 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
     restaurantId: restaurant.json.id,
     colaId: cola.json.id,
     admin: (method, path, body) =>
-      daemon.request(method, path, { ...(body !== undefined ? { body } : {}), headers: { authorization: `Bearer ${daemon.adminToken}` } }),
+      steadily(daemon).request(method, path, { ...(body !== undefined ? { body } : {}), headers: { authorization: `Bearer ${daemon.adminToken}` } }),
     keyed,
     async restart() {
       const started = Date.now()
@@ -197,7 +218,7 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
 
 /** Compares every wallet's balance, the app's fees and the whole with what the acknowledged operations say. */
 export async function assertBalances(world: ChaosWorld, when: string): Promise<void> {
-  const d = world.daemon
+  const d = steadily(world.daemon)
   const [http, relay, app] = await Promise.all([
     Promise.all(Object.values(world.http).map(wallet => d.request('GET', '/api/v1/wallet', { headers: { 'x-api-key': wallet.invoiceKey } }))),
     Promise.all(Object.values(world.relay).map(wallet => wallet.client.ok('GetUserInfo'))),

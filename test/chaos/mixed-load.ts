@@ -14,7 +14,7 @@ import { outsideInvoice } from '../node/outside-invoice.js'
 import { audit, call, ok } from '../wallet/money.js'
 import type { Reply } from '../support/pub-client.js'
 import type { SeededRandom } from './seeded-random.js'
-import { colaSats, feeSats, fundingSats, simulatedRouteFeeMsat, type ChaosWorld, type HttpWallet } from './chaos-world.js'
+import { colaSats, feeSats, fundingSats, simulatedRouteFeeMsat, steadily, type ChaosWorld, type HttpWallet } from './chaos-world.js'
 
 export interface LoadMix {
   internal: number
@@ -54,6 +54,7 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
     phaseStart = Date.now()
   }
   const d = world.daemon
+  const steady = steadily(d)
   const { alice, bob, carol } = world.http
   const { payer, payee } = world.relay
 
@@ -62,11 +63,11 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
   const amounts = (n: number) => Array.from({ length: n }, sats)
   const [internal, receipts, relayInvoices] = await Promise.all([
     Promise.all(amounts(mix.internal).map(async amount => {
-      const { invoice } = await ok(d, '/api/user/invoice/new', bob.auth, { amountSats: amount, memo: 'chaos internal' })
+      const { invoice } = await ok(steady, '/api/user/invoice/new', bob.auth, { amountSats: amount, memo: 'chaos internal' })
       return { kind: 'internal', payer: alice, payee: bob, invoice, sats: amount, acked: false } as const
     })),
     Promise.all(amounts(mix.receipts).map(async amount => {
-      const { invoice } = await ok(d, '/api/user/invoice/new', alice.auth, { amountSats: amount, memo: 'chaos receipt' })
+      const { invoice } = await ok(steady, '/api/user/invoice/new', alice.auth, { amountSats: amount, memo: 'chaos receipt' })
       return { kind: 'receipt', invoice, sats: amount, acked: false } as const
     })),
     Promise.all(amounts(mix.relayPayments).map(async amount => {
@@ -178,7 +179,7 @@ async function newPayrollContract(world: ChaosWorld, random: SeededRandom): Prom
 
 /** Sends one operation again, as its client would after the crash, and books what it applied (exactly once). */
 async function resend(world: ChaosWorld, op: Op, when: string): Promise<void> {
-  const d = world.daemon
+  const d = steadily(world.daemon)
   const { alice } = world.http
   const what = `${when}: ${op.kind} of ${op.sats} sat (${op.acked ? 'acknowledged' : 'unanswered'})`
   const payAgain = async (payer: HttpWallet, invoice: string) => {

@@ -44,8 +44,9 @@ export function sigkillSuite(mixName: LoadMixName, part: number, seedOffset: num
         process.stdout.write(`    stopped after ${done} of ${cycles} cycles: the machine is too loaded for the CI time budget\n`)
         break
       }
-      const stats = await runCycle(world, random, mix, cycle)
-      await assertBalances(world, `cycle ${cycle} (seed ${seed})`)
+      const current = world
+      const stats = await runCycle(current, random, mix, cycle).catch(err => Promise.reject(withDaemonState(err, current)))
+      await assertBalances(current, `cycle ${cycle} (seed ${seed})`).catch(err => Promise.reject(withDaemonState(err, current)))
       sent += stats.sent
       acked += stats.acked
       periods = stats.paidPeriods
@@ -67,4 +68,15 @@ export function sigkillSuite(mixName: LoadMixName, part: number, seedOffset: num
   })
 
   test.run()
+}
+
+/** A failure says whether the daemon was still running, and what it logged last at warn level and above. */
+function withDaemonState(err: unknown, world: ChaosWorld): unknown {
+  if (!(err instanceof Error)) return err
+  const child = world.daemon.process
+  const state = child.exitCode === null && child.signalCode === null ? 'running' : `exited (${child.exitCode ?? child.signalCode})`
+  const lines = world.daemon.logs().split('\n')
+  const warnings = lines.filter(line => /"level":(40|50|60)/.test(line)).slice(-15)
+  err.message += `\n  the daemon: ${state}, data ${world.dataDir}\n  its warnings and errors:\n${warnings.join('\n')}\n  its last lines:\n${lines.slice(-8).join('\n')}`
+  return err
 }
