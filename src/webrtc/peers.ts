@@ -151,8 +151,9 @@ export function createPeerTable(deps: PeerTableDeps): PeerTable {
     if (candidate && !allowedAddress(candidateAddress(candidate.candidate) ?? '')) return
     const message = candidateMessage(candidate && { candidate: candidate.candidate, sdpMid: candidate.sdpMid, sdpMLineIndex: candidate.sdpMLineIndex })
     const target = { ...owner, pubkey: owner.pubkey }
-    // werift gathers inside setLocalDescription, before the answer is returned: the push waits a turn so that
-    // the reply carrying the answer is published first (a caller adding candidates before the answer fails).
+    // werift gathers inside setLocalDescription, before the answer is returned: the push waits a turn so that the
+    // reply carrying the answer usually goes out first (a browser adding candidates before the answer fails; the
+    // answer lists the same candidates, so a caller that drops early ones still connects).
     setImmediate(() => {
       try {
         deps.pushCandidate(target, message)
