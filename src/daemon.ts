@@ -34,6 +34,7 @@ import { createNwc } from './nwc/index.js'
 import { createLnurl } from './lnurl/index.js'
 import { createPublisher } from './extensions/publisher.js'
 import { createClink } from './clink/index.js'
+import { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 import { createSwaps } from './swaps/index.js'
 
 export interface Daemon {
@@ -58,9 +59,7 @@ const extensionIds = [
   ...new Set(catalogue.flatMap(entry => ('extension' in entry && entry.extension ? [entry.extension] : []))),
 ]
 
-/** What `relaypay call` and tests read to find a running daemon. */
-export const daemonInfoFile = 'daemon.json'
-export const adminTokenFile = 'admin.token'
+export { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 
 export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promise<Daemon> {
   const log = deps.log ?? pino({ level: config.log.level, base: { pid: process.pid } })

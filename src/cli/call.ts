@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
 import { readSecret } from '../config/index.js'
-import { adminTokenFile, daemonInfoFile } from '../daemon.js'
+import { adminTokenFile, daemonInfoFile } from '../daemon-files.js'
 
 export interface CallOptions {
   url?: string

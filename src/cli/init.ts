@@ -4,7 +4,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ensureSecret } from '../config/index.js'
 import { ensureDataDir } from '../store/index.js'
-import { adminTokenFile } from '../daemon.js'
+import { adminTokenFile } from '../daemon-files.js'
 
 const exampleConfig = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../config.example.toml')
 

@@ -6,7 +6,7 @@ import path from 'node:path'
 import fs from 'node:fs'
 import { followDownload, type ModelsOut } from '../models/index.js'
 import { readSecret } from '../config/index.js'
-import { adminTokenFile, daemonInfoFile } from '../daemon.js'
+import { adminTokenFile, daemonInfoFile } from '../daemon-files.js'
 
 export interface ModelsCommandOptions {
   url?: string
