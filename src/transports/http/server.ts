@@ -57,6 +57,22 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
+  // Requests Node's parser refuses (a URL or headers past its 16 KiB limit, bytes that are not HTTP) get a JSON
+  // answer like every other refusal, instead of Node's bare status line.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
+    const [status, detail] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large']
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout']
+          : [400, 'Bad Request']
+    const body = JSON.stringify({ detail })
+    socket.end(
+      `HTTP/1.1 ${status} ${detail}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    )
+  })
   server.keepAliveTimeout = 5000
   // Both bound only what the client sends: a long answer (a model download) is not cut by them.
   server.headersTimeout = opts.headersTimeoutMs
