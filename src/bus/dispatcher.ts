@@ -11,6 +11,7 @@ import type { Caller, Clock, Transport } from './context.js'
 import { OperationError, isOperationError } from './errors.js'
 import type { Registry } from './registry.js'
 import type { CallTimings } from './events.js'
+import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
 
 export interface Call {
   /** Operation name or alias. */
@@ -159,11 +160,15 @@ function micros(startedMs: number): number {
 }
 
 function validate(entry: CatalogueEntry, raw: unknown): unknown {
+  if (nestedDeeperThan(raw, maxInputDepth)) return invalid(entry, `body: nested deeper than ${maxInputDepth} levels`)
   const parsed = (entry.input as z.ZodType).safeParse(raw ?? {})
   if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]!
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body'
-  const message = `${field}: ${issue.message}`
+  return invalid(entry, `${field}: ${issue.message}`)
+}
+
+function invalid(entry: CatalogueEntry, message: string): never {
   const status = (entry as { validationStatus?: 400 | 422 }).validationStatus
   // Upstream answers every shape error with "invalid request body"; we keep that prefix for clients that
   // match on it and name the field after it.

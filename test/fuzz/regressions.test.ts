@@ -4,13 +4,15 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import http from 'node:http'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import { createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { unexpectedInLog } from '../support/fuzz/answer-oracle.js'
 
 const holes = suite('holes the fuzzer found')
+const jwtSecret = 'fuzz-regressions-jwt-secret-0123456789abcdef'
 let daemon: TestDaemon
 
 holes.before(async () => {
-  daemon = await startDaemon({ env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+  daemon = await startDaemon({ config: jwtSecretConfig(jwtSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
 })
 holes.after(async () => {
   await daemon.stop()
@@ -47,6 +49,24 @@ holes('a URL or headers past the parser limit get a JSON 431', async () => {
     assert.match(res.type, /^application\/json/)
     assert.equal(JSON.parse(res.text), { detail: 'Request Header Fields Too Large' })
   }
+})
+
+holes('an input nested 100,000 deep is refused by validation, not a stack overflow (HostCreatePayment extra)', async () => {
+  const user = await createAppWithUser(daemon, { jwtSecret })
+  const keys = await daemon.request('POST', '/api/user/wallet/keys', { headers: { authorization: `Bearer ${user.userToken}` } })
+  const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+  const res = await daemon.request('POST', '/api/v1/payments', {
+    rawBody: `{"out":false,"amount":1,"memo":"x","extra":{"a":${deep}}}`,
+    headers: { 'content-type': 'application/json', 'x-api-key': keys.json.admin_key },
+  })
+  assert.is(res.status, 400, res.text)
+  assert.equal(res.json, { detail: 'body: nested deeper than 32 levels' })
+  const pub = await daemon.request('POST', '/api/user/invoice/new', {
+    rawBody: `{"amountSats":1,"memo":${deep}}`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${user.userToken}` },
+  })
+  assert.equal(pub.json, { status: 'ERROR', reason: 'invalid request body: body: nested deeper than 32 levels' })
+  assert.equal(unexpectedInLog(daemon.logs()), [])
 })
 
 holes.run()
