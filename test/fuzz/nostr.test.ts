@@ -10,7 +10,7 @@ import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
 import { assertAuditClean } from '../wallet/money.js'
 import { checkPubReply, unexpectedInLog } from '../support/fuzz/answer-oracle.js'
-import { campaignSeed, runCampaign, scaled, summarise, timeLimitMs } from '../support/fuzz/campaign.js'
+import { answerDeadlineMs, campaignSeed, runCampaign, scaled, summarise, timeLimitMs } from '../support/fuzz/campaign.js'
 import { garbageEvents, garbageFrames, nostrCases, requestEvent, type NostrCase } from '../support/fuzz/nostr-cases.js'
 import { connectWire } from '../relay/wire-client.js'
 import { startFuzzTarget, type FuzzTarget } from '../support/fuzz/fuzz-daemon.js'
@@ -58,13 +58,13 @@ test(`every reply to ${scaled(requests)} fuzzed relay requests is a documented o
     requests: scaled(requests),
     batch: 256,
     concurrency: 32,
-    timeLimitMs: timeLimitMs(170),
+    timeLimitMs: timeLimitMs(130),
     label: c => ({ op: c.op, how: c.how, request: c.envelope('<sender>', '<id>').slice(0, 400) }),
     run: async c => {
       const requestId = `fuzz-${counter++}`
       const client = c.caller === 'admin' ? admin : users[counter % users.length]!
       const event = requestEvent(client, appPubkey, c.envelope(client.pubkey, requestId), c.scheme)
-      const reply = c.answered ? client.waitFor(requestId, 45_000) : undefined
+      const reply = c.answered ? client.waitFor(requestId, answerDeadlineMs(c.op)) : undefined
       reply?.catch(() => {})
       try {
         await client.publish(event)
@@ -104,7 +104,7 @@ test(`${scaled(garbage)} garbage events and relay frames are dropped or refused,
     requests: scaled(garbage),
     batch: 256,
     concurrency: 16,
-    timeLimitMs: timeLimitMs(30),
+    timeLimitMs: timeLimitMs(25),
     label: c => ({ op: 'garbage', how: c.how, request: '' }),
     run: async c => {
       if ('frame' in c) {

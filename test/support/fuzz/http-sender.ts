@@ -5,7 +5,7 @@ import type { HttpAnswer } from './answer-oracle.js'
 import type { HttpCase } from './http-cases.js'
 
 export interface HttpSender {
-  send(request: HttpCase): Promise<HttpAnswer>
+  send(request: HttpCase, deadlineMs?: number): Promise<HttpAnswer>
   close(): void
 }
 
@@ -13,7 +13,7 @@ export function httpSender(baseUrl: string, opts: { sockets: number; deadlineMs:
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.sockets })
   const url = new URL(baseUrl)
   return {
-    send: request =>
+    send: (request, deadlineMs = opts.deadlineMs) =>
       new Promise((resolve, reject) => {
         const req = http.request(
           {
@@ -23,7 +23,7 @@ export function httpSender(baseUrl: string, opts: { sockets: number; deadlineMs:
             method: request.method,
             path: request.path,
             headers: { ...request.headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) },
-            timeout: opts.deadlineMs,
+            timeout: deadlineMs,
           },
           res => {
             const chunks: Buffer[] = []
@@ -34,7 +34,7 @@ export function httpSender(baseUrl: string, opts: { sockets: number; deadlineMs:
             res.on('error', reject)
           },
         )
-        req.on('timeout', () => req.destroy(new Error(`no answer within ${opts.deadlineMs} ms`)))
+        req.on('timeout', () => req.destroy(new Error(`no answer within ${deadlineMs} ms`)))
         req.on('error', reject)
         req.end(request.body)
       }),

@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import { catalogue, type CatalogueEntry } from '../../../schema/catalogue.js'
 import { assertAuditClean } from '../../wallet/money.js'
 import { checkHttpAnswer, unexpectedInLog } from './answer-oracle.js'
-import { campaignSeed, runCampaign, scaled, summarise, timeLimitMs, type CampaignResult } from './campaign.js'
+import { answerDeadlineMs, campaignSeed, runCampaign, scaled, summarise, timeLimitMs, type CampaignResult } from './campaign.js'
 import { httpCases, type HttpCase } from './http-cases.js'
 import { httpSender } from './http-sender.js'
 import { maxBodyBytes, startFuzzTarget, type FuzzTarget } from './fuzz-daemon.js'
@@ -71,7 +71,7 @@ export function httpFuzzSuite(opts: HttpSuiteOptions): void {
       run: async c => {
         let answer
         try {
-          answer = await sender.send(c)
+          answer = await sender.send(c, answerDeadlineMs(c.op))
         } catch (err) {
           // The daemon may reset a connection whose upload is over the limit once it has answered.
           if (c.how.includes('over the limit') && /ECONNRESET|EPIPE|socket hang up/.test((err as Error).message)) return { problems: [], reached: false }
