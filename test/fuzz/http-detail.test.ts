@@ -7,5 +7,5 @@ httpFuzzSuite({
   share: entry => entry.dialect === 'detail',
   requests: 35_000,
   seed: 1402,
-  timeLimitSeconds: 150,
+  timeLimitSeconds: 120,
 })

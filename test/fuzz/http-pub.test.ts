@@ -6,5 +6,5 @@ httpFuzzSuite({
   share: entry => entry.dialect === 'pub',
   requests: 45_000,
   seed: 1401,
-  timeLimitSeconds: 150,
+  timeLimitSeconds: 120,
 })

@@ -58,7 +58,7 @@ test(`every reply to ${scaled(requests)} fuzzed relay requests is a documented o
     requests: scaled(requests),
     batch: 256,
     concurrency: 32,
-    timeLimitMs: timeLimitMs(130),
+    timeLimitMs: timeLimitMs(100),
     label: c => ({ op: c.op, how: c.how, request: c.envelope('<sender>', '<id>').slice(0, 400) }),
     run: async c => {
       const requestId = `fuzz-${counter++}`
@@ -104,7 +104,7 @@ test(`${scaled(garbage)} garbage events and relay frames are dropped or refused,
     requests: scaled(garbage),
     batch: 256,
     concurrency: 16,
-    timeLimitMs: timeLimitMs(25),
+    timeLimitMs: timeLimitMs(20),
     label: c => ({ op: 'garbage', how: c.how, request: '' }),
     run: async c => {
       if ('frame' in c) {
