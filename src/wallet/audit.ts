@@ -28,11 +28,13 @@ export function auditLedger(db: Db): AuditReport {
   const read = db.transaction(() => {
     const balanceMismatches = db
       .prepare(
-        `SELECT u.id AS userId, u.balance_msat AS storedMsat, COALESCE(j.total, 0) AS journalMsat
-         FROM users u LEFT JOIN (
-           SELECT substr(account, 6) AS user_id, SUM(amount_msat) AS total FROM ledger_entries
-           WHERE account LIKE 'user:%' GROUP BY account) j ON j.user_id = u.id
-         WHERE u.balance_msat != COALESCE(j.total, 0)`,
+        // One index range per wallet (ledger_entries_account). A join against a grouped subquery instead was
+        // planned as a scan of the whole grouped result per wallet: minutes at 100k wallets.
+        `SELECT userId, storedMsat, journalMsat FROM (
+           SELECT u.id AS userId, u.balance_msat AS storedMsat,
+             (SELECT COALESCE(SUM(e.amount_msat), 0) FROM ledger_entries e WHERE e.account = 'user:' || u.id) AS journalMsat
+           FROM users u)
+         WHERE storedMsat != journalMsat`,
       )
       .all() as AuditReport['balanceMismatches']
     const orphanEntries = db
