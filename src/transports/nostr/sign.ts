@@ -10,7 +10,16 @@ export type SignEvent = (template: EventTemplate, secretKey: Uint8Array) => Even
 export async function createEventSigner(): Promise<{ sign: SignEvent; engine: 'wasm' | 'js' }> {
   try {
     setNostrWasm(await initNostrWasm())
-    return { sign: (template, key) => wasmFinalize({ ...template }, key), engine: 'wasm' }
+    // The wasm module hashes inside a fixed memory: an event of about a megabyte makes it throw "Out of memory".
+    // Such events are rare; they are signed in pure JS instead of failing.
+    const sign: SignEvent = (template, key) => {
+      try {
+        return wasmFinalize({ ...template }, key)
+      } catch {
+        return pureFinalize({ ...template }, key)
+      }
+    }
+    return { sign, engine: 'wasm' }
   } catch {
     return { sign: (template, key) => pureFinalize({ ...template }, key), engine: 'js' }
   }

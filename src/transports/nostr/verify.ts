@@ -19,6 +19,8 @@ export interface EventVerifier {
   remember(event: Event): void
 }
 
+/** Events with longer content may exceed the wasm module's memory (seen at about a megabyte). */
+const wasmSafeContentLength = 256 * 1024
 /** Signatures remembered; older ones are checked in full again. */
 const memoCapacity = 16_384
 
@@ -28,7 +30,17 @@ export async function createEventVerifier(): Promise<EventVerifier> {
   let engine: 'wasm' | 'js'
   try {
     setNostrWasm(await initNostrWasm())
-    check = event => wasmVerify(event)
+    // The wasm module hashes inside a fixed memory: an event of about a megabyte comes back false (or throws)
+    // whatever its signature. Only such large events get a second, pure-JS check, so forged small events cost
+    // one wasm check as before.
+    check = event => {
+      try {
+        if (wasmVerify(event)) return true
+      } catch {
+        // checked below
+      }
+      return typeof event.content === 'string' && event.content.length > wasmSafeContentLength && pureVerify(event)
+    }
     engine = 'wasm'
   } catch {
     check = event => pureVerify(event)
