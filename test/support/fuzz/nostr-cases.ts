@@ -4,17 +4,7 @@
 import crypto from 'node:crypto'
 import fc from 'fast-check'
 // The wasm signer (PubClient installs it): pure-JS Schnorr signing would cost the campaign more than the daemon.
-import { finalizeEvent as wasmFinalize, generateSecretKey, type Event, type EventTemplate } from 'nostr-tools/wasm'
-import { finalizeEvent as pureFinalize } from 'nostr-tools/pure'
-
-/** The wasm module runs out of memory on events of about a megabyte; those are signed in pure JS. */
-function finalizeEvent(template: EventTemplate, key: Uint8Array): Event {
-  try {
-    return wasmFinalize({ ...template }, key)
-  } catch {
-    return pureFinalize({ ...template }, key)
-  }
-}
+import { finalizeEvent, generateSecretKey, type Event } from 'nostr-tools/wasm'
 import { v2 as nip44 } from 'nostr-tools/nip44'
 import type { CatalogueEntry } from '../../../schema/catalogue.js'
 import { nip44v1Encrypt, type PubClient } from '../pub-client.js'
