@@ -7,7 +7,7 @@
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { OperationError, isOperationError } from '../bus/errors.js'
 import { providerFor, quoteAll, QuoteRefused, swapSecretKey, unixSecondsOrZero, type Provider, type SwapDeskDeps } from './providers.js'
-import type { SwapUpdate } from './provider-updates.js'
+import { swapFollowers, type SwapUpdate } from './provider-updates.js'
 import {
   cooperativeRefund,
   findLockupOutput,
@@ -34,7 +34,12 @@ export interface InvoiceSwapQuoteRequest {
 
 export function invoiceSwapDesk(deps: SwapDeskDeps) {
   const { store, node, network, log } = deps
-  const following = new Map<string, () => void>()
+  const followers = swapFollowers<InvoiceSwapRow>({
+    updatesFor: url => providerFor(deps.providers, url).updates,
+    onUpdate: (id, update) => onUpdate(id, update),
+    log,
+    what: 'invoice swap',
+  })
   /** Swaps paid with `no_claim`: we do not co-sign the provider's claim (it then takes the script path). */
   const noClaim = new Set<string>()
 
@@ -44,10 +49,6 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
     tree: parseTree(swap.swap_tree),
   })
 
-  const stopFollowing = (id: string) => {
-    following.get(id)?.()
-    following.delete(id)
-  }
 
   async function quoteOne(provider: Provider, invoice: { paymentRequest: string; paymentHash: string }, request: InvoiceSwapQuoteRequest) {
     const pair = await provider.api.submarinePair()
@@ -135,24 +136,13 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
     } else if (failedStatuses.has(update.status)) {
       const reason = `${update.status}${update.failureReason ? `: ${update.failureReason}` : ''}`
       if (store.failInvoiceSwap(swap.id, reason)) log.warn({ swap: swap.id, reason }, 'invoice swap failed; it can be refunded')
-      stopFollowing(swap.id)
+      followers.stop(swap.id)
     }
   }
 
   const finish = (swap: InvoiceSwapRow) => {
     if (store.finishInvoiceSwap(swap.id, deps.now())) log.info({ swap: swap.id }, 'invoice swap completed')
-    if (!noClaim.has(swap.id)) stopFollowing(swap.id)
-  }
-
-  const follow = (swap: InvoiceSwapRow) => {
-    if (following.has(swap.id)) return
-    const provider = providerFor(deps.providers, swap.provider_url)
-    following.set(
-      swap.id,
-      provider.updates.follow(swap.provider_swap_id, update => {
-        onUpdate(swap.id, update).catch(err => log.error({ err, swap: swap.id }, 'invoice swap update not handled'))
-      }),
-    )
+    if (!noClaim.has(swap.id)) followers.stop(swap.id)
   }
 
   const find = (id: string): InvoiceSwapRow => {
@@ -221,7 +211,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       if (!store.takeInvoiceSwapForPaying(swap.id, deps.now())) throw new OperationError('conflict', 'this swap is already being paid')
       const rate = request.satPerVbyte || swap.sat_per_vbyte
       if (request.noClaim) noClaim.add(swap.id)
-      follow(swap)
+      followers.follow(swap)
       let sent
       try {
         sent = await node.sendToAddress({ address: swap.lockup_address, amountSats: swap.expected_amount_sats, satPerVbyte: rate })
@@ -229,7 +219,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
         if (isOperationError(err)) {
           // The node refused up front: nothing was sent, the quote can be paid again.
           store.releaseInvoiceSwap(swap.id)
-          stopFollowing(swap.id)
+          followers.stop(swap.id)
           throw err
         }
         log.error({ err, swap: swap.id }, 'the node failed while funding an invoice swap; whether coins left is unknown')
@@ -291,7 +281,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       // A concurrent call that stored its refund first wins; this one returns that transaction.
       store.setRefundTx(swap.id, tx.id, tx.hex, deps.now())
       swap = find(swap.id)
-      stopFollowing(swap.id)
+      followers.stop(swap.id)
       log.info({ swap: swap.id, txid: swap.refund_tx_id }, 'invoice swap refunded')
       return broadcastRefund(swap, provider)
     },
@@ -315,7 +305,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       const open = store.invoiceSwapsInProgress().filter(swap => swap.status === 'paid')
       for (const swap of open) {
         try {
-          follow(swap)
+          followers.follow(swap)
         } catch (err) {
           log.error({ swap: swap.id, reason: (err as Error).message }, 'cannot resume an invoice swap')
         }
@@ -324,7 +314,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
     },
 
     stop(): void {
-      for (const id of [...following.keys()]) stopFollowing(id)
+      followers.stopAll()
     },
   }
 }

@@ -91,3 +91,33 @@ export function providerUpdates({ url, log, timers }: { url: string; log: Logger
 }
 
 export type ProviderUpdates = ReturnType<typeof providerUpdates>
+
+/**
+ * The swaps one flow follows, each on its provider's stream, at most once: both flows (transaction and invoice
+ * swaps) keep this table the same way.
+ */
+export function swapFollowers<Swap extends { id: string; provider_swap_id: string; provider_url: string }>(opts: {
+  updatesFor(providerUrl: string): ProviderUpdates
+  onUpdate(swapId: string, update: SwapUpdate): Promise<void>
+  log: Logger
+  what: string
+}) {
+  const following = new Map<string, () => void>()
+  const stop = (id: string) => {
+    following.get(id)?.()
+    following.delete(id)
+  }
+  return {
+    follow(swap: Swap): void {
+      if (following.has(swap.id)) return
+      const unsubscribe = opts.updatesFor(swap.provider_url).follow(swap.provider_swap_id, update => {
+        opts.onUpdate(swap.id, update).catch(err => opts.log.error({ err, swap: swap.id }, `${opts.what} update not handled`))
+      })
+      following.set(swap.id, unsubscribe)
+    },
+    stop,
+    stopAll(): void {
+      for (const id of [...following.keys()]) stop(id)
+    },
+  }
+}

@@ -8,7 +8,7 @@
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { OperationError, isOperationError } from '../bus/errors.js'
 import { providerFor, quoteAll, QuoteRefused, swapSecretKey, unixSecondsOrZero, type Provider, type SwapDeskDeps, type SwapWallet } from './providers.js'
-import type { SwapUpdate } from './provider-updates.js'
+import { swapFollowers, type SwapUpdate } from './provider-updates.js'
 import {
   cooperativeClaim,
   findLockupOutput,
@@ -55,7 +55,12 @@ type Waiter = { resolve(txid: string): void; reject(err: OperationError): void }
 export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs: number }) {
   const { store, node, network, wallet, log } = deps
   const waiters = new Map<string, Set<Waiter>>()
-  const following = new Map<string, () => void>()
+  const followers = swapFollowers<TxSwapRow>({
+    updatesFor: url => providerFor(deps.providers, url).updates,
+    onUpdate: (id, update) => onUpdate(id, update),
+    log,
+    what: 'transaction swap',
+  })
   const claiming = new Set<string>()
 
   const settleWaiters = (id: string, outcome: { txid: string } | { error: OperationError }) => {
@@ -75,22 +80,18 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
   const fail = (swap: TxSwapRow, reason: string) => {
     if (store.failTxSwap(swap.id, reason, deps.now())) {
       log.warn({ swap: swap.id, reason }, 'transaction swap failed')
-      stopFollowing(swap.id)
+      followers.stop(swap.id)
     }
     settleWaiters(swap.id, { error: new OperationError('upstream_failed', `the swap failed: ${reason}`) })
   }
 
   /** Back to `quoted`: nothing was sent, so the quote stays usable until it expires. */
   const release = (swap: TxSwapRow, refusal: OperationError) => {
-    stopFollowing(swap.id)
+    followers.stop(swap.id)
     store.releaseTxSwap(swap.id)
     settleWaiters(swap.id, { error: refusal })
   }
 
-  const stopFollowing = (id: string) => {
-    following.get(id)?.()
-    following.delete(id)
-  }
 
   async function quoteOne(provider: Provider, userId: string | null, amountSats: number): Promise<TxSwapQuote> {
     const pair = await provider.api.reversePair()
@@ -201,7 +202,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       }
       await provider.api.broadcast(current.claim_tx_hex!)
       if (store.finishTxSwap(current.id, deps.now())) log.info({ swap: current.id, txid: current.claim_tx_id }, 'transaction swap claimed')
-      stopFollowing(current.id)
+      followers.stop(current.id)
       settleWaiters(current.id, { txid: current.claim_tx_id! })
     } catch (err) {
       // The claim stays stored; the next status update or the next start broadcasts it again.
@@ -221,15 +222,6 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     } else if (failedStatuses.has(update.status)) {
       fail(swap, `${update.status}${update.failureReason ? `: ${update.failureReason}` : ''}`)
     }
-  }
-
-  const follow = (swap: TxSwapRow) => {
-    if (following.has(swap.id)) return
-    const provider = providerFor(deps.providers, swap.provider_url)
-    const stop = provider.updates.follow(swap.provider_swap_id, update => {
-      onUpdate(swap.id, update).catch(err => log.error({ err, swap: swap.id }, 'transaction swap update not handled'))
-    })
-    following.set(swap.id, stop)
   }
 
   /** Resolves with the claim's txid, or rejects when the swap fails, or after `payWaitMs`. */
@@ -265,7 +257,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     }
     if (!store.startPaying(id, address, deps.now())) throw new OperationError('conflict', 'this swap is already being paid')
     const paying = store.txSwap(id)!
-    follow(paying)
+    followers.follow(paying)
     return paying
   }
 
@@ -351,7 +343,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       const open = store.txSwapsInProgress()
       for (const swap of open) {
         try {
-          follow(swap)
+          followers.follow(swap)
         } catch (err) {
           log.error({ swap: swap.id, reason: (err as Error).message }, 'cannot resume a transaction swap')
         }
@@ -369,7 +361,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     },
 
     stop(): void {
-      for (const id of [...following.keys()]) stopFollowing(id)
+      followers.stopAll()
     },
   }
 }
