@@ -93,6 +93,11 @@ export interface ClinkTransport {
   idle(): Promise<void>
 }
 
+/** An answer's tags: the requester, the request it answers, and the CLINK version where the answer carries it. */
+function answerTags(to: string, replyTo: string, clinkVersion: boolean | undefined): string[][] {
+  return [['p', to], ['e', replyTo], ...(clinkVersion ? [['clink_version', '1']] : [])]
+}
+
 export function isClinkKind(kind: number): kind is ClinkKind {
   return (clinkKinds as readonly number[]).includes(kind)
 }
@@ -105,7 +110,7 @@ export function clinkTransport(deps: ClinkTransportDeps): ClinkTransport {
   /** Encrypts, signs and publishes an answer; returns what to store for a re-send. */
   function publish(app: AppKey, to: string, kind: ClinkKind, replyTo: string, scheme: CipherScheme, answer: ClinkAnswer, notBefore = 0): StoredReply {
     const content = encryptWith(scheme, JSON.stringify(answer.payload), deps.keys.get(scheme, app.secretKey, app.pubkey, to))
-    const tags = [['p', to], ['e', replyTo], ...(answer.clinkVersion ? [['clink_version', '1']] : [])]
+    const tags = answerTags(to, replyTo, answer.clinkVersion)
     const sentAt = Math.max(nowUnix(), notBefore)
     deps.publish(deps.sign({ kind, created_at: sentAt, tags, content }, app.secretKey))
     return { sentAt, contents: [content], ...(answer.clinkVersion ? { clinkVersion: true } : {}) }
@@ -127,7 +132,7 @@ export function clinkTransport(deps: ClinkTransportDeps): ClinkTransport {
       const content = stored.contents[0]
       if (content === undefined) return
       // The same content and tags re-sent later than the first copy, so it gets a new event id.
-      const tags = [['p', event.pubkey], ['e', event.id], ...(stored.clinkVersion ? [['clink_version', '1']] : [])]
+      const tags = answerTags(event.pubkey, event.id, stored.clinkVersion)
       const sentAt = Math.max(nowUnix(), stored.sentAt + 1)
       deps.publish(deps.sign({ kind: event.kind, created_at: sentAt, tags, content }, app.secretKey))
       await processed.answer(event.id, { ...stored, sentAt })
