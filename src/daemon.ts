@@ -19,10 +19,9 @@ import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
-import { createNode, nodeHandlers, nodeNotReadyReason, resolveLndConnection, type LightningNode } from './node/index.js'
+import { createNode, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
-import { createModelRegistry, defaultModelsBaseUrl, detectLocalEngine, fixedEngine, modelHandlers } from './models/index.js'
-import { createRecordings, createTranscriber, importLocalEngine, readTestCatalogue } from './models/index.js'
+import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
 import { hostedExtensions, startExtensions } from './extensions/index.js'
@@ -93,23 +92,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   let node: LightningNode
   try {
     node = await createNode(
-      {
-        backend: config.node.backend,
-        network: config.node.network,
-        alias: config.node.alias,
-        simulatePayments: config.node.simulate_payments,
-        // Test mode is on by default with the embedded node, off with a real node (reference/pub-protocol.md §8.2).
-        mock: config.node.mock ?? config.node.backend === 'embedded',
-        dataDir,
-        lnd:
-          config.node.backend === 'lnd'
-            ? resolveLndConnection(
-                { socket: config.node.lnd_socket, certPath: config.node.lnd_cert_path, macaroonPath: config.node.lnd_macaroon_path },
-                process.env,
-              )
-            : undefined,
-        waitForNode: config.node.wait_for_node,
-      },
+      nodeOptions(config.node, dataDir, process.env),
       { db: store.db, clock, random: bytes => randomBytes(bytes), log: log.child({ room: 'node' }) },
     )
   } catch (err) {
@@ -149,34 +132,13 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   // The books are checked before any money moves; while they are in doubt, nothing leaves a wallet.
   const audit = wallet.auditAtStart(store.file)
 
-  const models = createModelRegistry({
+  const { models, recordings } = await startModelRoom(config.models, {
     db: store.db,
     dataDir,
-    baseUrl: config.models.base_url ?? defaultModelsBaseUrl(process.env),
-    engine:
-      config.models.engine === 'auto'
-        ? await detectLocalEngine({ log: log.child({ room: 'models' }) })
-        : fixedEngine(config.models.engine === 'assume_installed'),
-    clock,
-    log: log.child({ room: 'models' }),
-    stallTimeoutMs: config.models.stall_timeout_seconds * 1000,
-    catalogue:
-      config.models.test_catalogue_file === undefined
-        ? undefined
-        : readTestCatalogue(config.models.test_catalogue_file, log.child({ room: 'models' })),
-  })
-  const recordings = createRecordings({
-    db: store.db,
-    dataDir,
-    models,
-    transcriber: createTranscriber({
-      loadEngine: importLocalEngine,
-      log: log.child({ room: 'models' }),
-      timeoutMs: config.models.transcription_timeout_seconds * 1000,
-    }),
     clock,
     random: bytes => randomBytes(bytes),
     log: log.child({ room: 'models' }),
+    env: process.env,
   })
 
   const registry = createRegistry(catalogue)

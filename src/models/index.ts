@@ -25,3 +25,4 @@ export {
 export { readTestCatalogue } from './catalogue-file.js'
 export { toEngineAudio, AudioRejected, engineSampleRate } from './wav-audio.js'
 export { followDownload, formatProgressBar, type FollowDownloadOptions } from './progress-bar.js'
+export { startModelRoom } from './room.js'

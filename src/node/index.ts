@@ -2,6 +2,8 @@
 // named by `[node] backend`. Nothing outside src/node/ imports a backend.
 import { createEmbeddedNode } from './embedded/embedded-node.js'
 import type { LightningNode, NodeConfig, NodeDeps } from './lightning-node.js'
+import type { Config } from '../config/index.js'
+import { resolveLndConnection } from './lnd/lnd-settings.js'
 
 export type {
   AddPeerRequest,
@@ -40,6 +42,24 @@ export type {
 } from './lightning-node.js'
 
 export { defaultLndSocket, resolveLndConnection } from './lnd/lnd-settings.js'
+
+/** The backend's options from `[node]` (and, for LND, the environment's LND_* settings). */
+export function nodeOptions(config: Config['node'], dataDir: string, env: NodeJS.ProcessEnv): NodeConfig {
+  return {
+    backend: config.backend,
+    network: config.network,
+    alias: config.alias,
+    simulatePayments: config.simulate_payments,
+    // Test mode is on by default with the embedded node, off with a real node (reference/pub-protocol.md §8.2).
+    mock: config.mock ?? config.backend === 'embedded',
+    dataDir,
+    lnd:
+      config.backend === 'lnd'
+        ? resolveLndConnection({ socket: config.lnd_socket, certPath: config.lnd_cert_path, macaroonPath: config.lnd_macaroon_path }, env)
+        : undefined,
+    waitForNode: config.wait_for_node,
+  }
+}
 
 /**
  * Builds the configured backend. The embedded node creates its key file in `config.dataDir` on first start; the
