@@ -14,6 +14,7 @@ import { answerDeadlineMs, campaignSeed, runCampaign, scaled, summarise, timeLim
 import { garbageEvents, garbageFrames, nostrCases, requestEvent, type NostrCase } from '../support/fuzz/nostr-cases.js'
 import { connectWire } from '../relay/wire-client.js'
 import { startFuzzTarget, type FuzzTarget } from '../support/fuzz/fuzz-daemon.js'
+import { defaultRelayLimits } from '../../src/relay/limits.js'
 
 // With the two HTTP files: 45,000 + 35,000 + 17,000 + 3,000 = 100,000 requests per CI run.
 const requests = 17_000
@@ -64,6 +65,16 @@ test(`every reply to ${scaled(requests)} fuzzed relay requests is a documented o
       const requestId = `fuzz-${counter++}`
       const client = c.caller === 'admin' ? admin : users[counter % users.length]!
       const event = requestEvent(client, appPubkey, c.envelope(client.pubkey, requestId), c.scheme)
+      const frame = JSON.stringify(['EVENT', event])
+      if (Buffer.byteLength(frame) > defaultRelayLimits.maxFrameBytes) {
+        // Beyond the relay's frame limit the connection itself is closed (1009): never on a shared one.
+        const own = await connectWire(appProfile(target.daemon.dataDir).relays[0]!)
+        own.sendRaw(frame)
+        const closed = await Promise.race([own.closed, new Promise<undefined>(resolve => setTimeout(() => resolve(undefined), 10_000).unref())])
+        own.close()
+        const problems = closed?.code === 1009 ? [] : [`a ${Buffer.byteLength(frame)}-byte frame: relay closed with ${closed?.code ?? 'nothing in 10 s'}, not 1009`]
+        return { problems, reached: false }
+      }
       const reply = c.answered ? client.waitFor(requestId, answerDeadlineMs(c.op)) : undefined
       reply?.catch(() => {})
       try {

@@ -85,7 +85,7 @@ export class PubClient {
   private readonly relays = new Map<string, AbstractRelay | undefined>()
   private readonly seen = new Set<string>()
   private readonly shards = new Map<string, string[]>()
-  private readonly waiters: { match(reply: Reply): boolean; resolve(reply: Reply): void }[] = []
+  private readonly waiters: { match(reply: Reply): boolean; resolve(reply: Reply): void; abandon(reason: Error): void }[] = []
   private readonly startedAt = Math.floor(Date.now() / 1000)
   private closed = false
   private keys = new Map<Scheme, Uint8Array>()
@@ -161,6 +161,10 @@ export class PubClient {
           clearTimeout(timer)
           resolve(reply)
         },
+        abandon: (reason: Error) => {
+          clearTimeout(timer)
+          reject(reason)
+        },
       }
       this.waiters.push(waiter)
     })
@@ -188,6 +192,8 @@ export class PubClient {
 
   close(): void {
     this.closed = true
+    // A pending wait would keep the process alive until its deadline.
+    for (const waiter of this.waiters.splice(0)) waiter.abandon(new Error('the client was closed'))
     for (const relay of this.relays.values()) relay?.close()
   }
 
