@@ -133,7 +133,8 @@ export async function openHeadless(executable: string, viewport = { width: 900, 
       const exited = new Promise(resolve => child.once('exit', resolve))
       child.kill('SIGTERM')
       await exited
-      fs.rmSync(profile, { recursive: true, force: true })
+      // Chromium's helper processes may still be writing into the profile for a moment after the browser exits.
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
     },
   }
   return page
