@@ -10,6 +10,7 @@ import { benchPayments } from './payments.js'
 import { benchNostr } from './nostr.js'
 import { benchRestaurant } from './restaurant.js'
 import { benchBudget } from './budget.js'
+import { benchMetricsZip } from './metrics-zip.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
@@ -22,6 +23,7 @@ const parts: Record<string, () => Promise<unknown>> = {
   }),
   nostr: () => benchNostr({ durationMs, inFlight: [8, 64] }),
   restaurant: () => benchRestaurant({ durationMs }),
+  metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
 }
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts)
 

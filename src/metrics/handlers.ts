@@ -6,7 +6,7 @@ import type { Db } from '../store/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { Clock } from '../bus/context.js'
 import { appsReport } from './apps-report.js'
-import { archiveMetrics } from './archive.js'
+import { createMetricsArchiver } from './archive.js'
 import { rootApp } from './bundle.js'
 import { withDeadline } from './deadline.js'
 import type { ErrorCounters } from './error-windows.js'
@@ -46,6 +46,15 @@ export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
   const appsMetrics = appsReport(deps.db)
   const nodes = nodeReport({ node: deps.node, bundles, clock, sampleNow: deps.sampleNow })
   let lockedSince: number | undefined
+  const archiver = createMetricsArchiver({
+    metricsDir: deps.metricsDir,
+    now: () => clock.now(),
+    beforeBuild: () => {
+      usage.flush()
+      bundles.flush()
+      errors.persist()
+    },
+  })
 
   return {
     GetUsageMetrics: async input => {
@@ -76,12 +85,7 @@ export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
 
     GetNodeForwardingMetrics: async input => nodes.forwardingMetrics(input),
 
-    ZipMetricsStorages: async () => {
-      usage.flush()
-      bundles.flush()
-      errors.persist()
-      return { path: await archiveMetrics(deps.metricsDir, clock.now()) }
-    },
+    ZipMetricsStorages: async () => ({ path: await archiver.archive() }),
 
     ResetMetricsStorages: async () => {
       if (!deps.allowReset) {

@@ -186,6 +186,31 @@ zip('the system unzip accepts the archive and extracts the same bytes', async ()
   assert.is(fs.readFileSync(path.join(target, 'cache/error-stats.json'), 'utf8'), '[[1,2,3]]')
 })
 
+zip('a file larger than a slice is one entry; the loop gets a turn between slices and every few files', async () => {
+  fs.mkdirSync(path.join(dir, 'in'))
+  const big = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256))
+  fs.writeFileSync(path.join(dir, 'in', 'big.mtlv'), big)
+  for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(dir, 'in', `${i}.json`), `{"n":${i}}`)
+  const out = path.join(dir, 'sliced.zip')
+  let turns = 0
+  const count = await writeZipArchive(
+    out,
+    [
+      { name: 'big.mtlv', file: path.join(dir, 'in', 'big.mtlv') },
+      ...Array.from({ length: 5 }, (_, i) => ({ name: `${i}.json`, file: path.join(dir, 'in', `${i}.json`) })),
+      { name: 'gone.json', file: path.join(dir, 'in', 'removed-meanwhile.json') },
+    ],
+    { sliceBytes: 16 * 1024, sliceFiles: 2, yieldToLoop: async () => void turns++ },
+  )
+  assert.is(count, 6, 'a file that is gone is left out')
+  const entries = readZip(out)
+  assert.equal(entries.map(e => e.name), ['big.mtlv', '0.json', '1.json', '2.json', '3.json', '4.json'])
+  assert.ok(entries[0]!.data.equals(big), 'the slices inflate as one stream')
+  assert.is(entries[3]!.data.toString(), '{"n":2}')
+  assert.ok(turns >= 5 + 2, `${turns} turns: one per full slice of the big file, one per two files`)
+  if (!spawnSync('unzip', ['-v']).error) execFileSync('unzip', ['-t', '-q', out])
+})
+
 zip('an empty archive is still a valid zip', async () => {
   const out = path.join(dir, 'empty.zip')
   assert.is(await writeZipArchive(out, []), 0)

@@ -278,6 +278,22 @@ node('ZipMetricsStorages answers the path of a zip holding every metrics file', 
   assert.not.ok(zipNames(second).some(name => name.startsWith('archives/')), 'an archive does not hold archives')
 })
 
+node('concurrent ZipMetricsStorages calls all answer an archive that exists', async () => {
+  h.outcomes.next(outcome('GetUserInfo', { caller: userCaller }))
+  // The clock stands still: every call is made in the same millisecond.
+  const calls = [h.call('ZipMetricsStorages'), h.call('ZipMetricsStorages'), h.call('ZipMetricsStorages')]
+  const paths = (await Promise.all(calls)).map(answer => answer.path as string)
+  for (const answered of paths) {
+    assert.ok(fs.existsSync(answered), `${answered} was answered but is gone`)
+    assert.ok(zipNames(answered).includes(`usage/${appId}/GetUserInfo/0.mtlv`))
+  }
+  const archives = path.dirname(paths[0]!)
+  assert.equal(fs.readdirSync(archives), [path.basename(paths[0]!)], 'one archive, no partial builds left')
+  const later = (await h.call('ZipMetricsStorages')).path
+  assert.is.not(later, paths[0], 'a call after the build answered gets a new archive, even in the same millisecond')
+  assert.equal(fs.readdirSync(archives), [path.basename(later)])
+})
+
 node('ResetMetricsStorages refuses unless the configuration allows it, then wipes usage, bundles and errors', async () => {
   h.outcomes.next(outcome('GetUserInfo', { caller: userCaller, ok: false }))
   await rejects(h.call('ResetMetricsStorages'), 'forbidden', /allow_reset/)
