@@ -200,6 +200,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     random: bytes => randomBytes(bytes),
     log: log.child({ room: 'clink' }),
     allowLoopbackCallbacks: config.callbacks.allow_loopback,
+    debitRequestLifetimeMs: config.clink.debit_request_seconds * 1000,
   })
   registry.register(clink.handlers, 'clink')
   const rates = createRates({

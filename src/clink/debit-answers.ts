@@ -1,6 +1,9 @@
 // What a debit requester hears (reference/pub-protocol.md §5.3, the CLINK debits spec): `{res:"ok"}`,
 // `{res:"ok", preimage}`, or GFY ("general failure to yield") with a code 1–6, and for code 5 the allowed range.
+import type { Logger } from 'pino'
 import { OperationError, isOperationError } from '../bus/errors.js'
+import { clinkDebitKind, type ClinkOutbox } from '../transports/nostr/index.js'
+import type { ParkedRequest } from './debit-store.js'
 
 export type GfyCode = 1 | 2 | 3 | 4 | 5 | 6
 export type DebitAnswer = Record<string, unknown>
@@ -14,8 +17,21 @@ const gfyText: Record<GfyCode, string> = {
   6: 'Invalid Request',
 }
 
-export function gfy(code: GfyCode, extra: { error?: string; range?: { min: number; max: number } } = {}): DebitAnswer {
-  return { res: 'GFY', code, error: extra.error ?? gfyText[code], ...(extra.range ? { range: extra.range } : {}) }
+export interface GfyExtra {
+  error?: string
+  range?: { min: number; max: number }
+  /** Code 3: how old the request may be and how old it was, in ms (the CLINK debits spec's `delta`). */
+  delta?: { max_delta_ms: number; actual_delta_ms: number }
+}
+
+export function gfy(code: GfyCode, extra: GfyExtra = {}): DebitAnswer {
+  return {
+    res: 'GFY',
+    code,
+    error: extra.error ?? gfyText[code],
+    ...(extra.range ? { range: extra.range } : {}),
+    ...(extra.delta ? { delta: extra.delta } : {}),
+  }
 }
 
 export const ok = (preimage?: string): DebitAnswer => (preimage === undefined ? { res: 'ok' } : { res: 'ok', preimage })
@@ -48,5 +64,12 @@ export function gfyFor(err: unknown): DebitAnswer {
       return gfy(2)
     default:
       return gfy(1)
+  }
+}
+
+/** Sends the requester of a parked request (already taken off the list) its answer. */
+export function answerParked(box: ClinkOutbox, parked: ParkedRequest, payload: DebitAnswer, log: Logger): void {
+  if (!box.send({ appId: parked.appId, to: parked.requester, kind: clinkDebitKind, replyTo: parked.requestId, payload })) {
+    log.warn({ requestId: parked.requestId }, 'a debit answer was not sent: its app no longer exists')
   }
 }

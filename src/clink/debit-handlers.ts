@@ -6,8 +6,8 @@ import { OperationError } from '../bus/errors.js'
 import type { Clock } from '../bus/context.js'
 import type { HandlerTable } from '../bus/handler.js'
 import type { ClinkOutbox } from '../transports/nostr/index.js'
-import { clinkDebitKind } from '../transports/nostr/index.js'
-import { gfy, ok, type DebitAnswer } from './debit-answers.js'
+import { answerParked as sendAnswer, gfy, ok, type DebitAnswer } from './debit-answers.js'
+import { expiredAnswer, type DebitExpiry } from './debit-expiry.js'
 import { rulesFromWire, rulesToWire } from './debit-rules.js'
 import { rulesOf, type DebitStore, type ParkedRequest } from './debit-store.js'
 import type { DebitPaid, DebitPayer } from './debit-payer.js'
@@ -16,6 +16,7 @@ export interface DebitHandlerDeps {
   store: DebitStore
   payer: DebitPayer
   outbox(): ClinkOutbox | undefined
+  expiry: DebitExpiry
   clock: Clock
   log: Logger
 }
@@ -28,19 +29,14 @@ function requesterKey(npub: string): string {
   return key
 }
 
-export function debitHandlers({ store, payer, outbox, clock, log }: DebitHandlerDeps): HandlerTable {
+export function debitHandlers({ store, payer, outbox, expiry, clock, log }: DebitHandlerDeps): HandlerTable {
   const currentOutbox = () => {
     const box = outbox()
     if (!box) throw new OperationError('node_unavailable', 'the relays are not connected; try again')
     return box
   }
 
-  /** Sends the requester of a parked request (already taken off the list) its answer. */
-  const answerParked = (box: ClinkOutbox, parked: ParkedRequest, payload: DebitAnswer) => {
-    if (!box.send({ appId: parked.appId, to: parked.requester, kind: clinkDebitKind, replyTo: parked.requestId, payload })) {
-      log.warn({ requestId: parked.requestId }, 'a debit answer was not sent: its app no longer exists')
-    }
-  }
+  const answerParked = (box: ClinkOutbox, parked: ParkedRequest, payload: DebitAnswer) => sendAnswer(box, parked, payload, log)
 
   /** The outcome of a payment the user decided: the requester hears it; a refusal is also the user's error. */
   const finish = (box: ClinkOutbox, parked: ParkedRequest, paid: DebitPaid) => {
@@ -53,12 +49,20 @@ export function debitHandlers({ store, payer, outbox, clock, log }: DebitHandler
 
   /**
    * The parked request `requestId` of this user from `requester`, taken off the list: of two decisions arriving
-   * together only one acts on it (the other finds nothing pending).
+   * together only one acts on it (the other finds nothing pending). One whose time ran out before the sweep came
+   * is answered GFY 3 here and refused to the user: nothing the user decides applies to it any more.
    */
-  const takeParked = (requestId: string, userId: string, requester: string) => {
+  const takeParked = (box: ClinkOutbox, requestId: string, userId: string, requester: string) => {
     const parked = store.parked(requestId, userId)
-    return parked && parked.requester === requester && store.unpark(requestId) ? parked : undefined
+    if (!parked || parked.requester !== requester || !store.unpark(requestId)) return undefined
+    if (expiry.isExpired(parked)) {
+      answerParked(box, parked, expiredAnswer(parked, clock.now()))
+      throw expiredError()
+    }
+    return parked
   }
+  const expiredError = () =>
+    new OperationError('not_found', 'this debit request expired before it was decided (the requester was told); nothing was changed')
 
   return {
     GetDebitAuthorizations: async (_input, ctx) => ({
@@ -85,7 +89,7 @@ export function debitHandlers({ store, payer, outbox, clock, log }: DebitHandler
       const box = outbox()
       if (box) {
         for (const parked of store.parkedFrom(ctx.caller.userId, requester)) {
-          if (store.unpark(parked.requestId)) answerParked(box, parked, gfy(1))
+          if (store.unpark(parked.requestId)) answerParked(box, parked, expiry.isExpired(parked) ? expiredAnswer(parked, clock.now()) : gfy(1))
         }
       }
       return {}
@@ -105,17 +109,20 @@ export function debitHandlers({ store, payer, outbox, clock, log }: DebitHandler
       const invoice = response.type === 'invoice' ? response.invoice.trim() : undefined
       if (invoice === '') throw new OperationError('invalid_input', 'invoice is required')
       const box = currentOutbox()
-      const parked = takeParked(input.request_id, userId, requester)
+      const parked = takeParked(box, input.request_id, userId, requester)
       if (response.type === 'authorize') {
         // The grant stands on its own; the parked request (if any) is answered under it.
         store.grant(userId, requester, rules!, clock.now())
-        if (!parked) return {}
         const toPay = response.authorize.invoice?.trim()
+        if (!parked && toPay) {
+          throw new OperationError('not_found', 'the key is granted, but no debit request with this id from it is pending: the invoice was not paid')
+        }
+        if (!parked) return {}
         if (!toPay) return answerParked(box, parked, ok()), {}
         finish(box, parked, await payer.pay({ userId, requester, appId: parked.appId, requestId: parked.requestId, invoice: toPay, mode: 'rules' }))
         return {}
       }
-      if (!parked) throw new OperationError('not_found', 'no pending debit request with this id from this key')
+      if (!parked) throw new OperationError('not_found', 'no pending debit request with this id from this key (answered, expired or never made)')
       if (response.type === 'denied') {
         answerParked(box, parked, gfy(1))
         return {}

@@ -2,7 +2,8 @@
 // the app user (inside the app key the request addressed); a k1 seen in the last five minutes is refused; a budget
 // or full-access request is answered "ok" under a grant; a payment request is paid under the grant's rules. A key
 // with no grant (or an expired one) is the user's to decide: the request is parked in SQLite and pushed as a
-// LiveDebitRequest to the user's linked key, and answered when the user calls RespondToDebit.
+// LiveDebitRequest to the user's linked key, and answered when the user calls RespondToDebit, or GFY 3 once its
+// lifetime has passed (debit-expiry.ts).
 import type { Logger } from 'pino'
 import type { Clock } from '../bus/context.js'
 import type { DomainEvent } from '../bus/events.js'
@@ -21,18 +22,21 @@ export interface DebitRequestDeps {
   node: LightningNode
   emit(event: DomainEvent): void
   clock: Clock
+  /** How long a parked request waits for the user's decision (ms). */
+  lifetimeMs: number
   log: Logger
 }
 
 const isPositiveInt = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0
 
-export function debitRequests({ store, payer, wallet, node, emit, clock, log }: DebitRequestDeps) {
+export function debitRequests({ store, payer, wallet, node, emit, clock, lifetimeMs, log }: DebitRequestDeps) {
   const answer = (payload: DebitAnswer): ClinkAnswer => ({ payload })
 
   /** Parks the request for the user's decision; undefined = no answer now. */
   const park = (req: ClinkRequest, appUser: AppUserRow, debit: ParkedDebit, k1: string | undefined): ClinkAnswer | undefined => {
     // Nobody to ask: the decision could never be made.
     if (!appUser.nostr_public_key) return answer(gfy(1))
+    const now = clock.now()
     store.park({
       requestId: req.id,
       userId: appUser.user_id,
@@ -40,7 +44,8 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, log }: 
       requester: req.requester,
       debit,
       k1: k1 ?? null,
-      createdAt: clock.now(),
+      createdAt: now,
+      expiresAt: now + lifetimeMs,
     })
     emit({
       type: 'user.push',

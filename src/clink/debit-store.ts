@@ -30,6 +30,8 @@ export interface ParkedRequest {
   debit: ParkedDebit
   k1: string | null
   createdAt: number
+  /** Unix ms; from then on the request is no longer the user's to decide (GFY 3 to the requester). */
+  expiresAt: number
 }
 
 export interface DebitPaymentRow {
@@ -74,12 +76,14 @@ export function debitStore(db: Db) {
       updated_at = @at WHERE user_id = @userId AND requester = @requester`)
   const removeAccess = db.prepare('DELETE FROM clink_debit_access WHERE user_id = ? AND requester = ?')
 
-  const park = db.prepare(`INSERT INTO clink_debit_requests (request_id, user_id, app_id, requester, debit, k1, created_at)
-      VALUES (@requestId, @userId, @appId, @requester, @debit, @k1, @createdAt) ON CONFLICT (request_id) DO NOTHING`)
+  const park = db.prepare(`INSERT INTO clink_debit_requests
+      (request_id, user_id, app_id, requester, debit, k1, created_at, expires_at)
+      VALUES (@requestId, @userId, @appId, @requester, @debit, @k1, @createdAt, @expiresAt) ON CONFLICT (request_id) DO NOTHING`)
   const parked = db.prepare('SELECT * FROM clink_debit_requests WHERE request_id = ? AND user_id = ?')
   const parkedFrom = db.prepare('SELECT * FROM clink_debit_requests WHERE user_id = ? AND requester = ?')
   const unpark = db.prepare('DELETE FROM clink_debit_requests WHERE request_id = ?')
   const isParked = db.prepare('SELECT 1 FROM clink_debit_requests WHERE request_id = ?').pluck()
+  const expiredBy = db.prepare('SELECT * FROM clink_debit_requests WHERE expires_at <= ? ORDER BY expires_at LIMIT ?')
 
   const seenK1 = db.prepare('SELECT seen_at FROM clink_debit_k1 WHERE user_id = ? AND k1 = ?').pluck()
   const rememberK1 = db.prepare(`INSERT INTO clink_debit_k1 (user_id, k1, seen_at) VALUES (?, ?, ?)
@@ -116,6 +120,7 @@ export function debitStore(db: Db) {
       debit: JSON.parse(row.debit as string) as ParkedDebit,
       k1: row.k1 as string | null,
       createdAt: row.created_at as number,
+      expiresAt: row.expires_at as number,
     }
 
   return {
@@ -139,6 +144,9 @@ export function debitStore(db: Db) {
       (parkedFrom.all(userId, requester) as Record<string, unknown>[]).map(row => parkedRow(row)!),
     unpark: (requestId: string) => unpark.run(requestId).changes > 0,
     isParked: (requestId: string) => isParked.get(requestId) !== undefined,
+    /** Parked requests whose time ran out by `now`, oldest first, at most `limit`. */
+    expiredBy: (now: number, limit: number) =>
+      (expiredBy.all(now, limit) as Record<string, unknown>[]).map(row => parkedRow(row)!),
 
     /** Remembers `k1` for this user; false when it was already seen within the memory window. */
     firstK1: db.transaction((userId: string, k1: string, now: number): boolean => {

@@ -32,6 +32,8 @@ export interface ClinkDeps {
   log: Logger
   /** Offer callback URLs may name loopback addresses (tests); the SSRF guard refuses them otherwise. */
   allowLoopbackCallbacks?: boolean
+  /** How long a parked debit request waits for the user's decision (`[clink] debit_request_seconds`; default 10 min). */
+  debitRequestLifetimeMs?: number
 }
 
 /** One kind's half of the room: what it answers and the user operations it serves. */

@@ -92,6 +92,12 @@ export const configSchema = z.strictObject({
       bridge_url: z.string().default(''),
     })
     .prefault({}),
+  clink: z
+    .strictObject({
+      /** How long a CLINK debit request parked for the user's decision waits before its requester hears GFY 3. */
+      debit_request_seconds: z.int().min(1).max(86_400).default(600),
+    })
+    .prefault({}),
   lnurl: z.strictObject({ allow_loopback: z.boolean().default(false), meta_text: z.string().default('LNURL via relaypay') }).prefault({}),
   callbacks: z.strictObject({ allow_loopback: z.boolean().default(false) }).prefault({}),
   metrics: z
