@@ -326,6 +326,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       log: log.child({ room: 'nostr' }),
       dataDir,
       maxEventAgeSeconds: config.nostr.max_event_age_seconds,
+      maxEventBytes: config.nostr.max_event_bytes,
       maxContentLength: config.nostr.max_content_length,
       fees: { serviceFeeFloor: config.fees.service_fee_floor_sats, serviceFeeBps: config.fees.service_fee_bps },
       clink: clink.server,

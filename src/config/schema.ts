@@ -68,6 +68,8 @@ export const configSchema = z.strictObject({
       relays: z.array(z.string().regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL')).default([]),
       embedded_relay_port: port.default(7447),
       max_event_age_seconds: z.int().min(10).default(600),
+      /** Messages from a relay larger than this (bytes) are dropped unread, with a warning; the embedded relay's limit. */
+      max_event_bytes: z.int().min(1024).default(256 * 1024),
       /** Replies longer than this many characters are split into shards (upstream default 40000). */
       max_content_length: z.int().min(1000).default(40000),
     })

@@ -61,6 +61,8 @@ export interface NostrTransportDeps {
   log: Logger
   dataDir: string
   maxEventAgeSeconds: number
+  /** Relay messages above this size are dropped before they are parsed (`[nostr] max_event_bytes`). */
+  maxEventBytes?: number
   maxContentLength: number
   fees: { serviceFeeFloor: number; serviceFeeBps: number }
   backoff?: Backoff
@@ -95,6 +97,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     log: log.child({ room: 'nostr' }),
     clock,
     outboxMaxAgeSeconds: maxEventAgeSeconds,
+    maxEventBytes: deps.maxEventBytes,
     backoff: deps.backoff,
     filter: () => ({
       kinds: [pubRpcKind, ...clinkKinds],

@@ -7,9 +7,9 @@
 import { AbstractRelay, type Subscription } from 'nostr-tools/abstract-relay'
 import type { Event } from 'nostr-tools/pure'
 import type { Filter } from 'nostr-tools/filter'
-import { WebSocket } from 'ws'
 import type { Logger } from 'pino'
 import type { Clock } from '../../bus/context.js'
+import { cappedWebSocket, defaultMaxEventBytes } from './capped-socket.js'
 
 export interface Backoff {
   initialMs: number
@@ -34,6 +34,8 @@ export interface RelayPoolOptions {
   clock: Clock
   /** Events older than this are not worth re-sending after an outage. */
   outboxMaxAgeSeconds: number
+  /** Messages from a relay larger than this are dropped unread, with a warning (default 256 KiB). */
+  maxEventBytes?: number
   backoff?: Backoff
 }
 
@@ -70,6 +72,11 @@ export function createRelayPool(opts: RelayPoolOptions): RelayPool {
 function relayLink(url: string, opts: RelayPoolOptions) {
   const log = opts.log.child({ relay: url })
   const backoff = opts.backoff ?? defaultBackoff
+  const maxEventBytes = opts.maxEventBytes ?? defaultMaxEventBytes
+  // No reply: the sender cannot be known without parsing what we refuse to parse.
+  const socket = cappedWebSocket(maxEventBytes, bytes =>
+    log.warn({ bytes, maxEventBytes }, 'dropped a relay message larger than [nostr] max_event_bytes, unread'),
+  )
   let relay: AbstractRelay | undefined
   let subscription: Subscription | undefined
   let attempt = 0
@@ -95,7 +102,7 @@ function relayLink(url: string, opts: RelayPoolOptions) {
     const candidate = new AbstractRelay(url, {
       // Signatures are checked by the receiver, once per event, after the cheap checks (kind, p tag, age, dedupe).
       verifyEvent: () => true,
-      websocketImplementation: WebSocket as unknown as typeof globalThis.WebSocket,
+      websocketImplementation: socket,
       // A relay that vanished without closing (network gone) answers no ping; the socket is then closed and
       // the link reconnects. Without it such a link would look connected forever.
       enablePing: true,
