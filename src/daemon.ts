@@ -66,7 +66,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
 
-  const store = openStore({ dataDir, synchronous: config.store.synchronous })
+  const store = openStore({ dataDir, synchronous: config.store.synchronous, checkpointInBackground: true, log: log.child({ room: 'store' }) })
   if (store.applied.length > 0) log.info({ migrations: store.applied }, 'database migrated')
 
   const adminToken = config.auth.admin_token ?? secretFile(path.join(dataDir, adminTokenFile), log, 'admin token')

@@ -3,6 +3,8 @@ import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { Logger } from 'pino'
+import { startCheckpointer } from './checkpointer.js'
 
 export type Db = Database.Database
 
@@ -14,6 +16,12 @@ export interface StoreOptions {
   synchronous?: 'full' | 'normal'
   /** Folder of numbered migrations; defaults to the package's schema/sql. */
   migrationsDir?: string
+  /**
+   * Checkpoint the WAL on a worker thread instead of inside commits (checkpointer.ts): for the daemon, whose one
+   * thread serves every request. Tools that open the database briefly keep SQLite's automatic checkpoints.
+   */
+  checkpointInBackground?: boolean
+  log?: Logger
 }
 
 export interface Store {
@@ -43,7 +51,16 @@ export function openStore(opts: StoreOptions): Store {
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
   const applied = migrate(db, opts.migrationsDir ?? defaultMigrationsDir)
-  return { db, file, applied, close: () => db.close() }
+  const checkpointer = opts.checkpointInBackground ? startCheckpointer(db, { log: opts.log }) : undefined
+  return {
+    db,
+    file,
+    applied,
+    close: () => {
+      checkpointer?.stop()
+      db.close()
+    },
+  }
 }
 
 /** Makes every WAL frame written so far durable; calls back with an error when it could not. */

@@ -1,0 +1,77 @@
+// WAL checkpoints on a worker thread: the daemon's connection never checkpoints inside a commit, yet the WAL is
+// copied into the database file and starts over, so it stays bounded under a steady write load.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import { openStore } from '../../src/store/index.js'
+import { backgroundAutocheckpoint } from '../../src/store/checkpointer.js'
+import { tempDataDir } from '../support/daemon.js'
+
+const test = suite('WAL checkpoints in the background')
+const rowBytes = 4096
+const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+
+/** Commits `count` rows of `rowBytes`, one commit each, yielding to the event loop every 50 commits. */
+async function writeRows(db: ReturnType<typeof openStore>['db'], count: number) {
+  db.exec('CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)')
+  const insert = db.prepare('INSERT INTO blobs (data) VALUES (?)')
+  const data = Buffer.alloc(rowBytes, 7)
+  for (let i = 0; i < count; i++) {
+    insert.run(data)
+    if (i % 50 === 49) await pause(5)
+  }
+}
+
+test('the worker copies the WAL into the database below the connection\'s own mark, and the WAL starts over', async () => {
+  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpointInBackground: true })
+  try {
+    assert.is(store.db.pragma('wal_autocheckpoint', { simple: true }), backgroundAutocheckpoint)
+    // 1,500 commits of a 4 KiB row: a few thousand WAL pages, below the mark at which the connection checkpoints.
+    await writeRows(store.db, 1500)
+    await pause(800)
+    const main = fs.statSync(store.file).size
+    assert.ok(main > 6 * 1024 * 1024, `the database file holds the rows (${main} bytes): the worker checkpointed`)
+    // The next commit finds the WAL fully copied and starts it over: only its own frames are in the log.
+    await writeRows(store.db, 1)
+    const [state] = store.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[]
+    assert.ok(state!.log < 10, `the WAL started over (${state!.log} frames in it)`)
+    assert.is(store.db.prepare('SELECT COUNT(*) FROM blobs').pluck().get(), 1501)
+  } finally {
+    store.close()
+  }
+})
+
+test('under writes without pauses the WAL stays bounded', async () => {
+  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpointInBackground: true })
+  try {
+    const data = Buffer.alloc(rowBytes, 7)
+    store.db.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)')
+    const insert = store.db.prepare('INSERT INTO blobs (data) VALUES (?)')
+    for (let i = 0; i < 8000; i++) insert.run(data)
+    const walPages = fs.statSync(`${store.file}-wal`).size / 4096
+    assert.ok(walPages < backgroundAutocheckpoint * 1.5, `the WAL holds ${walPages} pages`)
+  } finally {
+    store.close()
+  }
+})
+
+test('without the worker (tools) SQLite checkpoints inside commits as usual', async () => {
+  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal' })
+  try {
+    assert.is(store.db.pragma('wal_autocheckpoint', { simple: true }), 1000)
+  } finally {
+    store.close()
+  }
+})
+
+test('rows written before close are there after reopening', async () => {
+  const dataDir = tempDataDir()
+  const store = openStore({ dataDir, checkpointInBackground: true })
+  await writeRows(store.db, 300)
+  store.close()
+  const again = openStore({ dataDir })
+  assert.is(again.db.prepare('SELECT COUNT(*) FROM blobs').pluck().get(), 300)
+  again.close()
+})
+
+test.run()
