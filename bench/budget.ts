@@ -14,6 +14,7 @@ import { benchPayments, paymentBenchConfig, type PaymentBenchResult } from './pa
 import { benchNostr, type NostrBenchRow } from './nostr.js'
 import { seedLedger, type SeedReport } from './seed-ledger.js'
 import { processCpuMs, processRssMb } from './process-stats.js'
+import { measureCryptoFloor } from './crypto-floor.js'
 
 export interface BudgetOptions {
   durationMs: number
@@ -38,6 +39,7 @@ export async function benchBudget(opts: BudgetOptions) {
 
   const payments = (await benchPayments({ synchronous: 'full', concurrencies: [32], paymentsPerLevel: opts.payments })).results.c32!
   const relay = (await benchNostr({ durationMs: opts.durationMs, inFlight: [64] })).rows[0]!
+  const cryptoFloor = await measureCryptoFloor()
 
   const atSmall = await onSeeded({ users: 1_000, ledgerEntries: small }, async daemon => perPayment(daemon, opts.payments))
   const atLarge = await onSeeded({ users: 1_000, ledgerEntries: large }, async daemon => perPayment(daemon, opts.payments))
@@ -59,7 +61,7 @@ export async function benchBudget(opts: BudgetOptions) {
   })
   return {
     paymentsOverHttp: { concurrency: 32, synchronous: 'full', ...payments },
-    relayRoundTrips: { operation: 'GetWalletKeys', ...relay },
+    relayRoundTrips: { operation: 'GetWalletKeys', ...relay, cryptoFloor },
     costPerPayment: {
       small: { seed: atSmall.seed, start: atSmall.start, ...atSmall.result },
       large: { seed: atLarge.seed, start: atLarge.start, ...atLarge.result },

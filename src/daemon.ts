@@ -7,6 +7,7 @@ import { pino, type Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
 import { ensureSecret, type Config } from './config/index.js'
 import { openStore, ensureDataDir } from './store/index.js'
+import { startCheckpointWorker } from './store/checkpointer.js'
 import { createEventBus } from './bus/events.js'
 import { createRegistry } from './bus/registry.js'
 import { createDispatcher, type CallOutcome, type Dispatcher } from './bus/dispatcher.js'
@@ -66,7 +67,9 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
 
-  const store = openStore({ dataDir, synchronous: config.store.synchronous, checkpointInBackground: true, log: log.child({ room: 'store' }) })
+  // One worker checkpoints the WAL of both databases (the ledger and the embedded relay's) off the event loop.
+  const checkpoints = startCheckpointWorker({ log: log.child({ room: 'store' }) })
+  const store = openStore({ dataDir, synchronous: config.store.synchronous, checkpoints })
   if (store.applied.length > 0) log.info({ migrations: store.applied }, 'database migrated')
 
   const adminToken = config.auth.admin_token ?? secretFile(path.join(dataDir, adminTokenFile), log, 'admin token')
@@ -84,6 +87,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       log: log.child({ room: 'relay' }),
       clock,
       verifyEvent: verifier.verify,
+      checkpoints,
     })
     log.info({ url: relay.url, verifier: verifier.engine }, 'embedded relay listening')
   }
@@ -98,6 +102,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   } catch (err) {
     await relay?.close()
     store.close()
+    checkpoints.stop()
     throw err
   }
   const nodeInfo = await node.getInfo()
@@ -335,6 +340,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     await http.close()
     await relay?.close()
     store.close()
+    checkpoints.stop()
     throw err
   }
   linking.openEnrollment(nostr.nprofile)
@@ -377,6 +383,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         await relay?.close()
         await node.close()
         store.close()
+        checkpoints.stop()
         fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })
         log.info('stopped')
       })()),

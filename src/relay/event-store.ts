@@ -1,6 +1,7 @@
 // The relay's own SQLite file, <dataDir>/relay.sqlite, apart from the daemon's database: the relay is a
 // separate room that could be swapped for an external relay, so it creates and versions its own small schema.
 import Database from 'better-sqlite3'
+import type { CheckpointWorker } from '../store/checkpointer.js'
 import fs from 'node:fs'
 import path from 'node:path'
 import { ensureDataDir } from '../store/index.js'
@@ -64,6 +65,8 @@ export interface EventStore {
 export interface EventStoreOptions {
   dataDir: string
   ephemeralRetentionSeconds: number
+  /** Checkpoints the WAL off the relaying thread (absent: SQLite's own, inside commits). */
+  checkpoints?: CheckpointWorker
 }
 
 export function openEventStore(opts: EventStoreOptions): EventStore {
@@ -85,6 +88,8 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   }
   db.exec(schema)
   db.pragma(`user_version = ${schemaVersion}`)
+  // Every event is a commit: checkpoints inside them would stall the thread that relays (src/store/checkpointer.ts).
+  const unwatch = opts.checkpoints?.watch(db) ?? (() => {})
 
   const findById = db.prepare<[string], { expires_at: number | null }>('SELECT expires_at FROM events WHERE id = ?')
   const removeById = db.prepare<[string]>('DELETE FROM events WHERE id = ?')
@@ -189,6 +194,9 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     save: (event, now) => save(event, now),
     query,
     sweep: now => sweepExpired.run({ now }).changes,
-    close: () => db.close(),
+    close: () => {
+      unwatch()
+      db.close()
+    },
   }
 }

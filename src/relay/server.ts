@@ -11,6 +11,7 @@ import { verifyEvent } from 'nostr-tools/pure'
 import { systemClock, type Clock } from '../bus/context.js'
 import { clientSession, type ClientSession, type RelayCore } from './client-session.js'
 import { openEventStore } from './event-store.js'
+import { startCheckpointWorker, type CheckpointWorker } from '../store/checkpointer.js'
 import { resolveLimits, type RelayLimits } from './limits.js'
 import { relayInformation } from './nip11.js'
 import type { NostrEvent } from './nostr-event.js'
@@ -28,6 +29,8 @@ export interface RelayOptions {
   limits?: Partial<RelayLimits>
   /** Checks id and signature; defaults to nostr-tools' pure-JS verifyEvent (a wasm one is 3–5x faster). */
   verifyEvent?: (event: NostrEvent) => boolean
+  /** The process's WAL checkpoint worker (the daemon shares its own); a relay without one starts its own. */
+  checkpoints?: CheckpointWorker
 }
 
 export interface RunningRelay {
@@ -45,7 +48,12 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   const limits = resolveLimits(opts.limits)
   const clock = opts.clock ?? systemClock
   const log = (opts.log ?? pino({ level: 'silent' })).child({ room: 'relay' })
-  const store = openEventStore({ dataDir: opts.dataDir, ephemeralRetentionSeconds: limits.ephemeralRetentionSeconds })
+  const ownCheckpoints = opts.checkpoints ? undefined : startCheckpointWorker({ log })
+  const store = openEventStore({
+    dataDir: opts.dataDir,
+    ephemeralRetentionSeconds: limits.ephemeralRetentionSeconds,
+    checkpoints: opts.checkpoints ?? ownCheckpoints,
+  })
   const sessions = new Map<WebSocket, ClientSession>()
   const answeredPing = new WeakMap<WebSocket, boolean>()
   const core: RelayCore = {
@@ -88,6 +96,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     })
   } catch (err) {
     store.close() // a port already in use must not leave the database open
+    ownCheckpoints?.stop()
     throw err
   }
   const address = http.address()
@@ -136,6 +145,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     http.closeAllConnections()
     await stoppedListening
     store.close()
+    ownCheckpoints?.stop()
     log.info('relay stopped')
   }
 

@@ -1,20 +1,31 @@
-// The checkpoint worker of checkpointer.ts: its own connection to the daemon's database, checkpointing the WAL
+// The checkpoint worker of checkpointer.ts: its own connection to each watched database, checkpointing their WAL
 // into the database file on a timer. PASSIVE: it copies what no reader still needs and never waits for a lock.
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 
-const { file, intervalMs, synchronous } = workerData as { file: string; intervalMs: number; synchronous: number }
-const db = new Database(file, { fileMustExist: true })
-db.pragma('busy_timeout = 0')
-// The same level as the daemon's connection: at FULL the checkpoint syncs the WAL before it copies from it, and
-// the database file after.
-db.pragma(`synchronous = ${synchronous}`)
-const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
+type Watched = { db: Database.Database; checkpoint: Database.Statement }
+const { intervalMs } = workerData as { intervalMs: number }
+const watched = new Map<string, Watched>()
+
+parentPort!.on('message', (message: { watch?: string; synchronous?: number; unwatch?: string }) => {
+  if (message.watch && !watched.has(message.watch)) {
+    const db = new Database(message.watch, { fileMustExist: true })
+    db.pragma('busy_timeout = 0')
+    db.pragma(`synchronous = ${message.synchronous ?? 2}`)
+    watched.set(message.watch, { db, checkpoint: db.prepare('PRAGMA wal_checkpoint(PASSIVE)') })
+  }
+  if (message.unwatch) {
+    watched.get(message.unwatch)?.db.close()
+    watched.delete(message.unwatch)
+  }
+})
 
 setInterval(() => {
-  try {
-    checkpoint.run()
-  } catch (err) {
-    parentPort!.postMessage({ error: (err as Error).message })
+  for (const [file, { checkpoint }] of watched) {
+    try {
+      checkpoint.run()
+    } catch (err) {
+      parentPort!.postMessage({ file, error: (err as Error).message })
+    }
   }
 }, intervalMs)

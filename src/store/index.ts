@@ -3,8 +3,7 @@ import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Logger } from 'pino'
-import { startCheckpointer } from './checkpointer.js'
+import type { CheckpointWorker } from './checkpointer.js'
 
 export type Db = Database.Database
 
@@ -17,11 +16,10 @@ export interface StoreOptions {
   /** Folder of numbered migrations; defaults to the package's schema/sql. */
   migrationsDir?: string
   /**
-   * Checkpoint the WAL on a worker thread instead of inside commits (checkpointer.ts): for the daemon, whose one
-   * thread serves every request. Tools that open the database briefly keep SQLite's automatic checkpoints.
+   * Checkpoint the WAL on this worker thread instead of inside commits (checkpointer.ts): for the daemon, whose
+   * one thread serves every request. Tools that open the database briefly keep SQLite's automatic checkpoints.
    */
-  checkpointInBackground?: boolean
-  log?: Logger
+  checkpoints?: CheckpointWorker
 }
 
 export interface Store {
@@ -51,13 +49,13 @@ export function openStore(opts: StoreOptions): Store {
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
   const applied = migrate(db, opts.migrationsDir ?? defaultMigrationsDir)
-  const checkpointer = opts.checkpointInBackground ? startCheckpointer(db, { log: opts.log }) : undefined
+  const unwatch = opts.checkpoints?.watch(db)
   return {
     db,
     file,
     applied,
     close: () => {
-      checkpointer?.stop()
+      unwatch?.()
       db.close()
     },
   }

@@ -4,10 +4,12 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import { openStore } from '../../src/store/index.js'
-import { backgroundAutocheckpoint } from '../../src/store/checkpointer.js'
+import { backgroundAutocheckpoint, startCheckpointWorker } from '../../src/store/checkpointer.js'
 import { tempDataDir } from '../support/daemon.js'
 
 const test = suite('WAL checkpoints in the background')
+const checkpoints = startCheckpointWorker()
+test.after(() => checkpoints.stop())
 const rowBytes = 4096
 const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
@@ -23,7 +25,7 @@ async function writeRows(db: ReturnType<typeof openStore>['db'], count: number) 
 }
 
 test('the worker copies the WAL into the database below the connection\'s own mark, and the WAL starts over', async () => {
-  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpointInBackground: true })
+  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpoints })
   try {
     assert.is(store.db.pragma('wal_autocheckpoint', { simple: true }), backgroundAutocheckpoint)
     // 1,500 commits of a 4 KiB row: a few thousand WAL pages, below the mark at which the connection checkpoints.
@@ -42,7 +44,7 @@ test('the worker copies the WAL into the database below the connection\'s own ma
 })
 
 test('under writes without pauses the WAL stays bounded', async () => {
-  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpointInBackground: true })
+  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpoints })
   try {
     const data = Buffer.alloc(rowBytes, 7)
     store.db.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)')
@@ -66,7 +68,7 @@ test('without the worker (tools) SQLite checkpoints inside commits as usual', as
 
 test('rows written before close are there after reopening', async () => {
   const dataDir = tempDataDir()
-  const store = openStore({ dataDir, checkpointInBackground: true })
+  const store = openStore({ dataDir, checkpoints })
   await writeRows(store.db, 300)
   store.close()
   const again = openStore({ dataDir })
