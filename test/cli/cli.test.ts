@@ -10,7 +10,7 @@ import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/d
 const cli = suite('relaypay CLI')
 
 function relaypay(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 })
+  return spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 })
 }
 
 cli('--help lists the commands with examples', () => {
