@@ -38,7 +38,7 @@ export async function benchBudget(opts: BudgetOptions) {
   const rssUsers = opts.rssUsers ?? 100_000
 
   const payments = (await benchPayments({ synchronous: 'full', concurrencies: [32], paymentsPerLevel: opts.payments })).results.c32!
-  const relay = (await benchNostr({ durationMs: opts.durationMs, inFlight: [64] })).rows[0]!
+  const relay = (await benchNostr({ durationMs: opts.durationMs, inFlight: [64], operations: ['GetUserInfo'] })).rows[0]!
   const cryptoFloor = await measureCryptoFloor()
 
   const atSmall = await onSeeded({ users: 1_000, ledgerEntries: small }, async daemon => perPayment(daemon, opts.payments))
@@ -61,7 +61,7 @@ export async function benchBudget(opts: BudgetOptions) {
   })
   return {
     paymentsOverHttp: { concurrency: 32, synchronous: 'full', ...payments },
-    relayRoundTrips: { operation: 'GetWalletKeys', ...relay, cryptoFloor },
+    relayRoundTrips: { ...relay, cryptoFloor },
     costPerPayment: {
       small: { seed: atSmall.seed, start: atSmall.start, ...atSmall.result },
       large: { seed: atLarge.seed, start: atLarge.start, ...atLarge.result },

@@ -1,12 +1,17 @@
-// Round trips over the relay bus: a cheap user operation (GetWalletKeys) sent as kind-21000 requests through the
-// daemon's embedded relay by independent clients (one key and connection each), with 8 and 64 requests in flight.
-// A round trip is request published → reply received and decrypted. The floor the issue sets is 500 round trips/s.
-// The client signs each request in the loop but does not verify replies, so the load generator stays light.
+// Round trips over the relay bus, through the daemon's embedded relay, by independent clients (one key and
+// connection each) with 8 and 64 requests in flight (issue 5): GetUserInfo (a cheap read), and PayInvoice of
+// another user's invoice (an internal payment: one ledger transaction, pushes to both sides). A round trip is
+// request published → reply received and decrypted. The floor the issue sets is 500 round trips/s.
+// The clients sign each request in the loop but do not verify replies, so the load generator stays light; the
+// payees' invoices are made over HTTP before the clock starts.
 import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
 import { appProfile, PubClient } from '../test/support/pub-client.js'
+import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
 import { cpuWindow, profiler, profilingEnv } from './process-stats.js'
+import { RawConnection, rawRequest } from './raw-http.js'
 
 export interface NostrBenchRow {
+  operation: RelayBenchOperation
   inFlight: number
   roundTrips: number
   errors: number
@@ -20,57 +25,104 @@ export interface NostrBenchRow {
   profile?: string
 }
 
+export type RelayBenchOperation = 'GetUserInfo' | 'PayInvoice'
+
 export interface NostrBenchOptions {
-  /** A running daemon with its embedded relay; one is started (and stopped) when absent. */
+  /** A running daemon with its embedded relay, started with `nostrBenchConfig`; one is started when absent. */
   daemon?: TestDaemon
   durationMs?: number
   inFlight?: number[]
+  operations?: RelayBenchOperation[]
+  /** Invoices made ready per payment window: the window also ends when they are all paid. */
+  paymentsPerWindow?: number
   /** Profile the daemon during each measured window into this folder (a started daemon only). */
   profileDir?: string
 }
 
 export const nostrRoundTripFloor = 500
+const jwtSecret = 'bench-nostr-secret-0123456789abcdef01'
+export const nostrBenchConfig = jwtSecretConfig(jwtSecret)
+const paymentSats = 10
 
-export async function benchNostr(opts: NostrBenchOptions = {}): Promise<{ operation: string; floor: number; rows: NostrBenchRow[] }> {
+export async function benchNostr(opts: NostrBenchOptions = {}): Promise<{ floor: number; rows: NostrBenchRow[] }> {
   const daemon =
     opts.daemon ??
-    (await startDaemon({ env: { RELAYPAY_LOG_LEVEL: 'warn', ...(opts.profileDir ? profilingEnv(opts.profileDir) : {}) } }))
+    (await startDaemon({ config: nostrBenchConfig, env: { RELAYPAY_LOG_LEVEL: 'warn', ...(opts.profileDir ? profilingEnv(opts.profileDir) : {}) } }))
   const durationMs = opts.durationMs ?? 3000
   const rows: NostrBenchRow[] = []
   try {
     const { relays, pubkey } = appProfile(daemon.dataDir)
-    for (const inFlight of opts.inFlight ?? [8, 64]) {
-      const clients = await Promise.all(
-        Array.from({ length: inFlight }, () => PubClient.connect({ relays, appPubkey: pubkey, verifyMessages: false, timeoutMs: 15_000 })),
-      )
-      try {
-        await Promise.all(clients.map(client => client.ok('GetWalletKeys'))) // each key's account exists before timing
-        const prof = profiler(daemon.process.pid, opts.daemon ? undefined : opts.profileDir)
-        prof.start()
-        const cpu = cpuWindow(daemon.process.pid)
-        const row = await closedLoop(clients, durationMs)
-        const costs = cpu.end(row.roundTrips)
-        const profile = await prof.stop()
-        rows.push({
-          ...row,
-          daemonCpuMsPerRoundTrip: costs.daemonCpuMsPerOp,
-          clientCpuMsPerRoundTrip: costs.clientCpuMsPerOp,
-          ...(profile ? { profile } : {}),
-        })
-      } finally {
-        clients.forEach(client => client.close())
+    for (const operation of opts.operations ?? ['GetUserInfo', 'PayInvoice']) {
+      for (const inFlight of opts.inFlight ?? [8, 64]) {
+        const clients = await Promise.all(
+          Array.from({ length: inFlight }, () => PubClient.connect({ relays, appPubkey: pubkey, verifyMessages: false, timeoutMs: 15_000 })),
+        )
+        try {
+          await Promise.all(clients.map(client => client.ok('GetUserInfo'))) // each key's account exists before timing
+          const next = operation === 'PayInvoice' ? await preparePayments(daemon, clients, opts.paymentsPerWindow ?? 3000) : () => ({})
+          const prof = profiler(daemon.process.pid, opts.daemon ? undefined : opts.profileDir)
+          prof.start()
+          const cpu = cpuWindow(daemon.process.pid)
+          const row = await closedLoop(clients, operation, next, durationMs)
+          const costs = cpu.end(row.roundTrips)
+          const profile = await prof.stop()
+          rows.push({
+            operation,
+            ...row,
+            daemonCpuMsPerRoundTrip: costs.daemonCpuMsPerOp,
+            clientCpuMsPerRoundTrip: costs.clientCpuMsPerOp,
+            ...(profile ? { profile } : {}),
+          })
+        } finally {
+          clients.forEach(client => client.close())
+        }
       }
     }
   } finally {
     if (!opts.daemon) await daemon.stop()
   }
-  return { operation: 'GetWalletKeys', floor: nostrRoundTripFloor, rows }
+  return { floor: nostrRoundTripFloor, rows }
+}
+
+/**
+ * Funds every client (an invoice of its own paid from outside through the mock node) and makes `count` invoices
+ * of an HTTP user; returns the next PayInvoice body, or undefined once every invoice is taken.
+ */
+async function preparePayments(daemon: TestDaemon, clients: PubClient[], count: number): Promise<() => Record<string, unknown> | undefined> {
+  const url = new URL(daemon.url)
+  const connections = await Promise.all(Array.from({ length: 8 }, () => RawConnection.connect(Number(url.port), url.hostname)))
+  try {
+    const tag = Math.random().toString(36).slice(2, 8)
+    const owner = await createAppWithUser(daemon, { jwtSecret, identifier: `relay-bench-owner-${tag}` })
+    const payee = await addAppUser(daemon, { appToken: owner.appToken, appId: owner.appId, jwtSecret, identifier: `relay-bench-payee-${tag}` })
+    const perClient = Math.ceil(count / clients.length) + 1
+    for (const client of clients) {
+      // Each payer pays at most all of them, fees included (the service fee floor is 10 sats at most by default).
+      const funding = await client.ok('NewInvoice', { amountSats: perClient * (paymentSats + 10) * 2, memo: 'bench funding' })
+      const paid = await connections[0]!.send(rawRequest(url.host, 'POST', '/api/node/mock/invoice/paid', {}, JSON.stringify({ invoice: funding.invoice, amount: 0 })))
+      if (paid.status !== 200) throw new Error(`funding a relay bench client failed: ${paid.status} ${paid.body}`)
+    }
+    const newInvoice = rawRequest(url.host, 'POST', '/api/user/invoice/new', { authorization: payee.userToken }, JSON.stringify({ amountSats: paymentSats, memo: 'relay bench' }))
+    const invoices: string[] = []
+    let made = 0
+    await Promise.all(
+      connections.map(async connection => {
+        while (made++ < count) invoices.push(JSON.parse((await connection.send(newInvoice)).body).invoice as string)
+      }),
+    )
+    let taken = 0
+    return () => (taken < invoices.length ? { invoice: invoices[taken++]!, amount: 0 } : undefined)
+  } finally {
+    connections.forEach(connection => connection.close())
+  }
 }
 
 async function closedLoop(
   clients: PubClient[],
+  operation: RelayBenchOperation,
+  nextBody: () => Record<string, unknown> | undefined,
   durationMs: number,
-): Promise<Omit<NostrBenchRow, 'daemonCpuMsPerRoundTrip' | 'clientCpuMsPerRoundTrip'>> {
+): Promise<Omit<NostrBenchRow, 'operation' | 'daemonCpuMsPerRoundTrip' | 'clientCpuMsPerRoundTrip'>> {
   const latencies: number[] = []
   let errors = 0
   const started = performance.now()
@@ -78,7 +130,9 @@ async function closedLoop(
   await Promise.all(
     clients.map(async client => {
       while (performance.now() < deadline) {
-        const { event, requestId } = client.request('GetWalletKeys')
+        const body = nextBody()
+        if (!body) return // every prepared invoice is paid: the window ends early
+        const { event, requestId } = client.request(operation, body)
         const sent = performance.now()
         try {
           const reply = client.waitFor(requestId)
