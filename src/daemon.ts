@@ -33,7 +33,7 @@ import { liveStreamHandlers, startNostrTransport, type NostrTransport } from './
 import { createNwc } from './nwc/index.js'
 import { createLnurl } from './lnurl/index.js'
 import { createPublisher } from './extensions/publisher.js'
-import { createClink } from './clink/index.js'
+import { createClink, debitNpubLimits } from './clink/index.js'
 import { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 import { createSwaps } from './swaps/index.js'
 
@@ -128,6 +128,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     extensions: extensionIds,
     defaultAppName: config.apps.default_app_name,
     allowLoopbackCallbacks: config.callbacks.allow_loopback,
+    // PayInvoice / PayAppUserInvoice with debit_npub count against that key's CLINK debit grant.
+    debitLimit: debitNpubLimits(store.db),
     node,
     emit: event => events.emit(event),
     log: log.child({ room: 'wallet' }),

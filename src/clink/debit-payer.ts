@@ -1,28 +1,18 @@
 // Paying an invoice for a debit. The grant's rules are checked by a spend limit that runs inside the wallet's
-// payment transaction (src/wallet/payments/store.ts SpendLimit): there the grant is re-read, its expiry checked and
-// its budget summed in SQL over this key's payments (pending, and succeeded within the window, amount + service
-// fee), and the payment is recorded for the next sum — so concurrent debits serialise on SQLite and never exceed
-// the budget together. A payment whose outcome the node does not know yet is answered when it resolves, also after
+// payment transaction (debit-budget.ts), so concurrent debits never exceed the budget together. A payment whose outcome the node does not know yet is answered when it resolves, also after
 // a restart (the payments table says how it ended; clink_debit_payments says whether the requester heard).
 import type { Logger } from 'pino'
 import { filter, type Observable, type Subscription } from 'rxjs'
 import type { DomainEvent } from '../bus/events.js'
-import type { SpendLimit, Wallet } from '../wallet/index.js'
+import type { Wallet } from '../wallet/index.js'
 import type { ClinkOutbox } from '../transports/nostr/index.js'
 import { clinkDebitKind } from '../transports/nostr/index.js'
 import { DebitRefusal, gfy, gfyFor, ok, type DebitAnswer } from './debit-answers.js'
-import { expired, windowMs } from './debit-rules.js'
-import { rulesOf, type DebitPaymentRow, type DebitStore } from './debit-store.js'
+import { debitSpendLimit, type DebitCharge } from './debit-budget.js'
+import type { DebitPaymentRow, DebitStore } from './debit-store.js'
 
-export interface DebitPayment {
-  userId: string
-  requester: string
-  appId: string
-  /** The request the answer goes to (`e` tag). */
-  requestId: string
+export interface DebitPayment extends DebitCharge {
   invoice: string
-  /** `rules`: a request under the key's grant; `approved`: the user approved this one invoice (only a ban stops it). */
-  mode: 'rules' | 'approved'
 }
 
 export type DebitPaid =
@@ -40,25 +30,6 @@ export interface DebitPayerDeps {
 }
 
 export function debitPayer({ store, wallet, events$, outbox, log }: DebitPayerDeps) {
-  const limitFor = (p: DebitPayment, recorded: (hash: string) => void): SpendLimit => terms => {
-    const row = store.access(p.userId, p.requester)
-    if (p.mode === 'approved') {
-      if (row && row.authorized === 0) throw new DebitRefusal(gfy(1), 'denied')
-    } else {
-      if (!row || row.authorized === 0) throw new DebitRefusal(gfy(1), 'denied')
-      const rules = rulesOf(row)
-      if (expired(rules, terms.at)) throw new DebitRefusal(gfy(3), 'expired')
-      if (rules.frequency) {
-        const spent = store.spentInWindowMsat(p.userId, p.requester, terms.at - windowMs(rules.frequency))
-        if (spent + terms.amountMsat + terms.serviceFeeMsat > rules.frequency.amount * 1000) {
-          throw new DebitRefusal(gfy(5, { range: { min: 1, max: rules.frequency.amount } }), 'budget')
-        }
-      }
-    }
-    store.recordPayment({ paymentHash: terms.paymentHash, userId: p.userId, requester: p.requester, appId: p.appId, requestId: p.requestId, at: terms.at })
-    recorded(terms.paymentHash)
-  }
-
   /** The answer for a payment the node has resolved, or undefined while it is pending. */
   const resolvedAnswer = (paymentHash: string): DebitAnswer | undefined => {
     const payment = wallet.paymentByHash(paymentHash)
@@ -88,7 +59,7 @@ export function debitPayer({ store, wallet, events$, outbox, log }: DebitPayerDe
     async pay(p: DebitPayment): Promise<DebitPaid> {
       let hash: string | undefined
       try {
-        const paid = await wallet.payInvoiceFor(p.userId, p.invoice, { spendLimit: limitFor(p, h => (hash = h)) })
+        const paid = await wallet.payInvoiceFor(p.userId, p.invoice, { spendLimit: debitSpendLimit(store, p, h => (hash = h)) })
         store.moveAnswer(paid.paymentHash, 'paying', 'answered')
         return { status: 'paid', answer: ok(paid.preimage ?? '') }
       } catch (err) {

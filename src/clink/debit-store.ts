@@ -92,7 +92,7 @@ export function debitStore(db: Db) {
 
   const recordPayment = db.prepare(`INSERT INTO clink_debit_payments
       (payment_hash, user_id, requester, app_id, request_id, answer, created_at)
-      VALUES (@paymentHash, @userId, @requester, @appId, @requestId, 'paying', @at)`)
+      VALUES (@paymentHash, @userId, @requester, @appId, @requestId, @answer, @at)`)
   // Pending payments count whatever their age; succeeded ones while their settlement is inside the window.
   const spentInWindow = db.prepare(`SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0)
       FROM clink_debit_payments d JOIN payments p ON p.payment_hash = d.payment_hash
@@ -159,8 +159,10 @@ export function debitStore(db: Db) {
     /** Inside the payment's transaction: what this key's payments take from the window ending at `now`. */
     spentInWindowMsat: (userId: string, requester: string, since: number) =>
       spentInWindow.get({ userId, requester, since }) as number,
-    recordPayment: (p: { paymentHash: string; userId: string; requester: string; appId: string; requestId: string; at: number }) =>
-      void recordPayment.run(p),
+    /** `answer`: `paying` for a CLINK request's payment, `answered` when no requester waits (an API payment). */
+    recordPayment: (p: {
+      paymentHash: string; userId: string; requester: string; appId: string; requestId: string; answer: 'paying' | 'answered'; at: number
+    }) => void recordPayment.run(p),
     debitPayment: (paymentHash: string) => debitPayment.get(paymentHash) as DebitPaymentRow | undefined,
     paymentForRequest: (requestId: string) => paymentForRequest.get(requestId) as DebitPaymentRow | undefined,
     /** Moves a payment's answer state; true for the one caller that moved it (so one answer is sent). */

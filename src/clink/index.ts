@@ -3,3 +3,4 @@ export {
   type OfferPointer, type AccessPointer, type OfferPriceType,
 } from './pointers.js'
 export { createClink, type Clink, type ClinkDeps, type ClinkPart } from './room.js'
+export { debitNpubLimits } from './debit-budget.js'

@@ -22,6 +22,7 @@ import { paymentStore } from './payments/store.js'
 import { outgoingGate } from './payments/outgoing-gate.js'
 import { paymentResolution } from './payments/resolution.js'
 import { invoicePayer } from './payments/pay-invoice.js'
+import type { SpendLimit } from './payments/store.js'
 import { paymentHandlers } from './payments/handlers.js'
 import { transferDesk, transferHandlers } from './transfers.js'
 import { addressHandlers, type AddressSwapPayer } from './addresses.js'
@@ -66,6 +67,12 @@ export interface WalletDeps {
   allowLoopbackCallbacks?: boolean
   /** For re-asking the node about in-flight payments; real timers by default. */
   timers?: Timers
+  /**
+   * The limit of a PayInvoice / PayAppUserInvoice that names `debit_npub`: the payment counts against that key's
+   * debit grant (the CLINK room's budget check, run in the payment's transaction). Without it such a payment is
+   * refused rather than paid unattributed.
+   */
+  debitLimit?: (payment: { payerId: string; appId: string; debitNpub: string }) => SpendLimit
 }
 
 const realTimers: Timers = {
@@ -101,7 +108,7 @@ export function createWallet(deps: WalletDeps) {
     ...walletHandlers({ accounts, extensions: deps.extensions }),
     ...invoiceHandlers({ accounts, issue }),
     ...productHandlers({ db, random: deps.random, now, issue, relayUrl: deps.relayUrl }),
-    ...paymentHandlers({ accounts, invoices, payer, payments, node }),
+    ...paymentHandlers({ accounts, invoices, payer, payments, node, debitLimit: deps.debitLimit }),
     ...transferHandlers(accounts, transfers),
     ...addressHandlers({ db, node, transfers, random: deps.random, now, swaps: () => swapPayer }),
     ...banHandlers({ db, ledger, now }),

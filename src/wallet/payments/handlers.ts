@@ -8,7 +8,7 @@ import type { InvoiceStore } from '../invoices/store.js'
 import { msatAsSats, unixSeconds } from '../msat.js'
 import { operationId } from '../user-operations.js'
 import type { InvoicePayer, PaidInvoice } from './pay-invoice.js'
-import { paymentOperation, type PaymentStore } from './store.js'
+import { paymentOperation, type PaymentStore, type SpendLimit } from './store.js'
 
 export interface PaymentHandlerDeps {
   accounts: AccountStore
@@ -16,6 +16,8 @@ export interface PaymentHandlerDeps {
   payer: InvoicePayer
   payments: PaymentStore
   node: LightningNode
+  /** See WalletDeps.debitLimit. */
+  debitLimit?: (payment: { payerId: string; appId: string; debitNpub: string }) => SpendLimit
 }
 
 /** Upstream's answer, with the extra `operation` record its server adds beside the declared fields. */
@@ -32,7 +34,14 @@ function payAnswer({ payment, payerBalanceMsat }: PaidInvoice) {
   return answer
 }
 
-export function paymentHandlers({ accounts, invoices, payer, payments, node }: PaymentHandlerDeps): HandlerTable {
+export function paymentHandlers({ accounts, invoices, payer, payments, node, debitLimit }: PaymentHandlerDeps): HandlerTable {
+  /** A payment naming `debit_npub` counts against that key's debit grant, checked in the payment's transaction. */
+  const limitFor = (payerId: string, appId: string, debitNpub: string | undefined): { spendLimit?: SpendLimit } => {
+    if (debitNpub === undefined || debitNpub === '') return {}
+    if (!debitLimit) throw new OperationError('not_implemented', 'payments attributed to a debit key (debit_npub) are not available')
+    return { spendLimit: debitLimit({ payerId, appId, debitNpub }) }
+  }
+
   return {
     PayInvoice: async (input, ctx) =>
       payAnswer(
@@ -40,6 +49,7 @@ export function paymentHandlers({ accounts, invoices, payer, payments, node }: P
           invoice: input.invoice,
           amountSats: input.amount,
           ...(input.expected_fees ? { expectedFees: input.expected_fees } : {}),
+          ...limitFor(ctx.caller.userId, ctx.caller.appId, input.debit_npub),
         }),
       ),
 
@@ -50,6 +60,7 @@ export function paymentHandlers({ accounts, invoices, payer, payments, node }: P
           invoice: input.invoice,
           amountSats: input.amount,
           ...(input.expected_fees ? { expectedFees: input.expected_fees } : {}),
+          ...limitFor(appUser.user_id, ctx.caller.appId, input.debit_npub),
         }),
       )
     },

@@ -1,0 +1,69 @@
+// A debit grant's rules as a wallet spend limit (src/wallet/payments/store.ts SpendLimit), run inside the payment
+// transaction: the grant is re-read, its expiry checked and its budget summed in SQL over this key's payments
+// (pending, and succeeded within the window, amount + service fee), and the payment is recorded for the next sum —
+// so concurrent debits serialise on SQLite and never exceed the budget together. Two kinds of payment use it:
+// the ones made for CLINK debit requests (debit-payer.ts), and PayInvoice / PayAppUserInvoice with `debit_npub`
+// (reference/pub-protocol.md §5.3: the payment is counted against that key's debit authorization), whose limit the
+// daemon hands to the wallet as `debitLimit`.
+import { OperationError } from '../bus/errors.js'
+import type { Db } from '../store/index.js'
+import type { SpendLimit } from '../wallet/index.js'
+import { DebitRefusal, gfy } from './debit-answers.js'
+import { expired, windowMs } from './debit-rules.js'
+import { debitStore, rulesOf, type DebitStore } from './debit-store.js'
+
+export interface DebitCharge {
+  userId: string
+  requester: string
+  appId: string
+  /** The CLINK request answered about this payment; '' for a payment made through the API. */
+  requestId: string
+  /** `rules`: under the key's grant; `approved`: the user approved this one invoice (only a ban stops it). */
+  mode: 'rules' | 'approved'
+  /** Nobody waits for a CLINK answer about it (an API payment): recorded as answered. */
+  answered?: boolean
+}
+
+export function debitSpendLimit(store: DebitStore, charge: DebitCharge, recorded: (paymentHash: string) => void = () => {}): SpendLimit {
+  return terms => {
+    const row = store.access(charge.userId, charge.requester)
+    if (charge.mode === 'approved') {
+      if (row && row.authorized === 0) throw new DebitRefusal(gfy(1), 'denied')
+    } else {
+      if (!row || row.authorized === 0) throw new DebitRefusal(gfy(1), 'denied')
+      const rules = rulesOf(row)
+      if (expired(rules, terms.at)) throw new DebitRefusal(gfy(3), 'expired')
+      if (rules.frequency) {
+        const spent = store.spentInWindowMsat(charge.userId, charge.requester, terms.at - windowMs(rules.frequency))
+        if (spent + terms.amountMsat + terms.serviceFeeMsat > rules.frequency.amount * 1000) {
+          throw new DebitRefusal(gfy(5, { range: { min: 1, max: rules.frequency.amount } }), 'budget')
+        }
+      }
+    }
+    store.recordPayment({
+      paymentHash: terms.paymentHash,
+      userId: charge.userId,
+      requester: charge.requester,
+      appId: charge.appId,
+      requestId: charge.requestId,
+      answer: charge.answered ? 'answered' : 'paying',
+      at: terms.at,
+    })
+    recorded(terms.paymentHash)
+  }
+}
+
+const hexKey = /^[0-9a-f]{64}$/
+
+/**
+ * The limit of a payment that names `debit_npub`: it must fall under that key's grant (not banned, not expired,
+ * within its budget) and then counts against it, like the key's own debits. For the wallet's `debitLimit`.
+ */
+export function debitNpubLimits(db: Db) {
+  const store = debitStore(db)
+  return (payment: { payerId: string; appId: string; debitNpub: string }): SpendLimit => {
+    const requester = payment.debitNpub.trim().toLowerCase()
+    if (!hexKey.test(requester)) throw new OperationError('invalid_input', 'debit_npub must be a 64-character hex public key')
+    return debitSpendLimit(store, { userId: payment.payerId, requester, appId: payment.appId, requestId: '', mode: 'rules', answered: true })
+  }
+}
