@@ -6,10 +6,21 @@ import { operation } from '../operation.js'
 import { Empty, list } from '../dsl.js'
 import { RawBody } from '../messages/host.js'
 import {
-  AvailabilityWindow,
-  AvailabilityWindowCreate,
   Deleted,
   IdRequest,
+  OrderPageRequest,
+  Restaurant,
+  RestaurantBySlugRequest,
+  RestaurantCreate,
+  RestaurantListRequest,
+  RestaurantProfile,
+  RestaurantSettings,
+  RestaurantSettingsUpdate,
+  RestaurantUpdate,
+} from '../messages/restaurant.js'
+import {
+  AvailabilityWindow,
+  AvailabilityWindowCreate,
   Menu,
   MenuItem,
   MenuItemCreate,
@@ -23,9 +34,10 @@ import {
   ModifierCreate,
   ModifierGroup,
   ModifierGroupCreate,
+} from '../messages/restaurant-menu.js'
+import {
   Order,
   OrderListRequest,
-  OrderPageRequest,
   OrderPlaceRequest,
   OrderPlaced,
   OrderQuote,
@@ -33,15 +45,7 @@ import {
   OrderSetStatusRequest,
   PrintJob,
   PrintJobListRequest,
-  Restaurant,
-  RestaurantBySlugRequest,
-  RestaurantCreate,
-  RestaurantListRequest,
-  RestaurantProfile,
-  RestaurantSettings,
-  RestaurantSettingsUpdate,
-  RestaurantUpdate,
-} from '../messages/restaurant.js'
+} from '../messages/restaurant-orders.js'
 
 const base = '/restaurant/api/v1'
 const restaurant = { area: 'restaurant', dialect: 'detail', extension: 'restaurant' } as const
