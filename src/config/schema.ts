@@ -161,13 +161,16 @@ export const configSchema = z.strictObject({
       enabled: z.boolean().default(false),
       /**
        * Boltz v2 providers, quoted in parallel: `http` is the API base (…/v2/… is appended), `ws` its WebSocket
-       * (default: `http` with ws(s):// and /v2/ws). No public provider is named by default.
+       * (default: `http` with ws(s):// and /v2/ws). No public provider is named by default. A transaction swap is
+       * claimed once our own node sees the provider's lockup confirmed; `zero_conf = true` claims it from the
+       * mempool at once, which lets that provider double-spend its lockup after taking the payment.
        */
       providers: z
         .array(
           z.strictObject({
             http: url,
             ws: z.url({ protocol: /^wss?$/ }).optional(),
+            zero_conf: z.boolean().default(false),
           }),
         )
         .default([]),

@@ -193,6 +193,24 @@ export interface BumpFeeRequest {
   satPerVbyte: number
 }
 
+/** A transaction to watch for on the node's own view of the chain. */
+export interface ConfirmationRequest {
+  /** The transaction id, hex, as block explorers show it. */
+  txid: string
+  /** Hex of an output script the transaction pays (LND matches block filters on it). */
+  outputScript: string
+  /** A height at or below the block that could include it: the node looks back from here, then ahead. */
+  heightHint: number
+}
+
+/** The block that confirmed a watched transaction, and the transaction as mined. */
+export interface ChainConfirmation {
+  blockHeight: number
+  blockHash: string
+  /** The raw transaction, hex, so the caller can check it is the one it asked for. */
+  rawTx: string
+}
+
 export interface NodePeer {
   pubkey: string
   /** `host:port` */
@@ -330,6 +348,14 @@ export interface LightningNode {
   estimateChainFee(request: ChainFeeEstimateRequest): Promise<ChainFeeEstimate>
   getBalances(): Promise<NodeBalances>
   bumpFee(request: BumpFeeRequest): Promise<void>
+  /**
+   * Resolves once the transaction has one confirmation on the node's chain (at once when it already has).
+   * Rejects with OperationError when the node cannot watch (connection lost: ask again; no chain: not_implemented)
+   * or with `signal`'s reason once it aborts.
+   */
+  waitForConfirmation(request: ConfirmationRequest, signal: AbortSignal): Promise<ChainConfirmation>
+  /** Hands a raw transaction to the node's peers (LND PublishTransaction); resolves with its txid. */
+  publishTransaction(rawTx: string): Promise<string>
 
   addPeer(request: AddPeerRequest): Promise<void>
   listPeers(): Promise<NodePeer[]>

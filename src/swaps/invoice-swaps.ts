@@ -7,6 +7,7 @@
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { OperationError, isOperationError } from '../bus/errors.js'
 import { providerFor, quoteAll, QuoteRefused, swapSecretKey, unixSecondsOrZero, type Provider, type SwapDeskDeps } from './providers.js'
+import { shownUrl } from './provider-api.js'
 import { swapFollowers, type SwapUpdate } from './provider-updates.js'
 import {
   cooperativeRefund,
@@ -328,7 +329,7 @@ function quoteOf(swap: InvoiceSwapRow) {
     transaction_amount_sats: swap.expected_amount_sats,
     chain_fee_sats: swap.chain_fee_sats,
     service_fee_sats: 0,
-    service_url: swap.provider_url,
+    service_url: shownUrl(swap.provider_url),
     swap_fee_sats: swap.swap_fee_sats,
     tx_id: swap.lockup_tx_id ?? '',
     paid_at_unix: unixSecondsOrZero(swap.paid_at),

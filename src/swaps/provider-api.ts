@@ -3,6 +3,24 @@
 // names the provider and is short enough to show a caller ("http://…: HTTP 400: invoice has expired").
 import { z } from 'zod'
 
+/**
+ * A provider URL as logs and callers see it (errors, quotes' service_url): a user name, password or query value
+ * the operator put in the configured URL (an API key) is replaced by `***`. A URL without any is left as written.
+ */
+export function shownUrl(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return '<invalid url>'
+  }
+  if (!parsed.username && !parsed.password && !parsed.search) return url
+  if (parsed.username) parsed.username = '***'
+  if (parsed.password) parsed.password = '***'
+  for (const key of [...new Set(parsed.searchParams.keys())]) parsed.searchParams.set(key, '***')
+  return parsed.toString().replaceAll('%2A%2A%2A', '***')
+}
+
 export class ProviderError extends Error {
   constructor(
     readonly providerUrl: string,
@@ -10,7 +28,7 @@ export class ProviderError extends Error {
     /** The provider answered with an HTTP status (it refused), rather than being unreachable. */
     readonly status?: number,
   ) {
-    super(`${providerUrl}: ${reason}`)
+    super(`${shownUrl(providerUrl)}: ${reason}`)
     this.name = 'ProviderError'
   }
 }

@@ -4,7 +4,7 @@
 import WebSocket from 'ws'
 import type { Logger } from 'pino'
 import type { Timers } from '../node/index.js'
-import { SwapStatus } from './provider-api.js'
+import { shownUrl, SwapStatus } from './provider-api.js'
 
 export type SwapUpdate = SwapStatus & { id: string }
 type Listener = (update: SwapUpdate) => void
@@ -17,6 +17,7 @@ export function defaultWsUrl(httpUrl: string): string {
 }
 
 export function providerUpdates({ url, log, timers }: { url: string; log: Logger; timers: Timers }) {
+  const shown = shownUrl(url)
   const listeners = new Map<string, Set<Listener>>()
   let socket: WebSocket | undefined
   let closed = false
@@ -41,7 +42,7 @@ export function providerUpdates({ url, log, timers }: { url: string; log: Logger
       try {
         message = JSON.parse(String(data))
       } catch {
-        log.warn({ url }, 'swap provider sent a WebSocket message that is not JSON')
+        log.warn({ url: shown }, 'swap provider sent a WebSocket message that is not JSON')
         return
       }
       if (message.event !== 'update' || message.channel !== 'swap.update' || !Array.isArray(message.args)) return
@@ -52,7 +53,7 @@ export function providerUpdates({ url, log, timers }: { url: string; log: Logger
         for (const listener of [...(listeners.get(id) ?? [])]) listener({ ...parsed.data, id })
       }
     })
-    ws.on('error', err => log.debug({ err: err.message, url }, 'swap provider WebSocket error'))
+    ws.on('error', err => log.debug({ err: err.message, url: shown }, 'swap provider WebSocket error'))
     ws.on('close', () => {
       socket = undefined
       if (closed || listeners.size === 0) return

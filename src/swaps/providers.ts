@@ -4,13 +4,15 @@ import type { Logger } from 'pino'
 import { OperationError } from '../bus/errors.js'
 import type { LightningNode, Timers } from '../node/index.js'
 import type { UserOperation, WalletPayment } from '../wallet/index.js'
-import { ProviderError, type ProviderApi } from './provider-api.js'
+import { ProviderError, shownUrl, type ProviderApi } from './provider-api.js'
 import type { ProviderUpdates } from './provider-updates.js'
 import type { ChainParams } from './swap-scripts.js'
 import type { SwapStore } from './swap-store.js'
 
 export interface Provider {
   url: string
+  /** Trusted with zero_conf: its lockups are claimed from the mempool, before our node sees them confirmed. */
+  zeroConf: boolean
   api: ProviderApi
   updates: ProviderUpdates
 }
@@ -43,7 +45,7 @@ export class QuoteRefused extends Error {
     readonly providerUrl: string,
     readonly reason: string,
   ) {
-    super(`${providerUrl}: ${reason}`)
+    super(`${shownUrl(providerUrl)}: ${reason}`)
     this.name = 'QuoteRefused'
   }
 }
@@ -60,12 +62,13 @@ export async function quoteAll<T>(
   settled.forEach((result, i) => {
     if (result.status === 'fulfilled') return void quotes.push(result.value)
     const err = result.reason
+    const shown = shownUrl(providers[i]!.url)
     if (err instanceof QuoteRefused || err instanceof ProviderError || err instanceof OperationError) {
-      log.warn({ provider: providers[i]!.url, reason: err.message }, 'swap quote refused')
-      reasons.push(err instanceof OperationError ? `${providers[i]!.url}: ${err.message}` : err.message)
+      log.warn({ provider: shown, reason: err.message }, 'swap quote refused')
+      reasons.push(err instanceof OperationError ? `${shown}: ${err.message}` : err.message)
     } else {
-      log.error({ err, provider: providers[i]!.url }, 'swap quote failed unexpectedly')
-      reasons.push(`${providers[i]!.url}: internal error`)
+      log.error({ err, provider: shown }, 'swap quote failed unexpectedly')
+      reasons.push(`${shown}: internal error`)
     }
   })
   if (quotes.length === 0) throw new OperationError('upstream_failed', `no swap provider gave a usable quote: ${reasons.join('; ')}`)
@@ -75,7 +78,10 @@ export async function quoteAll<T>(
 export function providerFor(providers: Provider[], url: string): Provider {
   const provider = providers.find(p => p.url === url)
   if (!provider) {
-    throw new OperationError('upstream_failed', `this swap's provider ${url} is no longer configured; add it back to [swaps] providers to finish it`)
+    throw new OperationError(
+      'upstream_failed',
+      `this swap's provider ${shownUrl(url)} is no longer configured; add it back to [swaps] providers to finish it`,
+    )
   }
   return provider
 }

@@ -4,7 +4,7 @@ import type { HandlerTable } from '../bus/handler.js'
 import { operationId } from '../wallet/index.js'
 import type { Swaps, SwapsDeps } from './index.js'
 import { invoiceSwapDesk } from './invoice-swaps.js'
-import { providerApi } from './provider-api.js'
+import { providerApi, shownUrl } from './provider-api.js'
 import { defaultWsUrl, providerUpdates } from './provider-updates.js'
 import type { Provider } from './providers.js'
 import { chainParams } from './swap-scripts.js'
@@ -16,6 +16,7 @@ export function runningSwaps(deps: SwapsDeps): Swaps {
   const store = swapStore(deps.db)
   const providers: Provider[] = config.providers.map(p => ({
     url: p.http,
+    zeroConf: p.zero_conf,
     api: providerApi({ url: p.http, timeoutMs: config.timeout_ms }),
     updates: providerUpdates({ url: p.ws ?? defaultWsUrl(p.http), log, timers: deps.timers }),
   }))
@@ -40,13 +41,13 @@ export function runningSwaps(deps: SwapsDeps): Swaps {
 
   let cancelPoll: (() => void) | undefined
   let stopped = false
-  /** New blocks expire quotes: a quote past its timeout height can never be paid. */
+  /** New blocks expire quotes (a quote past its timeout height can never be paid) and swaps not claimable in time. */
   const poll = async () => {
     try {
       const height = await blockHeight()
       const removed = store.deleteExpiredTxQuotes(height) + store.deleteExpiredInvoiceQuotes(height)
       if (removed > 0) log.info({ height, removed }, 'expired swap quotes removed')
-      await txSwaps.retryStoredClaims()
+      await txSwaps.onBlock(height)
     } catch (err) {
       log.warn({ reason: (err as Error).message }, 'could not read the block height; trying again later')
     }
@@ -98,7 +99,7 @@ export function runningSwaps(deps: SwapsDeps): Swaps {
     async start() {
       await poll()
       const resumed = txSwaps.resume() + invoiceSwaps.resume()
-      log.info({ providers: providers.map(p => p.url), resumed }, 'swaps enabled')
+      log.info({ providers: providers.map(p => shownUrl(p.url)), resumed }, 'swaps enabled')
     },
     stop() {
       stopped = true

@@ -25,6 +25,12 @@ export interface TxSwapRow {
   address: string | null
   payment_serial: number | null
   lockup_tx_id: string | null
+  /** The provider's lockup as it reported it, checked to pay the swap address; the claim spends it. */
+  lockup_tx_hex: string | null
+  /** The node's height when the swap was paid: the lockup cannot be in an earlier block. */
+  paid_height: number | null
+  /** The block in which our own node saw the lockup confirmed; null while it has not. */
+  lockup_confirmed_height: number | null
   claim_tx_id: string | null
   claim_tx_hex: string | null
   failure_reason: string | null
@@ -67,6 +73,9 @@ export type NewTxSwap = Omit<
   | 'address'
   | 'payment_serial'
   | 'lockup_tx_id'
+  | 'lockup_tx_hex'
+  | 'paid_height'
+  | 'lockup_confirmed_height'
   | 'claim_tx_id'
   | 'claim_tx_hex'
   | 'failure_reason'
@@ -98,12 +107,16 @@ export function swapStore(db: Db) {
   const txOfUser = db.prepare('SELECT * FROM tx_swaps WHERE user_id = ? ORDER BY created_at, id')
   const txOfAdmin = db.prepare('SELECT * FROM tx_swaps WHERE user_id IS NULL ORDER BY created_at, id')
   const txInProgress = db.prepare("SELECT * FROM tx_swaps WHERE status = 'paying'")
-  const startPaying = db.prepare(`UPDATE tx_swaps SET status = 'paying', address = @address, paid_at = @at
+  const startPaying = db.prepare(`UPDATE tx_swaps SET status = 'paying', address = @address, paid_at = @at, paid_height = @height
       WHERE id = @id AND status = 'quoted'`)
-  const releaseTx = db.prepare(`UPDATE tx_swaps SET status = 'quoted', address = NULL, paid_at = NULL
+  const releaseTx = db.prepare(`UPDATE tx_swaps SET status = 'quoted', address = NULL, paid_at = NULL, paid_height = NULL
       WHERE id = @id AND status = 'paying' AND payment_serial IS NULL AND lockup_tx_id IS NULL`)
   const setPaymentSerial = db.prepare('UPDATE tx_swaps SET payment_serial = @serial WHERE id = @id')
-  const setLockup = db.prepare('UPDATE tx_swaps SET lockup_tx_id = @txid WHERE id = @id AND lockup_tx_id IS NULL')
+  // The latest lockup the provider reports wins until a claim is built (a replaced lockup never confirms).
+  const setLockup = db.prepare(`UPDATE tx_swaps SET lockup_tx_id = @txid, lockup_tx_hex = @hex, lockup_confirmed_height = NULL
+      WHERE id = @id AND status = 'paying' AND claim_tx_id IS NULL AND (lockup_tx_id IS NULL OR lockup_tx_id != @txid)`)
+  const setLockupConfirmed = db.prepare(`UPDATE tx_swaps SET lockup_confirmed_height = @height
+      WHERE id = @id AND lockup_tx_id = @txid AND lockup_confirmed_height IS NULL`)
   const setClaimTx = db.prepare(`UPDATE tx_swaps SET claim_tx_id = @txid, claim_tx_hex = @hex
       WHERE id = @id AND claim_tx_id IS NULL`)
   const finishTx = db.prepare(`UPDATE tx_swaps SET status = 'claimed', completed_at = @at
@@ -135,11 +148,14 @@ export function swapStore(db: Db) {
     txSwapsOf: (userId: string | null) => (userId === null ? txOfAdmin.all() : txOfUser.all(userId)) as TxSwapRow[],
     txSwapsInProgress: () => txInProgress.all() as TxSwapRow[],
     /** quoted → paying; false when another call took it first. */
-    startPaying: (id: string, address: string, at: number) => startPaying.run({ id, address, at }).changes === 1,
+    startPaying: (id: string, address: string, at: number, height: number) => startPaying.run({ id, address, at, height }).changes === 1,
     /** paying → quoted, when the payment was refused before anything was sent (the quote stays usable). */
     releaseTxSwap: (id: string) => void releaseTx.run({ id }),
     setPaymentSerial: (id: string, serial: number) => void setPaymentSerial.run({ id, serial }),
-    setTxLockup: (id: string, txid: string) => void setLockup.run({ id, txid }),
+    /** Records the lockup to claim; false when it is the one recorded already (or the swap is past it). */
+    setTxLockup: (id: string, txid: string, hex: string) => setLockup.run({ id, txid, hex }).changes === 1,
+    /** Our node saw `txid` confirmed at `height`; false when it is not the recorded lockup or was recorded already. */
+    setLockupConfirmed: (id: string, txid: string, height: number) => setLockupConfirmed.run({ id, txid, height }).changes === 1,
     /** Records the claim transaction once; false when one is recorded already (broadcast that one instead). */
     setClaimTx: (id: string, txid: string, hex: string) => setClaimTx.run({ id, txid, hex }).changes === 1,
     finishTxSwap: (id: string, at: number) => finishTx.run({ id, at }).changes === 1,

@@ -1,46 +1,35 @@
 // Transaction swaps (Lightning → on-chain, Boltz "reverse"), for users and the operator (pub-protocol.md §9).
 // Quote: our preimage and key are made and stored with the provider's swap, whose tree and lockup address are
 // checked first. Pay: the provider's hold invoice is paid — a user's through the wallet's normal payment path
-// (balance − invoice − service fee), the operator's by the node — and once the provider locks the coins, we claim
-// them to the caller's address: cooperatively (MuSig2 key path), or alone through the script path. The claim
-// reveals the preimage, which settles the hold invoice. Every step is stored before the next, so a restart
-// resumes a paid swap from the provider's current status.
+// (balance − invoice − service fee), the operator's by the node — and once the provider's lockup pays the swap
+// address the agreed amount and our own node has seen it confirmed (at once only for a provider trusted with
+// zero_conf), we claim the coins to the caller's address (tx-claim.ts). The claim reveals the preimage, which
+// settles the hold invoice: revealed for an unconfirmed lockup, it would let the provider double-spend the lockup
+// and keep the payment. A lockup that does not confirm before the swap's timeout is never claimed, and the
+// payment fails back. Every step is stored before the next, so a restart resumes a paid swap where it stopped.
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { OperationError, isOperationError } from '../bus/errors.js'
-import { providerFor, quoteAll, QuoteRefused, swapSecretKey, unixSecondsOrZero, type Provider, type SwapDeskDeps, type SwapWallet } from './providers.js'
+import { providerFor, quoteAll, type Provider, type SwapDeskDeps, type SwapWallet } from './providers.js'
+import { lockupConfirmations } from './lockup-confirmation.js'
 import { swapFollowers, type SwapUpdate } from './provider-updates.js'
-import {
-  cooperativeClaim,
-  findLockupOutput,
-  isValidSecretKey,
-  keyPathRound,
-  outputScriptOf,
-  parseTree,
-  preimageHashOf,
-  publicKeyOf,
-  scriptPathClaim,
-  verifySwapTree,
-  type SwapKeys,
-} from './swap-scripts.js'
+import { findLockupOutput, outputScriptOf, parseTree, type SwapKeys } from './swap-scripts.js'
 import type { TxSwapRow } from './swap-store.js'
+import { broadcastClaim, buildClaim } from './tx-claim.js'
+import { quoteOf, quoteTxSwap, type TxSwapQuote } from './tx-quotes.js'
+
+export type { TxSwapQuote } from './tx-quotes.js'
 
 /** How long the node may try to pay a hold invoice before answering (the payment itself goes on). */
 const payTimeoutMs = 50_000
 const lockedStatuses = new Set(['transaction.mempool', 'transaction.confirmed'])
 const failedStatuses = new Set(['invoice.expired', 'swap.expired', 'transaction.failed', 'transaction.refunded'])
-
-export interface TxSwapQuote {
-  swap_operation_id: string
-  invoice_amount_sats: number
-  transaction_amount_sats: number
-  swap_fee_sats: number
-  chain_fee_sats: number
-  service_fee_sats: number
-  service_url: string
-  expires_at_block_height: number
-  paid_at_unix: number
-  completed_at_unix: number
-}
+/**
+ * The preimage is not revealed this close to the swap's timeout: the claim must confirm before the provider's
+ * refund path opens at the timeout block.
+ */
+export const claimMarginBlocks = 3
+/** When no paid height is stored (swaps paid before it was), how far below the timeout the lockup may be. */
+const fallbackLookbackBlocks = 1008
 
 export interface PaidTxSwap {
   txId: string
@@ -62,6 +51,8 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     what: 'transaction swap',
   })
   const claiming = new Set<string>()
+  const confirmations = lockupConfirmations({ node, timers: deps.timers, log })
+  const zeroConf = (swap: TxSwapRow) => deps.providers.find(p => p.url === swap.provider_url)?.zeroConf === true
 
   const settleWaiters = (id: string, outcome: { txid: string } | { error: OperationError }) => {
     for (const waiter of waiters.get(id) ?? []) {
@@ -81,6 +72,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     if (store.failTxSwap(swap.id, reason, deps.now())) {
       log.warn({ swap: swap.id, reason }, 'transaction swap failed')
       followers.stop(swap.id)
+      confirmations.stop(swap.id)
     }
     settleWaiters(swap.id, { error: new OperationError('upstream_failed', `the swap failed: ${reason}`) })
   }
@@ -93,119 +85,80 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
   }
 
 
-  async function quoteOne(provider: Provider, userId: string | null, amountSats: number): Promise<TxSwapQuote> {
-    const pair = await provider.api.reversePair()
-    const { lockup, claim } = pair.fees.minerFees
-    // The provider locks the amount plus our claim transaction's fee, so the address receives `amountSats` exactly.
-    const onchainAmount = amountSats + claim
-    if (onchainAmount < pair.limits.minimal || onchainAmount > pair.limits.maximal) {
-      throw new QuoteRefused(provider.url, `swaps ${pair.limits.minimal}–${pair.limits.maximal} sats, not ${onchainAmount}`)
+
+  /** Why a swap not claimed by its timeout failed: the user is told whether a lockup was seen and why unclaimed. */
+  const timeoutReason = (swap: TxSwapRow) =>
+    swap.lockup_tx_id && swap.lockup_confirmed_height === null
+      ? `the provider's lockup ${swap.lockup_tx_id} was not confirmed on our node before block ${swap.timeout_block_height - claimMarginBlocks} ` +
+        `(the swap times out at ${swap.timeout_block_height}); the preimage was never revealed, so the Lightning payment fails back`
+      : `the swap was not claimed before block ${swap.timeout_block_height - claimMarginBlocks} (it times out at ${swap.timeout_block_height}); ` +
+        'the preimage was never revealed, so the Lightning payment fails back'
+
+  /** A lockup the provider reported: checked, stored, then claimed once our node sees it confirmed. */
+  async function onLockup(swap: TxSwapRow, provider: Provider, lockupHex: string): Promise<void> {
+    const keys = keysOf(swap)
+    const lockup = findLockupOutput(lockupHex, keys)
+    if (!lockup) return fail(swap, 'the provider reported a lockup transaction that does not pay the swap address')
+    if (lockup.amountSats < swap.onchain_amount_sats) {
+      // Claiming would reveal the preimage for less than agreed; the hold invoice times out instead.
+      return fail(swap, `the provider locked ${lockup.amountSats} sats instead of ${swap.onchain_amount_sats}`)
     }
-    const preimage = deps.random(32)
-    const preimageHash = preimageHashOf(preimage)
-    const claimKey = swapSecretKey(deps.random, isValidSecretKey)
-    const created = await provider.api.createReverseSwap({
-      preimageHash: bytesToHex(preimageHash),
-      claimPublicKey: bytesToHex(publicKeyOf(claimKey)),
-      onchainAmount,
-      pairHash: pair.hash,
-    })
-    if (created.onchainAmount !== onchainAmount) {
-      throw new QuoteRefused(provider.url, `it would lock ${created.onchainAmount} sats instead of ${onchainAmount}`)
-    }
-    const invoice = await node.decodeInvoice(created.invoice)
-    if (invoice.paymentHash !== bytesToHex(preimageHash)) {
-      throw new QuoteRefused(provider.url, 'its invoice is not locked to our preimage hash')
-    }
-    if (!invoice.amountMsat || invoice.amountMsat % 1000 !== 0) {
-      throw new QuoteRefused(provider.url, 'its invoice has no whole-sat amount')
-    }
-    const invoiceSats = invoice.amountMsat / 1000
-    // Whether the provider takes its percentage of the invoice or of the locked amount, it cannot exceed this.
-    const maxInvoiceSats = Math.ceil(((onchainAmount + lockup) * 100) / (100 - Math.min(pair.fees.percentage, 50))) + 1
-    if (invoiceSats > maxInvoiceSats || invoiceSats < onchainAmount) {
-      throw new QuoteRefused(provider.url, `its invoice asks ${invoiceSats} sats where its fees allow at most ${maxInvoiceSats}`)
-    }
-    const refusal = verifySwapTree({
-      kind: 'reverse',
-      given: created.swapTree,
-      keys: { ourKey: claimKey, theirPublicKey: hexToBytes(created.refundPublicKey) },
-      preimageHash,
-      timeoutBlockHeight: created.timeoutBlockHeight,
-      lockupAddress: created.lockupAddress,
-      network,
-    })
-    if (refusal) throw new QuoteRefused(provider.url, `refused: ${refusal}`)
-    const chainFee = lockup + claim
-    const row = {
-      id: bytesToHex(deps.random(16)),
-      user_id: userId,
-      provider_url: provider.url,
-      provider_swap_id: created.id,
-      preimage: bytesToHex(preimage),
-      payment_hash: bytesToHex(preimageHash),
-      claim_private_key: bytesToHex(claimKey),
-      refund_public_key: created.refundPublicKey.toLowerCase(),
-      swap_tree: JSON.stringify(created.swapTree),
-      lockup_address: created.lockupAddress,
-      timeout_block_height: created.timeoutBlockHeight,
-      invoice: created.invoice,
-      invoice_amount_sats: invoiceSats,
-      transaction_amount_sats: amountSats,
-      onchain_amount_sats: onchainAmount,
-      swap_fee_sats: invoiceSats - amountSats - chainFee,
-      chain_fee_sats: chainFee,
-      service_fee_sats: userId === null ? 0 : wallet.outgoingServiceFeeSats(userId, invoiceSats),
-      created_at: deps.now(),
-    }
-    store.insertTxSwap(row)
-    return quoteOf(store.txSwap(row.id)!)
+    if (store.setTxLockup(swap.id, lockup.txid, lockupHex)) log.info({ swap: swap.id, txid: lockup.txid }, 'transaction swap lockup seen')
+    const current = store.txSwap(swap.id)!
+    if (current.status !== 'paying' || current.claim_tx_hex || current.lockup_tx_id !== lockup.txid) return
+    if (provider.zeroConf || current.lockup_confirmed_height !== null) return claimSwap(current, provider)
+    awaitConfirmation(current)
   }
 
-  /** Claims a locked swap to its address; safe to call again (a stored claim is re-broadcast, never rebuilt). */
-  async function claimSwap(swap: TxSwapRow, provider: Provider, lockupHex: string): Promise<void> {
+  /** Arms (once) the wait for our node to see the stored lockup confirmed, then claims. */
+  function awaitConfirmation(swap: TxSwapRow): void {
+    const keys = keysOf(swap)
+    const lockup = findLockupOutput(swap.lockup_tx_hex!, keys)!
+    const heightHint = Math.max(1, swap.paid_height ?? swap.timeout_block_height - fallbackLookbackBlocks)
+    confirmations.wait(
+      swap.id,
+      { txid: lockup.txid, outputScript: bytesToHex(lockup.script), heightHint },
+      rawTx => findLockupOutput(rawTx, keys)?.txid === lockup.txid,
+      async confirmation => {
+        if (store.setLockupConfirmed(swap.id, lockup.txid, confirmation.blockHeight)) {
+          log.info({ swap: swap.id, txid: lockup.txid, height: confirmation.blockHeight }, 'our node saw the swap lockup confirmed')
+        }
+        const current = store.txSwap(swap.id)
+        if (current?.status !== 'paying' || current.lockup_tx_id !== lockup.txid) return
+        await claimSwap(current, providerFor(deps.providers, current.provider_url))
+      },
+    )
+  }
+
+  /**
+   * Claims a swap whose stored lockup may be claimed (confirmed on our node, or zero_conf); safe to call again: a
+   * stored claim is re-broadcast, never rebuilt.
+   */
+  async function claimSwap(swap: TxSwapRow, provider: Provider): Promise<void> {
     if (claiming.has(swap.id)) return
     claiming.add(swap.id)
     try {
       let current = store.txSwap(swap.id)!
       if (current.status !== 'paying') return
       if (!current.claim_tx_hex) {
+        if (!current.lockup_tx_hex) return
+        // The guard the whole flow rests on: no preimage for a lockup our node has not seen confirmed.
+        if (current.lockup_confirmed_height === null && !provider.zeroConf) return
+        const height = await deps.blockHeight()
+        if (height >= current.timeout_block_height - claimMarginBlocks) return fail(current, timeoutReason(current))
         const keys = keysOf(current)
-        const lockup = findLockupOutput(lockupHex, keys)
-        if (!lockup) return fail(current, 'the provider reported a lockup transaction that does not pay the swap address')
-        if (lockup.amountSats < current.onchain_amount_sats) {
-          // Claiming would reveal the preimage for less than agreed; the hold invoice times out instead.
-          return fail(current, `the provider locked ${lockup.amountSats} sats instead of ${current.onchain_amount_sats}`)
-        }
-        store.setTxLockup(current.id, lockup.txid)
+        const lockup = findLockupOutput(current.lockup_tx_hex, keys)!
         const destination = outputScriptOf(current.address!, network)!
-        // The claim fee reserved in the quote; anything the provider locks beyond the agreed amount goes to the address.
-        const feeSats = current.onchain_amount_sats - current.transaction_amount_sats
-        const preimage = hexToBytes(current.preimage)
-        let tx
-        try {
-          const spend = cooperativeClaim(keys, lockup, destination, feeSats, preimage)
-          const round = keyPathRound(keys, spend.sighash)
-          const partial = await provider.api.reverseClaim(current.provider_swap_id, {
-            preimage: current.preimage,
-            pubNonce: round.pubNonce,
-            transaction: spend.tx.hex,
-            index: 0,
-          })
-          tx = spend.signed(round.complete(partial))
-        } catch (err) {
-          log.warn({ swap: current.id, reason: (err as Error).message }, 'no cooperative claim; claiming through the script path')
-          tx = scriptPathClaim(keys, lockup, destination, feeSats, preimage)
-        }
+        const tx = await buildClaim({ swap: current, keys, lockup, destination, provider, log })
         store.setClaimTx(current.id, tx.id, tx.hex)
         current = store.txSwap(swap.id)!
       }
-      await provider.api.broadcast(current.claim_tx_hex!)
+      await broadcastClaim({ swapId: current.id, hex: current.claim_tx_hex!, provider, node, log })
       if (store.finishTxSwap(current.id, deps.now())) log.info({ swap: current.id, txid: current.claim_tx_id }, 'transaction swap claimed')
       followers.stop(current.id)
       settleWaiters(current.id, { txid: current.claim_tx_id! })
     } catch (err) {
-      // The claim stays stored; the next status update or the next start broadcasts it again.
+      // The claim stays stored; the next status update or the next block broadcasts it again.
       log.error({ err, swap: swap.id }, 'could not claim a transaction swap yet')
     } finally {
       claiming.delete(swap.id)
@@ -216,11 +169,14 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     const swap = store.txSwap(swapId)
     if (!swap || swap.status !== 'paying') return
     const provider = providerFor(deps.providers, swap.provider_url)
+    if (swap.claim_tx_hex) return claimSwap(swap, provider)
     if (lockedStatuses.has(update.status)) {
+      // The provider's word on the status is not evidence; its transaction is, once our node sees it confirmed.
       const hex = update.transaction?.hex ?? (await provider.api.reverseTransaction(swap.provider_swap_id)).hex
-      if (hex) await claimSwap(swap, provider, hex)
+      if (hex) await onLockup(swap, provider, hex)
     } else if (failedStatuses.has(update.status)) {
-      fail(swap, `${update.status}${update.failureReason ? `: ${update.failureReason}` : ''}`)
+      const said = `${update.status}${update.failureReason ? `: ${update.failureReason}` : ''}`
+      fail(swap, swap.lockup_tx_id ? `${said}; ${timeoutReason(swap)}` : said)
     }
   }
 
@@ -229,7 +185,12 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     new Promise<string>((resolve, reject) => {
       const cancel = deps.timers.after(deps.payWaitMs, () => {
         waiters.get(id)?.delete(waiter)
-        reject(new OperationError('upstream_failed', `the swap is paid and waits for the provider's lockup; ListTxSwaps shows when it is claimed`))
+        const swap = store.txSwap(id)
+        const what =
+          swap?.lockup_tx_id && swap.lockup_confirmed_height === null
+            ? `a confirmation of the provider's lockup ${swap.lockup_tx_id} on our node (usually minutes)`
+            : "the provider's lockup"
+        reject(new OperationError('upstream_failed', `the swap is paid and waits for ${what}; ListTxSwaps shows when it is claimed`))
       })
       const waiter: Waiter = {
         resolve: txid => (cancel(), resolve(txid)),
@@ -255,7 +216,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     if (height >= swap.timeout_block_height) {
       throw new OperationError('invalid_input', `this swap quote expired at block ${swap.timeout_block_height}; ask for a new quote`)
     }
-    if (!store.startPaying(id, address, deps.now())) throw new OperationError('conflict', 'this swap is already being paid')
+    if (!store.startPaying(id, address, deps.now(), height)) throw new OperationError('conflict', 'this swap is already being paid')
     const paying = store.txSwap(id)!
     followers.follow(paying)
     return paying
@@ -266,7 +227,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       if (!Number.isSafeInteger(amountSats) || amountSats <= 0) {
         throw new OperationError('invalid_input', 'transaction_amount_sats must be a positive integer')
       }
-      return quoteAll(deps.providers, p => quoteOne(p, userId, amountSats), log)
+      return quoteAll(deps.providers, p => quoteTxSwap({ ...deps, provider: p, userId, amountSats }), log)
     },
 
     /** PayAddress with a swap_operation_id: the user's balance pays the hold invoice with the service fee. */
@@ -338,11 +299,15 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       })
     },
 
-    /** Follows every paid swap again: the provider's current status continues each where it stopped. */
+    /**
+     * Follows every paid swap again: the provider's current status continues each where it stopped, and a stored
+     * lockup is watched for its confirmation whether or not the provider says anything.
+     */
     resume(): number {
       const open = store.txSwapsInProgress()
       for (const swap of open) {
         try {
+          if (swap.lockup_tx_hex && !swap.claim_tx_hex && swap.lockup_confirmed_height === null && !zeroConf(swap)) awaitConfirmation(swap)
           followers.follow(swap)
         } catch (err) {
           log.error({ swap: swap.id, reason: (err as Error).message }, 'cannot resume a transaction swap')
@@ -351,34 +316,27 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       return open.length
     },
 
-    /** Broadcasts again every claim stored but not yet accepted (the provider was unreachable). */
-    async retryStoredClaims(): Promise<void> {
+    /**
+     * A new block: claims stored but not yet broadcast are sent again, and swaps too close to their timeout to be
+     * claimed safely fail (unless a claim is out already: the preimage is revealed, the claim must go through).
+     */
+    async onBlock(height: number): Promise<void> {
       for (const swap of store.txSwapsInProgress()) {
-        if (!swap.claim_tx_hex) continue
         const provider = deps.providers.find(p => p.url === swap.provider_url)
-        if (provider) await claimSwap(swap, provider, swap.claim_tx_hex)
+        if (swap.claim_tx_hex) {
+          if (provider) await claimSwap(swap, provider)
+        } else if (height >= swap.timeout_block_height - claimMarginBlocks && !claiming.has(swap.id)) {
+          fail(swap, timeoutReason(swap))
+        }
       }
     },
 
     stop(): void {
       followers.stopAll()
+      confirmations.stopAll()
     },
   }
 }
 
-function quoteOf(swap: TxSwapRow): TxSwapQuote {
-  return {
-    swap_operation_id: swap.id,
-    invoice_amount_sats: swap.invoice_amount_sats,
-    transaction_amount_sats: swap.transaction_amount_sats,
-    swap_fee_sats: swap.swap_fee_sats,
-    chain_fee_sats: swap.chain_fee_sats,
-    service_fee_sats: swap.service_fee_sats,
-    service_url: swap.provider_url,
-    expires_at_block_height: swap.timeout_block_height,
-    paid_at_unix: unixSecondsOrZero(swap.paid_at),
-    completed_at_unix: unixSecondsOrZero(swap.completed_at),
-  }
-}
 
 export type TxSwapDesk = ReturnType<typeof txSwapDesk>

@@ -29,6 +29,8 @@ export function outsideAddress(): string {
 
 export interface SwapWorld {
   lnd: FakeLnd
+  /** While true (the default), the fake chain mines a block as soon as a transaction enters its mempool. */
+  autoMine: boolean
   providers: FakeBoltz[]
   daemon: TestDaemon
   user: TestAppUser
@@ -41,20 +43,28 @@ export interface SwapWorld {
   close(): Promise<void>
 }
 
-export function daemonConfig(lnd: FakeLnd, providers: FakeBoltz[], extra = ''): string {
+export function daemonConfig(lnd: FakeLnd, providers: FakeBoltz[], opts: { zeroConf?: boolean[]; payWaitSeconds?: number } = {}): string {
   const c = lnd.connection
-  const list = providers.map(p => `{ http = "${p.url}", ws = "${p.wsUrl}" }`).join(', ')
+  const list = providers.map((p, i) => `{ http = "${p.url}", ws = "${p.wsUrl}", zero_conf = ${opts.zeroConf?.[i] === true} }`).join(', ')
   return (
     jwtSecretConfig(jwtSecret) +
     `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n` +
-    `[swaps]\nenabled = true\nproviders = [${list}]\nblock_poll_seconds = 1\npay_wait_seconds = 30\n${extra}`
+    `[swaps]\nenabled = true\nproviders = [${list}]\nblock_poll_seconds = 1\npay_wait_seconds = ${opts.payWaitSeconds ?? 30}\n`
   )
 }
 
-export async function startSwapWorld(opts: { providers?: Partial<Behaviour>[]; fundSats?: number } = {}): Promise<SwapWorld> {
+export type ProviderSetup = Partial<Behaviour> & { zeroConf?: boolean }
+
+export async function startSwapWorld(
+  opts: { providers?: ProviderSetup[]; fundSats?: number; autoMine?: boolean; payWaitSeconds?: number } = {},
+): Promise<SwapWorld> {
   const lnd = await startFakeLnd({ network: 'regtest' })
-  const providers = await Promise.all((opts.providers ?? [{}]).map(behaviour => startFakeBoltz({ lnd, behaviour })))
-  const config = daemonConfig(lnd, providers)
+  const setups = opts.providers ?? [{}]
+  const providers = await Promise.all(setups.map(({ zeroConf: _zeroConf, ...behaviour }) => startFakeBoltz({ lnd, behaviour })))
+  const config = daemonConfig(lnd, providers, {
+    zeroConf: setups.map(p => p.zeroConf === true),
+    ...(opts.payWaitSeconds !== undefined ? { payWaitSeconds: opts.payWaitSeconds } : {}),
+  })
   let daemon: TestDaemon
   let user: TestAppUser
   try {
@@ -69,6 +79,7 @@ export async function startSwapWorld(opts: { providers?: Partial<Behaviour>[]; f
   }
   const world: SwapWorld = {
     lnd,
+    autoMine: opts.autoMine ?? true,
     providers,
     get daemon() {
       return daemon
@@ -87,6 +98,10 @@ export async function startSwapWorld(opts: { providers?: Partial<Behaviour>[]; f
       await lnd.close()
     },
   }
+  // A block right after each broadcast, as if miners were quick: lockups confirm and swaps go through.
+  lnd.node.chain.onPublish(() => {
+    if (world.autoMine) setImmediate(() => lnd.node.mine())
+  })
   const fund = opts.fundSats ?? 100_000
   if (fund > 0) {
     // Funded over "Lightning": the fake LND settles the user's invoice as if another node paid it.

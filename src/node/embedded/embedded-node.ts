@@ -144,6 +144,15 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
       open()
       chain.bumpFee(request.txid, request.outputIndex, request.satPerVbyte)
     },
+    // Its chain is a ledger of its own sends, with no blocks others' transactions enter: nothing to watch or relay.
+    async waitForConfirmation() {
+      open()
+      throw new OperationError('not_implemented', 'the embedded node has no real chain: it cannot watch for confirmations')
+    },
+    async publishTransaction() {
+      open()
+      throw new OperationError('not_implemented', 'the embedded node has no real chain: it cannot publish transactions')
+    },
 
     async addPeer(request) {
       open()

@@ -5,6 +5,7 @@ import { OperationError } from '../../bus/errors.js'
 import type { LightningNode, NodeConfig, NodeDeps } from '../lightning-node.js'
 import { lndChain } from './chain.js'
 import { lndChannels } from './channels.js'
+import { lndConfirmations } from './confirmations.js'
 import { invoiceStream } from './invoice-stream.js'
 import { lndInvoices } from './invoices.js'
 import { connectLnd, networkOfChains } from './lnd-connection.js'
@@ -32,6 +33,7 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
   const stream = invoiceStream({ lnd, invoices, clock, timers, log })
   const payments = lndPayments({ lnd, invoices, timers, log })
   const chain = lndChain({ lnd })
+  const confirmations = lndConfirmations({ lnd })
   const channels = lndChannels({ lnd, ownPubkey })
   try {
     await stream.start()
@@ -125,6 +127,14 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
     async bumpFee(request) {
       open()
       return chain.bumpFee(request)
+    },
+    async waitForConfirmation(request, signal) {
+      open()
+      return confirmations.waitForConfirmation(request, signal)
+    },
+    async publishTransaction(rawTx) {
+      open()
+      return confirmations.publishTransaction(rawTx)
     },
 
     async addPeer(request) {

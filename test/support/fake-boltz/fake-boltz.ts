@@ -46,6 +46,8 @@ export async function startFakeBoltz(opts: { lnd: FakeLnd; behaviour?: Partial<B
     autoPay: true,
     failSwaps: false,
     refuseCooperation: false,
+    lieAboutConfirmation: false,
+    failBroadcasts: false,
     ...opts.behaviour,
   }
   const sockets = new Map<WebSocket, Set<string>>()
@@ -67,7 +69,9 @@ export async function startFakeBoltz(opts: { lnd: FakeLnd; behaviour?: Partial<B
   const requests: string[] = []
   const pairHash = randomBytes(8).toString('hex')
 
+  /** Checked like a node would, then sent to the fake LND's chain (its mempool) as the provider's node relays it. */
   const broadcast = (hex: string): Broadcast => {
+    if (behaviour.failBroadcasts) throw new Error('the provider cannot reach its node')
     let tx: Transaction
     try {
       tx = Transaction.fromRaw(hexToBytes(hex), { allowUnknownOutputs: true })
@@ -87,10 +91,12 @@ export async function startFakeBoltz(opts: { lnd: FakeLnd; behaviour?: Partial<B
       if (swap.kind === 'submarine' && verdict.path !== 'claim-leaf') book.setStatus(swap, 'transaction.refunded')
       const accepted = { txid: tx.id, hex, swapId: swap.id, path: verdict.path }
       broadcasts.push(accepted)
+      opts.lnd.node.chain.publish(hex)
       return accepted
     }
     const accepted = { txid: tx.id, hex }
     broadcasts.push(accepted)
+    opts.lnd.node.chain.publish(hex)
     return accepted
   }
 

@@ -1,7 +1,9 @@
 // The fake provider's swaps and what it does with them, on the fake LND's chain and Lightning network: reverse
 // swaps lock real Taproot outputs once our hold invoice's HTLC arrives and settle it once the preimage shows;
 // submarine swaps watch the fake LND wallet's sends for their lockup, pay the invoice and claim cooperatively.
-// Switches let a test make it lie, fail or refuse to cooperate.
+// A reverse lockup is broadcast to the fake LND's chain and reported `transaction.mempool`, then
+// `transaction.confirmed` once a block the test mines includes it. Switches let a test make it lie, fail or refuse
+// to cooperate.
 import { randomBytes } from 'node:crypto'
 import bolt11 from 'bolt11'
 import { Musig, TaprootUtils, reverseSwapTree, swapTree, SwapTreeSerializer, type Types } from 'boltz-core'
@@ -33,6 +35,13 @@ export interface Behaviour {
   failSwaps: boolean
   /** Refuse every cooperative signature (claims and refunds). */
   refuseCooperation: boolean
+  /**
+   * Reverse: say `transaction.confirmed` at once for a lockup it never broadcasts (one it means to double-spend):
+   * the node never sees it, in the mempool or in a block.
+   */
+  lieAboutConfirmation: boolean
+  /** POST /v2/chain/BTC/transaction answers 500 (a provider whose node is down). */
+  failBroadcasts: boolean
 }
 
 interface SwapBase {
@@ -235,6 +244,8 @@ export function swapBook(lnd: FakeLnd, behaviour: Behaviour, notify: (swap: Fake
       const swap = book.get(id)
       if (swap.kind !== 'reverse') throw new Error('only reverse swaps are locked by the provider')
       swap.lockup = lockupTx(swap, swap.onchainAmount)
+      if (behaviour.lieAboutConfirmation) return setStatus(swap, 'transaction.confirmed')
+      lnd.node.chain.publish(swap.lockup.hex)
       setStatus(swap, 'transaction.mempool')
     },
 
@@ -388,9 +399,12 @@ export function swapBook(lnd: FakeLnd, behaviour: Behaviour, notify: (swap: Fake
     learnPreimage,
     setStatus,
 
-    /** A new block: swaps past their timeout expire (a reverse swap's held HTLC is failed back). */
+    /** A new block: lockups in it confirm; swaps past their timeout expire (a reverse swap's held HTLC is failed back). */
     onBlock(height: number): void {
       for (const swap of swaps.values()) {
+        if (swap.kind === 'reverse' && swap.status === 'transaction.mempool' && lnd.node.chain.confirmedAt(swap.lockup!.txid) !== undefined) {
+          setStatus(swap, 'transaction.confirmed')
+        }
         if (height < swap.timeoutBlockHeight) continue
         if (swap.kind === 'reverse' && !swap.preimage && swap.status !== 'swap.expired') {
           const payment = lnd.node.payments.get(bytesToHex(swap.preimageHash))

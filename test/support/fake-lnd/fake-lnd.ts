@@ -10,6 +10,7 @@ import { createRequire } from 'node:module'
 import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
 import type { LndConnectionConfig } from '../../../src/node/index.js'
+import { chainNotifierService } from './chain-notifier.js'
 import { channelService } from './channel-service.js'
 import { createFakeNode, type FakeNetworkName, type FakeNode } from './fake-node.js'
 import { lightningService, type ServiceImpl } from './lightning-service.js'
@@ -62,11 +63,13 @@ function loadServices() {
   const lnrpc = load('lightning.proto').lnrpc as grpc.GrpcObject
   const routerrpc = load('router.proto').routerrpc as grpc.GrpcObject
   const walletrpc = load('walletkit.proto').walletrpc as grpc.GrpcObject
+  const chainrpc = load('chainnotifier.proto').chainrpc as grpc.GrpcObject
   const service = (pkg: grpc.GrpcObject, name: string) => (pkg[name] as grpc.ServiceClientConstructor).service
   return {
     lightning: service(lnrpc, 'Lightning'),
     router: service(routerrpc, 'Router'),
     walletKit: service(walletrpc, 'WalletKit'),
+    chainNotifier: service(chainrpc, 'ChainNotifier'),
   }
 }
 
@@ -135,6 +138,7 @@ export async function startFakeLnd(opts: FakeLndOptions = {}): Promise<FakeLnd> 
     }))
     next.addService(services.router, implement('routerrpc.Router', routerService(node)))
     next.addService(services.walletKit, implement('walletrpc.WalletKit', walletKitService(node)))
+    next.addService(services.chainNotifier, implement('chainrpc.ChainNotifier', chainNotifierService(node)))
     const credentials = grpc.ServerCredentials.createSsl(null, [{ private_key: tls.key, cert_chain: tls.cert }], false)
     port = await new Promise<number>((resolve, reject) =>
       next.bindAsync(`127.0.0.1:${port}`, credentials, (err, bound) => (err ? reject(err) : resolve(bound))),
@@ -142,7 +146,7 @@ export async function startFakeLnd(opts: FakeLndOptions = {}): Promise<FakeLnd> 
     server = next
   }
   const stop = async () => {
-    for (const drop of [...node.invoiceStreamDrops, ...node.paymentStreamDrops]) drop()
+    for (const drop of [...node.invoiceStreamDrops, ...node.paymentStreamDrops, ...node.chainStreamDrops]) drop()
     server?.forceShutdown()
     server = undefined
   }

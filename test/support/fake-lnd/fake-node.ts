@@ -5,6 +5,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { NETWORK, TEST_NETWORK } from '@scure/btc-signer'
 import { channelBook, type ChannelBook } from './channel-book.js'
 import { chainWallet, type ChainNetwork, type ChainWallet } from './chain-wallet.js'
+import { fakeChain, type FakeChain } from './fake-chain.js'
 import { invoiceBook, type Bolt11Network, type InvoiceBook } from './invoice-book.js'
 import { paymentBook, type FakePayment, type PaymentBook } from './payment-book.js'
 
@@ -57,12 +58,16 @@ export interface FakeNode {
   invoices: InvoiceBook
   payments: PaymentBook
   wallet: ChainWallet
+  /** Transactions others broadcast and their blocks: what ChainNotifier answers from. */
+  chain: FakeChain
   channels: ChannelBook
   faults: Faults
   /** One function per open SubscribeInvoices stream: ends it with UNAVAILABLE, as a broken connection would. */
   invoiceStreamDrops: Set<() => void>
   /** The same for open SendPaymentV2 / TrackPaymentV2 streams. */
   paymentStreamDrops: Set<() => void>
+  /** The same for open RegisterConfirmationsNtfn streams. */
+  chainStreamDrops: Set<() => void>
   /**
    * Other nodes the fake can reach (a swap provider's node), by pubkey: a payment to one stays in flight and is
    * handed to its function, which resolves it later through `payments` (settle with a preimage, or fail).
@@ -70,7 +75,7 @@ export interface FakeNode {
   remoteNodes: Map<string, (payment: FakePayment) => void>
   /** Told of every new block. */
   blockListeners: Set<(height: number) => void>
-  /** A new block: pending coins confirm. */
+  /** A new block: pending coins and the chain's mempool confirm. */
   mine(): void
 }
 
@@ -92,6 +97,7 @@ export function createFakeNode(opts: { network: FakeNetworkName; now(): number; 
     invoices: invoiceBook({ nodeKey, network: network.invoice, now: opts.now, blockHeight }),
     payments: paymentBook({ now: opts.now, blockHeight }),
     wallet,
+    chain: fakeChain({ tipHeight: blockHeight }),
     channels: channelBook({ ownPubkey: pubkey, wallet, now: opts.now, blockHeight }),
     faults: {
       unavailable: false,
@@ -102,12 +108,14 @@ export function createFakeNode(opts: { network: FakeNetworkName; now(): number; 
     },
     invoiceStreamDrops: new Set(),
     paymentStreamDrops: new Set(),
+    chainStreamDrops: new Set(),
     remoteNodes: new Map(),
     blockListeners: new Set(),
     mine() {
       height++
       node.blockHash = randomBytes(32).toString('hex')
       wallet.confirmAll()
+      node.chain.mine(height, node.blockHash)
       for (const listener of node.blockListeners) listener(height)
     },
   }

@@ -1,5 +1,5 @@
 // routerrpc.Router (SendPaymentV2, TrackPaymentV2) and walletrpc.WalletKit (ListAccounts, BumpFee,
-// GetTransaction). A payment to one of the fake's own invoices settles it; a payment to another node finds no
+// GetTransaction, PublishTransaction). A payment to one of the fake's own invoices settles it; a payment to another node finds no
 // route, unless the test holds payments in flight to resolve them later.
 import type { ServerWritableStream } from '@grpc/grpc-js'
 import type { FakeNode } from './fake-node.js'
@@ -131,6 +131,16 @@ export function walletKitService(node: FakeNode): ServiceImpl {
         }
         node.wallet.bump(txid, Number(outpoint.output_index))
         return { status: 'Successfully registered rbf-tx with sweeper' }
+      },
+
+      PublishTransaction: request => {
+        const raw = Buffer.from(request.tx_hex ?? [])
+        try {
+          node.chain.publish(raw.toString('hex'))
+        } catch {
+          throw lndSays('TX decode failed')
+        }
+        return { publish_error: '' }
       },
 
       GetTransaction: request => {
