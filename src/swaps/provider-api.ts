@@ -21,14 +21,22 @@ export function shownUrl(url: string): string {
   return parsed.toString().replaceAll('%2A%2A%2A', '***')
 }
 
+/** Any `scheme://user:password@` in a text (a library's error quoting the URL) with the credentials replaced. */
+export function withoutUserinfo(text: string): string {
+  return text.replace(/(\w+:\/\/)[^\s/@]+@/g, '$1***@')
+}
+
 export class ProviderError extends Error {
+  readonly reason: string
   constructor(
     readonly providerUrl: string,
-    readonly reason: string,
+    reason: string,
     /** The provider answered with an HTTP status (it refused), rather than being unreachable. */
     readonly status?: number,
   ) {
-    super(`${shownUrl(providerUrl)}: ${reason}`)
+    const said = withoutUserinfo(reason)
+    super(`${shownUrl(providerUrl)}: ${said}`)
+    this.reason = said
     this.name = 'ProviderError'
   }
 }

@@ -4,7 +4,7 @@
 import WebSocket from 'ws'
 import type { Logger } from 'pino'
 import type { Timers } from '../node/index.js'
-import { shownUrl, SwapStatus } from './provider-api.js'
+import { shownUrl, SwapStatus, withoutUserinfo } from './provider-api.js'
 
 export type SwapUpdate = SwapStatus & { id: string }
 type Listener = (update: SwapUpdate) => void
@@ -53,7 +53,7 @@ export function providerUpdates({ url, log, timers }: { url: string; log: Logger
         for (const listener of [...(listeners.get(id) ?? [])]) listener({ ...parsed.data, id })
       }
     })
-    ws.on('error', err => log.debug({ err: err.message, url: shown }, 'swap provider WebSocket error'))
+    ws.on('error', err => log.debug({ err: withoutUserinfo(err.message), url: shown }, 'swap provider WebSocket error'))
     ws.on('close', () => {
       socket = undefined
       if (closed || listeners.size === 0) return

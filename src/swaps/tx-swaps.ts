@@ -84,11 +84,9 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     settleWaiters(swap.id, { error: refusal })
   }
 
-
-
   /** Why a swap not claimed by its timeout failed: the user is told whether a lockup was seen and why unclaimed. */
   const timeoutReason = (swap: TxSwapRow) =>
-    swap.lockup_tx_id && swap.lockup_confirmed_height === null
+    swap.lockup_tx_id && swap.lockup_confirmed_height === null && !zeroConf(swap)
       ? `the provider's lockup ${swap.lockup_tx_id} was not confirmed on our node before block ${swap.timeout_block_height - claimMarginBlocks} ` +
         `(the swap times out at ${swap.timeout_block_height}); the preimage was never revealed, so the Lightning payment fails back`
       : `the swap was not claimed before block ${swap.timeout_block_height - claimMarginBlocks} (it times out at ${swap.timeout_block_height}); ` +
@@ -174,7 +172,8 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       // The provider's word on the status is not evidence; its transaction is, once our node sees it confirmed.
       const hex = update.transaction?.hex ?? (await provider.api.reverseTransaction(swap.provider_swap_id)).hex
       if (hex) await onLockup(swap, provider, hex)
-    } else if (failedStatuses.has(update.status)) {
+    } else if (failedStatuses.has(update.status) && !claiming.has(swap.id)) {
+      // (A claim being built may have revealed the preimage already: it must be stored and sent, not failed.)
       const said = `${update.status}${update.failureReason ? `: ${update.failureReason}` : ''}`
       fail(swap, swap.lockup_tx_id ? `${said}; ${timeoutReason(swap)}` : said)
     }
@@ -317,13 +316,15 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     },
 
     /**
-     * A new block: claims stored but not yet broadcast are sent again, and swaps too close to their timeout to be
-     * claimed safely fail (unless a claim is out already: the preimage is revealed, the claim must go through).
+     * A new block: claims stored but not yet broadcast are sent again (so are claims of confirmed lockups that
+     * failed to build), and swaps too close to their timeout to be claimed safely fail (unless a claim is out
+     * already: the preimage is revealed, the claim must go through).
      */
     async onBlock(height: number): Promise<void> {
       for (const swap of store.txSwapsInProgress()) {
         const provider = deps.providers.find(p => p.url === swap.provider_url)
-        if (swap.claim_tx_hex) {
+        if (swap.claim_tx_hex || (swap.lockup_confirmed_height !== null && height < swap.timeout_block_height - claimMarginBlocks)) {
+          // A stored claim not yet accepted, or a confirmed lockup whose claim failed last time: try again.
           if (provider) await claimSwap(swap, provider)
         } else if (height >= swap.timeout_block_height - claimMarginBlocks && !claiming.has(swap.id)) {
           fail(swap, timeoutReason(swap))

@@ -149,6 +149,33 @@ s('the operator sends from the node: PayAdminTransactionSwap claims to the addre
   await assertAuditClean(world.daemon.dataDir)
 })
 
+s('a provider whose broadcast endpoint fails (HTTP 500): the claim goes out through our node', async () => {
+  const provider = world.providers[0]!
+  for (const refuseCooperation of [false, true]) {
+    const amount = refuseCooperation ? 9_000 : 8_000
+    const { quotes } = await world.userCall('/api/user/swap/transaction/quote', { transaction_amount_sats: amount })
+    const address = outsideAddress()
+    provider.behaviour.failBroadcasts = true
+    provider.behaviour.refuseCooperation = refuseCooperation
+    let paid
+    try {
+      paid = await world.userCall('/api/user/chain/pay', { address, amountSats: amount, satsPerVByte: 0, swap_operation_id: quotes[0].swap_operation_id })
+    } finally {
+      provider.behaviour.failBroadcasts = false
+      provider.behaviour.refuseCooperation = false
+    }
+    assert.is(paid.status, 'OK', JSON.stringify(paid))
+    assert.not.ok(provider.broadcasts.some(b => b.txid === paid.txId), 'the provider did not take it')
+    const onChain = world.lnd.node.chain.txs.get(paid.txId)
+    assert.ok(onChain, 'our node published the claim')
+    assert.is(paidTo(onChain!.hex, address), amount)
+    // Cooperative: the provider had the preimage from the signing round; script path: it reads it from the chain.
+    const swap = [...provider.swaps.values()].find(x => x.kind === 'reverse' && x.onchainAmount === amount + 200)!
+    await until(() => world.lnd.node.payments.get(Buffer.from(swap.preimageHash).toString('hex'))?.status === 'SUCCEEDED', 'the hold invoice to settle')
+  }
+  await assertAuditClean(world.daemon.dataDir)
+})
+
 s('a swap the provider fails before locking: the payment fails and the user gets everything back', async () => {
   const provider = world.providers[0]!
   const before = await world.balance()

@@ -64,6 +64,18 @@ export async function startFakeBoltz(opts: { lnd: FakeLnd; behaviour?: Partial<B
   })
   const onBlock = (height: number) => book.onBlock(height)
   opts.lnd.node.blockListeners.add(onBlock)
+  // A provider watches the chain too: a script-path claim published elsewhere (through the client's own node)
+  // shows the preimage, with which it settles the hold invoice.
+  const stopWatchingChain = opts.lnd.node.chain.onPublish(published => {
+    const tx = Transaction.fromRaw(hexToBytes(published.hex), { allowUnknownOutputs: true, allowUnknownInputs: true })
+    for (const swap of book.swaps.values()) {
+      if (swap.kind !== 'reverse' || !swap.lockup || swap.preimage) continue
+      const index = spendsOutput(tx, swap.lockup)
+      if (index < 0) continue
+      const verdict = checkSpend(tx, index, book.outputFacts(swap), opts.lnd.node.blockHeight())
+      if (verdict.ok && verdict.path === 'claim-leaf') book.learnPreimage(swap, verdict.preimage!)
+    }
+  })
   const broadcasts: Broadcast[] = []
   const refusedBroadcasts: { hex: string; reason: string }[] = []
   const requests: string[] = []
@@ -203,6 +215,7 @@ export async function startFakeBoltz(opts: { lnd: FakeLnd; behaviour?: Partial<B
     payInvoice: id => book.payInvoice(id),
     async close() {
       opts.lnd.node.blockListeners.delete(onBlock)
+      stopWatchingChain()
       opts.lnd.node.remoteNodes.delete(book.lnPubkey)
       for (const ws of sockets.keys()) ws.terminate()
       wss.close()
