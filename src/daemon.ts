@@ -70,6 +70,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   // One worker checkpoints the WAL of both databases (the ledger and the embedded relay's) off the event loop.
   const checkpoints = startCheckpointWorker({ log: log.child({ room: 'store' }) })
   const store = openStore({ dataDir, synchronous: config.store.synchronous, checkpoints })
+  const closeStore = () => (store.close(), checkpoints.stop())
   if (store.applied.length > 0) log.info({ migrations: store.applied }, 'database migrated')
 
   const adminToken = config.auth.admin_token ?? secretFile(path.join(dataDir, adminTokenFile), log, 'admin token')
@@ -101,8 +102,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     )
   } catch (err) {
     await relay?.close()
-    store.close()
-    checkpoints.stop()
+    closeStore()
     throw err
   }
   const nodeInfo = await node.getInfo()
@@ -341,8 +341,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   } catch (err) {
     await http.close()
     await relay?.close()
-    store.close()
-    checkpoints.stop()
+    closeStore()
     throw err
   }
   linking.openEnrollment(nostr.nprofile)
@@ -384,8 +383,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         events.complete()
         await relay?.close()
         await node.close()
-        store.close()
-        checkpoints.stop()
+        closeStore()
         fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })
         log.info('stopped')
       })()),
