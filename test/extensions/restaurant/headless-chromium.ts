@@ -40,7 +40,8 @@ export async function openHeadless(executable: string, viewport = { width: 900, 
       `--user-data-dir=${profile}`,
       'about:blank',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // Its own process group: closing stops Chromium's helper processes too, not only the browser.
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   )
   const endpoint = await new Promise<string>((resolve, reject) => {
     let output = ''
@@ -131,10 +132,22 @@ export async function openHeadless(executable: string, viewport = { width: 900, 
     async close() {
       socket.close()
       const exited = new Promise(resolve => child.once('exit', resolve))
-      child.kill('SIGTERM')
+      const group = (signal: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, signal)
+        } catch {
+          // the group is gone already
+        }
+      }
+      group('SIGTERM')
       await exited
-      // Chromium's helper processes may still be writing into the profile for a moment after the browser exits.
-      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+      group('SIGKILL') // a helper that outlived the browser would keep writing into the profile
+      try {
+        fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+      } catch (err) {
+        // A temporary profile left behind is not the page's failure.
+        console.warn(`could not remove the Chromium profile ${profile}: ${(err as Error).message}`)
+      }
     },
   }
   return page
