@@ -75,7 +75,7 @@ test(`every reply to ${scaled(requests)} fuzzed relay requests is a documented o
         const problems = closed?.code === 1009 ? [] : [`a ${Buffer.byteLength(frame)}-byte frame: relay closed with ${closed?.code ?? 'nothing in 10 s'}, not 1009`]
         return { problems, reached: false }
       }
-      const reply = c.answered ? client.waitFor(requestId, answerDeadlineMs(c.op)) : undefined
+      const reply = c.answered ? client.waitFor(requestId, answerDeadlineMs) : undefined
       reply?.catch(() => {})
       try {
         await client.publish(event)

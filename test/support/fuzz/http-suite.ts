@@ -71,7 +71,7 @@ export function httpFuzzSuite(opts: HttpSuiteOptions): void {
       run: async c => {
         let answer
         try {
-          answer = await sender.send(c, answerDeadlineMs(c.op))
+          answer = await sender.send(c, answerDeadlineMs)
         } catch (err) {
           // The daemon may reset a connection whose upload is over the limit once it has answered.
           if (c.how.includes('over the limit') && /ECONNRESET|EPIPE|socket hang up/.test((err as Error).message)) return { problems: [], reached: false }
