@@ -5,7 +5,7 @@ import { httpFuzzSuite } from '../support/fuzz/http-suite.js'
 httpFuzzSuite({
   name: 'fuzzing the extension, host and model operations over HTTP',
   share: entry => entry.dialect === 'detail',
-  requests: 35_000,
+  requests: 40_000,
   seed: 1402,
   timeLimitSeconds: 120,
 })

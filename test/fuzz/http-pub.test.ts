@@ -4,7 +4,7 @@ import { httpFuzzSuite } from '../support/fuzz/http-suite.js'
 httpFuzzSuite({
   name: 'fuzzing the payments operations over HTTP',
   share: entry => entry.dialect === 'pub',
-  requests: 45_000,
+  requests: 52_000,
   seed: 1401,
   timeLimitSeconds: 120,
 })
