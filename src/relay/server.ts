@@ -10,7 +10,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import { verifyEvent } from 'nostr-tools/pure'
 import { systemClock, type Clock } from '../bus/context.js'
 import { clientSession, type ClientSession, type RelayCore } from './client-session.js'
-import { openEventStore } from './event-store.js'
+import { openEventStore, type EventStore } from './event-store.js'
 import { startCheckpointWorker, type CheckpointWorker } from '../store/checkpointer.js'
 import { resolveLimits, type RelayLimits } from './limits.js'
 import { relayInformation } from './nip11.js'
@@ -49,11 +49,17 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   const clock = opts.clock ?? systemClock
   const log = (opts.log ?? pino({ level: 'silent' })).child({ room: 'relay' })
   const ownCheckpoints = opts.checkpoints ? undefined : startCheckpointWorker({ log })
-  const store = openEventStore({
-    dataDir: opts.dataDir,
-    ephemeralRetentionSeconds: limits.ephemeralRetentionSeconds,
-    checkpoints: opts.checkpoints ?? ownCheckpoints,
-  })
+  let store: EventStore
+  try {
+    store = openEventStore({
+      dataDir: opts.dataDir,
+      ephemeralRetentionSeconds: limits.ephemeralRetentionSeconds,
+      checkpoints: opts.checkpoints ?? ownCheckpoints,
+    })
+  } catch (err) {
+    ownCheckpoints?.stop() // a database it cannot open (newer schema) must not leave the worker running
+    throw err
+  }
   const sessions = new Map<WebSocket, ClientSession>()
   const answeredPing = new WeakMap<WebSocket, boolean>()
   const core: RelayCore = {

@@ -26,6 +26,7 @@ const stoppedBefore = /^(invalid request body|admin access|Metrics unavailable|u
 const test = suite('fuzzing the operations served over the relay')
 let target: FuzzTarget
 let appPubkey: string
+let relayUrl: string
 let users: PubClient[] = []
 let admin: PubClient
 const entries = catalogue.filter(entry => entry.nostr) as CatalogueEntry[]
@@ -34,6 +35,7 @@ test.before(async () => {
   try {
     target = await startFuzzTarget()
     const profile = appProfile(target.daemon.dataDir)
+    relayUrl = profile.relays[0]!
     appPubkey = profile.pubkey
     const connect = () => PubClient.connect({ relays: profile.relays, appPubkey, timeoutMs: 45_000, verifyMessages: false })
     users = await Promise.all([connect(), connect(), connect(), connect()])
@@ -70,7 +72,7 @@ test(`every reply to ${scaled(requests)} fuzzed relay requests is a documented o
       const frame = JSON.stringify(['EVENT', event])
       if (Buffer.byteLength(frame) > defaultRelayLimits.maxFrameBytes) {
         // Beyond the relay's frame limit the connection itself is closed (1009): never on a shared one.
-        const own = await connectWire(appProfile(target.daemon.dataDir).relays[0]!)
+        const own = await connectWire(relayUrl)
         own.sendRaw(frame)
         const closed = await Promise.race([own.closed, new Promise<undefined>(resolve => setTimeout(() => resolve(undefined), 10_000).unref())])
         own.close()
@@ -106,8 +108,7 @@ test(`every reply to ${scaled(requests)} fuzzed relay requests is a documented o
 })
 
 test(`${scaled(garbage)} garbage events and relay frames are dropped or refused, and the daemon keeps answering`, async () => {
-  const relay = appProfile(target.daemon.dataDir).relays[0]!
-  let wire = await connectWire(relay)
+  let wire = await connectWire(relayUrl)
   let wireOpen = true
   wire.closed.then(() => (wireOpen = false))
   const result = await runCampaign({
@@ -122,7 +123,7 @@ test(`${scaled(garbage)} garbage events and relay frames are dropped or refused,
     run: async c => {
       if ('frame' in c) {
         // Frames the relay cannot read may cost the connection: each gets one of its own.
-        const own = await connectWire(relay)
+        const own = await connectWire(relayUrl)
         own.sendRaw(c.frame)
         await own.next(() => true, 1_000).catch(() => {})
         own.close()
@@ -132,7 +133,7 @@ test(`${scaled(garbage)} garbage events and relay frames are dropped or refused,
       await wire.publish(c.event()).catch(async () => {
         if (wireOpen) return
         wireOpen = true
-        wire = await connectWire(relay)
+        wire = await connectWire(relayUrl)
         wire.closed.then(() => (wireOpen = false))
       })
       return { problems: [], reached: false }
