@@ -7,6 +7,7 @@ import type { WebSocket } from 'ws'
 import { getEventHash } from 'nostr-tools/pure'
 import type { Clock } from '../bus/context.js'
 import type { EventStore, StoredEvent } from './event-store.js'
+import type { SaveQueue } from './save-queue.js'
 import { liveFilter, matchesLive, parseFilter, type Filter, type LiveFilter } from './filter.js'
 import { tokenBucket, type RelayLimits } from './limits.js'
 import { expirationOf, isHex64, parseEventShape, type NostrEvent } from './nostr-event.js'
@@ -17,6 +18,8 @@ export interface RelayCore {
   clock: Clock
   log: Logger
   store: EventStore
+  /** Stores an event with the others of this turn (save-queue.ts); answers after the commit. */
+  saves: SaveQueue
   verify(event: NostrEvent): boolean
   /** Hands a newly stored event to every session's live subscriptions. */
   broadcast(event: NostrEvent, raw: string): void
@@ -108,18 +111,26 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): 
       ok(event.id, false, 'invalid: event has expired') // NIP-40: relays drop expired events on arrival
       return
     }
-    const outcome = store.save(event, now)
-    if (outcome === 'stored') {
-      ok(event.id, true, '')
-      core.broadcast(event, JSON.stringify(event))
-    } else if (outcome === 'duplicate') {
-      ok(event.id, true, 'duplicate: already have this event')
-    } else if (outcome === 'newer-exists') {
-      // As khatru does: the address already holds a newer version, which is what the client wants kept anyway.
-      ok(event.id, true, 'duplicate: have a newer version of this event')
-    } else {
-      ok(event.id, false, 'blocked: the author deleted this event (NIP-09)')
-    }
+    core.saves.save(event, now, result => {
+      if ('error' in result) {
+        const errorId = randomUUID()
+        log.error({ err: result.error, errorId }, 'relay failed to store an event')
+        ok(event.id, false, `error: internal error ${errorId}`)
+        return
+      }
+      const outcome = result.outcome
+      if (outcome === 'stored') {
+        ok(event.id, true, '')
+        core.broadcast(event, JSON.stringify(event))
+      } else if (outcome === 'duplicate') {
+        ok(event.id, true, 'duplicate: already have this event')
+      } else if (outcome === 'newer-exists') {
+        // As khatru does: the address already holds a newer version, which is what the client wants kept anyway.
+        ok(event.id, true, 'duplicate: have a newer version of this event')
+      } else {
+        ok(event.id, false, 'blocked: the author deleted this event (NIP-09)')
+      }
+    })
   }
 
   function onReq(subId: unknown, rawFilters: unknown[]): void {

@@ -55,6 +55,11 @@ export interface StoredEvent {
 export interface EventStore {
   /** Stores an event with NIP-01 replacement and NIP-09 deletion rules, in one transaction. */
   save(event: NostrEvent, nowSeconds: number): SaveOutcome
+  /**
+   * Stores several events in one transaction, each in its own savepoint: an event that fails comes back as its
+   * Error and rolls back alone. Throws only when the shared commit fails (then none is stored).
+   */
+  saveBatch(items: { event: NostrEvent; now: number }[]): (SaveOutcome | Error)[]
   /** The stored, unexpired events matching a filter, newest first, at most `filter.limit`. */
   query(filter: Filter, nowSeconds: number): StoredEvent[]
   /** Deletes expired events; returns how many. */
@@ -190,8 +195,19 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     return statement.all(params) as StoredEvent[]
   }
 
+  const saveBatch = db.transaction((items: { event: NostrEvent; now: number }[]) =>
+    items.map(({ event, now }) => {
+      try {
+        return save(event, now)
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err))
+      }
+    }),
+  )
+
   return {
     save: (event, now) => save(event, now),
+    saveBatch: items => saveBatch(items),
     query,
     sweep: now => sweepExpired.run({ now }).changes,
     close: () => {

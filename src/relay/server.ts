@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../bus/context.js'
 import { clientSession, type ClientSession, type RelayCore } from './client-session.js'
 import { openEventStore, type EventStore } from './event-store.js'
 import { startCheckpointWorker, type CheckpointWorker } from '../store/checkpointer.js'
+import { saveQueue } from './save-queue.js'
 import { resolveLimits, type RelayLimits } from './limits.js'
 import { relayInformation } from './nip11.js'
 import type { NostrEvent } from './nostr-event.js'
@@ -60,6 +61,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     ownCheckpoints?.stop() // a database it cannot open (newer schema) must not leave the worker running
     throw err
   }
+  const saves = saveQueue(store)
   const sessions = new Map<WebSocket, ClientSession>()
   const answeredPing = new WeakMap<WebSocket, boolean>()
   const core: RelayCore = {
@@ -67,6 +69,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     clock,
     log,
     store,
+    saves,
     verify: opts.verifyEvent ?? verifyEvent,
     broadcast(event, raw) {
       for (const session of sessions.values()) session.deliver(event, raw)
@@ -150,6 +153,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     await new Promise<void>(resolve => wss.close(() => resolve()))
     http.closeAllConnections()
     await stoppedListening
+    saves.flush() // events that arrived in the last turn are stored and answered, not dropped
     store.close()
     ownCheckpoints?.stop()
     log.info('relay stopped')

@@ -32,6 +32,7 @@ import { walletMoneyViews, type CreatedInvoice } from './money-views.js'
 import { groupCommit } from './group-commit.js'
 import { startAudit, type StartAudit } from './start-audit.js'
 import { userInfoHandlers } from './handlers/user-info.js'
+import { clinkPointerCache } from './user-info.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
@@ -103,8 +104,9 @@ export function createWallet(deps: WalletDeps) {
   // Attached after start-up by the daemon when swaps run; PayAddress to an outside address needs it.
   let swapPayer: AddressSwapPayer | undefined
 
+  const pointers = clinkPointerCache()
   const handlers: HandlerTable = {
-    ...appHandlers({ ...deps, accounts, ledger }),
+    ...appHandlers({ ...deps, accounts, ledger, pointers }),
     ...walletHandlers({ accounts, extensions: deps.extensions }),
     ...invoiceHandlers({ accounts, issue }),
     ...productHandlers({ db, random: deps.random, now, issue, relayUrl: deps.relayUrl }),
@@ -120,6 +122,7 @@ export function createWallet(deps: WalletDeps) {
       fees: deps.fees,
       relayUrl: deps.relayUrl,
       bridgeUrl: deps.bridgeUrl,
+      pointers,
       allowLoopbackCallbacks: deps.allowLoopbackCallbacks ?? false,
       nodeDowntimeReason: () => nodeNotReadyReason(node),
     }),
