@@ -1,0 +1,58 @@
+// Events of one event-loop turn share one transaction (src/relay/save-queue.ts): each still gets its own outcome,
+// in order, and only after the commit; a later event sees the earlier ones of its batch.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure'
+import { openEventStore } from '../../src/relay/event-store.js'
+import { parseFilter } from '../../src/relay/filter.js'
+import { defaultRelayLimits } from '../../src/relay/limits.js'
+import { saveQueue, type SaveResult } from '../../src/relay/save-queue.js'
+
+const test = suite('relay save queue')
+const now = Math.floor(Date.now() / 1000)
+const key = generateSecretKey()
+const event = (kind: number, content: string, tags: string[][] = []) => finalizeEvent({ kind, created_at: now, tags, content }, key)
+
+test('one turn, one batch: outcomes in order after the commit, duplicates and replacements seen within the batch', async () => {
+  const store = openEventStore({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-saves-')), ephemeralRetentionSeconds: 600 })
+  const queue = saveQueue(store)
+  const a = event(21000, 'a')
+  const profile = event(0, '{"name":"x"}')
+  const older = finalizeEvent({ kind: 0, created_at: now - 10, tags: [], content: '{"name":"old"}' }, key)
+  const results: [string, SaveResult][] = []
+  for (const [name, ev] of [['a', a], ['a again', a], ['profile', profile], ['older profile', older]] as const) {
+    queue.save(ev, now, result => results.push([name, result]))
+  }
+  assert.equal(results, [], 'nothing is answered before the shared commit')
+  await new Promise(resolve => setImmediate(resolve))
+  assert.equal(results, [
+    ['a', { outcome: 'stored' }],
+    ['a again', { outcome: 'duplicate' }],
+    ['profile', { outcome: 'stored' }],
+    ['older profile', { outcome: 'newer-exists' }],
+  ])
+  const stored = store.query(parseFilter({ kinds: [0, 21000] }, defaultRelayLimits), now).map(e => e.id)
+  assert.equal(stored.sort(), [a.id, profile.id].sort())
+  store.close()
+})
+
+test('a store that fails answers every event of the batch with the error, and flush stores what is queued', async () => {
+  const store = openEventStore({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-saves-')), ephemeralRetentionSeconds: 600 })
+  const queue = saveQueue(store)
+  const kept: SaveResult[] = []
+  queue.save(event(1, 'kept'), now, r => kept.push(r))
+  queue.flush()
+  assert.equal(kept, [{ outcome: 'stored' }], 'flush answers at once')
+  store.close()
+  const failed: SaveResult[] = []
+  queue.save(event(1, 'lost'), now, r => failed.push(r))
+  queue.save(event(1, 'lost too'), now, r => failed.push(r))
+  await new Promise(resolve => setImmediate(resolve))
+  assert.is(failed.length, 2)
+  for (const r of failed) assert.ok('error' in r)
+})
+
+test.run()
