@@ -15,7 +15,7 @@ import { createMetrics } from './metrics/index.js'
 import { createWebRtc } from './webrtc/index.js'
 import { hostPaymentHandlers } from './host-api/index.js'
 import { startPaidCallbacks } from './callbacks/index.js'
-import { Subject } from 'rxjs'
+import { Subject } from './bus/rx.js'
 import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
@@ -350,6 +350,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     mode: 0o600,
   })
   log.info({ url: http.url, dataDir }, 'http listening')
+  // After the ready file: a start does not wait for it, and the first request finds it loaded.
+  setImmediate(() => node.warmUp?.())
 
   let stopping: Promise<void> | undefined
   return {

@@ -2,7 +2,7 @@
 // DeleteUserOffer, GetUserOffers (which creates the default offer on first use) and GetUserOfferInvoices. What a
 // payer's kind-21001 request gets is in offer-requests.ts.
 import type { z } from 'zod'
-import type { Observable } from 'rxjs'
+import type { Observable } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { DomainEvent } from '../bus/events.js'
 import type { Db } from '../store/index.js'

@@ -4,7 +4,7 @@
 // once the outbox is attached; a receipt is marked sent in the same synchronous step that publishes it, so it goes
 // out at most once.
 import { ofType, type DomainEvent } from '../bus/events.js'
-import type { Observable, Subscription } from 'rxjs'
+import type { Observable, Subscription } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'

@@ -4,7 +4,7 @@
 // for the user's decision (pushed on GetLiveDebitRequests / GetLiveManageRequests through `user.push` events) and
 // answers later through the outbox.
 import type { Logger } from 'pino'
-import type { Observable } from 'rxjs'
+import type { Observable } from '../bus/rx.js'
 import type { Db } from '../store/index.js'
 import type { Clock } from '../bus/context.js'
 import type { DomainEvent } from '../bus/events.js'

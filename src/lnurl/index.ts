@@ -2,7 +2,7 @@
 // NIP-57 zap receipts. `createLnurl` builds the handlers and starts the receipt publisher; call it before the
 // wallet starts so that payments credited at start-up still get their receipts.
 import type { Logger } from 'pino'
-import type { Observable } from 'rxjs'
+import type { Observable } from '../bus/rx.js'
 import type { Db } from '../store/index.js'
 import type { Clock } from '../bus/context.js'
 import type { DomainEvent } from '../bus/events.js'

@@ -3,7 +3,7 @@
 // Lightning or from another wallet of this service.
 import { hexToBytes } from '@noble/hashes/utils.js'
 import { verifyEvent, type Event } from 'nostr-tools/pure'
-import { mergeMap, type Observable, type Subscription } from 'rxjs'
+import { mergeMap, type Observable, type Subscription } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import { OperationError } from '../bus/errors.js'
 import { ofType, type DomainEvent } from '../bus/events.js'

@@ -4,7 +4,7 @@
 //   usage/<app>/<operation>/<chunk>.mtlv   bundle/<app>/<series>/<chunk>.mtlv   cache/error-stats.json   archives/
 import path from 'node:path'
 import fs from 'node:fs'
-import type { Observable, Subscription } from 'rxjs'
+import type { Observable, Subscription } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import { catalogue } from '../../schema/catalogue.js'
 import type { CallOutcome } from '../bus/dispatcher.js'

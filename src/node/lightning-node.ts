@@ -1,7 +1,7 @@
 // The one Lightning node surface the daemon uses, whichever backend stands behind it. Amounts carry their unit in
 // the name (msat for Lightning, sats where Bitcoin itself has no msat); times are unix milliseconds.
 // Failures are thrown as OperationError; absence that is normal (an unknown payment hash) is `undefined`.
-import type { Observable } from 'rxjs'
+import type { Observable } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { Clock } from '../bus/context.js'
 import type { Db } from '../store/index.js'
@@ -370,6 +370,9 @@ export interface LightningNode {
   forwardingHistory(request: ForwardingHistoryRequest): Promise<NodeForward[]>
 
   readonly mock?: NodeMockControls
+
+  /** Loads, once the daemon is ready, what the node left out of its start and its first request would wait for. */
+  warmUp?(): void
 
   /** Cancels pending timers and completes settledInvoices$. The database stays open: its owner closes it. */
   close(): Promise<void>

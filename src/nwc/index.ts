@@ -1,7 +1,7 @@
 // The NWC room (NIP-47, issue 13): every user's wallet usable from any Nostr Wallet Connect app. Its handlers
 // manage connections; its service, started once the relays are up, answers the apps' requests on the daemon's
 // relays and moves money only through the wallet's door.
-import type { Observable } from 'rxjs'
+import type { Observable } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { Clock } from '../bus/context.js'

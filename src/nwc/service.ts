@@ -5,7 +5,7 @@
 // wallet is paid or pays.
 import { hexToBytes } from '@noble/hashes/utils.js'
 import type { Event, EventTemplate } from 'nostr-tools/pure'
-import type { Observable, Subscription } from 'rxjs'
+import type { Observable, Subscription } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { Clock } from '../bus/context.js'
 import type { DomainEvent } from '../bus/events.js'

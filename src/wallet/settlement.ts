@@ -2,7 +2,7 @@
 // `invoice_credit` and advances the stored settle index in ONE transaction, so a settlement the node reports
 // twice, or again after a restart, finds the invoice paid and credits nothing. At start the wallet catches up
 // with everything the node settled after the stored index (what happened while the daemon was down).
-import type { Subscription } from 'rxjs'
+import type { Subscription } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { DomainEvent } from '../bus/events.js'
 import type { Db } from '../store/index.js'

@@ -1,11 +1,11 @@
 // The embedded node: a LightningNode that runs offline inside the daemon (the default backend). It has a real
 // identity and issues real signed invoices, settles payments between its own invoices, and simulates the rest
 // (chain wallet, peers, channels) in its SQLite tables so that every admin operation visibly does something.
-import { Subject } from 'rxjs'
+import { Subject } from '../../bus/rx.js'
 import { OperationError } from '../../bus/errors.js'
 import type { Db } from '../../store/index.js'
 import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice, Timers } from '../lightning-node.js'
-import { decodeInvoice } from './bolt11-invoice.js'
+import { decodeInvoice, preloadBolt11 } from './bolt11-invoice.js'
 import { assertSats, blockHeightAt, chainWallet, defaultSatPerVbyte, txVbytes } from './chain-wallet.js'
 import { channelBook } from './channels.js'
 import { forwardLog } from './forwards.js'
@@ -64,6 +64,7 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
   }
 
   return {
+    warmUp: preloadBolt11,
     async getInfo() {
       open()
       const channelCount = channels.count()

@@ -4,7 +4,7 @@
 // LND then replays every settlement above it before going live, and anything at or below it is a duplicate.
 import type { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { Subject, type Observable } from 'rxjs'
+import { Subject, type Observable } from '../../bus/rx.js'
 import { subscribeToInvoices, type AuthenticatedLnd } from 'lightning'
 import type { Clock } from '../../bus/context.js'
 import type { SettledInvoice, Timers } from '../lightning-node.js'

@@ -3,7 +3,7 @@
 // the service beacon and the app's connection string. Upstream: reference/pub-protocol.md §3.
 import fs from 'node:fs'
 import path from 'node:path'
-import { filter, type Observable } from 'rxjs'
+import { filter, type Observable } from '../../bus/rx.js'
 import type { Event } from 'nostr-tools/pure'
 import { nprofileEncode } from 'nostr-tools/nip19'
 import type { Logger } from 'pino'

@@ -1,7 +1,7 @@
 // Streams over the relay are pushes (reference/pub-protocol.md §3.6): the subscription call itself answers
 // nothing, and whenever a user's operation happens the daemon sends `{status:"OK", operation, latest_balance}`
 // with requestId = "GetLiveUserOperations" to the key linked to that app user — subscribed or not.
-import { EMPTY, type Observable, type Subscription } from 'rxjs'
+import { EMPTY, type Observable, type Subscription } from '../../bus/rx.js'
 import type { Logger } from 'pino'
 import { ofType, type DomainEvent } from '../../bus/events.js'
 import type { HandlerTable } from '../../bus/handler.js'

@@ -3,7 +3,7 @@
 // decrypted: nip44v1 has no MAC, so the signature is its only integrity), then the exactly-once claim, then
 // decryption and the envelope rules. Requests that break a rule are dropped without a reply, as upstream does,
 // and remembered as answered-with-nothing so a redelivery is dropped too.
-import { lastValueFrom, toArray } from 'rxjs'
+import { lastValueFrom, toArray } from '../../bus/rx.js'
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
 import type { Dispatcher } from '../../bus/dispatcher.js'
