@@ -78,7 +78,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const tokens = createTokenSigner(jwtSecret)
 
   // The offline default: with no external relay configured, the daemon runs its own on loopback.
-  const verifier = await createEventVerifier()
+  const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
   let relay: RunningRelay | undefined
   if (config.nostr.relays.length === 0) {
     relay = await startRelay({
@@ -87,7 +87,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       dataDir,
       log: log.child({ room: 'relay' }),
       clock,
-      verifyEvent: verifier.verify,
+      verifyEventLater: verifier.verifyLater,
       checkpoints,
     })
     log.info({ url: relay.url, verifier: verifier.engine }, 'embedded relay listening')
@@ -384,6 +384,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         await extensions.stop()
         events.complete()
         await relay?.close()
+        verifier.stop()
         await node.close()
         closeStore()
         fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })

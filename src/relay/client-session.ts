@@ -21,6 +21,8 @@ export interface RelayCore {
   /** Stores an event with the others of this turn (save-queue.ts); answers after the commit. */
   saves: SaveQueue
   verify(event: NostrEvent): boolean
+  /** When set, used instead of `verify`: the verdict may come later (a signature checked on another thread). */
+  verifyLater?: (event: NostrEvent, done: (valid: boolean) => void) => void
   /** Hands a newly stored event to every session's live subscriptions. */
   broadcast(event: NostrEvent, raw: string): void
 }
@@ -101,7 +103,22 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): 
       ok(event.id, false, `invalid: created_at is more than ${limits.maxFutureSeconds} seconds in the future`)
       return
     }
-    if (!core.verify(event)) {
+    if (!core.verifyLater) return verified(event, core.verify(event), now)
+    const later = event
+    core.verifyLater(later, valid => {
+      // Outside receive's try: a failure here is answered the same way.
+      try {
+        verified(later, valid, now)
+      } catch (err) {
+        const errorId = randomUUID()
+        log.error({ err, errorId }, 'relay failed to handle a client message')
+        ok(later.id, false, `error: internal error ${errorId}`)
+      }
+    })
+  }
+
+  function verified(event: NostrEvent, valid: boolean, now: number): void {
+    if (!valid) {
       const reason = getEventHash(event) === event.id ? 'signature does not verify' : 'id does not match the event'
       ok(event.id, false, `invalid: ${reason}`)
       return

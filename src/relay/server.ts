@@ -30,6 +30,8 @@ export interface RelayOptions {
   limits?: Partial<RelayLimits>
   /** Checks id and signature; defaults to nostr-tools' pure-JS verifyEvent (a wasm one is 3–5x faster). */
   verifyEvent?: (event: NostrEvent) => boolean
+  /** Checks id and signature with a verdict that may come later (the daemon's signature thread); wins over verifyEvent. */
+  verifyEventLater?: (event: NostrEvent, done: (valid: boolean) => void) => void
   /** The process's WAL checkpoint worker (the daemon shares its own); a relay without one starts its own. */
   checkpoints?: CheckpointWorker
 }
@@ -71,6 +73,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     store,
     saves,
     verify: opts.verifyEvent ?? verifyEvent,
+    ...(opts.verifyEventLater ? { verifyLater: opts.verifyEventLater } : {}),
     broadcast(event, raw) {
       for (const session of sessions.values()) session.deliver(event, raw)
     },

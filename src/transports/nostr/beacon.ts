@@ -4,7 +4,7 @@
 import type { Event } from 'nostr-tools/pure'
 import type { Clock } from '../../bus/context.js'
 import type { AppKey } from './app-keys.js'
-import type { SignEvent } from './sign.js'
+import type { SendEvent } from './sign.js'
 
 export const beaconKind = 30078
 export const beaconTag = 'Lightning.Pub'
@@ -13,8 +13,8 @@ export const beaconIntervalMs = 60_000
 export interface BeaconDeps {
   apps(): AppKey[]
   fees: { serviceFeeFloor: number; serviceFeeBps: number }
-  sign: SignEvent
-  publish(event: Event): void
+  /** Signs and publishes an event of ours. */
+  send: SendEvent
   clock: Clock
   intervalMs?: number
 }
@@ -33,7 +33,7 @@ export function serviceBeacon(deps: BeaconDeps): Beacon {
     const createdAt = Math.floor(deps.clock.now() / 1000)
     for (const app of deps.apps()) {
       const content = JSON.stringify({ type: 'service', name: app.name, fees: deps.fees })
-      deps.publish(deps.sign({ kind: beaconKind, created_at: createdAt, tags: [['d', beaconTag]], content }, app.secretKey))
+      deps.send({ kind: beaconKind, created_at: createdAt, tags: [['d', beaconTag]], content }, app.secretKey)
     }
   }
   return {

@@ -11,7 +11,7 @@ import { decryptPayload, encryptWith, type CipherScheme } from './cipher.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import type { AppKey, AppKeyring } from './app-keys.js'
 import type { Claim, ProcessedRequests, StoredReply } from './processed-requests.js'
-import type { SignEvent } from './sign.js'
+import type { SendEvent } from './sign.js'
 import type { VerifyEvent } from './verify.js'
 
 export const clinkOfferKind = 21001
@@ -80,8 +80,8 @@ export interface ClinkTransportDeps {
   apps: AppKeyring
   processed: ProcessedRequests
   keys: ConversationKeys
-  sign: SignEvent
-  publish(event: Event): void
+  /** Signs and publishes an event of ours. */
+  send: SendEvent
   verify: VerifyEvent
   clock: Clock
   log: Logger
@@ -112,7 +112,7 @@ export function clinkTransport(deps: ClinkTransportDeps): ClinkTransport {
     const content = encryptWith(scheme, JSON.stringify(answer.payload), deps.keys.get(scheme, app.secretKey, app.pubkey, to))
     const tags = answerTags(to, replyTo, answer.clinkVersion)
     const sentAt = Math.max(nowUnix(), notBefore)
-    deps.publish(deps.sign({ kind, created_at: sentAt, tags, content }, app.secretKey))
+    deps.send({ kind, created_at: sentAt, tags, content }, app.secretKey)
     return { sentAt, contents: [content], ...(answer.clinkVersion ? { clinkVersion: true } : {}) }
   }
 
@@ -134,7 +134,7 @@ export function clinkTransport(deps: ClinkTransportDeps): ClinkTransport {
       // The same content and tags re-sent later than the first copy, so it gets a new event id.
       const tags = answerTags(event.pubkey, event.id, stored.clinkVersion)
       const sentAt = Math.max(nowUnix(), stored.sentAt + 1)
-      deps.publish(deps.sign({ kind: event.kind, created_at: sentAt, tags, content }, app.secretKey))
+      deps.send({ kind: event.kind, created_at: sentAt, tags, content }, app.secretKey)
       await processed.answer(event.id, { ...stored, sentAt })
       return
     }

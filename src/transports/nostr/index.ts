@@ -18,7 +18,9 @@ import { processedRequests } from './processed-requests.js'
 import { replySender, pubRpcKind } from './reply-sender.js'
 import { rpcServer } from './rpc-server.js'
 import { createRelayPool, type Backoff } from './relay-pool.js'
-import { createEventSigner } from './sign.js'
+import { createEventSigner, type SendEvent } from './sign.js'
+import { loadSchnorr } from './schnorr.js'
+import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
 import { serviceBeacon } from './beacon.js'
 import { clinkKinds, clinkTransport, isClinkKind, type ClinkServer } from './clink-server.js'
 import { pushLiveUserOperations, pushToKeys, pushUserStreams, type KeyPush, type LinkedKeyLookup } from './pushes.js'
@@ -82,11 +84,16 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   const apps = appKeyring(deps.apps)
   const processed = processedRequests(deps.db)
   const signer = await createEventSigner()
-  const sign: typeof signer.sign = (template, key) => {
-    const signed = signer.sign(template, key)
-    deps.verifier.remember(signed)
-    return signed
+  // Our own events are remembered as verified, so the embedded relay does not check them again.
+  const publishOwn = (event: Event) => {
+    deps.verifier.remember(event)
+    pool.publish(event)
   }
+  const engine = deps.verifier.thread && (await loadSchnorr())
+  const outbox: SigningOutbox = engine
+    ? signingOutbox({ engine, thread: deps.verifier.thread!, publish: publishOwn, log })
+    : { send: (template, key) => publishOwn(signer.sign(template, key)), drain: async () => {} }
+  const send: SendEvent = (template, key) => outbox.send(template, key)
   const nowUnix = () => Math.floor(clock.now() / 1000)
   processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
   let newestSeen = processed.newestCreatedAt() ?? 0
@@ -109,8 +116,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   const keys = conversationKeys()
   const sender = replySender({
     keys,
-    sign,
-    publish: event => pool.publish(event),
+    send,
     clock,
     maxContentLength: deps.maxContentLength,
   })
@@ -125,8 +131,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     apps,
     processed,
     keys,
-    sign,
-    publish: event => pool.publish(event),
+    send,
     verify,
     clock,
     log,
@@ -159,7 +164,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   const pushDeps = { events$: deps.events$, users: deps.users, apps, sender, log }
   const pushes = [pushLiveUserOperations(pushDeps), pushUserStreams(pushDeps)]
   if (deps.keyPushes$) pushes.push(pushToKeys(deps.keyPushes$, pushDeps))
-  const beacon = serviceBeacon({ apps: apps.all, fees: deps.fees, sign, publish: event => pool.publish(event), clock })
+  const beacon = serviceBeacon({ apps: apps.all, fees: deps.fees, send, clock })
   const pruner = setInterval(() => {
     try {
       processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
@@ -190,6 +195,8 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       for (const push of pushes) push.unsubscribe()
       deps.clink?.attach(undefined)
       await Promise.all([rpc.idle(), clink.idle()])
+      // Replies signed on the worker are published before the relays close.
+      await outbox.drain()
       await pool.close()
     },
   }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { encryptWith, type CipherScheme } from './cipher.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import type { AppKey } from './app-keys.js'
-import type { SignEvent } from './sign.js'
+import type { SendEvent } from './sign.js'
 import { shardPlaintexts } from './shards.js'
 import type { Event } from 'nostr-tools/pure'
 import type { Clock } from '../../bus/context.js'
@@ -18,8 +18,8 @@ const schemeMemory = 10_000
 
 export interface ReplySenderDeps {
   keys: ConversationKeys
-  sign: SignEvent
-  publish(event: Event): void
+  /** Signs and publishes an event of ours. */
+  send: SendEvent
   clock: Clock
   maxContentLength: number
   /** Shard ids; defaults to node:crypto. */
@@ -45,7 +45,7 @@ export function replySender(deps: ReplySenderDeps): ReplySender {
   const publishContents = (app: AppKey, peer: string, contents: string[], notBefore = 0): StoredReply => {
     const createdAt = Math.max(Math.floor(deps.clock.now() / 1000), notBefore)
     for (const content of contents) {
-      deps.publish(deps.sign({ kind: pubRpcKind, created_at: createdAt, tags: [['p', peer]], content }, app.secretKey))
+      deps.send({ kind: pubRpcKind, created_at: createdAt, tags: [['p', peer]], content }, app.secretKey)
     }
     return { sentAt: createdAt, contents }
   }

@@ -12,6 +12,13 @@ export interface SchnorrEngine {
   sign(template: EventTemplate, secretKey: Uint8Array): Event
   /** The event's id matches its fields and its signature is the pubkey's. Never throws. */
   verify(event: Event): boolean
+  /** The pieces of `sign`, for signing elsewhere (signing-outbox.ts): the unsigned event, its id, a signature. */
+  unsigned(template: EventTemplate, secretKey: Uint8Array): Omit<Event, 'id' | 'sig'>
+  id(unsigned: Omit<Event, 'id' | 'sig'>): string
+  signId(id: string, secretKey: Uint8Array): string
+  /** The pieces of `verify`: a well-formed event whose id matches its fields, then the signature itself. */
+  checkId(event: Event): boolean
+  checkSignature(id: string, pubkey: string, sig: string): boolean
 }
 
 const hex64 = /^[0-9a-fA-F]{128}$/
@@ -39,31 +46,44 @@ export async function loadSchnorr(): Promise<SchnorrEngine | undefined> {
     }
     return pubkey
   }
+  const unsigned = (template: EventTemplate, secretKey: Uint8Array) => ({
+    kind: template.kind,
+    created_at: template.created_at,
+    tags: template.tags,
+    content: template.content,
+    pubkey: pubkeyOf(secretKey),
+  })
+  // Fresh auxiliary randomness per signature, as BIP-340 recommends against side channels.
+  const signId = (id: string, secretKey: Uint8Array) =>
+    Buffer.from(tiny.signSchnorr(Buffer.from(id, 'hex'), secretKey, randomBytes(32))).toString('hex')
+  const checkId = (event: Event) => {
+    try {
+      if (typeof event.sig !== 'string' || !hex64.test(event.sig)) return false
+      // The id check also validates the shape: pubkey is 64 hex, tags are arrays of strings, and so on.
+      return eventId(event) === event.id
+    } catch {
+      return false // fields of the wrong type
+    }
+  }
+  const checkSignature = (id: string, pubkey: string, sig: string) => {
+    try {
+      return tiny.verifySchnorr(Buffer.from(id, 'hex'), Buffer.from(pubkey, 'hex'), Buffer.from(sig, 'hex'))
+    } catch {
+      return false // a pubkey that is not a curve point
+    }
+  }
   return {
     name: 'wasm',
+    unsigned,
+    id: eventId,
+    signId,
     sign(template, secretKey) {
-      const unsigned = {
-        kind: template.kind,
-        created_at: template.created_at,
-        tags: template.tags,
-        content: template.content,
-        pubkey: pubkeyOf(secretKey),
-      }
-      const id = eventId(unsigned)
-      // Fresh auxiliary randomness per signature, as BIP-340 recommends against side channels.
-      const sig = tiny.signSchnorr(Buffer.from(id, 'hex'), secretKey, randomBytes(32))
-      return { ...unsigned, id, sig: Buffer.from(sig).toString('hex') }
+      const event = unsigned(template, secretKey)
+      const id = eventId(event)
+      return { ...event, id, sig: signId(id, secretKey) }
     },
-    verify(event) {
-      try {
-        if (typeof event.sig !== 'string' || !hex64.test(event.sig)) return false
-        // The id check also validates the shape: pubkey is 64 hex, tags are arrays of strings, and so on.
-        if (eventId(event) !== event.id) return false
-        return tiny.verifySchnorr(Buffer.from(event.id, 'hex'), Buffer.from(event.pubkey, 'hex'), Buffer.from(event.sig, 'hex'))
-      } catch {
-        // A pubkey that is not a curve point, or fields of the wrong type.
-        return false
-      }
-    },
+    checkId,
+    checkSignature,
+    verify: event => checkId(event) && checkSignature(event.id, event.pubkey, event.sig),
   }
 }

@@ -4,6 +4,8 @@ import { finalizeEvent as pureFinalize, type Event, type EventTemplate } from 'n
 import { loadSchnorr } from './schnorr.js'
 
 export type SignEvent = (template: EventTemplate, secretKey: Uint8Array) => Event
+/** Signs as the key's owner and publishes (to every service relay), in call order; see signing-outbox.ts. */
+export type SendEvent = (template: EventTemplate, secretKey: Uint8Array) => void
 
 /** A signer on wasm when it loads, else the pure-JS one. The template is never modified. */
 export async function createEventSigner(): Promise<{ sign: SignEvent; engine: 'wasm' | 'js' }> {

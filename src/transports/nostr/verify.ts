@@ -9,22 +9,35 @@
 // whose fields were changed gets another id and is checked in full.
 import { verifyEvent as pureVerify, type Event } from 'nostr-tools/pure'
 import { eventId, loadSchnorr } from './schnorr.js'
+import { startSchnorrThread, type SchnorrThread } from './schnorr-thread.js'
+import type { Logger } from 'pino'
 
 export type VerifyEvent = (event: Event) => boolean
 
 export interface EventVerifier {
   verify: VerifyEvent
+  /**
+   * The same verdict, with the signature checked on the signature thread when there is one (the caller goes on
+   * meanwhile); a remembered event is answered at once.
+   */
+  verifyLater(event: Event, done: (valid: boolean) => void): void
   engine: 'wasm' | 'js'
   /** Marks an event we signed ourselves as verified, so relaying it costs no signature check. */
   remember(event: Event): void
+  /** The signature thread, when one runs: the transport signs its events there too. */
+  thread?: SchnorrThread
+  /** Stops the signature thread (later checks run on the calling thread). */
+  stop(): void
 }
 
 /** Signatures remembered; older ones are checked in full again. */
 const memoCapacity = 16_384
 
 /** A verifier on wasm when it loads, else the pure-JS one (same results, slower). */
-export async function createEventVerifier(): Promise<EventVerifier> {
+/** With `log`, signatures are checked (verifyLater) and made on a worker thread of their own. */
+export async function createEventVerifier(opts: { log?: Logger } = {}): Promise<EventVerifier> {
   const wasm = await loadSchnorr()
+  const thread = wasm && opts.log ? startSchnorrThread({ engine: wasm, log: opts.log }) : undefined
   const check: VerifyEvent = wasm ? wasm.verify : event => pureVerify(event)
   const engine = wasm ? 'wasm' : 'js'
   const memo = new Set<string>()
@@ -32,20 +45,33 @@ export async function createEventVerifier(): Promise<EventVerifier> {
     if (memo.size >= memoCapacity) memo.delete(memo.values().next().value!)
     memo.add(event.id + event.sig)
   }
+  const remembered = (event: Event) => typeof event.id === 'string' && typeof event.sig === 'string' && memo.has(event.id + event.sig)
+  const sameId = (event: Event) => {
+    try {
+      return eventId(event) === event.id
+    } catch {
+      return false
+    }
+  }
+  const verify = (event: Event) => {
+    if (remembered(event)) return sameId(event)
+    const ok = check(event)
+    if (ok) remember(event)
+    return ok
+  }
   return {
     engine,
     remember,
-    verify(event) {
-      if (typeof event.id === 'string' && typeof event.sig === 'string' && memo.has(event.id + event.sig)) {
-        try {
-          return eventId(event) === event.id
-        } catch {
-          return false
-        }
-      }
-      const ok = check(event)
-      if (ok) remember(event)
-      return ok
+    verify,
+    thread,
+    stop: () => thread?.stop(),
+    verifyLater(event, done) {
+      if (!thread || !wasm || remembered(event)) return done(verify(event))
+      if (!wasm.checkId(event)) return done(false)
+      thread.verify(event.id, event.pubkey, event.sig, valid => {
+        if (valid) remember(event)
+        done(valid)
+      })
     },
   }
 }

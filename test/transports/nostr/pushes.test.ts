@@ -50,7 +50,7 @@ pushes('a user.operation reaches the linked key with the operation and the balan
   const unlinked = await PubClient.connect({ relays: [relay.url], appPubkey: apps.all()[0]!.pubkey })
   clients.push(user, unlinked)
   const events = createEventBus()
-  const sender = replySender({ keys: conversationKeys(), sign, publish: e => pool.publish(e), clock: { now: () => Date.now() }, maxContentLength: 40_000 })
+  const sender = replySender({ keys: conversationKeys(), send: (template, key) => pool.publish(sign(template, key)), clock: { now: () => Date.now() }, maxContentLength: 40_000 })
   const linked: Record<string, { app_id: string; nostr_public_key: string | null }> = {
     'user-1': { app_id: 'app-1', nostr_public_key: user.pubkey },
     'user-2': { app_id: 'app-1', nostr_public_key: null },
@@ -69,7 +69,7 @@ pushes('a user.operation reaches the linked key with the operation and the balan
 
 pushes('each app publishes a kind-30078 beacon with its name and fees, signed by its key', async () => {
   const { sign } = await createEventSigner()
-  const beacon = serviceBeacon({ apps: apps.all, fees: { serviceFeeFloor: 10, serviceFeeBps: 60 }, sign, publish: e => pool.publish(e), clock })
+  const beacon = serviceBeacon({ apps: apps.all, fees: { serviceFeeFloor: 10, serviceFeeBps: 60 }, send: (template, key) => pool.publish(sign(template, key)), clock })
   beacon.announce()
   await sleep(300)
   const reader = await AbstractRelay.connect(relay.url, { verifyEvent, websocketImplementation: WebSocket as unknown as typeof globalThis.WebSocket })
@@ -90,7 +90,7 @@ pushes('each app publishes a kind-30078 beacon with its name and fees, signed by
 pushes('the beacon timer runs every interval until stopped', async () => {
   const { sign } = await createEventSigner()
   let published = 0
-  const beacon = serviceBeacon({ apps: apps.all, fees: { serviceFeeFloor: 10, serviceFeeBps: 60 }, sign, publish: () => published++, clock, intervalMs: 20 })
+  const beacon = serviceBeacon({ apps: apps.all, fees: { serviceFeeFloor: 10, serviceFeeBps: 60 }, send: () => void published++, clock, intervalMs: 20 })
   beacon.start()
   assert.is(published, 1, 'one at start')
   await sleep(110)

@@ -1,0 +1,58 @@
+// The daemon's own events (replies, pushes, CLINK answers, beacons): signed on the signature thread
+// (schnorr-thread.ts) and published in the order they were sent. The id is computed here, so the thread only turns
+// an id into a signature and what is published is exactly what was asked.
+import type { Logger } from 'pino'
+import type { Event, EventTemplate } from 'nostr-tools/pure'
+import type { SchnorrEngine } from './schnorr.js'
+import type { SchnorrThread } from './schnorr-thread.js'
+
+export interface SigningOutbox {
+  /** Signs the template as the key's owner (a copy; the template is left as given) and publishes it, in order. */
+  send(template: EventTemplate, secretKey: Uint8Array): void
+  /** Resolves once everything sent so far is published. */
+  drain(): Promise<void>
+}
+
+export function signingOutbox(opts: {
+  engine: SchnorrEngine
+  thread: SchnorrThread
+  publish(event: Event): void
+  log: Logger
+}): SigningOutbox {
+  const { engine, thread, publish, log } = opts
+  /** Events in the order sent; each is published once it and every one before it is signed. */
+  const waiting: { event?: Event }[] = []
+  let drained: (() => void)[] = []
+
+  const publishReady = () => {
+    while (waiting.length > 0 && waiting[0]!.event) {
+      const { event } = waiting.shift()!
+      try {
+        publish(event!)
+      } catch (err) {
+        log.error({ err }, 'publishing a signed event failed')
+      }
+    }
+    if (waiting.length > 0) return
+    const resolved = drained
+    drained = []
+    for (const resolve of resolved) resolve()
+  }
+
+  return {
+    send(template, secretKey) {
+      const unsigned = engine.unsigned(template, secretKey)
+      const id = engine.id(unsigned)
+      const slot: { event?: Event } = {}
+      waiting.push(slot)
+      thread.sign(id, secretKey, sig => {
+        slot.event = { ...unsigned, id, sig }
+        publishReady()
+      })
+    },
+    drain() {
+      if (waiting.length === 0) return Promise.resolve()
+      return new Promise(resolve => drained.push(resolve))
+    },
+  }
+}
