@@ -63,7 +63,10 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     ownCheckpoints?.stop() // a database it cannot open (newer schema) must not leave the worker running
     throw err
   }
-  const saves = saveQueue(store)
+  const saves = saveQueue(store, {
+    worker: { dataDir: opts.dataDir, ephemeralRetentionSeconds: limits.ephemeralRetentionSeconds },
+    log,
+  })
   const sessions = new Map<WebSocket, ClientSession>()
   const answeredPing = new WeakMap<WebSocket, boolean>()
   const core: RelayCore = {
@@ -107,6 +110,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
       })
     })
   } catch (err) {
+    void saves.close() // nothing is queued yet: this stops the worker at once
     store.close() // a port already in use must not leave the database open
     ownCheckpoints?.stop()
     throw err
@@ -156,7 +160,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     await new Promise<void>(resolve => wss.close(() => resolve()))
     http.closeAllConnections()
     await stoppedListening
-    saves.flush() // events that arrived in the last turn are stored and answered, not dropped
+    await saves.close() // events that arrived in the last turn are stored and answered, not dropped
     store.close()
     ownCheckpoints?.stop()
     log.info('relay stopped')

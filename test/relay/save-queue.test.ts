@@ -16,9 +16,11 @@ const now = Math.floor(Date.now() / 1000)
 const key = generateSecretKey()
 const event = (kind: number, content: string, tags: string[][] = []) => finalizeEvent({ kind, created_at: now, tags, content }, key)
 
-test('one turn, one batch: outcomes in order after the commit, duplicates and replacements seen within the batch', async () => {
-  const store = openEventStore({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-saves-')), ephemeralRetentionSeconds: 600 })
-  const queue = saveQueue(store)
+for (const where of ['this thread', 'the worker'] as const)
+test(`one turn, one batch (${where}): outcomes in order after the commit, duplicates and replacements seen within the batch`, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-saves-'))
+  const store = openEventStore({ dataDir, ephemeralRetentionSeconds: 600 })
+  const queue = saveQueue(store, where === 'the worker' ? { worker: { dataDir, ephemeralRetentionSeconds: 600 } } : {})
   const a = event(21000, 'a')
   const profile = event(0, '{"name":"x"}')
   const older = finalizeEvent({ kind: 0, created_at: now - 10, tags: [], content: '{"name":"old"}' }, key)
@@ -27,7 +29,7 @@ test('one turn, one batch: outcomes in order after the commit, duplicates and re
     queue.save(ev, now, result => results.push([name, result]))
   }
   assert.equal(results, [], 'nothing is answered before the shared commit')
-  await new Promise(resolve => setImmediate(resolve))
+  while (results.length < 4) await new Promise(resolve => setTimeout(resolve, 5))
   assert.equal(results, [
     ['a', { outcome: 'stored' }],
     ['a again', { outcome: 'duplicate' }],
@@ -35,17 +37,20 @@ test('one turn, one batch: outcomes in order after the commit, duplicates and re
     ['older profile', { outcome: 'newer-exists' }],
   ])
   const stored = store.query(parseFilter({ kinds: [0, 21000] }, defaultRelayLimits), now).map(e => e.id)
-  assert.equal(stored.sort(), [a.id, profile.id].sort())
+  assert.equal(stored.sort(), [a.id, profile.id].sort(), 'this thread reads what was stored as soon as it is answered')
+  await queue.close()
   store.close()
 })
 
-test('a store that fails answers every event of the batch with the error, and flush stores what is queued', async () => {
-  const store = openEventStore({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-saves-')), ephemeralRetentionSeconds: 600 })
-  const queue = saveQueue(store)
+test('close stores what is queued and waits for the worker; then a failing store answers every event with its error', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-saves-'))
+  const store = openEventStore({ dataDir, ephemeralRetentionSeconds: 600 })
+  const queue = saveQueue(store, { worker: { dataDir, ephemeralRetentionSeconds: 600 } })
   const kept: SaveResult[] = []
   queue.save(event(1, 'kept'), now, r => kept.push(r))
-  queue.flush()
-  assert.equal(kept, [{ outcome: 'stored' }], 'flush answers at once')
+  queue.save(event(1, 'kept too'), now, r => kept.push(r))
+  await queue.close()
+  assert.equal(kept, [{ outcome: 'stored' }, { outcome: 'stored' }], 'close answers what was queued')
   store.close()
   const failed: SaveResult[] = []
   queue.save(event(1, 'lost'), now, r => failed.push(r))
