@@ -11,6 +11,7 @@ import type { Logger } from 'pino'
 import type { EventStore, SaveOutcome } from './event-store.js'
 import type { NostrEvent } from './nostr-event.js'
 import type { StoreBatch, StoreBatchResult, StoreWorkerData } from './store-worker.js'
+import { smallWorker } from '../store/worker-limits.js'
 
 export type SaveResult = { outcome: SaveOutcome } | { error: unknown }
 
@@ -73,7 +74,7 @@ export function saveQueue(store: EventStore, opts: SaveQueueOptions = {}): SaveQ
 
   if (opts.worker) {
     try {
-      worker = new Worker(new URL('./store-worker.js', import.meta.url), { workerData: opts.worker })
+      worker = new Worker(new URL('./store-worker.js', import.meta.url), { workerData: opts.worker, resourceLimits: smallWorker })
       worker.on('message', (results: StoreBatchResult) => {
         const batch = inFlight.shift()
         batch?.forEach((pending, i) => {

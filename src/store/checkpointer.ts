@@ -10,6 +10,7 @@
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { Db } from './index.js'
+import { smallWorker } from './worker-limits.js'
 
 export interface CheckpointWorker {
   /** Checkpoints `db`'s file in the background from now on; the result stops watching it (before it closes). */
@@ -27,7 +28,10 @@ const journalSizeLimit = 64 * 1024 * 1024
 export function startCheckpointWorker(opts: { intervalMs?: number; log?: Logger } = {}): CheckpointWorker {
   const watched = new Set<Db>()
   let stopped = false
-  const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { intervalMs: opts.intervalMs ?? 250 } })
+  const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
+    workerData: { intervalMs: opts.intervalMs ?? 250 },
+    resourceLimits: smallWorker,
+  })
   const fallBack = (reason: string) => {
     if (stopped) return
     stopped = true

@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { SchnorrEngine } from './schnorr.js'
 import type { SchnorrJob, SchnorrResult } from './schnorr-worker.js'
+import { smallWorker } from '../../store/worker-limits.js'
 
 export interface SchnorrThread {
   /** Signs an event id (hex) with the key; `done` gets the hex signature. */
@@ -52,7 +53,7 @@ export function startSchnorrThread(opts: { engine: SchnorrEngine; log: Logger })
   }
 
   try {
-    worker = new Worker(new URL('./schnorr-worker.js', import.meta.url))
+    worker = new Worker(new URL('./schnorr-worker.js', import.meta.url), { resourceLimits: smallWorker })
     worker.on('message', (results: SchnorrResult[]) => {
       const batch = inFlight.shift()
       batch?.forEach((pending, i) => pending.done(results[i]!))
