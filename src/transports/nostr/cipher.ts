@@ -1,9 +1,8 @@
 // Which scheme a payload uses, so that a reply is encrypted the way its request was. Upstream kind-21000 traffic
 // uses nip44v1 (pub-protocol.md §3.3), CLINK kinds and NWC use NIP-44 v2; a client that speaks one must be
 // answered in the same one, whatever kind it arrived on.
-import { base64 } from '@scure/base'
 import { conversationKeyV2, decryptV2, encryptV2 } from './nip44.js'
-import { CipherError, conversationKeyV1, decryptV1, encryptV1 } from './nip44v1.js'
+import { CipherError, conversationKeyV1, decryptV1, encryptV1, strictBase64 } from './nip44v1.js'
 
 export { CipherError }
 
@@ -18,12 +17,8 @@ export function schemeOf(payload: string): CipherScheme {
   if (text.startsWith('{')) return 'nip44v1' // only nip44v1 has a JSON form; decryptV1 checks its "v"
   if (text.startsWith('#')) throw new CipherError('unsupported encryption version (NIP-44 reserved prefix)')
   // four base64 characters are exactly three bytes, so the version byte can be read without decoding the rest
-  let head: Uint8Array
-  try {
-    head = base64.decode(text.slice(0, 4))
-  } catch {
-    throw new CipherError('payload is not base64')
-  }
+  const head = strictBase64(text.slice(0, 4))
+  if (!head) throw new CipherError('payload is not base64')
   if (head[0] === 1) return 'nip44v1'
   if (head[0] === 2) return 'nip44v2'
   throw new CipherError(`unsupported encryption version ${head[0]}`)
