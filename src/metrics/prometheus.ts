@@ -83,15 +83,31 @@ export function createPrometheus(sources: PrometheusSources): PrometheusMetrics 
     },
   })
 
+  // The labelled children of each (operation, transport), made once: prom-client validates and hashes a label
+  // object on every call otherwise, which was ~2% of a payment's CPU. Bounded by the catalogue × the transports.
+  const children = new Map<string, { ok?: Counter.Internal; error?: Counter.Internal; latency: Histogram.Internal<string> }>()
+  const seriesFor = (operation: string, transport: string) => {
+    const key = `${operation} ${transport}`
+    let series = children.get(key)
+    if (!series) {
+      series = { latency: latency.labels({ operation, transport }) }
+      children.set(key, series)
+    }
+    return series
+  }
+
   return {
     contentType: registry.contentType,
     observe(outcome) {
       // Names outside the catalogue come from callers; one series per invented name would grow without bound.
-      const labels = { operation: sources.operationName(outcome.op) ?? 'unknown', transport: outcome.transport }
-      calls.inc({ ...labels, outcome: outcome.ok ? 'ok' : 'error' })
-      if (!outcome.ok) failures.inc({ ...labels, code: outcome.errorCode ?? 'internal' })
+      const operation = sources.operationName(outcome.op) ?? 'unknown'
+      const series = seriesFor(operation, outcome.transport)
+      // A series appears with its first call, as before: no zero series for outcomes that never happened.
+      const outcomeLabel = outcome.ok ? 'ok' : 'error'
+      ;(series[outcomeLabel] ??= calls.labels({ operation, transport: outcome.transport, outcome: outcomeLabel })).inc()
+      if (!outcome.ok) failures.inc({ operation, transport: outcome.transport, code: outcome.errorCode ?? 'internal' })
       const { authUs, validateUs, handleUs } = outcome.timings
-      latency.observe(labels, (authUs + validateUs + handleUs) / 1e6)
+      series.latency.observe((authUs + validateUs + handleUs) / 1e6)
     },
     text: () => registry.metrics(),
   }

@@ -77,13 +77,24 @@ export function nwcStore(db: Db) {
   const spentMsat = (connection: ConnectionRow, now: number): number =>
     spentSince.get(connection.id, connection.budget_interval ? now - budgetWindowMs[connection.budget_interval] : -1) as number
 
+  // Wallets with an unrevoked connection, so that a payment of a wallet without one (most of them) costs no query
+  // here: every paid invoice and sent payment asks. Read once, then `insert` (the only way a connection is made)
+  // adds. A wallet stays in after its last connection is revoked or expires; `liveOfUser` then finds none.
+  let wallets: Set<string> | undefined
+  const walletsWithConnections = () =>
+    (wallets ??= new Set(db.prepare('SELECT DISTINCT user_id FROM nwc_connections WHERE revoked_at IS NULL').pluck().all() as string[]))
+
   return {
-    insert: (row: Omit<ConnectionRow, 'revoked_at'>): void => void insertConnection.run(row),
+    insert: (row: Omit<ConnectionRow, 'revoked_at'>): void => {
+      insertConnection.run(row)
+      walletsWithConnections().add(row.user_id)
+    },
     byId: (id: string) => byId.get(id) as ConnectionRow | undefined,
     byServicePubkey: (pubkey: string) => byServicePubkey.get(pubkey) as ConnectionRow | undefined,
     ofUser: (userId: string) => ofUser.all(userId) as ConnectionRow[],
     /** Connections of a wallet that are neither revoked nor expired at `now`: the ones notifications go to. */
-    liveOfUser: (userId: string, now: number) => liveOfUser.all({ userId, now }) as ConnectionRow[],
+    liveOfUser: (userId: string, now: number) =>
+      walletsWithConnections().has(userId) ? (liveOfUser.all({ userId, now }) as ConnectionRow[]) : [],
     all: () => all.all() as ConnectionRow[],
     update: (row: ConnectionRow): void => void update.run(row),
     /** False when it was already revoked. */

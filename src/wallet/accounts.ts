@@ -107,13 +107,32 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     return statements.userById.get(id) as UserRow
   }
 
+  // App users by wallet id: every payment's push and callback listeners ask for both wallets' rows (~20 µs a
+  // query on a small machine). Only rows read outside a transaction are kept, so a kept row is committed; every
+  // write to app_users goes through `forgetAppUsers` (they are rare: a callback URL, a linked key). Kept rows are
+  // frozen: a caller cannot change what the next one reads.
+  const appUsersByUser = new Map<string, AppUserRow>()
+  /** User token claims found valid (every authenticated user call checks them). */
+  const validTokenClaims = new Set<string>()
+  const appUserOf = (userId: string): AppUserRow | undefined => {
+    const kept = appUsersByUser.get(userId)
+    if (kept) return kept
+    const row = statements.appUserByUserId.get(userId) as AppUserRow | undefined
+    if (!row || db.inTransaction) return row
+    if (appUsersByUser.size >= appUserMemo) appUsersByUser.delete(appUsersByUser.keys().next().value!)
+    appUsersByUser.set(userId, Object.freeze(row))
+    return row
+  }
+
   return {
     createAccountWithWallet: db.transaction(createAccountWithWallet),
     addWallet,
     usersBalanceMsat: () => statements.usersBalance.get() as number,
     userById: (id: string) => statements.userById.get(id) as UserRow | undefined,
     appUser: (identifier: string) => statements.appUserByIdentifier.get(identifier) as AppUserRow | undefined,
-    appUserOf: (userId: string) => statements.appUserByUserId.get(userId) as AppUserRow | undefined,
+    appUserOf,
+    /** After any change to app_users rows: the rows kept by `appUserOf` are read again. */
+    forgetAppUsers: () => appUsersByUser.clear(),
     /** A new app user with its own account and wallet. */
     createAppUser: db.transaction((appId: string, identifier: string): AppUserRow => {
       const { userId } = createAccountWithWallet('')
@@ -140,8 +159,16 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     directory(): AccountDirectory {
       return {
         appExists: appId => statements.appById.get(appId) !== undefined,
-        userTokenValid: claims =>
-          statements.appUserToken.get(claims.app_user_id, claims.user_id, claims.app_id) !== undefined,
+        userTokenValid: claims => {
+          // A valid triple stays valid: app users are never removed and their wallet and app never change.
+          const key = `${claims.app_user_id} ${claims.user_id} ${claims.app_id}`
+          if (validTokenClaims.has(key)) return true
+          if (statements.appUserToken.get(claims.app_user_id, claims.user_id, claims.app_id) === undefined) return false
+          if (db.inTransaction) return true // kept only once committed
+          if (validTokenClaims.size >= appUserMemo) validTokenClaims.delete(validTokenClaims.values().next().value!)
+          validTokenClaims.add(key)
+          return true
+        },
         walletByKey(key): WalletKeyOwner | undefined {
           const row = statements.walletByKey.get({ key }) as
             | { id: string; account_id: string; is_admin: number }
@@ -156,3 +183,6 @@ export function accountStore({ db, random, now }: AccountsDeps) {
 }
 
 export type AccountStore = ReturnType<typeof accountStore>
+
+/** App user rows kept by `appUserOf` (a row is a few hundred bytes). */
+const appUserMemo = 10_000

@@ -15,8 +15,23 @@ export function feeCollectors(db: Db, defaultAppOwnerId: string): FeeCollectors 
   const ownerOfUsersApp = db
     .prepare('SELECT a.owner_user_id FROM app_users au JOIN apps a ON a.id = au.app_id WHERE au.user_id = ?')
     .pluck()
+  // Both answers are fixed for a wallet's life: an app's owner is a wallet made with the app, an app user's
+  // wallet is made with the app user, and neither link is ever changed or removed. So they are remembered (two
+  // queries saved per payment); a wallet not yet in the database is never asked about (payers exist).
+  const owners = new Map<string, boolean>()
+  const collectors = new Map<string, string>()
+  const remember = <T>(memo: Map<string, T>, key: string, value: T): T => {
+    if (memo.size >= memoCapacity) memo.delete(memo.keys().next().value!)
+    memo.set(key, value)
+    return value
+  }
   return {
-    isAppOwner: userId => owns.get(userId) !== undefined,
-    collectorFor: userId => (ownerOfUsersApp.get(userId) as string | undefined) ?? defaultAppOwnerId,
+    isAppOwner: userId => owners.get(userId) ?? remember(owners, userId, owns.get(userId) !== undefined),
+    collectorFor: userId =>
+      collectors.get(userId) ??
+      remember(collectors, userId, (ownerOfUsersApp.get(userId) as string | undefined) ?? defaultAppOwnerId),
   }
 }
+
+/** Wallets remembered per answer. */
+const memoCapacity = 50_000

@@ -42,6 +42,7 @@ export function nostrAccounts({ db, accounts, random }: NostrAccountsDeps): Nost
     const identifier = bytesToHex(random(identifierBytes))
     accounts.createAppUser(appId, identifier)
     setPubkey.run(pubkey, identifier)
+    accounts.forgetAppUsers()
     return accounts.appUser(identifier)!
   })
 
@@ -62,6 +63,7 @@ export function nostrAccounts({ db, accounts, random }: NostrAccountsDeps): Nost
       const holder = appUserByPubkey(pubkey)
       if (holder && holder.identifier !== identifier) throw new OperationError('conflict', 'this key already has an account')
       setPubkey.run(pubkey, identifier)
+      accounts.forgetAppUsers()
     },
   }
 }

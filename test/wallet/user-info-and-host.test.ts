@@ -73,6 +73,15 @@ s("a paid invoice calls the wallet's saved callback with the amount and ok=true"
   assert.is(received[0]!.url, '/alice?amount=1234&ok=true')
 })
 
+s('a changed callback URL is used from the next paid invoice on (the wallet rows the daemon keeps are re-read)', async () => {
+  await ok(daemon, '/api/user/cb/update', user(alice), { url: `${integratorUrl}/alice-moved{?amount}` })
+  received.length = 0
+  await payFromOutside(daemon, await newInvoice(daemon, alice.userToken, 55))
+  await waitFor(() => received.length === 1, 'the integrator got the callback')
+  assert.is(received[0]!.url, '/alice-moved?amount=55&ok=true')
+  await ok(daemon, '/api/user/cb/update', user(alice), { url: `${integratorUrl}/alice{?amount}` })
+})
+
 s('an AddAppUserInvoice callback URL and bearer token win over the saved one', async () => {
   received.length = 0
   const made = await ok(daemon, '/api/app/user/add/invoice', alice.appToken, {

@@ -38,6 +38,7 @@ export function userInfoHandlers(deps: UserInfoHandlerDeps): HandlerTable {
       if (url !== '') checkOutboundUrl(url.replace(/\{[^}]*\}/g, 'x'), { allowLoopback: deps.allowLoopbackCallbacks })
       const { appUser } = appUserOf(ctx.caller.appUserId)
       setCallbackUrl.run(url, appUser.identifier)
+      deps.accounts.forgetAppUsers()
       return { url }
     },
   }
