@@ -1,6 +1,6 @@
 // The performance budget (issue 14): one JSON summary with every figure and, per floor, met or missed.
-//   - internal payments/s over HTTP at concurrency 32 (p50/p99, daemon and client CPU per payment)
-//   - relay round trips/s with 64 in flight (p50/p99, CPU per round trip)
+//   - internal payments/s over HTTP at concurrency 32 (p50/p99, daemon and client CPU per payment; median of 3 runs)
+//   - relay round trips/s with 64 in flight (p50/p99, CPU per round trip; median of 3 runs)
 //   - cost per payment with 10k vs 1M journal rows (daemon CPU ms per payment on each, and their ratio)
 //   - start time with 1M journal rows (spawn → HTTP ready; the audit verdict, which runs in the background above
 //     100k rows, reported apart)
@@ -37,8 +37,16 @@ export async function benchBudget(opts: BudgetOptions) {
   const large = opts.largeLedgerEntries ?? 1_000_000
   const rssUsers = opts.rssUsers ?? 100_000
 
-  const payments = (await benchPayments({ synchronous: 'full', concurrencies: [32], paymentsPerLevel: opts.payments })).results.c32!
-  const relay = (await benchNostr({ durationMs: opts.durationMs, inFlight: [64], operations: ['GetUserInfo'] })).rows[0]!
+  const payments = await medianOf(
+    throughputRuns,
+    async () => (await benchPayments({ synchronous: 'full', concurrencies: [32], paymentsPerLevel: opts.payments })).results.c32!,
+    run => run.paymentsPerSecond,
+  )
+  const relay = await medianOf(
+    throughputRuns,
+    async () => (await benchNostr({ durationMs: opts.durationMs, inFlight: [64], operations: ['GetUserInfo'] })).rows[0]!,
+    run => run.roundTripsPerSecond,
+  )
   const cryptoFloor = await measureCryptoFloor()
 
   const atSmall = await onSeeded({ users: 1_000, ledgerEntries: small }, async daemon => perPayment(daemon, opts.payments))
@@ -79,6 +87,19 @@ export async function benchBudget(opts: BudgetOptions) {
       rssMb: floor(`RSS < 200 MB with ${rssUsers} users (after start and after load)`, rssPeak, v => v < 200),
     },
   }
+}
+
+/**
+ * The two throughput floors are judged on the median of three runs, each on a fresh daemon: on a shared 2-core
+ * machine one window differs from the next by up to ±20%. Every run's figure is reported beside the median run.
+ */
+const throughputRuns = 3
+
+async function medianOf<T>(runs: number, measure: () => Promise<T>, value: (run: T) => number): Promise<T & { runs: number[] }> {
+  const results: T[] = []
+  for (let i = 0; i < runs; i++) results.push(await measure())
+  const sorted = [...results].sort((a, b) => value(a) - value(b))
+  return { ...sorted[Math.floor(sorted.length / 2)]!, runs: results.map(value) }
 }
 
 async function perPayment(daemon: TestDaemon, count: number): Promise<PaymentBenchResult> {
