@@ -76,12 +76,41 @@ export function walSyncFor(db: Db): WalSync | null {
   const level = Number(db.pragma('synchronous', { simple: true }))
   if (mode !== 'wal' || level < 2) return null // 2 = FULL, 3 = EXTRA
   const walFile = `${db.name}-wal`
-  return done => {
-    // Opened per sync: the WAL file is the one SQLite uses now, whatever happened to an earlier descriptor.
-    fs.open(walFile, 'r', (openError, fd) => {
-      if (openError) return done(openError)
-      fs.fdatasync(fd, syncError => fs.close(fd, () => done(syncError)))
+  // One sync at a time: callers that arrive while one runs share the next (the running one may have started
+  // before their commit). Under load this turns one fdatasync per caller into one per disk round trip.
+  // The descriptor is kept: SQLite truncates and reuses its WAL file but never replaces it while the connection is
+  // open (it removes it at the last close). It is reopened after an error, and closed once the connection is.
+  let fd: number | undefined
+  let running = false
+  let waiting: ((error: Error | null) => void)[] = []
+  const closeFd = () => {
+    if (fd !== undefined) fs.close(fd, () => {})
+    fd = undefined
+  }
+  const withFd = (then: (error: Error | null, fd?: number) => void) => {
+    if (fd !== undefined) return then(null, fd)
+    fs.open(walFile, 'r', (error, opened) => {
+      if (error) return then(error)
+      fd = opened
+      then(null, opened)
     })
+  }
+  const start = () => {
+    running = true
+    const batch = waiting
+    waiting = []
+    const finish = (error: Error | null) => {
+      running = false
+      if (error) closeFd() // the next sync opens the file again
+      if (!db.open) closeFd()
+      for (const done of batch) done(error)
+      if (waiting.length > 0) start()
+    }
+    withFd((openError, opened) => (openError ? finish(openError) : fs.fdatasync(opened!, syncError => finish(syncError))))
+  }
+  return done => {
+    waiting.push(done)
+    if (!running) start()
   }
 }
 

@@ -78,4 +78,28 @@ store('the WAL sync exists only where SQLite would sync at every commit (WAL + F
   normal.close()
 })
 
+store('callers that ask while a WAL sync runs share the next one; each hears back once', async () => {
+  const s = openStore({ dataDir: tempDataDir() })
+  s.db.exec('CREATE TABLE t (v INTEGER)')
+  s.db.prepare('INSERT INTO t VALUES (1)').run()
+  const sync = walSyncFor(s.db)!
+  const original = fs.fdatasync
+  let syncs = 0
+  // Counted, and slowed so that the callers below arrive while the first sync is still running.
+  ;(fs as { fdatasync: typeof fs.fdatasync }).fdatasync = ((fd: number, done: (err: NodeJS.ErrnoException | null) => void) => {
+    syncs++
+    setTimeout(() => original(fd, done), 20)
+  }) as typeof fs.fdatasync
+  try {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => new Promise(resolve => sync(resolve))))
+    assert.equal(answers, [null, null, null, null, null])
+    assert.is(syncs, 2, 'the first caller gets a sync of its own; the four that came during it share the next')
+    assert.is(await new Promise(resolve => sync(resolve)), null)
+    assert.is(syncs, 3)
+  } finally {
+    ;(fs as { fdatasync: typeof fs.fdatasync }).fdatasync = original
+    s.close()
+  }
+})
+
 store.run()
