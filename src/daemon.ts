@@ -346,9 +346,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   }
   linking.openEnrollment(nostr.nprofile)
   await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds })
-  fs.writeFileSync(path.join(dataDir, daemonInfoFile), JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n', {
-    mode: 0o600,
-  })
+  const daemonInfo = JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n'
+  fs.writeFileSync(path.join(dataDir, daemonInfoFile), daemonInfo, { mode: 0o600 })
   log.info({ url: http.url, dataDir }, 'http listening')
   // After the ready file: a start does not wait for it, and the first request finds it loaded.
   setImmediate(() => node.warmUp?.())
@@ -392,7 +391,6 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       })()),
   }
 }
-
 
 /** A secret kept in the data dir; the log names the file, never the value. */
 function secretFile(file: string, log: Logger, what: string): string {
