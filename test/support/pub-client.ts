@@ -147,7 +147,16 @@ export class PubClient {
           const relay = this.relays.get(url)
           try {
             if (!relay?.connected) throw new Error('not connected')
-            await relay.publish(event)
+            // nostr-tools keeps one pending publish per event id: publishing the same event again while an earlier
+            // try waits for its OK (a resend after a restart) replaces the earlier one, whose promise then never
+            // settles. Our own deadline keeps every try finite.
+            await new Promise<void>((resolve, reject) => {
+              const timer = setTimeout(() => reject(new Error('publish timed out')), publishTryMs)
+              relay.publish(event).then(
+                () => (clearTimeout(timer), resolve()),
+                err => (clearTimeout(timer), reject(err)),
+              )
+            })
             return
           } catch (err) {
             const reason = (err as Error).message ?? String(err)
@@ -285,6 +294,9 @@ export function appProfile(dataDir: string): { pubkey: string; relays: string[] 
   if (decoded.type !== 'nprofile') throw new Error('app.nprofile does not hold an nprofile')
   return { pubkey: decoded.data.pubkey, relays: decoded.data.relays ?? [] }
 }
+
+/** One publish try: nostr-tools' own timeout (5 s, set on each relay below) and a margin. */
+const publishTryMs = 6_000
 
 export function sleep(ms: number): Promise<void> {
   return new Promise(resolve => setTimeout(resolve, ms))
