@@ -48,6 +48,10 @@ export function openStore(opts: StoreOptions): Store {
   db.pragma(`synchronous = ${opts.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`)
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
+  // SQLite's default page cache is 2 MB. With a journal of a million rows the index pages a payment touches no
+  // longer fit, and every payment reads some back from the OS (about 0.09 ms of CPU each at 1M rows). 16 MB holds
+  // them; the cache only grows as pages are used.
+  db.pragma('cache_size = -16384')
   const applied = migrate(db, opts.migrationsDir ?? defaultMigrationsDir)
   const unwatch = opts.checkpoints?.watch(db)
   return {
