@@ -383,7 +383,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         await extensions.stop()
         events.complete()
         await relay?.close()
-        verifier.stop()
+        await verifier.stop()
         await node.close()
         closeStore()
         fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })

@@ -26,8 +26,8 @@ export interface EventVerifier {
   remember(event: Event): void
   /** The signature thread, when one runs: the transport signs its events there too. */
   thread?: SchnorrThread
-  /** Stops the signature thread (later checks run on the calling thread). */
-  stop(): void
+  /** Stops the signature thread once it has answered what it holds (later checks run on the calling thread). */
+  stop(): Promise<void>
 }
 
 /** Signatures remembered; older ones are checked in full again. */
@@ -64,7 +64,7 @@ export async function createEventVerifier(opts: { log?: Logger } = {}): Promise<
     remember,
     verify,
     thread,
-    stop: () => thread?.stop(),
+    stop: async () => thread?.stop(),
     verifyLater(event, done) {
       if (!thread || !wasm || remembered(event)) return done(verify(event))
       if (!wasm.checkId(event)) return done(false)
