@@ -28,6 +28,8 @@ const maxFutureSeconds = 60
 const resubscribeSlackSeconds = 60
 const readyTimeoutMs = 5_000
 const pruneIntervalMs = 10 * 60 * 1000
+/** Requests remembered as answered by this process (see `answered`). */
+const answeredMemory = 20_000
 
 export interface NwcServiceDeps extends MethodDeps {
   relays: readonly string[]
@@ -59,6 +61,11 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
   // Requests being served by this process: a copy from a second relay must wait for nothing and run nothing (its
   // claim row has no response yet, which would otherwise read as a request interrupted by a restart).
   const inFlight = new Set<string>()
+  // Requests this process has answered (or re-sent the stored answer of). A renewed subscription (a new connection
+  // widens the filter, a link reconnects) replays every request the relay holds; the answer already went out through
+  // the pool, which keeps it until a relay confirms it, so a copy dated a second later would only be a second answer.
+  // A live copy is a publication anew and is answered again. Bounded: a forgotten request gets its stored answer again.
+  const answered = new Set<string>()
   let stopping = false
   let servicePubkeys = store.all().map(c => c.service_pubkey)
   let newestSeen = store.newestRequestCreatedAt() ?? 0
@@ -82,8 +89,8 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
       '#p': servicePubkeys.length > 0 ? servicePubkeys : ['0'.repeat(64)],
       since: Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds),
     }),
-    onEvent: event => {
-      if (stopping) return
+    onEvent: (event, _relay, stored) => {
+      if (stopping || (stored && answered.has(event?.id))) return
       const done = receive(event).catch(err => log.error({ err, id: event?.id }, 'an NWC request failed unexpectedly'))
       running.add(done)
       void done.finally(() => running.delete(done))
@@ -128,10 +135,12 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
     if (Number.isFinite(expiration) && expiration <= now) return
     if (!deps.verifier.verify(event)) return
     if (event.created_at > newestSeen) newestSeen = event.created_at
-    if (inFlight.has(event.id)) return
+    if (inFlight.has(event.id) || answered.has(event.id)) return
     inFlight.add(event.id)
     try {
       await serve(event, connection, now)
+      if (answered.size >= answeredMemory) answered.delete(answered.values().next().value!)
+      answered.add(event.id)
     } finally {
       inFlight.delete(event.id)
     }

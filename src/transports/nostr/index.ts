@@ -111,7 +111,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       '#p': apps.all().map(app => app.pubkey),
       since: Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds),
     }),
-    onEvent: event => receive(event),
+    onEvent: (event, _relay, stored) => receive(event, stored),
   })
   const keys = conversationKeys()
   const sender = replySender({
@@ -137,8 +137,11 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     log,
   })
 
-  function receive(event: Event): void {
+  function receive(event: Event, stored: boolean): void {
     if (stopping || !hasEventShape(event)) return
+    // A renewed subscription (a new app, a reconnect) replays what the relay holds: nothing to do for a request whose
+    // reply this process already sent. A live copy is a publication anew (a client trying again) and is answered.
+    if (stored && processed.answeredHere(event.id)) return
     const target = event.tags.find(tag => Array.isArray(tag) && tag[0] === 'p')?.[1]
     const app = target === undefined ? undefined : apps.byPubkey(target)
     if (!app) return

@@ -45,11 +45,20 @@ export interface ProcessedRequests {
    * commit together; the promise settles once this one is committed.
    */
   answer(eventId: string, reply: StoredReply): Promise<void>
+  /**
+   * Whether this process sent a reply to the request (or the stored reply again). A relay replaying the request to a
+   * renewed subscription needs no further answer: the reply went out through the relay pool, which holds it until a
+   * relay confirms it. Bounded: a request forgotten here is answered again with its stored reply, as after a restart.
+   */
+  answeredHere(eventId: string): boolean
   /** created_at (unix s) of the newest request taken, to resume the subscription after a restart. */
   newestCreatedAt(): number | undefined
   /** Forgets requests created before `unixSeconds`; returns how many. */
   prune(unixSeconds: number): number
 }
+
+/** Requests remembered as replied by this process: a minute of replies at several hundred per second. */
+const repliedMemory = 50_000
 
 export function processedRequests(db: Db): ProcessedRequests {
   const insert = db.prepare(`INSERT INTO nostr_requests (event_id, requester, app_pubkey, created_at, received_at)
@@ -79,12 +88,17 @@ export function processedRequests(db: Db): ProcessedRequests {
     // next durable commit of anyone should this one fail. A redelivery needs it visible only, which it is now.
     walSync?.(() => {})
   }
+  const repliedHere = new Set<string>()
   const waiting: { eventId: string; reply: StoredReply }[] = []
   let committing: Promise<void> | undefined
   return {
     claimAll,
     claim,
     answer(eventId, stored) {
+      if (stored.contents.length > 0) {
+        if (repliedHere.size >= repliedMemory) repliedHere.delete(repliedHere.values().next().value!)
+        repliedHere.add(eventId)
+      }
       waiting.push({ eventId, reply: stored })
       return (committing ??= new Promise<void>((resolve, reject) =>
         setImmediate(() => {
@@ -98,6 +112,7 @@ export function processedRequests(db: Db): ProcessedRequests {
         }),
       ))
     },
+    answeredHere: eventId => repliedHere.has(eventId),
     newestCreatedAt: () => (newest.get() as number | null) ?? undefined,
     prune: unixSeconds => prune.run(unixSeconds).changes,
   }

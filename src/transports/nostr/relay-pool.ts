@@ -28,8 +28,12 @@ export interface RelayPoolOptions {
   urls: readonly string[]
   /** The subscription filter, computed at every (re)subscription. */
   filter(): Filter
-  /** Every event the subscription delivers, unverified: the receiver checks signatures once, after cheap checks. */
-  onEvent(event: Event, relayUrl: string): void
+  /**
+   * Every event the subscription delivers, unverified: the receiver checks signatures once, after cheap checks.
+   * `stored` is true for events the relay sent before its EOSE: a replay of what it holds (every resubscription
+   * replays from `since`), not a publication that reached it just now.
+   */
+  onEvent(event: Event, relayUrl: string, stored: boolean): void
   log: Logger
   clock: Clock
   /** Events older than this are not worth re-sending after an outage. */
@@ -145,9 +149,13 @@ function relayLink(url: string, opts: RelayPoolOptions) {
     const current = relay
     if (!current || closed) return
     const previous = subscription
+    let stored = true
     const sub = current.subscribe([opts.filter()], {
-      onevent: event => opts.onEvent(event, url),
-      oneose: () => markSubscribed(),
+      onevent: event => opts.onEvent(event, url, stored),
+      oneose: () => {
+        stored = false
+        markSubscribed()
+      },
       eoseTimeout: 30_000,
       onclose: reason => {
         // Our own replacement or a dropped connection is handled elsewhere; a relay that CLOSED us is retried.

@@ -94,6 +94,22 @@ delivery('after a daemon restart a redelivered request is answered with its stor
   assert.is(keysOf(await c.ok('GetWalletKeys')), keysOf(original))
 })
 
+delivery('a relay restart replays the requests it holds: those this run answered are not answered again', async () => {
+  const c = await client([relays[0]!.url])
+  const { event, requestId } = c.request('RotateWalletKeys')
+  const first = c.waitFor(requestId)
+  await c.publish(event)
+  const original = await first
+  const port = relays[0]!.port
+  await relays[0]!.close()
+  relays[0] = await startRelay({ host: '127.0.0.1', port, dataDir: relayDirs[0]!, verifyEvent })
+  // The daemon resubscribes on reconnect and the relay replays the request; a request published after that is
+  // answered after the replay was handled (the client's own reconnect is part of this call).
+  assert.is(keysOf(await c.ok('GetWalletKeys')), keysOf(original))
+  await sleep(500)
+  assert.is(c.messages(requestId).length, 1, 'one reply event')
+})
+
 delivery('a request an earlier run took but never answered is answered "outcome unknown" and not run', async () => {
   const c = await client([relays[0]!.url])
   await c.ok('GetWalletKeys')
