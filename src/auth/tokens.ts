@@ -1,6 +1,7 @@
 // HS256 JWTs for apps (`{appId}`) and users (`{user_id, app_id, app_user_id}`), as upstream issues them:
 // no expiry, so clients that stored a token keep working (reference/pub-protocol.md §2.2).
 import { SignJWT, jwtVerify, errors } from 'jose'
+import { BoundedMap } from '../bus/bounded.js'
 
 export interface UserClaims {
   user_id: string
@@ -27,7 +28,7 @@ export function createTokenSigner(secret: string): TokenSigner {
     'sign',
     'verify',
   ])
-  const verified = new Map<string, Record<string, unknown>>()
+  const verified = new BoundedMap<string, Record<string, unknown>>(verifiedCacheSize)
   const sign = async (payload: Record<string, unknown>) =>
     new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().sign(await key)
   return {
@@ -38,7 +39,6 @@ export function createTokenSigner(secret: string): TokenSigner {
       if (known) return { ok: true, payload: known }
       try {
         const { payload } = await jwtVerify(token, await key, { algorithms: ['HS256'] })
-        if (verified.size >= verifiedCacheSize) verified.delete(verified.keys().next().value!)
         verified.set(token, payload)
         return { ok: true, payload }
       } catch (err) {

@@ -2,6 +2,7 @@
 // clients that send no such tag (the spec's rule for older clients). A response uses its request's scheme.
 import * as nip04 from 'nostr-tools/nip04'
 import { conversationKeyV2, decryptV2, encryptV2 } from '../transports/nostr/nip44.js'
+import { BoundedMap } from '../bus/bounded.js'
 
 export type NwcEncryption = 'nip44_v2' | 'nip04'
 
@@ -26,16 +27,11 @@ export interface NwcCipher {
 }
 
 export function nwcCipher(): NwcCipher {
-  const keys = new Map<string, Uint8Array>()
+  const keys = new BoundedMap<string, Uint8Array>(keyCapacity)
   const keyV2 = (secretKey: Uint8Array, peer: string): Uint8Array => {
     const id = Buffer.from(secretKey).toString('hex') + peer
-    let key = keys.get(id)
-    if (key) keys.delete(id)
-    else {
-      key = conversationKeyV2(secretKey, peer)
-      if (keys.size >= keyCapacity) keys.delete(keys.keys().next().value!)
-    }
-    keys.set(id, key)
+    let key = keys.touch(id) // the least recently used key is the one dropped
+    if (!key) keys.set(id, (key = conversationKeyV2(secretKey, peer)))
     return key
   }
   return {

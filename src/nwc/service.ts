@@ -15,6 +15,7 @@ import { createEventSigner } from '../transports/nostr/sign.js'
 import { nwcCipher, requestedEncryption, supportedEncryptions, type NwcEncryption } from './encryption.js'
 import { NwcError, isNwcMethod, methodsOf, methodTable, nwcNotificationTypes, type MethodDeps } from './methods.js'
 import type { ConnectionRow } from './store.js'
+import { BoundedSet } from '../bus/bounded.js'
 
 export const nwcInfoKind = 13194
 export const nwcRequestKind = 23194
@@ -65,7 +66,7 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
   // widens the filter, a link reconnects) replays every request the relay holds; the answer already went out through
   // the pool, which keeps it until a relay confirms it, so a copy dated a second later would only be a second answer.
   // A live copy is a publication anew and is answered again. Bounded: a forgotten request gets its stored answer again.
-  const answered = new Set<string>()
+  const answered = new BoundedSet<string>(answeredMemory)
   let stopping = false
   let servicePubkeys = store.all().map(c => c.service_pubkey)
   let newestSeen = store.newestRequestCreatedAt() ?? 0
@@ -139,7 +140,6 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
     inFlight.add(event.id)
     try {
       await serve(event, connection, now)
-      if (answered.size >= answeredMemory) answered.delete(answered.values().next().value!)
       answered.add(event.id)
     } finally {
       inFlight.delete(event.id)

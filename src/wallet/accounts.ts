@@ -4,6 +4,7 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import { xOnlyPointFromScalar } from 'tiny-secp256k1'
 import type { Db } from '../store/index.js'
 import type { AccountDirectory, WalletKeyOwner } from '../auth/index.js'
+import { BoundedMap, BoundedSet } from '../bus/bounded.js'
 
 export type Random = (bytes: number) => Uint8Array
 
@@ -111,15 +112,14 @@ export function accountStore({ db, random, now }: AccountsDeps) {
   // query on a small machine). Only rows read outside a transaction are kept, so a kept row is committed; every
   // write to app_users goes through `forgetAppUsers` (they are rare: a callback URL, a linked key). Kept rows are
   // frozen: a caller cannot change what the next one reads.
-  const appUsersByUser = new Map<string, AppUserRow>()
+  const appUsersByUser = new BoundedMap<string, AppUserRow>(appUserMemo)
   /** User token claims found valid (every authenticated user call checks them). */
-  const validTokenClaims = new Set<string>()
+  const validTokenClaims = new BoundedSet<string>(appUserMemo)
   const appUserOf = (userId: string): AppUserRow | undefined => {
     const kept = appUsersByUser.get(userId)
     if (kept) return kept
     const row = statements.appUserByUserId.get(userId) as AppUserRow | undefined
     if (!row || db.inTransaction) return row
-    if (appUsersByUser.size >= appUserMemo) appUsersByUser.delete(appUsersByUser.keys().next().value!)
     appUsersByUser.set(userId, Object.freeze(row))
     return row
   }
@@ -165,7 +165,6 @@ export function accountStore({ db, random, now }: AccountsDeps) {
           if (validTokenClaims.has(key)) return true
           if (statements.appUserToken.get(claims.app_user_id, claims.user_id, claims.app_id) === undefined) return false
           if (db.inTransaction) return true // kept only once committed
-          if (validTokenClaims.size >= appUserMemo) validTokenClaims.delete(validTokenClaims.values().next().value!)
           validTokenClaims.add(key)
           return true
         },

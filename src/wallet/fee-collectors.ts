@@ -2,6 +2,7 @@
 // owner collects; an app owner pays nothing. A wallet with no app identity of its own (a second wallet of an
 // account) counts as a managed user of the default app.
 import type { Db } from '../store/index.js'
+import { BoundedMap } from '../bus/bounded.js'
 
 export interface FeeCollectors {
   /** True when the wallet owns an application (its balance is the app's balance). */
@@ -18,10 +19,9 @@ export function feeCollectors(db: Db, defaultAppOwnerId: string): FeeCollectors 
   // Both answers are fixed for a wallet's life: an app's owner is a wallet made with the app, an app user's
   // wallet is made with the app user, and neither link is ever changed or removed. So they are remembered (two
   // queries saved per payment); a wallet not yet in the database is never asked about (payers exist).
-  const owners = new Map<string, boolean>()
-  const collectors = new Map<string, string>()
+  const owners = new BoundedMap<string, boolean>(memoCapacity)
+  const collectors = new BoundedMap<string, string>(memoCapacity)
   const remember = <T>(memo: Map<string, T>, key: string, value: T): T => {
-    if (memo.size >= memoCapacity) memo.delete(memo.keys().next().value!)
     memo.set(key, value)
     return value
   }

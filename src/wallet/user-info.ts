@@ -5,6 +5,7 @@ import type { UserInfo } from '../../schema/messages/users.js'
 import { encodeNdebit, encodeNmanage, encodeNoffer } from '../clink/index.js'
 import type { AccountStore, AppUserRow, UserRow } from './accounts.js'
 import { maxWithdrawableSats, msatToSats, type FeePolicy } from './fees.js'
+import { BoundedMap } from '../bus/bounded.js'
 
 export interface UserInfoDeps {
   accounts: AccountStore
@@ -36,14 +37,11 @@ function encodePointers(appPubkey: string, relay: string, identifier: string): U
 
 /** A bounded memo of users' CLINK pointers; the relay is part of the key, so a changed relay list is never stale. */
 export function clinkPointerCache(capacity = 10_000): ClinkPointers {
-  const memo = new Map<string, UserPointers>()
+  const memo = new BoundedMap<string, UserPointers>(capacity)
   return (appPubkey, relay, identifier) => {
     const key = `${appPubkey} ${relay} ${identifier}`
     let pointers = memo.get(key)
-    if (!pointers) {
-      if (memo.size >= capacity) memo.delete(memo.keys().next().value!)
-      memo.set(key, (pointers = encodePointers(appPubkey, relay, identifier)))
-    }
+    if (!pointers) memo.set(key, (pointers = encodePointers(appPubkey, relay, identifier)))
     return pointers
   }
 }

@@ -11,6 +11,7 @@
 // database, a channel opened on the node, must not run twice after a power loss); stored replies are committed
 // (visible to a redelivery at once) and synced the same way right after.
 import { commitWithoutSync, walSyncFor, type Db } from '../../store/index.js'
+import { BoundedSet } from '../../bus/bounded.js'
 
 /** A stored reply: its encrypted contents (one per shard; none when the request was dropped) and when it was sent. */
 export interface StoredReply {
@@ -88,17 +89,14 @@ export function processedRequests(db: Db): ProcessedRequests {
     // next durable commit of anyone should this one fail. A redelivery needs it visible only, which it is now.
     walSync?.(() => {})
   }
-  const repliedHere = new Set<string>()
+  const repliedHere = new BoundedSet<string>(repliedMemory)
   const waiting: { eventId: string; reply: StoredReply }[] = []
   let committing: Promise<void> | undefined
   return {
     claimAll,
     claim,
     answer(eventId, stored) {
-      if (stored.contents.length > 0) {
-        if (repliedHere.size >= repliedMemory) repliedHere.delete(repliedHere.values().next().value!)
-        repliedHere.add(eventId)
-      }
+      if (stored.contents.length > 0) repliedHere.add(eventId)
       waiting.push({ eventId, reply: stored })
       return (committing ??= new Promise<void>((resolve, reject) =>
         setImmediate(() => {

@@ -10,6 +10,7 @@ import { shardPlaintexts } from './shards.js'
 import type { Event } from 'nostr-tools/pure'
 import type { Clock } from '../../bus/context.js'
 import type { StoredReply } from './processed-requests.js'
+import { BoundedMap } from '../../bus/bounded.js'
 
 /** Kind of Pub RPC requests, replies, pushes and shards. */
 export const pubRpcKind = 21000
@@ -41,7 +42,7 @@ export interface ReplySender {
 
 export function replySender(deps: ReplySenderDeps): ReplySender {
   const random = deps.random ?? ((bytes: number) => randomBytes(bytes))
-  const schemes = new Map<string, CipherScheme>()
+  const schemes = new BoundedMap<string, CipherScheme>(schemeMemory)
   const publishContents = (app: AppKey, peer: string, contents: string[], notBefore = 0): StoredReply => {
     const createdAt = Math.max(Math.floor(deps.clock.now() / 1000), notBefore)
     for (const content of contents) {
@@ -61,8 +62,7 @@ export function replySender(deps: ReplySenderDeps): ReplySender {
     resend: (app, peer, reply) => publishContents(app, peer, reply.contents, reply.sentAt + 1),
     schemeFor: peer => schemes.get(peer) ?? 'nip44v1',
     rememberScheme(peer, scheme) {
-      schemes.delete(peer)
-      if (schemes.size >= schemeMemory) schemes.delete(schemes.keys().next().value!)
+      schemes.delete(peer) // set again at the end: the peers heard from longest ago are forgotten first
       schemes.set(peer, scheme)
     },
   }

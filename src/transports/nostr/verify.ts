@@ -11,6 +11,7 @@ import { verifyEvent as pureVerify, type Event } from 'nostr-tools/pure'
 import { eventId, loadSchnorr } from './schnorr.js'
 import { startSchnorrThread, type SchnorrThread } from './schnorr-thread.js'
 import type { Logger } from 'pino'
+import { BoundedSet } from '../../bus/bounded.js'
 
 export type VerifyEvent = (event: Event) => boolean
 
@@ -40,11 +41,8 @@ export async function createEventVerifier(opts: { log?: Logger } = {}): Promise<
   const thread = wasm && opts.log ? startSchnorrThread({ engine: wasm, log: opts.log }) : undefined
   const check: VerifyEvent = wasm ? wasm.verify : event => pureVerify(event)
   const engine = wasm ? 'wasm' : 'js'
-  const memo = new Set<string>()
-  const remember = (event: Event) => {
-    if (memo.size >= memoCapacity) memo.delete(memo.values().next().value!)
-    memo.add(event.id + event.sig)
-  }
+  const memo = new BoundedSet<string>(memoCapacity)
+  const remember = (event: Event) => void memo.add(event.id + event.sig)
   const remembered = (event: Event) => typeof event.id === 'string' && typeof event.sig === 'string' && memo.has(event.id + event.sig)
   const sameId = (event: Event) => {
     try {
