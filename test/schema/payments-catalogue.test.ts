@@ -7,44 +7,11 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { catalogue } from '../../schema/catalogue.js'
 import * as messages from '../../schema/messages/index.js'
+import { section, subsections, tableRows } from '../support/markdown.js'
 import { sharedDir } from '../support/paths.js'
 
 const seedText = readFileSync(`${sharedDir}/seeds/000_c90667e3864e4952.txt`, 'utf8')
 const pubMessages = readFileSync(`${sharedDir}/reference/pub-messages.md`, 'utf8')
-
-/** The text between a heading line (exact) and the next heading of the same or a higher level. */
-function section(doc: string, heading: string): string {
-  const start = doc.indexOf(`\n${heading}\n`)
-  if (start < 0) throw new Error(`section "${heading}" not found`)
-  const level = heading.split(' ')[0]
-  const rest = doc.slice(start + heading.length + 2)
-  const next = rest.search(new RegExp(`\\n#{1,${level.length}} `))
-  return next < 0 ? rest : rest.slice(0, next)
-}
-
-/** Rows of every markdown table in `text`, as objects keyed by the header cells. */
-function tableRows(text: string): Record<string, string>[] {
-  const rows: Record<string, string>[] = []
-  let header: string[] | undefined
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('|')) {
-      header = undefined
-      continue
-    }
-    const cells = line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map(cell => cell.trim())
-    if (!header) header = cells
-    else if (!cells.every(cell => /^-+$/.test(cell))) rows.push(Object.fromEntries(header.map((h, i) => [h, cells[i] ?? ''])))
-  }
-  return rows
-}
-
-/** Subsections `### Title` of a text, as [title, body] pairs. */
-function subsections(text: string): [string, string][] {
-  return text
-    .split('\n### ')
-    .slice(1)
-    .map(block => [block.slice(0, block.indexOf('\n')).trim(), block.slice(block.indexOf('\n'))])
-}
 
 const unquote = (cell: string) => cell.replace(/`/g, '').trim()
 const sameSet = (a: readonly string[], b: readonly string[]) =>

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { startSwapWorld, outsideAddress, until, type SwapWorld } from './swap-harness.js'
 import type { FakeBoltz } from '../support/fake-boltz/fake-boltz.js'
-import type { FakeReverseSwap } from '../support/fake-boltz/swap-book.js'
+import type { FakeReverseSwap } from '../support/fake-boltz/swap-terms.js'
 import { assertAuditClean } from '../wallet/money.js'
 
 const s = suite('transaction swaps wait for a confirmed lockup')

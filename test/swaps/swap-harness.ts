@@ -7,7 +7,7 @@ import { p2wpkh } from '@scure/btc-signer'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { startFakeBoltz, type FakeBoltz } from '../support/fake-boltz/fake-boltz.js'
-import type { Behaviour } from '../support/fake-boltz/swap-book.js'
+import type { Behaviour } from '../support/fake-boltz/swap-terms.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { balanceOf, call, ok } from '../wallet/money.js'
 

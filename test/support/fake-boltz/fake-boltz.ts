@@ -10,7 +10,8 @@ import { hexToBytes } from '@noble/hashes/utils.js'
 import { Transaction } from '@scure/btc-signer'
 import type { FakeLnd } from '../fake-lnd/fake-lnd.js'
 import { checkSpend, spendsOutput } from './spend-check.js'
-import { BadRequest, fees, limits, swapBook, type Behaviour, type FakeSwap } from './swap-book.js'
+import { swapBook } from './swap-book.js'
+import { BadRequest, fees, limits, type Behaviour, type FakeSwap } from './swap-terms.js'
 
 export interface Broadcast {
   txid: string
