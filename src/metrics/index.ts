@@ -203,6 +203,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
         for (const subscription of subscriptions) subscription.unsubscribe()
         for (const timer of timers) clearInterval(timer)
         await sampling
+        watch.close()
         guarded(flush, 'flush')
         guarded(() => errors.persist(), 'save error counters')
       })()),

@@ -1,11 +1,15 @@
 // Periodic samples of what no event announces: the node's balances and reachability, the users' total balance,
 // and the daemon's memory. Samples go to bundle series under `_root`, written only when a value changed.
+import Database from 'better-sqlite3'
 import type { Logger } from 'pino'
 import type { Clock } from '../bus/context.js'
 import type { LightningNode } from '../node/index.js'
 import type { Db } from '../store/index.js'
 import { rootApp, type BundleRecorder } from './bundle.js'
 import { withDeadline } from './deadline.js'
+
+/** Page cache of the connection the users' sum is read on: a sequential scan reuses a few pages. */
+const readerCacheKib = 512
 
 /** Series the node report reads back as its balance graphs. */
 export const nodeBalanceSeries = { chain: 'walletBalance', channels: 'channelBalance', external: 'providerBalance' } as const
@@ -27,6 +31,8 @@ export interface NodeWatch {
   state(): NodeState
   /** The users' total balance in msat (read from the wallet tables). */
   usersBalanceMsat(): number
+  /** Closes the connection the sums are read on. */
+  close(): void
 }
 
 export interface NodeWatchDeps {
@@ -40,7 +46,12 @@ export interface NodeWatchDeps {
 
 export function createNodeWatch({ node, db, bundle, clock, log, timeoutMs }: NodeWatchDeps): NodeWatch {
   const state: NodeState = { reachable: undefined }
-  const usersBalance = db.prepare('SELECT COALESCE(SUM(balance_msat), 0) FROM users').pluck()
+  // The sum reads every wallet row: on the daemon's connection those pages would stay in its 16 MB page cache
+  // (about 28 MB of RSS with 100k wallets, measured) though payments need few of them. A read-only connection of its
+  // own, with a small cache, sees the same committed rows. An in-memory database has no second connection.
+  const reader = db.memory ? db : new Database(db.name, { readonly: true, fileMustExist: true })
+  if (reader !== db) reader.pragma(`cache_size = -${readerCacheKib}`)
+  const usersBalance = reader.prepare('SELECT COALESCE(SUM(balance_msat), 0) FROM users').pluck()
   const sats = (msat: number) => Math.floor(msat / 1000)
 
   function markReachable(reachable: boolean) {
@@ -67,6 +78,9 @@ export function createNodeWatch({ node, db, bundle, clock, log, timeoutMs }: Nod
     checkNode,
     state: () => ({ ...state }),
     usersBalanceMsat,
+    close: () => {
+      if (reader !== db) reader.close()
+    },
     async sample() {
       const memory = process.memoryUsage()
       const kb = (bytes: number) => Math.ceil(bytes / 1000)

@@ -4,6 +4,7 @@
 // (they wait, they are not refused), so no money leaves a wallet before the books are proven; receiving goes on.
 // Both paths run the same full audit (src/wallet/audit.ts): nothing is taken on trust from an earlier run.
 import { Worker } from 'node:worker_threads'
+import Database from 'better-sqlite3'
 import type { Db } from '../store/index.js'
 import { auditLedger, type AuditReport } from './audit.js'
 
@@ -23,7 +24,7 @@ export function startAudit(opts: { db: Db; file: string; backgroundAboveEntries?
   const limit = opts.backgroundAboveEntries ?? foregroundAuditMaxEntries
   // The largest id is a cheap upper bound of the row count (entries are never deleted).
   const entries = (opts.db.prepare('SELECT COALESCE(MAX(id), 0) FROM ledger_entries').pluck().get() as number) ?? 0
-  if (entries <= limit) return { report: Promise.resolve(auditLedger(opts.db)), background: false, cancel: () => {} }
+  if (entries <= limit) return { report: Promise.resolve(auditOnOwnConnection(opts.file)), background: false, cancel: () => {} }
   const worker = new Worker(new URL('./audit-worker.js', import.meta.url), { workerData: { file: opts.file } })
   const report = new Promise<AuditReport>((resolve, reject) => {
     worker.once('message', (message: { report?: AuditReport; error?: string }) =>
@@ -34,3 +35,18 @@ export function startAudit(opts: { db: Db; file: string; backgroundAboveEntries?
   })
   return { report, background: true, cancel: () => void worker.terminate() }
 }
+
+/**
+ * The foreground audit reads every wallet and journal row once. On the daemon's own connection those pages would
+ * stay in its 16 MB page cache (about 28 MB of RSS with 100k wallets) though payments need few of them; a
+ * connection of its own, with SQLite's default 2 MB cache, is closed with them. Nothing writes before it is done.
+ */
+function auditOnOwnConnection(file: string): AuditReport {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    return auditLedger(db)
+  } finally {
+    db.close()
+  }
+}
+

@@ -186,6 +186,15 @@ test('error stats count failed calls and survive a restart', async () => {
   assert.ok(usage.apps[app.id].app_metrics.AddAppUser, 'usage files are kept too')
 })
 
+test('the users balance gauge is the sum of committed balances, read on a connection of its own', async () => {
+  const gauge = async () => Number(/relaypay_users_balance_msat (\d+)/.exec((await daemon.request('GET', '/metrics', { headers: admin })).text)![1])
+  const appAuth = { authorization: app.token }
+  await ok('/api/app/user/add', appAuth, { identifier: 'metrics-gauge', fail_if_exists: true, balance: 0 })
+  const before = await gauge()
+  await ok('/api/app/mock/user/blance/set', appAuth, { user_identifier: 'metrics-gauge', amount: 1234 })
+  assert.is(await gauge(), before + 1_234_000)
+})
+
 test.run()
 
 const reset = suite('metrics reset when allowed')
