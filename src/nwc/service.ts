@@ -136,7 +136,7 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
     if (Number.isFinite(expiration) && expiration <= now) return
     if (!deps.verifier.verify(event)) return
     if (event.created_at > newestSeen) newestSeen = event.created_at
-    if (inFlight.has(event.id) || answered.has(event.id)) return
+    if (inFlight.has(event.id)) return
     inFlight.add(event.id)
     try {
       await serve(event, connection, now)
