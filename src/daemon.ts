@@ -55,9 +55,7 @@ export interface DaemonDeps {
 }
 
 /** Extension ids named by the catalogue (restaurant, payroll): the ones accounts can enable. */
-const extensionIds = [
-  ...new Set(catalogue.flatMap(entry => ('extension' in entry && entry.extension ? [entry.extension] : []))),
-]
+const extensionIds = [...new Set(catalogue.flatMap(entry => ('extension' in entry && entry.extension ? [entry.extension] : [])))]
 
 export { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 
@@ -136,8 +134,9 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   })
   const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
-  // The books are checked before any money moves; while they are in doubt, nothing leaves a wallet.
-  const audit = wallet.auditAtStart(store.file)
+  // Nothing leaves a wallet before the books are proven; a large journal's audit waits for the ready file (below).
+  let serving!: () => void
+  const audit = wallet.auditAtStart(store.file, { backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
 
   const { models, recordings } = await startModelRoom(config.models, {
     db: store.db,
@@ -349,7 +348,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const daemonInfo = JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n'
   fs.writeFileSync(path.join(dataDir, daemonInfoFile), daemonInfo, { mode: 0o600 })
   log.info({ url: http.url, dataDir }, 'http listening')
-  // After the ready file: a start does not wait for it, and the first request finds it loaded.
+  // After the ready file: a start does not wait for the audit worker or for warming up, nor compete with them.
+  serving()
   setImmediate(() => node.warmUp?.())
 
   let stopping: Promise<void> | undefined

@@ -157,7 +157,7 @@ export function createWallet(deps: WalletDeps) {
      * The books are checked before any money moves (start-up audit, src/wallet/start-audit.ts): payments and
      * transfers wait for the verdict and are refused for good when it fails; receiving goes on either way.
      */
-    auditAtStart(file: string, opts: { backgroundAboveEntries?: number } = {}): StartAudit {
+    auditAtStart(file: string, opts: { backgroundAboveEntries?: number; backgroundAfter?: Promise<unknown> } = {}): StartAudit {
       const startedAt = now()
       const audit = startAudit({ db, file, ...opts })
       if (audit.background) log.info('ledger audit running in the background; payments wait for its verdict')

@@ -1,6 +1,6 @@
 // The ledger audit at start. A small journal is audited before the daemon serves (well under a second). A large
-// one is audited on a worker thread while the daemon already serves — the audit reads every journal row, ~10 s at
-// a million on a shared 2-core machine — and until its verdict the outgoing gate holds every payment and transfer
+// one is audited on a worker thread started once the daemon serves (so it does not slow the start on a small
+// machine) — the audit reads every journal row, ~10 s at a million on a shared 2-core machine — and until its verdict the outgoing gate holds every payment and transfer
 // (they wait, they are not refused), so no money leaves a wallet before the books are proven; receiving goes on.
 // Both paths run the same full audit (src/wallet/audit.ts): nothing is taken on trust from an earlier run.
 import { Worker } from 'node:worker_threads'
@@ -20,20 +20,40 @@ export interface StartAudit {
   cancel(): void
 }
 
-export function startAudit(opts: { db: Db; file: string; backgroundAboveEntries?: number }): StartAudit {
+export interface StartAuditOptions {
+  db: Db
+  file: string
+  backgroundAboveEntries?: number
+  /** A background audit's worker starts once this settles (the daemon serves): it would compete with the start. */
+  backgroundAfter?: Promise<unknown>
+}
+
+export function startAudit(opts: StartAuditOptions): StartAudit {
   const limit = opts.backgroundAboveEntries ?? foregroundAuditMaxEntries
   // The largest id is a cheap upper bound of the row count (entries are never deleted).
   const entries = (opts.db.prepare('SELECT COALESCE(MAX(id), 0) FROM ledger_entries').pluck().get() as number) ?? 0
   if (entries <= limit) return { report: Promise.resolve(auditOnOwnConnection(opts.file)), background: false, cancel: () => {} }
-  const worker = new Worker(new URL('./audit-worker.js', import.meta.url), { workerData: { file: opts.file } })
-  const report = new Promise<AuditReport>((resolve, reject) => {
-    worker.once('message', (message: { report?: AuditReport; error?: string }) =>
-      message.report ? resolve(message.report) : reject(new Error(message.error ?? 'no report')),
-    )
-    worker.once('error', reject)
-    worker.once('exit', code => reject(new Error(`the audit worker stopped (exit code ${code}) before its verdict`)))
-  })
-  return { report, background: true, cancel: () => void worker.terminate() }
+  let worker: Worker | undefined
+  let cancelled = false
+  const run = () =>
+    new Promise<AuditReport>((resolve, reject) => {
+      if (cancelled) return reject(new Error('the audit was cancelled before it started'))
+      const started = (worker = new Worker(new URL('./audit-worker.js', import.meta.url), { workerData: { file: opts.file } }))
+      started.once('message', (message: { report?: AuditReport; error?: string }) =>
+        message.report ? resolve(message.report) : reject(new Error(message.error ?? 'no report')),
+      )
+      started.once('error', reject)
+      started.once('exit', code => reject(new Error(`the audit worker stopped (exit code ${code}) before its verdict`)))
+    })
+  const report = (opts.backgroundAfter ?? Promise.resolve()).then(run, run)
+  return {
+    report,
+    background: true,
+    cancel: () => {
+      cancelled = true
+      void worker?.terminate()
+    },
+  }
 }
 
 /**

@@ -98,6 +98,44 @@ test('a balance edited behind the journal: the waiting payment is refused and no
   wallet.stop()
 })
 
+test('a background audit starts once the daemon serves: a payment waits for that and for the verdict', async () => {
+  const wallet = walletOver(node)
+  await wallet.start()
+  const { payer, payee, bill } = await fundedPair(wallet)
+  let serving!: () => void
+  const audit = wallet.auditAtStart(store.file, { backgroundAboveEntries: 0, backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
+  let verdict = false
+  audit.report.then(() => (verdict = true))
+  let paid = false
+  const payment = wallet.payInvoiceFor(payer, bill).then(() => (paid = true))
+  await new Promise(resolve => setTimeout(resolve, 300))
+  assert.not.ok(verdict, 'no verdict before the audit started')
+  assert.not.ok(paid, 'a payment went out before the audit')
+  serving()
+  await payment
+  assert.ok(verdict)
+  assert.is(wallet.accounts.userById(payee)!.balance_msat, 10_000)
+  wallet.stop()
+})
+
+test('a background audit cancelled before it started (a stop during the start) has no verdict, and nothing moves', async () => {
+  const wallet = walletOver(node)
+  await wallet.start()
+  const { payer, payee, bill } = await fundedPair(wallet)
+  let serving!: () => void
+  const audit = wallet.auditAtStart(store.file, { backgroundAboveEntries: 0, backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
+  const refusal = wallet.payInvoiceFor(payer, bill).then(
+    () => undefined,
+    (err: Error) => err.message,
+  )
+  audit.cancel()
+  serving()
+  assert.match((await audit.report.catch((err: Error) => err.message)) as string, /cancelled before it started/)
+  assert.match((await refusal) ?? 'it went out', /^outgoing payments are locked/)
+  assert.is(wallet.accounts.userById(payee)!.balance_msat, 0)
+  wallet.stop()
+})
+
 test('a small journal is audited at once, before anything is served', async () => {
   const wallet = walletOver(node)
   await wallet.start()
