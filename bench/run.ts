@@ -11,12 +11,14 @@ import { benchNostr } from './nostr.js'
 import { benchRestaurant } from './restaurant.js'
 import { benchBudget } from './budget.js'
 import { benchMetricsZip } from './metrics-zip.js'
+import { benchLayers } from './layers.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
 const parts: Record<string, () => Promise<unknown>> = {
   budget: () => benchBudget({ durationMs, payments: paymentsPerLevel }),
   spine: benchSpine,
+  layers: () => benchLayers({ durationMs }),
   payments: async () => ({
     full: await benchPayments({ synchronous: 'full', paymentsPerLevel }),
     normal: await benchPayments({ synchronous: 'normal', paymentsPerLevel, concurrencies: [32] }),
