@@ -1,14 +1,10 @@
-// The start-up audit of a large journal, on a worker thread with its own read-only connection: a read transaction
-// in WAL mode sees one consistent snapshot while the daemon's connection goes on writing.
+// The start-up audit of a large journal, on a worker thread with its own read-only connection (auditLedgerFile): a
+// read transaction in WAL mode sees one consistent snapshot while the daemon's connection goes on writing.
 import { parentPort, workerData } from 'node:worker_threads'
-import Database from 'better-sqlite3'
-import { auditLedger } from './audit.js'
+import { auditLedgerFile } from './audit.js'
 
-const db = new Database((workerData as { file: string }).file, { readonly: true, fileMustExist: true })
 try {
-  parentPort!.postMessage({ report: auditLedger(db) })
+  parentPort!.postMessage({ report: auditLedgerFile((workerData as { file: string }).file) })
 } catch (err) {
   parentPort!.postMessage({ error: (err as Error).message })
-} finally {
-  db.close()
 }

@@ -2,6 +2,7 @@
 // wallets together hold exactly what the system accounts gave them), and every payment and paid invoice has
 // exactly the postings its status calls for. `relaypay audit` prints it; the daemon runs it at start and refuses
 // outgoing payments while it fails.
+import Database from 'better-sqlite3'
 import type { Db } from '../store/index.js'
 
 export interface AuditReport {
@@ -174,4 +175,18 @@ function invoiceMismatches(db: Db): AuditReport['invoiceMismatches'] {
     .all() as string[]
   for (const ref of orphans) problems.push({ paymentHash: ref, problem: 'credited for no invoice' })
   return problems
+}
+
+/**
+ * The audit on a read-only connection of its own, closed after: a read transaction in WAL mode sees one consistent
+ * snapshot while another connection writes, and the pages it reads (every wallet and journal row) leave with it
+ * instead of staying in the daemon connection's page cache.
+ */
+export function auditLedgerFile(file: string): AuditReport {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    return auditLedger(db)
+  } finally {
+    db.close()
+  }
 }
