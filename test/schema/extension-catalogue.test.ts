@@ -1,6 +1,8 @@
-// The extension and model-registry catalogue against the specification itself: the Endpoints tables of seeds
-// 001 and 002 (and the routes reference/payroll.md and reference/models.md add) are parsed at test time, so a
-// route dropped from the catalogue, a wrong method or a wrong caller kind fails here rather than in a client.
+// The extension and model-registry catalogue against the specification itself: every route of the Endpoints
+// tables of seeds 001 and 002 (and the routes reference/payroll.md and reference/models.md add), with the caller
+// kind its wording implies, as extracted into the project's own fixture test/fixtures/spec/extension-routes.json
+// (its "source" line says from where and when). A route dropped from the catalogue, a wrong method or a wrong
+// caller kind fails here rather than in a client.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { suite } from 'uvu'
@@ -10,7 +12,7 @@ import { walletHostOperations } from '../../schema/operations/wallet-host.js'
 import { restaurantOperations } from '../../schema/operations/restaurant.js'
 import { payrollOperations } from '../../schema/operations/payroll.js'
 import { modelOperations } from '../../schema/operations/models.js'
-import { sharedDir } from '../support/paths.js'
+import { repoRoot } from '../support/paths.js'
 
 interface SpecRoute {
   method: string
@@ -21,119 +23,15 @@ interface SpecRoute {
   source: string
 }
 
-const readShared = (file: string) => readFileSync(path.join(sharedDir, file), 'utf8')
+const fixture: { source: string; routes: SpecRoute[] } = JSON.parse(
+  readFileSync(path.join(repoRoot, 'test/fixtures/spec/extension-routes.json'), 'utf8'),
+)
 
 /** `{id}` and `:id` both become `{}`; the query string and a trailing slash go. */
 function normalisePath(raw: string): string {
   const withoutQuery = raw.trim().split('?')[0]
   const generic = withoutQuery.replace(/\{[^}]*\}/g, '{}').replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '{}')
   return generic.length > 1 ? generic.replace(/\/+$/, '') : generic
-}
-
-function section(text: string, heading: RegExp): string {
-  const lines = text.split('\n')
-  const start = lines.findIndex(line => heading.test(line))
-  if (start < 0) throw new Error(`no section ${heading}`)
-  const level = lines[start].match(/^#+/)![0].length
-  const end = lines.findIndex((line, i) => i > start && new RegExp(`^#{1,${level}} `).test(line))
-  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n')
-}
-
-const cells = (row: string) => row.trim().replace(/^\||\|$/g, '').split('|').map(cell => cell.trim())
-
-interface SpecTable {
-  /** The last prose line before the table (its caption, e.g. "Public reads (no credentials):"). */
-  caption: string
-  rows: Record<string, string>[]
-}
-
-function tables(text: string): SpecTable[] {
-  const found: SpecTable[] = []
-  let caption = ''
-  let header: string[] | undefined
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('|')) {
-      header = undefined
-      if (line.trim() !== '') caption = line.trim()
-      continue
-    }
-    if (/^\|[\s|:-]+\|$/.test(line.trim())) continue
-    if (!header) {
-      header = cells(line).map(cell => cell.toLowerCase())
-      found.push({ caption, rows: [] })
-      continue
-    }
-    const row = cells(line)
-    found[found.length - 1].rows.push(Object.fromEntries(header.map((name, i) => [name, row[i] ?? ''])))
-  }
-  return found
-}
-
-/** `POST, DELETE | /a, /a/{id}` pairs methods with paths; `GET, PUT | /settings` gives both methods one path. */
-function expand(methodCell: string, pathCell: string): { method: string; path: string }[] {
-  const methods = methodCell.split(',').map(method => method.trim())
-  // Split only on commas that start a new path: a query such as `?statuses=<status, repeatable>` has commas too.
-  const paths = pathCell.split(/,\s*(?=\/)/).map(p => p.trim())
-  if (paths.length === 1) return methods.map(method => ({ method, path: paths[0] }))
-  if (paths.length !== methods.length) throw new Error(`cannot pair ${methodCell} with ${pathCell}`)
-  return methods.map((method, i) => ({ method, path: paths[i] }))
-}
-
-function restaurantAuth(caption: string, notes: string): AuthKind {
-  if (/no credentials/i.test(caption)) return 'guest'
-  if (/host administrators/i.test(notes)) return 'operator'
-  if (/invoice key acceptable/i.test(notes)) return 'walletInvoice'
-  if (/admin key required/i.test(caption)) return 'walletAdmin'
-  throw new Error(`no auth rule for "${caption}" / "${notes}"`)
-}
-
-function payrollAuth(cell: string): AuthKind {
-  if (/super user|operator/i.test(cell)) return 'operator'
-  if (/wallet invoice key/i.test(cell)) return 'walletInvoice'
-  throw new Error(`no auth rule for "${cell}"`)
-}
-
-/** Seed 001: every row of both Endpoints tables, with its base and the caller kind its wording implies. */
-function seed001Routes(text: string): SpecRoute[] {
-  const endpoints = section(text, /^## Endpoints/)
-  const routes: SpecRoute[] = []
-  for (const part of [/^### A\. Restaurant/, /^### B\. Payroll/]) {
-    const heading = endpoints.split('\n').find(line => part.test(line))!
-    const base = heading.match(/`\{base_url\}(\/[^`]+)`/)![1]
-    // Part B also holds the pricing and rate-reach tables; only tables with a Method and a Path are routes.
-    for (const table of tables(section(endpoints, part)).filter(t => t.rows.every(row => row.method && row.path))) {
-      for (const row of table.rows) {
-        for (const { method, path: relative } of expand(row.method, row.path)) {
-          const auth = row.auth === undefined ? restaurantAuth(table.caption, row.notes ?? '') : payrollAuth(row.auth)
-          routes.push({ method, path: base + relative, auth, source: `seed 001 ${heading.replace(/^### | \(.*$/g, '')}` })
-        }
-      }
-    }
-  }
-  return routes
-}
-
-/** Seed 002 under the API root reference/models.md fixes, plus the progress route models.md adds. */
-function modelRoutes(seed: string, reference: string): SpecRoute[] {
-  const root = reference.match(/API root: `([^`]+)`/)![1]
-  const routes: SpecRoute[] = tables(section(seed, /^## Endpoints/)).flatMap(table =>
-    table.rows.map(row => ({ method: row.method, path: root + row.path, auth: 'member' as const, source: 'seed 002' })),
-  )
-  const progress = reference.match(/Beyond the seed: `(GET|POST|PUT|DELETE) ([^`]+)`/)!
-  routes.push({ method: progress[1], path: progress[2], auth: 'member', source: 'models.md' })
-  return routes
-}
-
-/** reference/payroll.md's contract routes ("Routes (operator): `GET /contracts`, …"). */
-function payrollContractRoutes(reference: string): SpecRoute[] {
-  const base = reference.match(/Base path: `([^`]+)`/)![1]
-  const paragraph = reference.slice(reference.indexOf('Routes (operator):')).split('\n\n')[0]
-  return [...paragraph.matchAll(/`(GET|POST|PUT|DELETE) (\/[^`]+)`/g)].map(([, method, relative]) => ({
-    method,
-    path: base + relative,
-    auth: 'operator' as const,
-    source: 'payroll.md',
-  }))
 }
 
 const extensionCatalogue: readonly Operation[] = [...restaurantOperations, ...payrollOperations, ...modelOperations]
@@ -157,22 +55,20 @@ function routeProblems(spec: readonly SpecRoute[], catalogue: readonly Operation
   return problems
 }
 
-const seed001 = readShared('seeds/001_a77e3cbc13ee2019.txt')
-const seed002 = readShared('seeds/002_bdaaa587c86675b6.txt')
-const payrollReference = readShared('reference/payroll.md')
-const modelsReference = readShared('reference/models.md')
-const specRoutes = [...seed001Routes(seed001), ...payrollContractRoutes(payrollReference), ...modelRoutes(seed002, modelsReference)]
+const specRoutes = fixture.routes
 
-const parsing = suite('the specification tables parse into routes')
+const parsing = suite('the specification routes are all in the fixture')
 
-parsing('every endpoint table row of seeds 001 and 002 is read, with pairs and method lists expanded', () => {
-  const seedRoutes = seed001Routes(seed001)
+parsing('every endpoint table row of seeds 001 and 002 is there, with pairs and method lists expanded', () => {
+  assert.match(fixture.source, /^Extracted on 2026-11-25 from the specification: seeds\/001_/)
+  const seedRoutes = specRoutes.filter(r => r.source.startsWith('seed 001 '))
   // Part A: 9 public reads + 3 ordering + 23 owner routes (the three `POST, DELETE` rows and `GET, PUT` give two
   // each); part B: 8.
   assert.is(seedRoutes.filter(r => r.path.startsWith('/restaurant/')).length, 35)
   assert.is(seedRoutes.filter(r => r.path.startsWith('/payroll/')).length, 8)
-  assert.is(modelRoutes(seed002, modelsReference).length, 5)
-  assert.is(payrollContractRoutes(payrollReference).length, 7)
+  assert.is(specRoutes.filter(r => r.source === 'seed 002' || r.source === 'models.md').length, 5)
+  assert.is(specRoutes.filter(r => r.source === 'payroll.md').length, 7)
+  assert.is(specRoutes.length, 35 + 8 + 5 + 7)
   assert.ok(seedRoutes.some(r => r.method === 'DELETE' && r.path === '/restaurant/api/v1/modifier_groups/{id}'))
   assert.ok(seedRoutes.some(r => r.method === 'PUT' && r.path === '/restaurant/api/v1/settings' && r.auth === 'operator'))
   assert.ok(

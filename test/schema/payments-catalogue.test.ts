@@ -1,19 +1,60 @@
-// The payments-service part of the catalogue checked against the documents it was written from, read at test
-// time: seed 000's Endpoints tables, and pub-messages.md's operation index and message tables. A typo in a
-// path, a lost `optional`, a field dropped from a message or a wrong nostr flag fails here, naming the place.
+// The payments-service part of the catalogue checked against the documents it was written from: seed 000's
+// Endpoints tables, and pub-messages.md's operation index and message tables, as extracted into the project's own
+// fixture test/fixtures/spec/pub-spec.json (its "source" line says from where and when). A typo in a path, a lost
+// `optional`, a field dropped from a message or a wrong nostr flag fails here, naming the place.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { z } from 'zod'
 import { catalogue } from '../../schema/catalogue.js'
 import * as messages from '../../schema/messages/index.js'
-import { section, subsections, tableRows } from '../support/markdown.js'
-import { sharedDir } from '../support/paths.js'
+import { repoRoot } from '../support/paths.js'
 
-const seedText = readFileSync(`${sharedDir}/seeds/000_c90667e3864e4952.txt`, 'utf8')
-const pubMessages = readFileSync(`${sharedDir}/reference/pub-messages.md`, 'utf8')
+interface DocField {
+  name: string
+  proto: string
+  presence: string
+}
+interface DocMessage {
+  name: string
+  seedName?: string
+  fields: DocField[]
+}
+interface SeedOperation {
+  name: string
+  auth: string
+  nostr: boolean
+  method: string
+  path: string
+  query: string[]
+  request: string
+  response: string
+  stream: boolean
+  batch: boolean
+}
+interface IndexRow {
+  rpcName: string
+  seedName?: string
+  method?: string
+  path?: string
+  query: string[]
+  request: string
+  response: string
+  stream: boolean
+  nostr: boolean
+}
+interface PubSpec {
+  source: string
+  seedOperations: SeedOperation[]
+  operationIndex: IndexRow[]
+  batchUser: { requestField?: string; responseField?: string }
+  messagesAnnounced: number
+  enums: { name: string; values: string[] }[]
+  messages: DocMessage[]
+}
+const spec: PubSpec = JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/spec/pub-spec.json'), 'utf8'))
 
-const unquote = (cell: string) => cell.replace(/`/g, '').trim()
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',')
 const show = (names: readonly string[]) => `[${[...names].sort().join(', ')}]`
@@ -41,24 +82,7 @@ const zodMessages = new Map<string, z.ZodObject>(
 
 // ---- the documents side -------------------------------------------------------------------------------------
 
-interface DocField {
-  name: string
-  proto: string
-  presence: string
-}
-interface DocMessage {
-  name: string
-  seedName?: string
-  fields: DocField[]
-}
-
-const messagesSection = pubMessages.slice(pubMessages.indexOf('\n## Messages\n'))
-const docMessages: DocMessage[] = subsections(messagesSection).map(([title, body]) => {
-  const match = /^(\w+)(?: \(seed: `(\w+)`\))?$/.exec(title)
-  if (!match) throw new Error(`unreadable message heading "${title}"`)
-  const fields = tableRows(body).map(row => ({ name: unquote(row.field), proto: row['proto type'], presence: row.presence }))
-  return { name: match[1], seedName: match[2], fields }
-})
+const docMessages = spec.messages
 const docMessageByName = new Map(docMessages.map(message => [message.name, message]))
 /** Upstream type name → the name our schema uses (the seed's Node* names). */
 const schemaName = (upstream: string) => docMessageByName.get(upstream)?.seedName ?? upstream
@@ -70,12 +94,7 @@ function wireProperties(message: DocMessage): string[] {
   return [...names]
 }
 
-const enumValues = new Map(
-  tableRows(section(pubMessages, '## Enums (JSON = name string)')).map(row => [
-    row.enum,
-    [...row['values (proto number)'].matchAll(/`(\w+)`\(\d+\)/g)].map(m => m[1]),
-  ]),
-)
+const enumValues = new Map(spec.enums.map(entry => [entry.name, entry.values]))
 
 // ---- type checks on zod schemas -----------------------------------------------------------------------------
 
@@ -153,40 +172,7 @@ function fieldProblems(where: string, property: z.ZodType, presence: string, fie
 
 // ---- seed 000 ------------------------------------------------------------------------------------------------
 
-const authByGroup: Record<string, string> = {
-  Admin: 'admin', Metrics: 'metrics', Guest: 'guest', GuestWithPub: 'guestPub', App: 'app', User: 'user',
-}
-interface SeedOperation {
-  name: string
-  auth: string
-  nostr: boolean
-  method: string
-  path: string
-  query: string[]
-  request: string
-  response: string
-  stream: boolean
-  batch: boolean
-}
-const seedOperations: SeedOperation[] = subsections(section(seedText, '## Endpoints')).flatMap(([title, body]) => {
-  const group = title.split(' ')[0]
-  return tableRows(body).map(row => {
-    const cell = row.Operation
-    const queryCell = row['Query parameters'] ?? row.Query ?? ''
-    return {
-      name: cell.split(' ')[0],
-      auth: authByGroup[/\(auth (\w+)/.exec(cell)?.[1] ?? group],
-      nostr: /also over the relay transport/.test(cell.includes('(') ? cell : title),
-      method: row.Method,
-      path: row.Path,
-      query: queryCell.startsWith('none') ? [] : queryCell.split(',').map(q => q.trim()).filter(Boolean),
-      request: row['Request type'],
-      response: row['Response type'].replace(/^stream of /, '').split(' ')[0],
-      stream: row['Response type'].startsWith('stream of '),
-      batch: /batch flag/.test(row['Response type']),
-    }
-  })
-})
+const seedOperations = spec.seedOperations
 
 /** Where our input/output message deliberately differs from the seed's type name, and why. */
 const seedTypeDeviations: Record<string, { input?: string; output?: string }> = {
@@ -216,6 +202,7 @@ const withoutAdded = (names: readonly string[], added: readonly string[] | undef
 const seed = suite('seed 000 endpoints')
 
 seed('the seed tables were read', () => {
+  assert.match(spec.source, /^Extracted on 2026-11-25 from the specification \(seeds\/000_c90667e3864e4952\.txt/)
   assert.is(seedOperations.length, 98, 'the seed tables list the same 98 operations as the upstream index')
   assert.ok(seedOperations.every(op => op.auth && op.method && op.path), 'a seed row lost its auth, method or path')
 })
@@ -259,26 +246,12 @@ seed('the payments areas hold nothing beyond the seed and the wallet-host user o
 
 seed.run()
 
-// ---- pub-messages.md operation index -----------------------------------------------------------------------
+// ---- pub-messages.md operation index (from the fixture) -----------------------------------------------------------------------
 
-const indexText = section(pubMessages, '## Operation index (98 RPCs)')
-const indexRows = tableRows(indexText).map(row => {
-  const httpMatch = /^(GET|POST) `([^`]+)`/.exec(row.HTTP)
-  return {
-    rpcName: row.rpcName.split(' ')[0],
-    seedName: /\[seed: (\w+)/.exec(row.rpcName)?.[1],
-    method: httpMatch?.[1],
-    path: httpMatch?.[2],
-    query: row.query.split(',').map(q => q.trim()).filter(Boolean),
-    request: row.request,
-    response: row.response,
-    stream: row.S === 'S',
-    nostr: row.N === 'N',
-  }
-})
+const indexRows = spec.operationIndex
 // The Notes under the index give BatchUser's real body and answer (its table row says Empty → Empty).
-const batchRequestField = /`BatchUser` body is `\{"(\w+)"/.exec(indexText)?.[1]
-const batchResponseField = /response `\{"status":"OK","(\w+)"/.exec(indexText)?.[1]
+const batchRequestField = spec.batchUser.requestField
+const batchResponseField = spec.batchUser.responseField
 
 const index = suite('pub-messages.md operation index')
 
@@ -323,13 +296,12 @@ index('every upstream rpc maps to an entry with the same flags, route and field 
 
 index.run()
 
-// ---- pub-messages.md message tables -----------------------------------------------------------------------------
+// ---- pub-messages.md message tables (from the fixture) -----------------------------------------------------------------------------
 
 const tables = suite('pub-messages.md message tables')
 
 tables('every message table was read', () => {
-  const announced = Number(/\((\d+) tables, alphabetical\)/.exec(pubMessages)?.[1])
-  assert.is(docMessages.length, announced, `the Messages section announces ${announced} tables`)
+  assert.is(docMessages.length, spec.messagesAnnounced, `the Messages section announces ${spec.messagesAnnounced} tables`)
 })
 
 tables('every exported message carries its export name', () => {

@@ -1,8 +1,7 @@
-// Where the repository and the shared specification live, wherever the compiled test runs from.
+// Where the repository lives, wherever the compiled test runs from. Tests read nothing outside it: what they check
+// against is in test/fixtures/.
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
 
 /** The repository root (tests are compiled to build/test/…). */
 export const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..')
-/** `../shared` beside the repository: the seeds and the reference pages. */
-export const sharedDir = path.resolve(repoRoot, '..', 'shared')
