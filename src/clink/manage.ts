@@ -60,7 +60,7 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkOutbox
 
   /** What `requester` asking `body` of the app `appId` comes to, with every effect applied (synchronous). */
   function decide(requester: string, appId: string, body: unknown): Outcome {
-    if (typeof body !== 'object' || body === null) return gfy(6, 'Invalid Request: not a JSON object')
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return gfy(6, 'Invalid Request: not a JSON object')
     const { resource, action, pointer, offer } = body as Payload
     if (resource !== 'offer') return gfy(6, 'Invalid Request: unknown resource')
     if (!actions.includes(action as Action)) return gfy(6, 'Invalid Request: unknown action')

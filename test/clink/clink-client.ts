@@ -48,9 +48,12 @@ export class ClinkClient {
     return new ClinkClient(await Relay.connect(relayUrl), servicePubkey, secretKey, timeoutMs)
   }
 
-  /** Publishes a request and collects its answers (subscribed before publishing, so none is missed). */
-  async send(kind: number, body: unknown, opts: { tags?: string[][]; createdAt?: number } = {}): Promise<Exchange> {
-    const content = nip44.v2.encrypt(JSON.stringify(body), this.conversationKey)
+  /**
+   * Publishes a request and collects its answers (subscribed before publishing, so none is missed). `plaintext`
+   * sends that text as the content instead of `body` as JSON (a malformed request).
+   */
+  async send(kind: number, body: unknown, opts: { tags?: string[][]; createdAt?: number; plaintext?: string } = {}): Promise<Exchange> {
+    const content = nip44.v2.encrypt(opts.plaintext ?? JSON.stringify(body), this.conversationKey)
     const tags = opts.tags ?? [['p', this.servicePubkey], ['clink_version', '1']]
     const request = finalizeEvent({ kind, created_at: opts.createdAt ?? Math.floor(Date.now() / 1000), tags, content }, this.secretKey)
     const exchange = this.follow(request)
@@ -95,7 +98,7 @@ export class ClinkClient {
   }
 
   /** One request, its first answer's payload. */
-  async ask(kind: number, body: unknown, opts: { tags?: string[][]; createdAt?: number } = {}): Promise<Reply> {
+  async ask(kind: number, body: unknown, opts: { tags?: string[][]; createdAt?: number; plaintext?: string } = {}): Promise<Reply> {
     const exchange = await this.send(kind, body, opts)
     try {
       return await exchange.next()

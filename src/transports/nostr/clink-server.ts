@@ -29,7 +29,7 @@ export interface ClinkRequest {
   appId: string
   createdAt: number
   tags: string[][]
-  /** The parsed JSON content (not validated: the room checks it). */
+  /** The parsed JSON content, or the text itself when it is not JSON (not validated: the room checks it). */
   body: unknown
 }
 
@@ -116,13 +116,22 @@ export function clinkTransport(deps: ClinkTransportDeps): ClinkTransport {
     return { sentAt, contents: [content], ...(answer.clinkVersion ? { clinkVersion: true } : {}) }
   }
 
+  /**
+   * The request's scheme and body. Content that decrypts but is not JSON is handed on as its text: the room
+   * answers it as an invalid request in the kind's own error shape, so the requester is not left waiting.
+   */
   function decrypt(event: Event, app: AppKey): { scheme: CipherScheme; body: unknown } | undefined {
+    let opened: { scheme: CipherScheme; plaintext: string }
     try {
-      const { scheme, plaintext } = decryptPayload(event.content, s => deps.keys.get(s, app.secretKey, app.pubkey, event.pubkey))
-      return { scheme, body: JSON.parse(plaintext) as unknown }
+      opened = decryptPayload(event.content, s => deps.keys.get(s, app.secretKey, app.pubkey, event.pubkey))
     } catch (err) {
-      log.debug({ id: event.id, reason: (err as Error).message }, 'dropped a CLINK request that does not decrypt or parse')
+      log.debug({ id: event.id, reason: (err as Error).message }, 'dropped a CLINK request that does not decrypt')
       return undefined
+    }
+    try {
+      return { scheme: opened.scheme, body: JSON.parse(opened.plaintext) as unknown }
+    } catch {
+      return { scheme: opened.scheme, body: opened.plaintext }
     }
   }
 

@@ -9,9 +9,18 @@ export interface RequestEnvelope {
   authIdentifier: string
   body: Record<string, unknown>
   query: Record<string, unknown>
+  /**
+   * Why the request cannot run although it is addressed well enough to be answered (a body or query that is not
+   * an object): it gets an ERROR reply with its requestId instead of silence, so its client does not wait out its
+   * own timeout.
+   */
+  invalid?: string
 }
 
-/** The envelope in a decrypted request, or undefined when it is not one (not JSON, no rpcName, bad field types). */
+/**
+ * The envelope in a decrypted request, or undefined when it is not one (not JSON, no rpcName or authIdentifier, a
+ * requestId that is not a string: nothing to answer it by).
+ */
 export function parseEnvelope(plaintext: string): RequestEnvelope | undefined {
   let parsed: unknown
   try {
@@ -23,16 +32,24 @@ export function parseEnvelope(plaintext: string): RequestEnvelope | undefined {
   const { rpcName, requestId, authIdentifier, body, query } = parsed
   if (typeof rpcName !== 'string' || typeof authIdentifier !== 'string') return undefined
   if (requestId !== undefined && typeof requestId !== 'string') return undefined
-  if ((body !== undefined && body !== null && !isObject(body)) || (query !== undefined && query !== null && !isObject(query))) {
-    return undefined
-  }
+  const notAnObject = (value: unknown) => value !== undefined && value !== null && !isObject(value)
+  const invalid = notAnObject(body)
+    ? `invalid request body: the body must be a JSON object, not ${kindOf(body)}`
+    : notAnObject(query)
+      ? `invalid request body: the query must be a JSON object, not ${kindOf(query)}`
+      : undefined
   return {
     rpcName,
     requestId: requestId ?? '',
     authIdentifier,
     body: isObject(body) ? body : {},
     query: isObject(query) ? query : {},
+    ...(invalid ? { invalid } : {}),
   }
+}
+
+function kindOf(value: unknown): string {
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`
 }
 
 /** The operation input: the body merged with the query (NewProductInvoice sends `query: {id}`). */

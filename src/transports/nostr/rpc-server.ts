@@ -1,8 +1,10 @@
 // Kind-21000 requests → the dispatcher → replies (reference/pub-protocol.md §3.4–3.6). The order of checks is the
 // cost order: cheap shape checks and the in-flight set first, then the signature (once, before anything is
 // decrypted: nip44v1 has no MAC, so the signature is its only integrity), then the exactly-once claim, then
-// decryption and the envelope rules. Requests that break a rule are dropped without a reply, as upstream does,
-// and remembered as answered-with-nothing so a redelivery is dropped too.
+// decryption and the envelope rules. Requests that break a rule (do not decrypt, are no envelope, claim another
+// author) are dropped without a reply, as upstream does, and remembered as answered-with-nothing so a redelivery
+// is dropped too. A well-formed envelope that names no operation served here, or carries a body that is not an
+// object, is answered with an ERROR under its requestId (upstream drops it, leaving its client to time out).
 import { lastValueFrom, toArray } from '../../bus/rx.js'
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
@@ -19,6 +21,9 @@ import { envelopeInput, errorReply, okReply, parseEnvelope, type RequestEnvelope
 
 /** Said to a client whose request was taken by a daemon run that stopped before answering it. */
 export const interruptedReason = 'the service restarted while handling this request; its outcome is unknown'
+
+/** An unknown rpcName is quoted back this far: enough to see a typo, not a way to make us echo a large text. */
+const maxNameInReply = 64
 
 /** What is stored for a request dropped without a reply, so its redeliveries are dropped too. */
 const noReply = { sentAt: 0, contents: [] }
@@ -116,11 +121,13 @@ export function rpcServer(deps: RpcServerDeps): RpcServer {
     const { envelope, scheme } = opened
     sender.rememberScheme(event.pubkey, scheme)
     const entry = deps.dispatcher.resolve(envelope.rpcName)
-    if (!entry || !entry.nostr) {
-      log.debug({ rpcName: envelope.rpcName, id: event.id }, 'dropped a request for an operation not served over the relay')
-      await processed.answer(event.id, noReply)
-      return
+    const refuse = async (reason: string) => {
+      log.debug({ rpcName: envelope.rpcName.slice(0, maxNameInReply), id: event.id, reason }, 'refused a request over the relay')
+      await processed.answer(event.id, sender.send(app, event.pubkey, scheme, errorReply(reason, envelope.requestId)))
     }
+    if (!entry) return refuse(`unknown rpcName: ${JSON.stringify(envelope.rpcName.slice(0, maxNameInReply))}`)
+    if (!entry.nostr) return refuse(`${entry.name} is not served over the relay: call it over HTTP`)
+    if (envelope.invalid) return refuse(envelope.invalid)
     const answers = deps.dispatcher.dispatch({
       op: entry.name,
       credentials: { nostr: { pubkey: event.pubkey, appId: app.appId } },

@@ -56,8 +56,29 @@ rpc('an rpc answer longer than max_content_length arrives in shards and is reass
 })
 
 for (const c of [
-  { because: 'an unknown rpcName', rpcName: 'NoSuchOperation', o: {} },
-  { because: 'an HTTP-only operation', rpcName: 'GetApp', o: {} },
+  { because: 'an unknown rpcName', rpcName: 'NoSuchOperation', body: {}, reason: 'unknown rpcName: "NoSuchOperation"' },
+  { because: 'an HTTP-only operation', rpcName: 'GetApp', body: {}, reason: 'GetApp is not served over the relay: call it over HTTP' },
+  { because: 'a body that is an array', rpcName: 'CreateWallet', body: [{ name: 'x' }], reason: 'invalid request body: the body must be a JSON object, not an array' },
+  { because: 'a body that is a string', rpcName: 'GetWalletKeys', body: 'x', reason: 'invalid request body: the body must be a JSON object, not a string' },
+  { because: 'a body that is a number', rpcName: 'BatchUser', body: 7, reason: 'invalid request body: the body must be a JSON object, not a number' },
+  { because: 'a query that is a list', rpcName: 'GetWalletKeys', body: {}, query: ['id'], reason: 'invalid request body: the query must be a JSON object, not an array' },
+]) {
+  rpc(`${c.because} is answered with an ERROR in its own envelope, requestId kept`, async () => {
+    const client = await connect()
+    const { event, requestId } = client.request(c.rpcName, c.body as Record<string, unknown>, { query: c.query as Record<string, unknown> | undefined })
+    const reply = client.waitFor(requestId)
+    await client.publish(event)
+    assert.equal(await reply, { status: 'ERROR', reason: c.reason, requestId })
+  })
+}
+
+rpc('an unknown rpcName is quoted back at most 64 characters long', async () => {
+  const client = await connect()
+  const reply = await client.call('N'.repeat(5000))
+  assert.is(reply.reason, `unknown rpcName: "${'N'.repeat(64)}"`)
+})
+
+for (const c of [
   { because: 'an authIdentifier that is not the author', rpcName: 'GetWalletKeys', o: { authIdentifier: 'f'.repeat(64) } },
   { because: 'a request dated older than max_event_age_seconds', rpcName: 'GetWalletKeys', o: { createdAt: Math.floor(Date.now() / 1000) - 700 } },
   { because: 'a request dated more than 60 s ahead', rpcName: 'GetWalletKeys', o: { createdAt: Math.floor(Date.now() / 1000) + 120 } },

@@ -1,0 +1,52 @@
+// A CLINK request that decrypts but is not a JSON object (an array, a string, a number, or text that is not JSON at
+// all) is answered on its own kind in that kind's error shape (reference/pub-protocol.md §5.2–5.4: offers
+// `{code, error}`, debits and manage `{res: "GFY", code, error}`) instead of silence, so the requester does not
+// wait out its own timeout. Real signed, NIP-44 v2 events through the daemon's embedded relay.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import { appProfile } from '../support/pub-client.js'
+import { ClinkClient, tagOf } from './clink-client.js'
+
+const test = suite('malformed CLINK requests')
+let daemon: TestDaemon
+let client: ClinkClient
+
+test.before(async () => {
+  daemon = await startDaemon()
+  const { relays, pubkey } = appProfile(daemon.dataDir)
+  client = await ClinkClient.connect(relays[0]!, pubkey).catch(async err => {
+    await daemon.stop()
+    throw err
+  })
+})
+test.after(async () => {
+  client?.close()
+  await daemon?.stop()
+})
+
+const answers = {
+  21001: { code: 1, error: 'Invalid Offer' },
+  21002: { res: 'GFY', code: 6, error: 'Invalid Request' },
+  21003: { res: 'GFY', code: 6, error: 'Invalid Request: not a JSON object' },
+} as const
+
+const bodies: { what: string; plaintext: string }[] = [
+  { what: 'a JSON array', plaintext: '[{"offer":"x"}]' },
+  { what: 'a JSON string', plaintext: '"hello"' },
+  { what: 'a JSON number', plaintext: '42' },
+  { what: 'text that is not JSON', plaintext: '{"offer": oops' },
+]
+
+for (const [kind, expected] of Object.entries(answers)) {
+  test(`kind ${kind}: every malformed body is answered with ${JSON.stringify(expected)}`, async () => {
+    for (const { what, plaintext } of bodies) {
+      const reply = await client.ask(Number(kind), undefined, { plaintext })
+      assert.equal(reply.payload, expected, what)
+      assert.is(reply.event.kind, Number(kind), what)
+      assert.is(tagOf(reply.event, 'p'), client.pubkey, what)
+    }
+  })
+}
+
+test.run()
