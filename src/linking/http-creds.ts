@@ -14,7 +14,7 @@ export interface HttpCredsDeps {
 export function httpCredsHandlers({ tokens, allowUpgrade, serviceUrl }: HttpCredsDeps): HandlerTable {
   return {
     GetHttpCreds: async (_input, ctx) => {
-      if (!allowUpgrade) throw new OperationError('forbidden', 'http upgrade is not allowed on this service')
+      if (!allowUpgrade) throw new OperationError('forbidden', 'http upgrade is not allowed on this service: the operator allows it with [http] allow_upgrade = true')
       const { userId, appId, appUserId } = ctx.caller
       return { url: serviceUrl(), token: await tokens.userToken({ user_id: userId, app_id: appId, app_user_id: appUserId }) }
     },

@@ -1,6 +1,7 @@
 // The swaps room (pub-protocol.md §9): transaction swaps (Lightning → on-chain) for users and the operator and
 // invoice swaps (on-chain → Lightning) for the operator, through the Boltz v2 providers the operator names. Off
-// by default; then, and on the embedded node (which has no real chain), every swap operation answers why not.
+// by default; then, and on the embedded node (which has no real chain), the three lists answer empty (as
+// Lightning.Pub does: a wallet shows "no swaps", not an error) and every other swap operation answers why not.
 import type { Logger } from 'pino'
 import { OperationError } from '../bus/errors.js'
 import type { HandlerTable } from '../bus/handler.js'
@@ -39,25 +40,27 @@ export interface Swaps {
   stop(): void
 }
 
-const swapOperations = [
+/** The swap operations that ask a provider for something or move coins: refused while swaps cannot run. */
+const swapWrites = [
   'GetTransactionSwapQuotes',
-  'ListTxSwaps',
   'GetAdminTransactionSwapQuotes',
   'PayAdminTransactionSwap',
-  'ListAdminTxSwaps',
   'GetAdminInvoiceSwapQuotes',
-  'ListAdminInvoiceSwaps',
   'PayAdminInvoiceSwap',
   'RefundAdminInvoiceSwap',
 ] as const
 
-/** Every swap operation answering `reason`: swaps are off, or cannot run on this node. */
-function refusingSwaps(reason: string): Swaps {
+/** Swaps that cannot run (off, or on a node without a chain): lists are empty, everything else answers `reason`. */
+function refusingSwaps(reason: string, node: LightningNode): Swaps {
   const refuse = async (): Promise<never> => {
     throw new OperationError('forbidden', reason)
   }
-  const handlers: HandlerTable = {}
-  for (const op of swapOperations) (handlers as Record<string, unknown>)[op] = refuse
+  const handlers: HandlerTable = {
+    ListTxSwaps: async () => ({ swaps: [] }),
+    ListAdminTxSwaps: async () => ({ swaps: [] }),
+    ListAdminInvoiceSwaps: async () => ({ swaps: [], current_block_height: (await node.getInfo()).blockHeight }),
+  }
+  for (const op of swapWrites) (handlers as Record<string, unknown>)[op] = refuse
   return { handlers, addressPayer: { payAddress: refuse }, start: async () => undefined, stop: () => undefined }
 }
 
@@ -66,10 +69,10 @@ function refusingSwaps(reason: string): Swaps {
  * default) starts without them.
  */
 export async function createSwaps(deps: SwapsDeps): Promise<Swaps> {
-  if (!deps.config.enabled) return refusingSwaps(swapsDisabledReason)
+  if (!deps.config.enabled) return refusingSwaps(swapsDisabledReason, deps.node)
   if (deps.backend !== 'lnd') {
     deps.log.warn(swapsNeedLndReason)
-    return refusingSwaps(swapsNeedLndReason)
+    return refusingSwaps(swapsNeedLndReason, deps.node)
   }
   const { runningSwaps } = await import('./running-swaps.js')
   return runningSwaps(deps)

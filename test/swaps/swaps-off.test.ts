@@ -1,6 +1,6 @@
-// Swaps are off by default and every swap operation says so, with how to turn them on; on the embedded node
-// (no real chain) they are refused with the reason even when enabled; enabling them without a provider is a
-// configuration error at start.
+// Swaps are off by default: the three lists answer empty, as Lightning.Pub does, and every other swap operation
+// says swaps are off and how to turn them on, over HTTP and over the relay; on the embedded node (no real chain)
+// the same, with the reason, even when enabled; enabling them without a provider is a configuration error at start.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
@@ -8,18 +8,17 @@ import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support
 import { configSchema } from '../../src/config/index.js'
 import { call } from '../wallet/money.js'
 import { outsideAddress } from './swap-harness.js'
+import { appProfile, PubClient } from '../support/pub-client.js'
 
 const jwtSecret = 'swaps-off-secret-0123456789abcdefghijkl'
 const s = suite('swaps switched off')
 let daemon: TestDaemon
 let user: TestAppUser
 
-const adminOps: [string, object][] = [
+const adminWrites: [string, object][] = [
   ['/api/admin/swap/transaction/quote', { transaction_amount_sats: 10_000 }],
   ['/api/admin/swap/transaction/pay', { address: 'x', swap_operation_id: 'y' }],
-  ['/api/admin/swap/transaction/list', {}],
   ['/api/admin/swap/invoice/quote', { amount_sats: 10_000 }],
-  ['/api/admin/swap/invoice/list', {}],
   ['/api/admin/swap/invoice/pay', { swap_operation_id: 'y' }],
   ['/api/admin/swap/invoice/refund', { swap_operation_id: 'y', sat_per_v_byte: 2 }],
 ]
@@ -32,8 +31,16 @@ s.after(async () => {
   await daemon?.stop()
 })
 
-s('every swap operation answers that swaps are disabled and how to enable them', async () => {
-  for (const [path, body] of adminOps) {
+s('the swap lists answer empty over HTTP', async () => {
+  assert.equal(await call(daemon, '/api/user/swap/transaction/list', `Bearer ${user.userToken}`, {}), { status: 'OK', swaps: [] })
+  assert.equal(await call(daemon, '/api/admin/swap/transaction/list', daemon.adminToken, {}), { status: 'OK', swaps: [] })
+  const { current_block_height, ...invoiceSwaps } = await call(daemon, '/api/admin/swap/invoice/list', daemon.adminToken, {})
+  assert.equal(invoiceSwaps, { status: 'OK', swaps: [] })
+  assert.ok(Number.isSafeInteger(current_block_height) && current_block_height > 0, 'the node’s height')
+})
+
+s('every other swap operation answers that swaps are disabled and how to enable them', async () => {
+  for (const [path, body] of adminWrites) {
     const reply = await call(daemon, path, daemon.adminToken, body)
     assert.is(reply.status, 'ERROR', path)
     assert.match(reply.reason, /swaps are disabled on this server.*\[swaps\] enabled = true/, path)
@@ -41,11 +48,10 @@ s('every swap operation answers that swaps are disabled and how to enable them',
   const userToken = `Bearer ${user.userToken}`
   for (const [path, body] of [
     ['/api/user/swap/transaction/quote', { transaction_amount_sats: 10_000 }],
-    ['/api/user/swap/transaction/list', {}],
     ['/api/user/chain/pay', { address: outsideAddress(), amountSats: 10_000, satsPerVByte: 0, swap_operation_id: 'abc' }],
   ] as const) {
     const reply = await call(daemon, path, userToken, body)
-    assert.match(reply.reason, /swaps are disabled on this server/, path)
+    assert.match(reply.reason, /swaps are disabled on this server.*\[swaps\] enabled = true/, path)
   }
   const summary = daemon.logs().split('\n').find(line => line.includes('"missing"'))
   assert.ok(summary, 'the daemon logs which operations are not implemented')
@@ -53,11 +59,28 @@ s('every swap operation answers that swaps are disabled and how to enable them',
   assert.not.ok(missing.some(op => /Swap/.test(op)), `no swap operation is left unimplemented: ${missing}`)
 })
 
-s('enabled on the embedded node, swaps are refused: they need LND', async () => {
+s('over the relay (kind 21000): ListTxSwaps answers empty, a quote names the switch', async () => {
+  const { relays, pubkey } = appProfile(daemon.dataDir)
+  const client = await PubClient.connect({ relays, appPubkey: pubkey })
+  try {
+    const list = await client.call('ListTxSwaps')
+    assert.equal(list, { status: 'OK', swaps: [], requestId: list.requestId })
+    const quote = await client.call('GetTransactionSwapQuotes', { transaction_amount_sats: 10_000 })
+    assert.is(quote.status, 'ERROR')
+    assert.match(quote.reason, /swaps are disabled on this server.*\[swaps\] enabled = true/)
+  } finally {
+    client.close()
+  }
+})
+
+s('enabled on the embedded node, swaps are refused (they need LND) and the lists answer empty', async () => {
   const embedded = await startDaemon({ config: '[swaps]\nenabled = true\nproviders = [{ http = "http://127.0.0.1:9" }]\n' })
   try {
-    const reply = await call(embedded, '/api/admin/swap/invoice/list', embedded.adminToken, {})
+    const reply = await call(embedded, '/api/admin/swap/invoice/quote', embedded.adminToken, { amount_sats: 10_000 })
     assert.match(reply.reason, /swaps need an LND node/)
+    const list = await call(embedded, '/api/admin/swap/invoice/list', embedded.adminToken, {})
+    assert.equal([list.status, list.swaps], ['OK', []])
+    assert.ok(Number.isSafeInteger(list.current_block_height))
   } finally {
     await embedded.stop()
   }

@@ -15,7 +15,7 @@ s('refused unless the operator allows it', async () => {
   try {
     const appToken = await addApp(daemon)
     const refused = await call(daemon, '/api/app/user/add', appToken, { identifier: 'old-user', fail_if_exists: true, balance: 100 })
-    assert.equal(refused, { status: 'ERROR', reason: 'balance must be 0 (balance migration is disabled)' })
+    assert.equal(refused, { status: 'ERROR', reason: 'balance must be 0 (balance migration is disabled: [apps] allow_balance_migration = false)' })
   } finally {
     await daemon.stop()
   }

@@ -54,7 +54,7 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
         throw new OperationError('invalid_input', 'identifier must be 1 to 256 characters')
       }
       if (input.balance !== 0 && !deps.allowBalanceMigration) {
-        throw new OperationError('invalid_input', 'balance must be 0 (balance migration is disabled)')
+        throw new OperationError('invalid_input', 'balance must be 0 (balance migration is disabled: [apps] allow_balance_migration = false)')
       }
       // Zero is no migration; anything else must be a positive amount that stays exact in msat.
       const migratedMsat = input.balance === 0 ? 0 : positiveSatsAsMsat(input.balance, 'balance')

@@ -107,7 +107,7 @@ rpc('GetHttpCreds is refused while [http] allow_upgrade is off', async () => {
   const client = await connect()
   const reply = await client.call('GetHttpCreds')
   assert.is(reply.status, 'ERROR')
-  assert.is(reply.reason, 'http upgrade is not allowed on this service')
+  assert.is(reply.reason, 'http upgrade is not allowed on this service: the operator allows it with [http] allow_upgrade = true')
 })
 
 rpc('the default app announces itself with a kind-30078 beacon on the service relay', async () => {
