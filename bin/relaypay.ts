@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The relaypay command: run the daemon, prepare a data dir, call any operation, print the docs.
 import { Command, InvalidArgumentError } from 'commander'
+import { versionLine } from '../src/version/index.js'
 // Commands load their modules when they run, so `--help` does not build the whole daemon.
 
 const program = new Command()
@@ -8,6 +9,12 @@ program
   .name('relaypay')
   .description('A relay-native Lightning payments daemon, wire-compatible with Lightning.Pub.')
   .showHelpAfterError()
+  // Not commander's .version(string): that would read the commit (a git process) on every command, start included.
+  .option('-V, --version', 'print the package version and, in a git checkout, the commit')
+  .on('option:version', () => {
+    process.stdout.write(`${versionLine()}\n`)
+    process.exit(0)
+  })
   .addHelpText(
     'after',
     `
@@ -23,7 +30,8 @@ Examples:
   relaypay call AddApp '{"name":"shop","allow_user_creation":false}'
   relaypay call GetUserInfo --token <user token>
   relaypay call NodeGetInfo '{"nodeId":0}' --relay  over the relay as the operator key (enrolls it the first time)
-  relaypay audit --data-dir /var/lib/relaypay     balances against the journal; exit 1 on a mismatch`,
+  relaypay audit --data-dir /var/lib/relaypay     balances against the journal; exit 1 on a mismatch
+  relaypay --version                              the package version and, in a git checkout, the commit`,
   )
 
 const port = (value: string) => {
@@ -111,6 +119,11 @@ models
   .option('--token <token>', 'admin or user token (default: the admin token of --data-dir)')
   .option('--data-dir <dir>', 'data directory (default ./data)', './data')
   .action(async (name, opts) => (await import('../src/cli/models.js')).runModelsDownload(name, opts))
+
+program
+  .command('version')
+  .description('print the package version and, in a git checkout, the commit (as --version)')
+  .action(() => void process.stdout.write(`${versionLine()}\n`))
 
 program
   .command('docs')

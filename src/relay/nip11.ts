@@ -1,7 +1,6 @@
 // The NIP-11 relay information document, answered on an HTTP GET with `Accept: application/nostr+json`. Clients
 // read `limitation` to stay inside what the relay accepts instead of discovering it by refusals.
-import fs from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { packageVersion } from '../version/index.js'
 import type { RelayLimits } from './limits.js'
 
 /** NIPs this relay implements: basic protocol, deletion, information document, expiration. */
@@ -52,16 +51,5 @@ export function relayInformation(limits: RelayLimits): RelayInformation {
       restricted_writes: false,
     },
     retention: [{ kinds: [[20000, 29999]], time: limits.ephemeralRetentionSeconds }],
-  }
-}
-
-// package.json sits three levels above the compiled file (build/src/relay/nip11.js), as for schema/sql in the store.
-function packageVersion(): string {
-  const file = fileURLToPath(new URL('../../../package.json', import.meta.url))
-  try {
-    const { version } = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: unknown }
-    return typeof version === 'string' ? version : 'unknown'
-  } catch {
-    return 'unknown' // a relay without its package.json still serves; the version is informative only
   }
 }

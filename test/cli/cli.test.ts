@@ -6,6 +6,7 @@ import http from 'node:http'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
+import { repoRoot } from '../support/paths.js'
 
 const cli = suite('relaypay CLI')
 
@@ -19,6 +20,39 @@ cli('--help lists the commands with examples', () => {
   for (const word of ['start', 'init', 'call', 'Examples:', 'relaypay call AddApp']) assert.ok(run.stdout.includes(word), word)
   const start = relaypay(['start', '--help'])
   for (const flag of ['--config', '--data-dir', '--http-host', '--http-port']) assert.ok(start.stdout.includes(flag), flag)
+})
+
+const packageVersion = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version as string
+
+cli('--version, -V and version print the package version and the commit of this checkout', () => {
+  const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' })
+  // CI and every worktree here are git checkouts; a tarball without .git is the next test's case.
+  assert.is(git.status, 0, 'the repository under test is a git checkout with git installed')
+  const expected = `relaypay ${packageVersion} (commit ${git.stdout.trim()})\n`
+  assert.match(expected, /^relaypay \d+\.\d+\.\d+ \(commit [0-9a-f]{7,}\)\n$/)
+  for (const args of [['--version'], ['-V'], ['version']]) {
+    const run = relaypay(args)
+    assert.is(run.status, 0, run.stderr)
+    assert.is(run.stdout, expected, args.join(' '))
+  }
+})
+
+cli('without git, or outside a git checkout, the version alone', () => {
+  // git not on the PATH: the checkout's commit cannot be read, and that is no error.
+  const noGit = relaypay(['--version'], { PATH: '' })
+  assert.is(noGit.status, 0, noGit.stderr)
+  assert.is(noGit.stdout, `relaypay ${packageVersion}\n`)
+  // A copy of the package with no .git (an npm install, a tarball): the version alone, git on the PATH or not.
+  const copy = tempDataDir()
+  fs.mkdirSync(path.join(copy, 'build/bin'), { recursive: true })
+  fs.mkdirSync(path.join(copy, 'build/src/version'), { recursive: true })
+  fs.copyFileSync(cliPath, path.join(copy, 'build/bin/relaypay.js'))
+  fs.copyFileSync(path.join(repoRoot, 'build/src/version/index.js'), path.join(copy, 'build/src/version/index.js'))
+  fs.copyFileSync(path.join(repoRoot, 'package.json'), path.join(copy, 'package.json'))
+  fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(copy, 'node_modules'))
+  const run = spawnSync(process.execPath, [path.join(copy, 'build/bin/relaypay.js'), 'version'], { encoding: 'utf8', cwd: copy })
+  assert.is(run.status, 0, run.stderr)
+  assert.is(run.stdout, `relaypay ${packageVersion}\n`)
 })
 
 cli('init writes a config and private secrets, and refuses to overwrite without --force', () => {
