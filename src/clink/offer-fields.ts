@@ -1,6 +1,6 @@
 // The checks an offer's fields pass whoever sets them: the user (AddUserOffer, UpdateUserOffer) or a key managing
 // the user's offers over CLINK (kind 21003). A refusal names the field, which manage answers as GFY 5 `field`.
-import { checkOutboundUrl } from '../callbacks/index.js'
+import { checkCallbackUrl } from '../callbacks/index.js'
 import type { OfferFields } from './offer-store.js'
 
 /** A noffer carries the price in 4 bytes of sats. */
@@ -9,7 +9,6 @@ const maxLabelLength = 200
 const maxPayerDataKeys = 20
 const maxPayerDataKeyLength = 64
 const maxTokenLength = 1024
-const maxCallbackUrlLength = 2048
 
 export class OfferFieldError extends Error {
   constructor(
@@ -39,16 +38,13 @@ export function checkOfferFields(input: OfferFieldsInput, opts: { allowLoopback:
   if (typeof priceSats !== 'number' || !Number.isSafeInteger(priceSats) || priceSats < 0 || priceSats > maxOfferPriceSats) {
     throw new OfferFieldError('price_sats', `price_sats must be a whole number of sats from 0 to ${maxOfferPriceSats}`)
   }
-  const url = callbackUrl === undefined || callbackUrl === null ? '' : callbackUrl
-  if (typeof url !== 'string' || url.length > maxCallbackUrlLength) {
-    throw new OfferFieldError('callback_url', 'callback_url must be a URL string')
-  }
-  if (url.trim() !== '') {
-    try {
-      checkOutboundUrl(url.trim(), opts)
-    } catch (err) {
-      throw new OfferFieldError('callback_url', (err as Error).message)
-    }
+  const given = callbackUrl === undefined || callbackUrl === null ? '' : callbackUrl
+  if (typeof given !== 'string') throw new OfferFieldError('callback_url', 'callback_url must be a URL string')
+  let url: string
+  try {
+    url = checkCallbackUrl(given, opts, 'callback_url')
+  } catch (err) {
+    throw new OfferFieldError('callback_url', (err as Error).message)
   }
   const keys = payerData === undefined || payerData === null ? [] : payerData
   if (
@@ -64,7 +60,7 @@ export function checkOfferFields(input: OfferFieldsInput, opts: { allowLoopback:
   return {
     label: label.trim(),
     priceSats,
-    callbackUrl: url.trim(),
+    callbackUrl: url,
     payerData: [...new Set(keys as string[])],
     ...(typeof input.token === 'string' ? { token: input.token } : {}),
   }

@@ -93,7 +93,7 @@ export function createWallet(deps: WalletDeps) {
   const gate = outgoingGate()
   const commits = groupCommit(db)
   const invoices = invoiceStore(db)
-  const issue = invoiceIssuer({ node, accounts, invoices, now })
+  const issue = invoiceIssuer({ node, accounts, invoices, now, callbackGuard: { allowLoopback: deps.allowLoopbackCallbacks ?? false } })
   const settled = settlement({ db, node, ledger, invoices, emit, log })
   const payments = paymentStore(db, ledger, invoices)
   const resolution = paymentResolution({ store: payments, node, emit, timers: deps.timers ?? realTimers, now, log })

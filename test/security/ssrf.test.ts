@@ -1,5 +1,6 @@
 // SSRF: every URL a caller hands the daemon and the daemon then connects to — the paid-invoice callback (saved
-// with UpdateCallbackUrl or given to AddAppUserInvoice, followed through redirects) and the relays a zap request
+// with UpdateCallbackUrl or given to AddAppInvoice / AddAppUserInvoice: checked when given and again when called,
+// followed through redirects) and the relays a zap request
 // names for its receipt — goes through the one guard in src/callbacks/outbound-guard.ts. The LNURL pay and withdraw
 // URLs are the daemon's own (it serves them; it fetches none), and the rate providers, model host and relays of
 // the config are the operator's.
@@ -216,19 +217,27 @@ api('UpdateCallbackUrl refuses every loopback, private, scheme and credential tr
   await ok(daemon, '/api/user/cb/update', bearer(), { url: '' })
 })
 
-api('an AddAppUserInvoice callback to loopback in any spelling, or to a name resolving there, is never called', async () => {
-  const targets = [...loopbackHosts(integrator.port), `localhost:${integrator.port}`].map(host => `http://${host}/paid{?amount}`)
-  for (const url of targets) {
-    const made = await ok(daemon, '/api/app/user/add/invoice', owner.appToken, {
+api('an AddAppUserInvoice callback to loopback in any literal spelling is refused when given; to a name resolving there, never called', async () => {
+  for (const host of loopbackHosts(integrator.port)) {
+    const refused = await call(daemon, '/api/app/user/add/invoice', owner.appToken, {
       receiver_identifier: 'ssrf-owner',
       payer_identifier: 'someone',
-      http_callback_url: url,
+      http_callback_url: `http://${host}/paid{?amount}`,
       invoice_req: { amountSats: 10, memo: 'ssrf' },
       token: 'integrator-token-0123456789',
     })
-    await payFromOutside(daemon, made.invoice)
+    assert.equal(refused, { status: 'ERROR', reason: 'callback URL points into a private network' }, host)
   }
-  await waitForLog(/paid-invoice callback failed/, targets.length)
+  // A name is only resolved when the callback is made; the address it resolves to is refused then.
+  const made = await ok(daemon, '/api/app/user/add/invoice', owner.appToken, {
+    receiver_identifier: 'ssrf-owner',
+    payer_identifier: 'someone',
+    http_callback_url: `http://localhost:${integrator.port}/paid{?amount}`,
+    invoice_req: { amountSats: 10, memo: 'ssrf' },
+    token: 'integrator-token-0123456789',
+  })
+  await payFromOutside(daemon, made.invoice)
+  await waitForLog(/paid-invoice callback failed/, 1)
   assert.is(integrator.connections(), 0)
 })
 
@@ -255,7 +264,7 @@ api('zap receipts go to the service relay but never to a refused relay named by 
 api('the invoice still credits: a refused callback never touches the money', async () => {
   const before = (await ok(daemon, '/api/user/info', bearer())).balance
   const made = await ok(daemon, '/api/app/user/add/invoice', owner.appToken, {
-    receiver_identifier: 'ssrf-owner', payer_identifier: 'x', http_callback_url: `http://127.0.0.1:${integrator.port}/`, invoice_req: { amountSats: 5, memo: 'm' },
+    receiver_identifier: 'ssrf-owner', payer_identifier: 'x', http_callback_url: `http://localhost:${integrator.port}/`, invoice_req: { amountSats: 5, memo: 'm' },
   })
   await payFromOutside(daemon, made.invoice)
   assert.is((await ok(daemon, '/api/user/info', bearer())).balance, before + 5)

@@ -97,6 +97,43 @@ s('an AddAppUserInvoice callback URL and bearer token win over the saved one', a
   assert.is(received[0]!.authorization, 'Bearer integrator-secret')
 })
 
+s('AddAppInvoice and AddAppUserInvoice refuse a callback URL the guard refuses when it is given', async () => {
+  for (const [url, reason] of [
+    ['http://169.254.169.254/latest/meta-data', 'callback URL points into a private network'],
+    ['http://10.0.0.7/paid{?amount}', 'callback URL points into a private network'],
+    ['http://[fd00::1]/paid', 'callback URL points into a private network'],
+    ['file:///etc/passwd', 'callback URL must use http or https'],
+    ['http://user:pw@shop.example/paid', 'callback URL must not carry credentials'],
+    [`https://shop.example/${'a'.repeat(2048)}`, 'http_callback_url: at most 2048 characters'],
+  ] as const) {
+    const toUser = await call(daemon, '/api/app/user/add/invoice', alice.appToken, {
+      receiver_identifier: 'alice',
+      payer_identifier: '',
+      http_callback_url: url,
+      invoice_req: { amountSats: 10, memo: 'refused' },
+    })
+    assert.equal(toUser, { status: 'ERROR', reason }, url)
+    const toApp = await call(daemon, '/api/app/add/invoice', alice.appToken, {
+      payer_identifier: '',
+      http_callback_url: url,
+      invoice_req: { amountSats: 10, memo: 'refused' },
+    })
+    assert.equal(toApp, { status: 'ERROR', reason }, url)
+  }
+})
+
+s('AddAppInvoice accepts a callback URL the guard allows and calls it when the invoice is paid', async () => {
+  received.length = 0
+  const made = await ok(daemon, '/api/app/add/invoice', alice.appToken, {
+    payer_identifier: '',
+    http_callback_url: `${integratorUrl}/app-order{?amount}`,
+    invoice_req: { amountSats: 88, memo: 'app order' },
+  })
+  await payFromOutside(daemon, made.invoice)
+  await waitFor(() => received.length === 1, 'the integrator got the callback')
+  assert.is(received[0]!.url, '/app-order?amount=88&ok=true')
+})
+
 s('host API: an invoice key creates invoices; paying needs the admin key; GET shows the outcome', async () => {
   const aliceKeys = await ok(daemon, '/api/user/wallet/keys', user(alice))
   const bobKeys = await ok(daemon, '/api/user/wallet/keys', user(bob))

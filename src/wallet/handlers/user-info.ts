@@ -2,7 +2,7 @@
 import type { HandlerTable } from '../../bus/handler.js'
 import { OperationError } from '../../bus/errors.js'
 import type { Db } from '../../store/index.js'
-import { checkOutboundUrl } from '../../callbacks/index.js'
+import { checkCallbackUrl } from '../../callbacks/index.js'
 import { describeUser, type UserInfoDeps } from '../user-info.js'
 
 export interface UserInfoHandlerDeps extends UserInfoDeps {
@@ -11,9 +11,6 @@ export interface UserInfoHandlerDeps extends UserInfoDeps {
   nodeDowntimeReason(): Promise<string | undefined>
   allowLoopbackCallbacks: boolean
 }
-
-/** Upstream stores at most this much of a callback URL template. */
-const maxCallbackUrlLength = 2048
 
 export function userInfoHandlers(deps: UserInfoHandlerDeps): HandlerTable {
   const setCallbackUrl = deps.db.prepare('UPDATE app_users SET callback_url = ? WHERE identifier = ?')
@@ -32,10 +29,7 @@ export function userInfoHandlers(deps: UserInfoHandlerDeps): HandlerTable {
     // Never an ERROR envelope: the node's trouble is the answer (upstream).
     UserHealth: async () => ({ downtime_reason: (await deps.nodeDowntimeReason()) ?? '' }),
     UpdateCallbackUrl: async (input, ctx) => {
-      const url = input.url.trim()
-      if (url.length > maxCallbackUrlLength) throw new OperationError('invalid_input', `url: at most ${maxCallbackUrlLength} characters`)
-      // The URL may be an RFC 6570 template: check it with its variables filled in.
-      if (url !== '') checkOutboundUrl(url.replace(/\{[^}]*\}/g, 'x'), { allowLoopback: deps.allowLoopbackCallbacks })
+      const url = checkCallbackUrl(input.url, { allowLoopback: deps.allowLoopbackCallbacks }, 'url')
       const { appUser } = appUserOf(ctx.caller.appUserId)
       setCallbackUrl.run(url, appUser.identifier)
       deps.accounts.forgetAppUsers()

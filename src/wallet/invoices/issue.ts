@@ -1,6 +1,7 @@
 // Issuing an invoice for a wallet: the checks every receiving path shares, the node's invoice, and the row that
 // remembers who is credited and what the callbacks, zaps, offers and extensions need once it is paid.
 import { OperationError } from '../../bus/errors.js'
+import { checkCallbackUrl, type GuardOptions } from '../../callbacks/index.js'
 import type { LightningNode } from '../../node/index.js'
 import type { AccountStore } from '../accounts.js'
 import type { InvoiceRow, InvoiceStore } from './store.js'
@@ -9,7 +10,6 @@ import type { InvoiceRow, InvoiceStore } from './store.js'
 export const maxExpirySeconds = 3600
 /** `extra` is for small references (an order id, a payroll run); wallet-host.md bounds it at 4 KiB. */
 export const maxExtraBytes = 4096
-const maxCallbackUrlLength = 2048
 
 export interface InvoiceRequest {
   /** The wallet credited when the invoice is paid. */
@@ -36,11 +36,13 @@ export interface InvoiceIssuerDeps {
   accounts: AccountStore
   invoices: InvoiceStore
   now(): number
+  /** The SSRF guard's options for the callback URL an invoice is given (`[callbacks] allow_loopback`). */
+  callbackGuard: GuardOptions
 }
 
 export type IssueInvoice = (request: InvoiceRequest) => Promise<InvoiceRow>
 
-export function invoiceIssuer({ node, accounts, invoices, now }: InvoiceIssuerDeps): IssueInvoice {
+export function invoiceIssuer({ node, accounts, invoices, now, callbackGuard }: InvoiceIssuerDeps): IssueInvoice {
   return async request => {
     const user = accounts.userById(request.userId)
     if (!user) throw new OperationError('not_found', 'wallet not found')
@@ -50,7 +52,9 @@ export function invoiceIssuer({ node, accounts, invoices, now }: InvoiceIssuerDe
     }
     const expirySeconds = cappedExpiry(request.expirySeconds)
     const extra = request.extra === undefined ? null : extraJson(request.extra)
-    const callbackUrl = callbackUrlOf(request.callbackUrl)
+    // Checked before the node makes the invoice: a URL the guard refuses is the caller's error now, not a
+    // callback silently dropped when the invoice is paid.
+    const callbackUrl = checkCallbackUrl(request.callbackUrl ?? '', callbackGuard, 'http_callback_url')
 
     const created = await node.createInvoice({
       amountMsat: request.amountMsat,
@@ -99,14 +103,4 @@ function extraJson(extra: Record<string, unknown>): string {
     throw new OperationError('invalid_input', `extra is too large: at most ${maxExtraBytes} bytes of JSON`)
   }
   return json
-}
-
-/** Stored for the callbacks issue, which checks the target when it calls; here only the shape is checked. */
-function callbackUrlOf(url: string | undefined): string {
-  const value = (url ?? '').trim()
-  if (value === '') return ''
-  if (value.length > maxCallbackUrlLength || !/^https?:\/\//i.test(value)) {
-    throw new OperationError('invalid_input', 'http_callback_url must be empty or an http(s) URL')
-  }
-  return value
 }
