@@ -1,5 +1,5 @@
-// The CSV export as a spreadsheet reads it: RFC 4180 quoting, and no cell a spreadsheet would run as a formula
-// (seed 001 part B, Rules 2).
+// The CSV export as a spreadsheet reads it: RFC 4180 quoting, and no cell, nor any field a semicolon reader would
+// split out of one, that a spreadsheet would run as a formula (seed 001 part B, Rules 2).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { csvCell, toCsv } from '../../../src/extensions/payroll/csv.js'
@@ -19,6 +19,12 @@ for (const row of [
   { because: 'a quote is doubled inside quotes', value: 'the "boss"', cell: '"the ""boss"""' },
   { because: 'a line break is quoted', value: 'two\nlines', cell: '"two\nlines"' },
   { because: 'a formula with a comma is neutralised and quoted', value: '=1,2', cell: `"'=1,2"` },
+  { because: 'a formula after a semicolon is neutralised there, and the cell quoted', value: 'x;=1+1', cell: `"x;'=1+1"` },
+  { because: 'a formula after a comma is neutralised there', value: 'x,@SUM(A1)', cell: `"x,'@SUM(A1)"` },
+  { because: 'spaces and quotes before the formula do not save it', value: 'x; "-1"', cell: `"x;' ""-1"""` },
+  { because: 'a formula after a line break is neutralised there', value: 'a\n+1', cell: `"a\n'+1"` },
+  { because: 'a plain semicolon is quoted', value: 'a;b', cell: '"a;b"' },
+  { because: 'a date keeps its dashes', value: '2024-01-31', cell: '2024-01-31' },
 ]) {
   cells(row.because, () => assert.is(csvCell(row.value), row.cell))
 }
