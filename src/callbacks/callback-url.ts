@@ -5,7 +5,7 @@ import { OperationError } from '../bus/errors.js'
 import { checkOutboundUrl, type GuardOptions } from './outbound-guard.js'
 
 /** Upstream stores at most this much of a callback URL template. */
-export const maxCallbackUrlLength = 2048
+const maxCallbackUrlLength = 2048
 
 /**
  * The trimmed URL ('' for none), or `invalid_input` naming what is wrong. The URL may be an RFC 6570 template
