@@ -11,6 +11,7 @@ import { startCheckpointWorker } from './store/checkpointer.js'
 import { createEventBus } from './bus/events.js'
 import { createRegistry } from './bus/registry.js'
 import { createDispatcher, type CallOutcome, type Dispatcher } from './bus/dispatcher.js'
+import { createAccessLog } from './bus/access-log.js'
 import { createMetrics } from './metrics/index.js'
 import { createWebRtc } from './webrtc/index.js'
 import { hostPaymentHandlers } from './host-api/index.js'
@@ -83,7 +84,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       host: '127.0.0.1',
       port: config.nostr.embedded_relay_port,
       dataDir,
-      log: log.child({ room: 'relay' }),
+      // The relay names its own room (it also runs alone, `relaypay relay`); binding it here too wrote it twice.
+      log,
       clock,
       verifyEventLater: verifier.verifyLater,
       checkpoints,
@@ -303,7 +305,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     adminPubkey: linking.adminPubkey,
     adminOnlyExtensions: config.extensions.admin_only,
   })
-  const dispatcher = createDispatcher({ registry, authenticate, log, clock })
+  const accessLog = createAccessLog(log, config.log.access)
+  const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog })
   dispatcher.outcomes$.subscribe(outcomes)
 
   const http = await startHttpServer({
@@ -315,6 +318,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     dispatcher,
     catalogue,
     log,
+    accessLog,
   })
   let nostr: NostrTransport
   try {

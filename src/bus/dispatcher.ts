@@ -12,6 +12,7 @@ import { OperationError, isOperationError } from './errors.js'
 import type { Registry } from './registry.js'
 import type { CallTimings } from './events.js'
 import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
+import type { AccessLine, AccessLog } from './access-log.js'
 
 export interface Call {
   /** Operation name or alias. */
@@ -22,6 +23,11 @@ export interface Call {
   transport: Transport
   requestId: string
   signal?: AbortSignal
+  /**
+   * Called with the call's outcome when it finishes. A transport that passes it writes the access line itself (it
+   * knows more, e.g. the HTTP status); otherwise the dispatcher writes it.
+   */
+  onOutcome?: (outcome: CallOutcome) => void
 }
 
 export interface CallOutcome {
@@ -31,6 +37,9 @@ export interface CallOutcome {
   ok: boolean
   errorCode: string | null
   timings: CallTimings
+  requestId: string
+  /** From dispatch to the last answer, in milliseconds. */
+  durationMs: number
 }
 
 export interface Dispatcher {
@@ -49,9 +58,11 @@ export interface DispatcherDeps {
   authenticate: Authenticate
   log: Logger
   clock: Clock
+  /** Where calls without their own `onOutcome` get their access line; none when the access log is off. */
+  accessLog?: AccessLog
 }
 
-export function createDispatcher({ registry, authenticate, log, clock }: DispatcherDeps): Dispatcher {
+export function createDispatcher({ registry, authenticate, log, clock, accessLog }: DispatcherDeps): Dispatcher {
   const outcomes = new Subject<CallOutcome>()
   let inFlight = 0
   let drained: (() => void)[] = []
@@ -63,6 +74,7 @@ export function createDispatcher({ registry, authenticate, log, clock }: Dispatc
   function dispatch(call: Call): Observable<unknown> {
     return new Observable<unknown>(subscriber => {
       inFlight++
+      const dispatched = performance.now()
       const timings: CallTimings = { authUs: 0, validateUs: 0, handleUs: 0 }
       let caller: Caller | null = null
       let finished = false
@@ -71,7 +83,19 @@ export function createDispatcher({ registry, authenticate, log, clock }: Dispatc
         finished = true
         settle()
         const code = error === undefined ? null : isOperationError(error) ? error.code : 'internal'
-        outcomes.next({ op: call.op, transport: call.transport, caller, ok: error === undefined, errorCode: code, timings })
+        const outcome: CallOutcome = {
+          op: call.op,
+          transport: call.transport,
+          caller,
+          ok: error === undefined,
+          errorCode: code,
+          timings,
+          requestId: call.requestId,
+          durationMs: performance.now() - dispatched,
+        }
+        if (call.onOutcome) call.onOutcome(outcome)
+        else accessLog?.(accessLine(outcome, registry))
+        outcomes.next(outcome)
       }
       const fail = (error: unknown) => {
         const answer = toOperationError(error, call, log)
@@ -152,6 +176,19 @@ export function createDispatcher({ registry, authenticate, log, clock }: Dispatc
     dispatch: call => defer(() => dispatch(call)),
     outcomes$: outcomes.asObservable(),
     drain: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>(resolve => drained.push(resolve))),
+  }
+}
+
+/** The access line of a call no transport writes one for: status is only ok or error. */
+function accessLine(outcome: CallOutcome, registry: Registry): AccessLine {
+  return {
+    transport: outcome.transport,
+    operation: registry.lookup(outcome.op)?.entry.name ?? null,
+    caller: outcome.caller?.kind ?? 'none',
+    outcome: outcome.errorCode ?? 'ok',
+    status: outcome.ok ? 'ok' : 'error',
+    durationMs: outcome.durationMs,
+    requestId: outcome.requestId,
   }
 }
 

@@ -79,7 +79,7 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
 
   const pool = createRelayPool({
     urls: deps.relays,
-    log: log.child({ room: 'nwc' }),
+    log, // already the nwc room's; binding `room` again wrote the key twice
     clock,
     outboxMaxAgeSeconds: maxEventAgeSeconds,
     ...(deps.backoff ? { backoff: deps.backoff } : {}),

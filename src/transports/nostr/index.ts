@@ -101,7 +101,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
 
   const pool = createRelayPool({
     urls: deps.relays,
-    log: log.child({ room: 'nostr' }),
+    log, // already the nostr room's; binding `room` again wrote the key twice
     clock,
     outboxMaxAgeSeconds: maxEventAgeSeconds,
     maxEventBytes: deps.maxEventBytes,
