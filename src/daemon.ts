@@ -243,6 +243,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   for (const { id, running } of extensions.started) registry.register(running.handlers, `extension ${id}`)
   // The dispatcher is built once the registry is sealed; metrics take its outcomes through this bridge.
   const outcomes = new Subject<CallOutcome>()
+  // The Nostr transport starts after the metrics room (and HTTP, which may be scraped first): none until then.
+  let relayStatus = (): { url: string; connected: boolean }[] => []
   const metrics = createMetrics({
     dataDir,
     outcomes$: outcomes,
@@ -252,6 +254,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     clock,
     log: log.child({ room: 'metrics' }),
     config: config.metrics,
+    relays: () => relayStatus(),
+    embeddedRelayConnections: () => relay?.connections(),
   })
   registry.register(metrics.handlers, 'metrics')
   const webrtc = createWebRtc({
@@ -347,6 +351,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     closeStore()
     throw err
   }
+  relayStatus = () => nostr.relayStatus()
   linking.openEnrollment(nostr.nprofile)
   await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds })
   const daemonInfo = JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n'

@@ -40,6 +40,8 @@ export interface RunningRelay {
   /** `ws://host:port`, for clients. */
   url: string
   port: number
+  /** Clients connected now (the relaypay_embedded_relay_connections gauge). */
+  connections(): number
   /** Closes every connection, stops every timer and closes the database. */
   close(): Promise<void>
 }
@@ -169,6 +171,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   return {
     url: `ws://${host}:${port}`,
     port,
+    connections: () => sessions.size,
     close: () => (closing ??= close()),
   }
 }
