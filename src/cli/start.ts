@@ -18,7 +18,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
     })
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`relaypay: ${err.message}\n`)
+      for (const problem of err.problems) process.stderr.write(`relaypay: ${problem}\n`)
       process.exit(1)
     }
     throw err

@@ -3,13 +3,21 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import { configSchema, type Config } from './schema.js'
+import { describeProblems } from './problems.js'
 
 export { configSchema, type Config }
 export { ensureSecret, readSecret } from './secrets.js'
 
-/** A configuration problem, reported as one line naming the key. */
+/** Configuration problems, one line each naming the key and where it came from (`problems`; joined in `message`). */
 export class ConfigError extends Error {
   override name = 'ConfigError'
+  readonly problems: string[]
+
+  constructor(problems: string | string[]) {
+    const list = typeof problems === 'string' ? [problems] : problems
+    super(list.join('\n'))
+    this.problems = list
+  }
 }
 
 export interface LoadOptions {
@@ -35,8 +43,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const dataDirHint = (opts.flags?.['data_dir'] as string | undefined) ?? env.RELAYPAY_DATA_DIR ?? './data'
   const implicitFile = path.join(dataDirHint, 'relaypay.toml')
   const file = opts.file ?? (fs.existsSync(implicitFile) ? implicitFile : undefined)
+  let text: string | undefined
   if (file) {
-    let text: string
     try {
       text = fs.readFileSync(file, 'utf8')
     } catch (err) {
@@ -45,7 +53,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     try {
       Object.assign(raw, parseToml(text))
     } catch (err) {
-      throw new ConfigError(`config file ${file} is not valid TOML: ${(err as Error).message.split('\n')[0]}`)
+      // smol-toml stops at the first syntax error and says where; nothing after it can be read.
+      const { line, column } = err as { line?: number; column?: number }
+      const at = line ? ` line ${line}${column ? `, column ${column}` : ''}` : ''
+      throw new ConfigError(`config file ${file}${at} is not valid TOML: ${(err as Error).message.split('\n')[0]}`)
     }
   }
 
@@ -64,11 +75,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
   const parsed = configSchema.safeParse(raw)
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!
-    const keyPath = [...issue.path, ...(issue.code === 'unrecognized_keys' ? [issue.keys[0]] : [])].join('.')
-    const from = origin.get(keyPath) ?? (file ? file : 'defaults')
-    const what = issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message
-    throw new ConfigError(`invalid config value ${keyPath} (from ${from}): ${what}`)
+    throw new ConfigError(
+      describeProblems(parsed.error.issues, { file: file && text !== undefined ? { name: file, text } : undefined, origin, schema: configSchema }),
+    )
   }
   return parsed.data
 }
