@@ -5,7 +5,7 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { pino, type Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
-import { ensureSecret, type Config } from './config/index.js'
+import { ensureSecret, listening, type Config } from './config/index.js'
 import { openStore, ensureDataDir } from './store/index.js'
 import { startCheckpointWorker } from './store/checkpointer.js'
 import { createEventBus } from './bus/events.js'
@@ -80,16 +80,19 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
   let relay: RunningRelay | undefined
   if (config.nostr.relays.length === 0) {
-    relay = await startRelay({
-      host: '127.0.0.1',
-      port: config.nostr.embedded_relay_port,
-      dataDir,
-      // The relay names its own room (it also runs alone, `relaypay relay`); binding it here too wrote it twice.
-      log,
-      clock,
-      verifyEventLater: verifier.verifyLater,
-      checkpoints,
-    })
+    relay = await listening(
+      startRelay({
+        host: '127.0.0.1',
+        port: config.nostr.embedded_relay_port,
+        dataDir,
+        // The relay names its own room (it also runs alone, `relaypay relay`); binding it here too wrote it twice.
+        log,
+        clock,
+        verifyEventLater: verifier.verifyLater,
+        checkpoints,
+      }),
+      'nostr.embedded_relay_port',
+    )
     log.info({ url: relay.url, verifier: verifier.engine }, 'embedded relay listening')
   }
   const relayUrls = relay ? [relay.url] : config.nostr.relays
@@ -313,17 +316,21 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog })
   dispatcher.outcomes$.subscribe(outcomes)
 
-  const http = await startHttpServer({
-    host: config.http.host,
-    port: config.http.port,
-    maxBodyBytes: config.http.max_body_bytes,
-    headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
-    requestTimeoutMs: config.http.request_timeout_seconds * 1000,
-    dispatcher,
-    catalogue,
-    log,
-    accessLog,
-  })
+  const http = await listening(
+    startHttpServer({
+      host: config.http.host,
+      port: config.http.port,
+      maxBodyBytes: config.http.max_body_bytes,
+      headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
+      requestTimeoutMs: config.http.request_timeout_seconds * 1000,
+      dispatcher,
+      catalogue,
+      log,
+      accessLog,
+    }),
+    'http.port',
+    '--http-port',
+  )
   let nostr: NostrTransport
   try {
     nostr = await startNostrTransport({

@@ -7,6 +7,7 @@ import { describeProblems } from './problems.js'
 
 export { configSchema, type Config }
 export { ensureSecret, readSecret } from './secrets.js'
+export { listening } from './listen-errors.js'
 
 /** Configuration problems, one line each naming the key and where it came from (`problems`; joined in `message`). */
 export class ConfigError extends Error {

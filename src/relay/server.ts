@@ -101,7 +101,10 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     // ws reports protocol violations (an oversized frame among them) here and then closes the socket itself.
     socket.on('error', err => clientLog.debug({ err }, 'relay client connection failed'))
   })
-  wss.on('error', err => log.error({ err }, 'relay WebSocket server failed'))
+  // A listen failure (a port in use) is the start's error, told once by whoever started the relay.
+  wss.on('error', err => {
+    if ((err as NodeJS.ErrnoException).syscall !== 'listen') log.error({ err }, 'relay WebSocket server failed')
+  })
 
   try {
     await new Promise<void>((resolve, reject) => {
