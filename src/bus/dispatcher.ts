@@ -12,6 +12,7 @@ import { OperationError, isOperationError } from './errors.js'
 import type { Registry } from './registry.js'
 import type { CallTimings } from './events.js'
 import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
+import { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.js'
 import type { AccessLine, AccessLog } from './access-log.js'
 
 export interface Call {
@@ -124,7 +125,7 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
         timings.authUs = micros(started)
 
         started = performance.now()
-        const input = validate(entry, call.input)
+        const input = validate(entry, call.input, log)
         timings.validateUs = micros(started)
 
         started = performance.now()
@@ -196,13 +197,31 @@ function micros(startedMs: number): number {
   return Math.round((performance.now() - startedMs) * 1000)
 }
 
-function validate(entry: CatalogueEntry, raw: unknown): unknown {
+function validate(entry: CatalogueEntry, raw: unknown, log: Logger): unknown {
   if (nestedDeeperThan(raw, maxInputDepth)) return invalid(entry, `body: nested deeper than ${maxInputDepth} levels`)
-  const parsed = (entry.input as z.ZodType).safeParse(raw ?? {})
-  if (parsed.success) return parsed.data
-  const issue = parsed.error.issues[0]!
-  const field = issue.path.length > 0 ? issue.path.join('.') : 'body'
-  return invalid(entry, `${field}: ${issue.message}`)
+  const schema = entry.input as z.ZodType
+  const parsed = schema.safeParse(raw ?? {})
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const field = issue.path.length > 0 ? issue.path.join('.') : 'body'
+    return invalid(entry, `${field}: ${issue.message}`)
+  }
+  const policy = (entry as { unknownFields?: 'refuse' | 'ignore' }).unknownFields ?? (entry.dialect === 'pub' ? 'ignore' : 'refuse')
+  if (policy === 'refuse') {
+    // Names come from the caller: a few, cut short, are enough to act on.
+    const unknown = unknownFields(schema, raw).slice(0, 5).map(name => name.slice(0, 64))
+    if (unknown.length > 0) {
+      const first = unknown[0]!
+      const meant = likelyMeant(first, knownFieldsBeside(schema, first))
+      const more = unknown.length > 1 ? ` (also ${unknown.slice(1).join(', ')})` : ''
+      return invalid(entry, `${first}: unknown field${meant ? `; did you mean ${meant}?` : ''}${more}`)
+    }
+  } else if (log.isLevelEnabled('debug')) {
+    // Only looked for when someone reads it: payments go through this path.
+    const unknown = unknownFields(schema, raw).slice(0, 5).map(name => name.slice(0, 64))
+    if (unknown.length > 0) log.debug({ op: entry.name, fields: unknown }, 'ignored input fields the operation does not know')
+  }
+  return parsed.data
 }
 
 function invalid(entry: CatalogueEntry, message: string): never {
