@@ -360,7 +360,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   }
   relayStatus = () => nostr.relayStatus()
   linking.openEnrollment(nostr.nprofile)
-  await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds })
+  await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds, accessLog })
   const daemonInfo = JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n'
   fs.writeFileSync(path.join(dataDir, daemonInfoFile), daemonInfo, { mode: 0o600 })
   log.info({ url: http.url, dataDir }, 'http listening')

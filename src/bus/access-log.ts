@@ -4,7 +4,8 @@ import type { Logger } from 'pino'
 import type { Transport } from './context.js'
 
 export interface AccessLine {
-  transport: Transport
+  /** The dispatcher's transports, and NWC (NIP-47 requests, which the NWC room serves itself). */
+  transport: Transport | 'nwc'
   /** The operation's catalogue name; null when the request named none (an unknown path). */
   operation: string | null
   /** The caller kind authentication settled on; 'none' when it did not get that far or failed. */

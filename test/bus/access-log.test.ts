@@ -3,13 +3,18 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import fs from 'node:fs'
+import path from 'node:path'
 import { appProfile, PubClient } from '../support/pub-client.js'
+import { NwcTestClient } from '../support/nwc-client.js'
+import { createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 
+const jwtSecret = 'access-log-test-secret-0123456789abcdef'
 const test = suite('access log')
 let daemon: TestDaemon
 
 test.before(async () => {
-  daemon = await startDaemon()
+  daemon = await startDaemon({ config: jwtSecretConfig(jwtSecret) })
 })
 test.after(async () => {
   await daemon?.stop()
@@ -89,6 +94,32 @@ test('a Nostr request gets a line with transport nostr, its caller kind and ok o
     assert.is(line.caller, 'user')
     assert.is(line.status, 'ok')
     assert.is(line.outcome, 'ok')
+  } finally {
+    client.close()
+  }
+})
+
+test('an NWC request gets a line with transport nwc, its method and outcome, named by its event id', async () => {
+  const user = await createAppWithUser(daemon, { jwtSecret, identifier: 'nwc-access' })
+  const created = await daemon.request('POST', '/api/user/nwc/create', { body: { name: 'access' }, headers: { authorization: `Bearer ${user.userToken}` } })
+  assert.is(created.json.status, 'OK', created.text)
+  const relay = JSON.parse(fs.readFileSync(path.join(daemon.dataDir, 'daemon.json'), 'utf8')).relays[0]
+  const client = await NwcTestClient.connect(created.json.connection_uri, relay)
+  try {
+    const request = client.buildRequest('get_balance', {})
+    const response = await client.send(request)
+    assert.is(response.error, null)
+    const line = await lineFor(request.id)
+    assert.equal(
+      { transport: line.transport, operation: line.operation, caller: line.caller, outcome: line.outcome, status: line.status },
+      { transport: 'nwc', operation: 'get_balance', caller: 'nwc', outcome: 'ok', status: 'ok' },
+    )
+    const refused = client.buildRequest('no_such_method', {})
+    const answer = await client.send(refused)
+    assert.ok(answer.error)
+    const failed = await lineFor(refused.id)
+    assert.is(failed.status, 'error')
+    assert.is(failed.outcome, answer.error!.code)
   } finally {
     client.close()
   }
