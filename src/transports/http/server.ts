@@ -52,7 +52,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const started = performance.now()
     // The caller's id when it sent one (to follow a request across its own logs), else a new one; either way it
     // is answered in X-Request-Id and names the request's access line.
-    const requestId = headerValue(req.headers['x-request-id'])?.slice(0, maxRequestIdLength) || randomUUID()
+    const sent = headerValue(req.headers['x-request-id'])?.slice(0, maxRequestIdLength)
+    const requestId = sent && printableId.test(sent) ? sent : randomUUID()
     res.setHeader('x-request-id', requestId)
     const access: RequestAccess = { operation: null, outcome: null }
     if (opts.accessLog) {
@@ -62,7 +63,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
           transport: 'http',
           operation: access.operation,
           caller: access.outcome?.caller?.kind ?? 'none',
-          outcome: access.outcome ? (access.outcome.errorCode ?? 'ok') : res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`,
+          // A client that left before its answer was written: whatever the call did, the answer was not delivered.
+          outcome: !res.writableFinished
+            ? 'client_gone'
+            : access.outcome
+              ? (access.outcome.errorCode ?? 'ok')
+              : res.statusCode < 400
+                ? 'ok'
+                : `http_${res.statusCode}`,
           status: res.statusCode,
           durationMs: performance.now() - started,
           requestId,
@@ -238,6 +246,9 @@ async function assembleInput(
   Object.assign(input, found.params)
   return input
 }
+
+/** Request ids taken from callers: visible ASCII only, so that echoing one in a header can never fail. */
+const printableId = /^[\x21-\x7e]+$/
 
 /** What the access line of one request learns as the request goes through. */
 interface RequestAccess {
