@@ -14,28 +14,32 @@ export interface ProblemSources {
 /** One line per problem, e.g. `unknown config key http.prot (from relaypay.toml line 2): did you mean http.port?`. */
 export function describeProblems(issues: readonly z.core.$ZodIssue[], sources: ProblemSources): string[] {
   const lines = sources.file ? keyLines(sources.file.text) : []
+  // In the file's order, then those set by variables or flags.
+  const problems: { line: number; text: string }[] = []
+  let line = Infinity
   const where = (keyPath: (string | number)[]) => {
-    const key = keyPath.join('.')
-    const setBy = sources.origin.get(key)
+    line = Infinity
+    const setBy = sources.origin.get(keyPath.join('.'))
     if (setBy) return setBy
     if (!sources.file) return 'defaults'
-    const line = lineOf(lines, keyPath.map(String))
-    return line ? `${sources.file.name} line ${line}` : sources.file.name
+    line = lineOf(lines, keyPath.map(String)) ?? Infinity
+    return line < Infinity ? `${sources.file.name} line ${line}` : sources.file.name
   }
-  const problems: string[] = []
   for (const issue of issues) {
     const path = issue.path.map(p => (typeof p === 'symbol' ? String(p) : p))
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const keyPath = [...path, key]
         const guess = suggestion(sources.schema, path.map(String), key)
-        problems.push(`unknown config key ${keyPath.join('.')} (from ${where(keyPath)})${guess ? `: did you mean ${guess}?` : ''}`)
+        const text = `unknown config key ${keyPath.join('.')} (from ${where(keyPath)})${guess ? `: did you mean ${guess}?` : ''}`
+        problems.push({ line, text })
       }
     } else {
-      problems.push(`invalid config value ${path.join('.')} (from ${where(path)}): ${issue.message}`)
+      const text = `invalid config value ${path.join('.')} (from ${where(path)}): ${issue.message}`
+      problems.push({ line, text })
     }
   }
-  return problems
+  return problems.sort((a, b) => a.line - b.line).map(problem => problem.text)
 }
 
 interface KeyLine {
@@ -115,7 +119,10 @@ function keysAt(schema: z.ZodType, path: string[]): string[] {
     else if (def?.type === 'object') def = defOf((def.shape as Record<string, unknown>)[part])
     else return []
   }
-  return def?.type === 'object' ? Object.keys(def.shape as Record<string, unknown>) : []
+  if (def?.type === 'object') return Object.keys(def.shape as Record<string, unknown>)
+  // A record keyed by a fixed list (the rate providers): the list's names.
+  const keyDef = def?.type === 'record' ? defOf(def.keyType) : undefined
+  return keyDef?.type === 'enum' ? Object.keys(keyDef.entries as Record<string, unknown>) : []
 }
 
 function editDistance(a: string, b: string): number {

@@ -120,18 +120,19 @@ config('`relaypay start` lists every bad key and value at once, each with its fi
     timeout: 20_000,
   })
   assert.is(run.status, 1)
-  const lines = run.stderr.trim().split('\n').sort()
+  // In the file's order, then what the environment set.
+  const lines = run.stderr.trim().split('\n')
   const at = (line: number) => `(from ${file} line ${line})`
   assert.equal(lines, [
-    `relaypay: invalid config value fees.service_fee_bps (from RELAYPAY_FEES_SERVICE_FEE_BPS): Too big: expected number to be <=10000`,
-    `relaypay: invalid config value http.max_body_bytes ${at(7)}: Too small: expected number to be >=1024`,
     `relaypay: invalid config value log.level ${at(2)}: Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"`,
-    `relaypay: invalid config value swaps.providers.1.http ${at(15)}: Invalid URL`,
-    `relaypay: unknown config key htp ${at(9)}: did you mean http?`,
-    `relaypay: unknown config key http.prot ${at(6)}: did you mean http.port?`,
     `relaypay: unknown config key log.port ${at(3)}: did you mean [http] port?`,
+    `relaypay: unknown config key http.prot ${at(6)}: did you mean http.port?`,
+    `relaypay: invalid config value http.max_body_bytes ${at(7)}: Too small: expected number to be >=1024`,
+    `relaypay: unknown config key htp ${at(9)}: did you mean http?`,
+    `relaypay: invalid config value swaps.providers.1.http ${at(15)}: Invalid URL`,
     `relaypay: unknown config key swaps.providers.1.zero_cnf ${at(16)}: did you mean swaps.providers.1.zero_conf?`,
-  ].sort())
+    `relaypay: invalid config value fees.service_fee_bps (from RELAYPAY_FEES_SERVICE_FEE_BPS): Too big: expected number to be <=10000`,
+  ])
   assert.not.match(run.stderr, /\bat \S+:\d+:\d+/) // no stack trace
 })
 
@@ -143,6 +144,20 @@ config('a TOML syntax error names its line and column', () => {
   assert.is(run.status, 1)
   assert.match(run.stderr.trim(), new RegExp(`^relaypay: config file ${file.replace(/[.]/g, '\\.')} line 3, column \\d+ is not valid TOML: `))
   assert.is(run.stderr.trim().split('\n').length, 1)
+})
+
+config('a misspelt rate provider gets a guess too; so does an unknown key set from the environment', () => {
+  const file = path.join(tempDataDir(), 'c.toml')
+  fs.writeFileSync(file, '[rates.providers]\ncoinbse = "https://rates.invalid"\n')
+  assert.throws(
+    () => loadConfig({ file, env: { RELAYPAY_HTTP_PROT: '1' } }),
+    (err: ConfigError) =>
+      err.problems.sort().join('\n') ===
+      [
+        'unknown config key http.prot (from RELAYPAY_HTTP_PROT): did you mean http.port?',
+        `unknown config key rates.providers.coinbse (from ${file} line 2): did you mean rates.providers.coinbase?`,
+      ].join('\n'),
+  )
 })
 
 config('a key nothing resembles gets no guess', () => {
