@@ -40,7 +40,9 @@ export interface HttpServer {
 const corsHeaders = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE',
-  'access-control-allow-headers': 'authorization,content-type,x-api-key',
+  'access-control-allow-headers': 'authorization,content-type,x-api-key,x-request-id',
+  // A browser client may read the request id its access line is filed under.
+  'access-control-expose-headers': 'x-request-id',
 }
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
