@@ -4,22 +4,13 @@ import path from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import { configSchema, type Config } from './schema.js'
 import { describeProblems } from './problems.js'
+import { ConfigError } from './config-error.js'
 
 export { configSchema, type Config }
 export { ensureSecret, readSecret } from './secrets.js'
 export { listening } from './listen-errors.js'
 
-/** Configuration problems, one line each naming the key and where it came from (`problems`; joined in `message`). */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-  readonly problems: string[]
-
-  constructor(problems: string | string[]) {
-    const list = typeof problems === 'string' ? [problems] : problems
-    super(list.join('\n'))
-    this.problems = list
-  }
-}
+export { ConfigError }
 
 export interface LoadOptions {
   /** Explicit config file; when absent, `<data_dir>/relaypay.toml` is read if it exists. */

@@ -1,6 +1,6 @@
 // A listener that cannot open its port, told as the setting to change: "port 1776 is in use: set [http] port or
 // RELAYPAY_HTTP_PORT". The daemon throws it as a ConfigError, which `relaypay start` prints as one line.
-import { ConfigError } from './index.js'
+import { ConfigError } from './config-error.js'
 
 /** A ConfigError for `err` when it is a listen failure of the port `key` (`section.key`) picks; else `err`. */
 export function listenProblem(err: unknown, key: string, flag?: string): unknown {
