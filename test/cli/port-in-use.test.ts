@@ -45,4 +45,14 @@ test('the embedded relay port in use: one line naming its setting and variable',
   })
 })
 
+test('`relaypay relay` on a port in use: one line naming the port and --port', async () => {
+  await withPortTaken(port => {
+    const dataDir = path.join(tempDataDir(), 'data')
+    const run = spawnSync(process.execPath, [cliPath, 'relay', '--data-dir', dataDir, '--port', String(port)], { encoding: 'utf8', timeout: 30_000 })
+    assert.is(run.status, 1, run.stderr)
+    assert.is(run.stderr.trim(), `relaypay: port ${port} is in use: choose another with --port`)
+    assert.not.match(run.stderr, /EADDRINUSE|\n\s+at /)
+  })
+})
+
 test.run()
