@@ -72,6 +72,13 @@ export interface Operation<
    * `{contentType, body}`.
    */
   produces?: 'text/csv' | 'text/html' | 'text/plain'
+  /**
+   * Input fields the schema does not name: 'refuse' answers an error naming them; 'ignore' drops them and logs them
+   * at debug (Lightning.Pub's behaviour: newer clients may send more). Default: 'ignore' in the pub dialect (the
+   * Lightning.Pub wire set), 'refuse' in the detail dialect (extensions, models, host API); relaypay's own
+   * operations of the pub dialect say 'refuse'.
+   */
+  unknownFields?: 'refuse' | 'ignore'
   /** Status for failed input validation in the detail dialect (FastAPI-style routes answer 422). */
   validationStatus?: 400 | 422
   /** Extension id whose gate (enabled per account, admin-only list) guards authenticated calls. */

@@ -5,12 +5,13 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { pino, type Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
-import { ensureSecret, type Config } from './config/index.js'
+import { ensureSecret, listening, type Config } from './config/index.js'
 import { openStore, ensureDataDir } from './store/index.js'
 import { startCheckpointWorker } from './store/checkpointer.js'
 import { createEventBus } from './bus/events.js'
 import { createRegistry } from './bus/registry.js'
 import { createDispatcher, type CallOutcome, type Dispatcher } from './bus/dispatcher.js'
+import { createAccessLog } from './bus/access-log.js'
 import { createMetrics } from './metrics/index.js'
 import { createWebRtc } from './webrtc/index.js'
 import { hostPaymentHandlers } from './host-api/index.js'
@@ -79,15 +80,19 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
   let relay: RunningRelay | undefined
   if (config.nostr.relays.length === 0) {
-    relay = await startRelay({
-      host: '127.0.0.1',
-      port: config.nostr.embedded_relay_port,
-      dataDir,
-      log: log.child({ room: 'relay' }),
-      clock,
-      verifyEventLater: verifier.verifyLater,
-      checkpoints,
-    })
+    relay = await listening(
+      startRelay({
+        host: '127.0.0.1',
+        port: config.nostr.embedded_relay_port,
+        dataDir,
+        // The relay names its own room (it also runs alone, `relaypay relay`); binding it here too wrote it twice.
+        log,
+        clock,
+        verifyEventLater: verifier.verifyLater,
+        checkpoints,
+      }),
+      'nostr.embedded_relay_port',
+    )
     log.info({ url: relay.url, verifier: verifier.engine }, 'embedded relay listening')
   }
   const relayUrls = relay ? [relay.url] : config.nostr.relays
@@ -241,6 +246,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   for (const { id, running } of extensions.started) registry.register(running.handlers, `extension ${id}`)
   // The dispatcher is built once the registry is sealed; metrics take its outcomes through this bridge.
   const outcomes = new Subject<CallOutcome>()
+  // The Nostr transport starts after the metrics room (and HTTP, which may be scraped first): none until then.
+  let relayStatus = (): { url: string; connected: boolean }[] => []
   const metrics = createMetrics({
     dataDir,
     outcomes$: outcomes,
@@ -250,6 +257,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     clock,
     log: log.child({ room: 'metrics' }),
     config: config.metrics,
+    relays: () => relayStatus(),
+    embeddedRelayConnections: () => relay?.connections(),
   })
   registry.register(metrics.handlers, 'metrics')
   const webrtc = createWebRtc({
@@ -303,19 +312,25 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     adminPubkey: linking.adminPubkey,
     adminOnlyExtensions: config.extensions.admin_only,
   })
-  const dispatcher = createDispatcher({ registry, authenticate, log, clock })
+  const accessLog = createAccessLog(log, config.log.access)
+  const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog })
   dispatcher.outcomes$.subscribe(outcomes)
 
-  const http = await startHttpServer({
-    host: config.http.host,
-    port: config.http.port,
-    maxBodyBytes: config.http.max_body_bytes,
-    headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
-    requestTimeoutMs: config.http.request_timeout_seconds * 1000,
-    dispatcher,
-    catalogue,
-    log,
-  })
+  const http = await listening(
+    startHttpServer({
+      host: config.http.host,
+      port: config.http.port,
+      maxBodyBytes: config.http.max_body_bytes,
+      headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
+      requestTimeoutMs: config.http.request_timeout_seconds * 1000,
+      dispatcher,
+      catalogue,
+      log,
+      accessLog,
+    }),
+    'http.port',
+    '--http-port',
+  )
   let nostr: NostrTransport
   try {
     nostr = await startNostrTransport({
@@ -343,8 +358,9 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     closeStore()
     throw err
   }
+  relayStatus = () => nostr.relayStatus()
   linking.openEnrollment(nostr.nprofile)
-  await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds })
+  await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds, accessLog })
   const daemonInfo = JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n'
   fs.writeFileSync(path.join(dataDir, daemonInfoFile), daemonInfo, { mode: 0o600 })
   log.info({ url: http.url, dataDir }, 'http listening')

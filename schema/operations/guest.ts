@@ -56,13 +56,13 @@ export const guestOperations = [
     summary: "LUD-06 callback: an invoice for `amount` millisats to the pay key's owner; `nostr` carries a NIP-57 zap request.",
   }),
   operation({
-    name: 'GetLnurlChannelInfo', area: 'guest', auth: 'guest', dialect: 'pub',
+    name: 'GetLnurlChannelInfo', area: 'guest', auth: 'guest', dialect: 'pub', unknownFields: 'refuse',
     http: { method: 'GET', path: '/api/guest/lnurl_channel/info', query: ['k1'], body: 'none' },
     input: GetLnurlChannelInfoRequest, output: LnurlChannelInfoResponse,
     summary: 'LUD-02 channelRequest for the channel key `k1`: the node URI to connect to and the callback. Relaypay addition.',
   }),
   operation({
-    name: 'HandleLnurlChannel', area: 'guest', auth: 'guest', dialect: 'pub',
+    name: 'HandleLnurlChannel', area: 'guest', auth: 'guest', dialect: 'pub', unknownFields: 'refuse',
     http: { method: 'GET', path: '/api/guest/lnurl_channel/handle', query: ['k1', 'remoteid', 'private'], body: 'none' },
     input: HandleLnurlChannelRequest, output: Empty,
     summary: 'LUD-02 callback: the node opens a channel to `remoteid`, which must be connected as a peer. Relaypay addition.',

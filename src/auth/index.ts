@@ -15,6 +15,7 @@ import { authenticateGuestPub } from './guest-pub.js'
 import { authenticateWalletKey } from './wallet-key.js'
 import { authenticateOperator } from './operator.js'
 import { authenticateMember } from './member.js'
+import { credentialMismatch } from './mismatch.js'
 
 export type { Credentials } from './credentials.js'
 export type { AccountDirectory, WalletKeyOwner } from './directory.js'
@@ -49,7 +50,12 @@ export function createAuthenticator(deps: AuthDeps): Authenticate {
     guestOrWallet: creds => (creds.apiKey ? authenticateWalletKey(creds, 'invoice', deps.directory) : { kind: 'guest' }),
   }
   return async (entry, creds) => {
-    const caller = await byKind[entry.auth](creds)
+    let caller: Caller
+    try {
+      caller = await byKind[entry.auth](creds)
+    } catch (err) {
+      throw await withMismatch(err, entry.auth, creds, deps)
+    }
     const extension = (entry as { extension?: string }).extension
     // A guestOrWallet route is public: the key only names the payer's wallet, whose account need not have
     // enabled the extension (a customer is not a restaurant owner).
@@ -57,6 +63,18 @@ export function createAuthenticator(deps: AuthDeps): Authenticate {
     return caller
   }
 }
+
+/**
+ * A refusal gains which credential kind the operation needs and which was sent, when they differ. The reason
+ * itself comes first, unchanged: upstream clients match on it.
+ */
+async function withMismatch(err: unknown, need: AuthKind, creds: Credentials, deps: AuthDeps): Promise<unknown> {
+  if (!(err instanceof OperationError) || !refusalCodes.has(err.code)) return err
+  const mismatch = await credentialMismatch(need, creds, deps).catch(() => undefined)
+  return mismatch ? new OperationError(err.code, `${err.message} (${mismatch})`, { status: err.status }) : err
+}
+
+const refusalCodes = new Set(['unauthenticated', 'forbidden', 'not_found'])
 
 function gateExtension(extension: string, caller: Caller, deps: AuthDeps): void {
   if (caller.kind === 'operator' || caller.kind === 'admin') return

@@ -12,6 +12,8 @@ import { OperationError, isOperationError } from './errors.js'
 import type { Registry } from './registry.js'
 import type { CallTimings } from './events.js'
 import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
+import { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.js'
+import type { AccessLine, AccessLog } from './access-log.js'
 
 export interface Call {
   /** Operation name or alias. */
@@ -22,6 +24,11 @@ export interface Call {
   transport: Transport
   requestId: string
   signal?: AbortSignal
+  /**
+   * Called with the call's outcome when it finishes. A transport that passes it writes the access line itself (it
+   * knows more, e.g. the HTTP status); otherwise the dispatcher writes it.
+   */
+  onOutcome?: (outcome: CallOutcome) => void
 }
 
 export interface CallOutcome {
@@ -31,6 +38,9 @@ export interface CallOutcome {
   ok: boolean
   errorCode: string | null
   timings: CallTimings
+  requestId: string
+  /** From dispatch to the last answer, in milliseconds. */
+  durationMs: number
 }
 
 export interface Dispatcher {
@@ -49,9 +59,11 @@ export interface DispatcherDeps {
   authenticate: Authenticate
   log: Logger
   clock: Clock
+  /** Where calls without their own `onOutcome` get their access line; none when the access log is off. */
+  accessLog?: AccessLog
 }
 
-export function createDispatcher({ registry, authenticate, log, clock }: DispatcherDeps): Dispatcher {
+export function createDispatcher({ registry, authenticate, log, clock, accessLog }: DispatcherDeps): Dispatcher {
   const outcomes = new Subject<CallOutcome>()
   let inFlight = 0
   let drained: (() => void)[] = []
@@ -63,6 +75,7 @@ export function createDispatcher({ registry, authenticate, log, clock }: Dispatc
   function dispatch(call: Call): Observable<unknown> {
     return new Observable<unknown>(subscriber => {
       inFlight++
+      const dispatched = performance.now()
       const timings: CallTimings = { authUs: 0, validateUs: 0, handleUs: 0 }
       let caller: Caller | null = null
       let finished = false
@@ -71,7 +84,19 @@ export function createDispatcher({ registry, authenticate, log, clock }: Dispatc
         finished = true
         settle()
         const code = error === undefined ? null : isOperationError(error) ? error.code : 'internal'
-        outcomes.next({ op: call.op, transport: call.transport, caller, ok: error === undefined, errorCode: code, timings })
+        const outcome: CallOutcome = {
+          op: call.op,
+          transport: call.transport,
+          caller,
+          ok: error === undefined,
+          errorCode: code,
+          timings,
+          requestId: call.requestId,
+          durationMs: performance.now() - dispatched,
+        }
+        if (call.onOutcome) call.onOutcome(outcome)
+        else accessLog?.(accessLine(outcome, registry))
+        outcomes.next(outcome)
       }
       const fail = (error: unknown) => {
         const answer = toOperationError(error, call, log)
@@ -100,7 +125,7 @@ export function createDispatcher({ registry, authenticate, log, clock }: Dispatc
         timings.authUs = micros(started)
 
         started = performance.now()
-        const input = validate(entry, call.input)
+        const input = validate(entry, call.input, log)
         timings.validateUs = micros(started)
 
         started = performance.now()
@@ -155,17 +180,48 @@ export function createDispatcher({ registry, authenticate, log, clock }: Dispatc
   }
 }
 
+/** The access line of a call no transport writes one for: status is only ok or error. */
+function accessLine(outcome: CallOutcome, registry: Registry): AccessLine {
+  return {
+    transport: outcome.transport,
+    operation: registry.lookup(outcome.op)?.entry.name ?? null,
+    caller: outcome.caller?.kind ?? 'none',
+    outcome: outcome.errorCode ?? 'ok',
+    status: outcome.ok ? 'ok' : 'error',
+    durationMs: outcome.durationMs,
+    requestId: outcome.requestId,
+  }
+}
+
 function micros(startedMs: number): number {
   return Math.round((performance.now() - startedMs) * 1000)
 }
 
-function validate(entry: CatalogueEntry, raw: unknown): unknown {
+function validate(entry: CatalogueEntry, raw: unknown, log: Logger): unknown {
   if (nestedDeeperThan(raw, maxInputDepth)) return invalid(entry, `body: nested deeper than ${maxInputDepth} levels`)
-  const parsed = (entry.input as z.ZodType).safeParse(raw ?? {})
-  if (parsed.success) return parsed.data
-  const issue = parsed.error.issues[0]!
-  const field = issue.path.length > 0 ? issue.path.join('.') : 'body'
-  return invalid(entry, `${field}: ${issue.message}`)
+  const schema = entry.input as z.ZodType
+  const parsed = schema.safeParse(raw ?? {})
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const field = issue.path.length > 0 ? issue.path.join('.') : 'body'
+    return invalid(entry, `${field}: ${issue.message}`)
+  }
+  const policy = (entry as { unknownFields?: 'refuse' | 'ignore' }).unknownFields ?? (entry.dialect === 'pub' ? 'ignore' : 'refuse')
+  if (policy === 'refuse') {
+    // Names come from the caller: a few, cut short, are enough to act on.
+    const unknown = unknownFields(schema, raw).slice(0, 5).map(name => name.slice(0, 64))
+    if (unknown.length > 0) {
+      const first = unknown[0]!
+      const meant = likelyMeant(first, knownFieldsBeside(schema, first))
+      const more = unknown.length > 1 ? ` (also ${unknown.slice(1).join(', ')})` : ''
+      return invalid(entry, `${first}: unknown field${meant ? `; did you mean ${meant}?` : ''}${more}`)
+    }
+  } else if (log.isLevelEnabled('debug')) {
+    // Only looked for when someone reads it: payments go through this path.
+    const unknown = unknownFields(schema, raw).slice(0, 5).map(name => name.slice(0, 64))
+    if (unknown.length > 0) log.debug({ op: entry.name, fields: unknown }, 'ignored input fields the operation does not know')
+  }
+  return parsed.data
 }
 
 function invalid(entry: CatalogueEntry, message: string): never {

@@ -102,8 +102,21 @@ export async function runModelsDefault(name: string | undefined, opts: ModelsCom
   process.stdout.write(`${String(answer.body.default_model)}\n`)
 }
 
+/** How to get the engine, said where a download cannot start without it. */
+export const engineInstallHint =
+  'the local transcription engine is not installed on the daemon: run `npm install --no-save @fugood/whisper.node` ' +
+  'in the folder relaypay runs from, restart the daemon, then download again'
+
 export async function runModelsDownload(name: string, opts: ModelsCommandOptions): Promise<void> {
-  const { baseUrl, headers } = daemonApi(opts)
+  const api = daemonApi(opts)
+  const { baseUrl, headers } = api
+  // Asked first: without the engine the daemon refuses every download, and a bar would only draw 0% before that.
+  const list = await request(api, 'GET', '/models')
+  if (list.status === 200 && list.body.local_engine_installed === false) {
+    process.stderr.write(`relaypay: ${engineInstallHint}\n`)
+    process.exitCode = 1
+    return
+  }
   const modelPath = `${apiRoot}/models/${encodeURIComponent(name)}/download`
   const interactive = process.stderr.isTTY
   const answer = await followDownload({

@@ -7,13 +7,15 @@ import { createEventVerifier } from '../transports/nostr/verify.js'
 export async function runRelay(opts: { dataDir: string; host: string; port: number }): Promise<void> {
   const log = pino({ base: { pid: process.pid } })
   const verifier = await createEventVerifier()
-  const relay = await startRelay({
-    host: opts.host,
-    port: opts.port,
-    dataDir: path.resolve(opts.dataDir),
-    log,
-    verifyEvent: verifier.verify,
-  })
+  let relay
+  try {
+    relay = await startRelay({ host: opts.host, port: opts.port, dataDir: path.resolve(opts.dataDir), log, verifyEvent: verifier.verify })
+  } catch (err) {
+    // A port in use is a setting to change, said in one line (the flag is the only setting here).
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+    process.stderr.write(`relaypay: port ${opts.port} is in use: choose another with --port\n`)
+    process.exit(1)
+  }
   log.info({ url: relay.url, verifier: verifier.engine }, 'relay listening')
   let stopping = false
   const stop = () => {

@@ -18,7 +18,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
     })
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`relaypay: ${err.message}\n`)
+      for (const problem of err.problems) process.stderr.write(`relaypay: ${problem}\n`)
       process.exit(1)
     }
     throw err
@@ -27,7 +27,8 @@ export async function runStart(opts: StartOptions): Promise<void> {
   try {
     daemon = await startDaemon(config)
   } catch (err) {
-    process.stderr.write(`relaypay: cannot start: ${(err as Error).message}\n`)
+    // A setting to change (a port in use) is said as such; anything else is why the start failed.
+    process.stderr.write(err instanceof ConfigError ? `relaypay: ${err.message}\n` : `relaypay: cannot start: ${(err as Error).message}\n`)
     process.exit(1)
   }
   let stopping = false

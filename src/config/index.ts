@@ -3,14 +3,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import { configSchema, type Config } from './schema.js'
+import { describeProblems } from './problems.js'
+import { ConfigError } from './config-error.js'
 
 export { configSchema, type Config }
 export { ensureSecret, readSecret } from './secrets.js'
+export { listening } from './listen-errors.js'
 
-/** A configuration problem, reported as one line naming the key. */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
+export { ConfigError }
 
 export interface LoadOptions {
   /** Explicit config file; when absent, `<data_dir>/relaypay.toml` is read if it exists. */
@@ -35,8 +35,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const dataDirHint = (opts.flags?.['data_dir'] as string | undefined) ?? env.RELAYPAY_DATA_DIR ?? './data'
   const implicitFile = path.join(dataDirHint, 'relaypay.toml')
   const file = opts.file ?? (fs.existsSync(implicitFile) ? implicitFile : undefined)
+  let text: string | undefined
   if (file) {
-    let text: string
     try {
       text = fs.readFileSync(file, 'utf8')
     } catch (err) {
@@ -45,7 +45,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     try {
       Object.assign(raw, parseToml(text))
     } catch (err) {
-      throw new ConfigError(`config file ${file} is not valid TOML: ${(err as Error).message.split('\n')[0]}`)
+      // smol-toml stops at the first syntax error and says where; nothing after it can be read.
+      const { line, column } = err as { line?: number; column?: number }
+      const at = line ? ` line ${line}${column ? `, column ${column}` : ''}` : ''
+      throw new ConfigError(`config file ${file}${at} is not valid TOML: ${(err as Error).message.split('\n')[0]}`)
     }
   }
 
@@ -64,11 +67,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
   const parsed = configSchema.safeParse(raw)
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!
-    const keyPath = [...issue.path, ...(issue.code === 'unrecognized_keys' ? [issue.keys[0]] : [])].join('.')
-    const from = origin.get(keyPath) ?? (file ? file : 'defaults')
-    const what = issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message
-    throw new ConfigError(`invalid config value ${keyPath} (from ${from}): ${what}`)
+    throw new ConfigError(
+      describeProblems(parsed.error.issues, { file: file && text !== undefined ? { name: file, text } : undefined, origin, schema: configSchema }),
+    )
   }
   return parsed.data
 }

@@ -8,7 +8,11 @@ const url = z.url({ protocol: /^https?$/ })
 export const configSchema = z.strictObject({
   data_dir: z.string().min(1).default('./data'),
   log: z
-    .strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      /** One line per HTTP and Nostr request (operation, caller kind, outcome, status, duration, request id). */
+      access: z.boolean().default(true),
+    })
     .prefault({}),
   http: z
     .strictObject({

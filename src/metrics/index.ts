@@ -21,6 +21,8 @@ import { createNodeWatch } from './node-watch.js'
 import { createPrometheus } from './prometheus.js'
 import { openTlvFileStore } from './tlv-file-store.js'
 import { usageEntry } from './usage.js'
+import { readBuildInfo } from './build-info.js'
+import { databaseBytes } from './store-bytes.js'
 
 export { encodeUsageRecord, encodeBundleSample, usageField, type UsageRecord } from './records.js'
 export { decodeRecordList, decodeTlv, encodeRecordList, encodeTlv, listEntryType, readUint32, uint32Bytes } from './tlv.js'
@@ -58,6 +60,8 @@ export interface MetricsDeps {
   relays?: () => readonly { url: string; connected: boolean }[]
   /** Completed runs per scheduled job, for the Prometheus counter. */
   schedulerRuns?: () => Readonly<Record<string, number>>
+  /** Clients connected to the embedded relay, when it runs (see embeddedRelayGauges). */
+  embeddedRelayConnections?: () => number | undefined
   /** Why outgoing payments are locked, if they are (e.g. the wallet's outgoing gate `closedReason`). */
   outgoingLockedReason?: () => string | undefined
   /** Per ping and per node call made for metrics (default 2000, upstream's). */
@@ -109,6 +113,9 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     nodeReachable: watch.checkNode,
     relays: deps.relays,
     schedulerRuns: deps.schedulerRuns,
+    buildInfo: readBuildInfo(),
+    embeddedRelayConnections: deps.embeddedRelayConnections,
+    storeBytes: () => databaseBytes(deps.dataDir),
   })
 
   let sampling: Promise<void> | undefined
@@ -135,6 +142,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     deps.events$.subscribe(event => {
       try {
         bundle.onEvent(event)
+        prometheus.onEvent(event)
       } catch (err) {
         log.error({ err, type: event.type }, 'could not record a domain event')
       }

@@ -1,6 +1,7 @@
 // The NWC room (NIP-47, issue 13): every user's wallet usable from any Nostr Wallet Connect app. Its handlers
 // manage connections; its service, started once the relays are up, answers the apps' requests on the daemon's
 // relays and moves money only through the wallet's door.
+import type { AccessLog } from '../bus/access-log.js'
 import type { Observable } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
@@ -31,6 +32,8 @@ export interface NwcStartDeps {
   verifier: EventVerifier
   events$: Observable<DomainEvent>
   maxEventAgeSeconds: number
+  /** One line per answered request; none when the access log is off. */
+  accessLog?: AccessLog
 }
 
 export interface Nwc {

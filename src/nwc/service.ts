@@ -3,6 +3,7 @@
 // against its connection (client key, revocation, expiry, permitted methods) and answered with kind 23195; the
 // info event (13194) of every live connection; and notifications (23197 NIP-44, 23196 NIP-04) when a connected
 // wallet is paid or pays.
+import type { AccessLog } from '../bus/access-log.js'
 import { hexToBytes } from '@noble/hashes/utils.js'
 import type { Event, EventTemplate } from 'nostr-tools/pure'
 import type { Observable, Subscription } from '../bus/rx.js'
@@ -38,6 +39,7 @@ export interface NwcServiceDeps extends MethodDeps {
   events$: Observable<DomainEvent>
   maxEventAgeSeconds: number
   backoff?: Backoff
+  accessLog?: AccessLog
 }
 
 export interface NwcService {
@@ -61,7 +63,8 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
   const running = new Set<Promise<void>>()
   // Requests being served by this process: a copy from a second relay must wait for nothing and run nothing (its
   // claim row has no response yet, which would otherwise read as a request interrupted by a restart).
-  const inFlight = new Set<string>()
+  // Each with when it arrived, for the access line's duration.
+  const inFlight = new Map<string, number>()
   // Requests this process has answered (or re-sent the stored answer of). A renewed subscription (a new connection
   // widens the filter, a link reconnects) replays every request the relay holds; the answer already went out through
   // the pool, which keeps it until a relay confirms it, so a copy dated a second later would only be a second answer.
@@ -79,7 +82,7 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
 
   const pool = createRelayPool({
     urls: deps.relays,
-    log: log.child({ room: 'nwc' }),
+    log, // already the nwc room's; binding `room` again wrote the key twice
     clock,
     outboxMaxAgeSeconds: maxEventAgeSeconds,
     ...(deps.backoff ? { backoff: deps.backoff } : {}),
@@ -117,6 +120,16 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
   }
 
   const respond = (connection: ConnectionRow, request: Event, scheme: NwcEncryption, response: NwcResponse): string => {
+    const arrived = inFlight.get(request.id)
+    deps.accessLog?.({
+      transport: 'nwc',
+      operation: response.result_type || null,
+      caller: 'nwc',
+      outcome: response.error?.code ?? 'ok',
+      status: response.error ? 'error' : 'ok',
+      durationMs: arrived === undefined ? 0 : performance.now() - arrived,
+      requestId: request.id,
+    })
     const content = cipher.encrypt(scheme, hexToBytes(connection.service_secret), request.pubkey, JSON.stringify(response))
     const createdAt = nowUnix()
     pool.publish(sign({ kind: nwcResponseKind, created_at: createdAt, tags: [['p', request.pubkey], ['e', request.id]], content }, connection))
@@ -137,7 +150,7 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
     if (!deps.verifier.verify(event)) return
     if (event.created_at > newestSeen) newestSeen = event.created_at
     if (inFlight.has(event.id)) return
-    inFlight.add(event.id)
+    inFlight.set(event.id, performance.now())
     try {
       await serve(event, connection, now)
       answered.add(event.id)

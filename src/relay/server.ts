@@ -40,6 +40,8 @@ export interface RunningRelay {
   /** `ws://host:port`, for clients. */
   url: string
   port: number
+  /** Clients connected now (the relaypay_embedded_relay_connections gauge). */
+  connections(): number
   /** Closes every connection, stops every timer and closes the database. */
   close(): Promise<void>
 }
@@ -99,7 +101,10 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     // ws reports protocol violations (an oversized frame among them) here and then closes the socket itself.
     socket.on('error', err => clientLog.debug({ err }, 'relay client connection failed'))
   })
-  wss.on('error', err => log.error({ err }, 'relay WebSocket server failed'))
+  // A listen failure (a port in use) is the start's error, told once by whoever started the relay.
+  wss.on('error', err => {
+    if ((err as NodeJS.ErrnoException).syscall !== 'listen') log.error({ err }, 'relay WebSocket server failed')
+  })
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -169,6 +174,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   return {
     url: `ws://${host}:${port}`,
     port,
+    connections: () => sessions.size,
     close: () => (closing ??= close()),
   }
 }

@@ -1,5 +1,5 @@
 // Walks the whole catalogue over HTTP and proves that every operation refuses every wrong kind of credential and
-// a missing one, and lets the right kind through authentication.
+// a missing one — saying which kind it needs and which was sent — and lets the right kind through authentication.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { SignJWT } from 'jose'
@@ -38,8 +38,19 @@ const authRefusals = new RegExp(
       'No Api Key provided\\.', 'Wallet not found\\.', 'Invalid adminkey\\.', 'Missing operator credentials\\.',
       'Only the operator may use this route\\.', 'Not authenticated', 'Invalid credentials',
     ].join('|') +
-    ')$',
+    ')(?: \\(this operation needs (.+); (.+) was sent\\))?$',
 )
+
+/** How a refusal names each kind of credential sent. */
+const sentText: Record<Exclude<CredentialKind, 'none'>, string> = {
+  admin: 'the admin token',
+  adminBearer: 'the admin token',
+  metrics: 'the metrics token',
+  app: 'an app token',
+  user: 'a user token',
+  invoiceKey: "a wallet's invoice key",
+  adminKey: "a wallet's admin key",
+}
 
 const walk = suite('every operation refuses the wrong credentials')
 let daemon: TestDaemon
@@ -101,7 +112,14 @@ walk('a missing or wrong credential is refused by authentication, before validat
   for (const entry of catalogue.filter(e => e.http && !e.stream && e.auth !== 'guest')) {
     for (const credential of credentialKinds.filter(c => !accepts[entry.auth].includes(c))) {
       const { status, reason } = await reasonFor(entry, credential)
-      assert.match(reason, authRefusals, `${entry.name} with ${credential}: ${status} ${reason}`)
+      const refusal = authRefusals.exec(reason)
+      assert.ok(refusal, `${entry.name} with ${credential}: ${status} ${reason}`)
+      // A credential of another kind is named, with the kind the operation needs (Nostr-only routes need none).
+      const namesItself = reason === 'Invalid adminkey.' // the wallet host's text for an invoice key: kept exact
+      if (credential !== 'none' && entry.auth !== 'guestPub' && !namesItself) {
+        assert.is(refusal![3], sentText[credential], `${entry.name} with ${credential}: ${reason}`)
+        assert.ok(refusal![2], `${entry.name} with ${credential}: ${reason}`)
+      } else assert.is(refusal![2], undefined, `${entry.name} with ${credential}: ${reason}`)
       if (entry.dialect === 'detail') assert.ok([401, 403, 404].includes(status), `${entry.name} with ${credential}: ${status}`)
       checked++
     }
@@ -120,7 +138,24 @@ walk('the right credential passes authentication', async () => {
 
 walk('with a metrics token set, the admin token no longer opens metrics operations', async () => {
   const entry = catalogue.find(e => e.name === 'GetErrorStats')!
-  assert.is((await reasonFor(entry, 'admin')).reason, 'metrics token invalid')
+  assert.is((await reasonFor(entry, 'admin')).reason, 'metrics token invalid (this operation needs the metrics token; the admin token was sent)')
+})
+
+walk('the messages read as an integrator needs them', async () => {
+  const reason = async (path: string, header: Record<string, string>) =>
+    (await daemon.request('POST', path, { body: {}, headers: header })).json.reason
+  assert.is(await reason('/api/user/info', headers.admin), 'jwt malformed (this operation needs a user token; the admin token was sent)')
+  assert.is(
+    await reason('/api/user/info', headers.app),
+    'the provided token is not a valid app user token token (this operation needs a user token; an app token was sent)',
+  )
+  assert.is(await reason('/api/app/get', headers.user), 'the provided token is not an app token (this operation needs an app token; a user token was sent)')
+  assert.is(
+    await reason('/api/admin/app/add', { authorization: headers.invoiceKey['x-api-key']! }),
+    'admin token invalid (this operation needs the admin token; a wallet key in Authorization (send it in X-Api-Key) was sent)',
+  )
+  // A token of no kind the daemon knows keeps the bare reason: there is nothing more to say about it.
+  assert.is(await reason('/api/user/info', { authorization: 'Bearer not-a-token-of-any-kind' }), 'jwt malformed')
 })
 
 walk.run()

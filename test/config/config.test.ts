@@ -84,7 +84,86 @@ config('a bad value is one line naming the key and where it came from', () => {
 config('an unknown key in the file is refused by name', () => {
   const file = path.join(tempDataDir(), 'c.toml')
   fs.writeFileSync(file, '[http]\nprot = 1\n')
-  assert.throws(() => loadConfig({ file, env: {} }), (err: Error) => /http\.prot .*unknown key/.test(err.message))
+  assert.throws(
+    () => loadConfig({ file, env: {} }),
+    (err: Error) => /^unknown config key http\.prot \(from .*c\.toml line 2\): did you mean http\.port\?$/.test(err.message),
+  )
+})
+
+config('`relaypay start` lists every bad key and value at once, each with its file and line or its variable', () => {
+  const dataDir = tempDataDir()
+  const file = path.join(dataDir, 'relaypay.toml')
+  fs.writeFileSync(
+    file,
+    [
+      '[log]',
+      'level = "loud"', // line 2: a value outside the choices
+      'port = 3', // line 3: a key of another table
+      '',
+      '[http]',
+      'prot = 1776', // line 6: a typo
+      'max_body_bytes = 10', // line 7: too small
+      '',
+      '[htp]', // line 9: a typo of a table
+      'host = "x"',
+      '',
+      '[[swaps.providers]]',
+      'http = "https://provider.invalid"',
+      '[[swaps.providers]]',
+      'http = "not a url"', // line 15: the second provider's value
+      'zero_cnf = true', // line 16
+    ].join('\n'),
+  )
+  const run = spawnSync(process.execPath, [cliPath, 'start', '--data-dir', dataDir], {
+    env: { ...process.env, RELAYPAY_FEES_SERVICE_FEE_BPS: '99999' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  })
+  assert.is(run.status, 1)
+  // In the file's order, then what the environment set.
+  const lines = run.stderr.trim().split('\n')
+  const at = (line: number) => `(from ${file} line ${line})`
+  assert.equal(lines, [
+    `relaypay: invalid config value log.level ${at(2)}: Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"`,
+    `relaypay: unknown config key log.port ${at(3)}: did you mean [http] port?`,
+    `relaypay: unknown config key http.prot ${at(6)}: did you mean http.port?`,
+    `relaypay: invalid config value http.max_body_bytes ${at(7)}: Too small: expected number to be >=1024`,
+    `relaypay: unknown config key htp ${at(9)}: did you mean http?`,
+    `relaypay: invalid config value swaps.providers.1.http ${at(15)}: Invalid URL`,
+    `relaypay: unknown config key swaps.providers.1.zero_cnf ${at(16)}: did you mean swaps.providers.1.zero_conf?`,
+    `relaypay: invalid config value fees.service_fee_bps (from RELAYPAY_FEES_SERVICE_FEE_BPS): Too big: expected number to be <=10000`,
+  ])
+  assert.not.match(run.stderr, /\bat \S+:\d+:\d+/) // no stack trace
+})
+
+config('a TOML syntax error names its line and column', () => {
+  const dataDir = tempDataDir()
+  const file = path.join(dataDir, 'broken.toml')
+  fs.writeFileSync(file, '[http]\nport = 1776\nhost = = "x"\n')
+  const run = spawnSync(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--config', file], { encoding: 'utf8', timeout: 20_000 })
+  assert.is(run.status, 1)
+  assert.match(run.stderr.trim(), new RegExp(`^relaypay: config file ${file.replace(/[.]/g, '\\.')} line 3, column \\d+ is not valid TOML: `))
+  assert.is(run.stderr.trim().split('\n').length, 1)
+})
+
+config('a misspelt rate provider gets a guess too; so does an unknown key set from the environment', () => {
+  const file = path.join(tempDataDir(), 'c.toml')
+  fs.writeFileSync(file, '[rates.providers]\ncoinbse = "https://rates.invalid"\n')
+  assert.throws(
+    () => loadConfig({ file, env: { RELAYPAY_HTTP_PROT: '1' } }),
+    (err: ConfigError) =>
+      err.problems.sort().join('\n') ===
+      [
+        'unknown config key http.prot (from RELAYPAY_HTTP_PROT): did you mean http.port?',
+        `unknown config key rates.providers.coinbse (from ${file} line 2): did you mean rates.providers.coinbase?`,
+      ].join('\n'),
+  )
+})
+
+config('a key nothing resembles gets no guess', () => {
+  const file = path.join(tempDataDir(), 'c.toml')
+  fs.writeFileSync(file, '[http]\nzzzzzzzzzz = 1\n')
+  assert.throws(() => loadConfig({ file, env: {} }), (err: Error) => err.message.endsWith('line 2)'))
 })
 
 config('`relaypay start` with a bad value exits 1 with one line on stderr', () => {

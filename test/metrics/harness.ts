@@ -117,6 +117,8 @@ export function outcome(op: string, fields: OutcomeFields = {}): CallOutcome {
     ok,
     errorCode: ok ? null : (fields.errorCode ?? 'invalid_input'),
     timings: { authUs: fields.authUs ?? 10, validateUs: fields.validateUs ?? 20, handleUs: fields.handleUs ?? 30 },
+    requestId: 'test-request',
+    durationMs: 0.06,
   }
 }
 

@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { repoRoot } from './paths.js'
 import { SecretLedger } from './log-secrets.js'
+import { duplicateKeyLines } from './log-keys.js'
 
 export interface TestDaemon {
   url: string
@@ -97,22 +98,23 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   // Files the daemon removes later (admin.enroll once an admin enrolls) are read while they exist.
   secrets.addFromDataDir(dataDir)
 
-  // Every daemon's log is scanned once it stops; one a test forgot to stop is scanned as the test process exits.
+  // Every daemon's log is scanned once it stops (for secrets, and for a key written twice in one JSON line); one a
+  // test forgot to stop is scanned as the test process exits.
   let scanned = false
   const leaks = (): string[] => {
     scanned = true
     process.off('exit', scanAtExit)
     secrets.addFromDataDir(dataDir)
-    return secrets.leaksIn(output)
+    return [...secrets.leaksIn(output), ...duplicateKeyLines(output)]
   }
   const failOnLeaks = () => {
     const found = leaks()
-    if (found.length > 0) throw new Error(`the daemon in ${dataDir} logged secrets:\n${found.join('\n')}`)
+    if (found.length > 0) throw new Error(`the daemon in ${dataDir} logged secrets or a key twice:\n${found.join('\n')}`)
   }
   function scanAtExit() {
     const found = leaks()
     if (found.length === 0) return
-    process.stderr.write(`the daemon in ${dataDir} logged secrets:\n${found.join('\n')}\n`)
+    process.stderr.write(`the daemon in ${dataDir} logged secrets or a key twice:\n${found.join('\n')}\n`)
     process.exitCode = 1
   }
   process.on('exit', scanAtExit)

@@ -7,7 +7,8 @@ import type { Socket } from 'node:net'
 import { lastValueFrom } from '../../bus/rx.js'
 import type { Logger } from 'pino'
 import type { CatalogueEntry } from '../../../schema/catalogue.js'
-import type { Dispatcher } from '../../bus/dispatcher.js'
+import type { CallOutcome, Dispatcher } from '../../bus/dispatcher.js'
+import { maxRequestIdLength, type AccessLog } from '../../bus/access-log.js'
 import { OperationError, isOperationError } from '../../bus/errors.js'
 import type { RawBody } from '../../bus/handler.js'
 import { buildRoutes, type RouteMatch } from './routes.js'
@@ -24,6 +25,8 @@ export interface HttpServerOptions {
   dispatcher: Dispatcher
   catalogue: readonly CatalogueEntry[]
   log: Logger
+  /** One line per request; none when the access log is off. */
+  accessLog?: AccessLog
 }
 
 export interface HttpServer {
@@ -37,7 +40,9 @@ export interface HttpServer {
 const corsHeaders = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE',
-  'access-control-allow-headers': 'authorization,content-type,x-api-key',
+  'access-control-allow-headers': 'authorization,content-type,x-api-key,x-request-id',
+  // A browser client may read the request id its access line is filed under.
+  'access-control-expose-headers': 'x-request-id',
 }
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
@@ -46,8 +51,36 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   // Node checks the two timeouts every `connectionsCheckingInterval` (30 s by default, too coarse for short ones).
   const checkEveryMs = Math.max(250, Math.min(1000, opts.headersTimeoutMs / 4))
   const server = http.createServer({ connectionsCheckingInterval: checkEveryMs }, (req, res) => {
-    handle(req, res).catch(err => {
-      opts.log.error({ err }, 'http request failed outside the dispatcher')
+    const started = performance.now()
+    // The caller's id when it sent one (to follow a request across its own logs), else a new one; either way it
+    // is answered in X-Request-Id and names the request's access line.
+    const sent = headerValue(req.headers['x-request-id'])?.slice(0, maxRequestIdLength)
+    const requestId = sent && printableId.test(sent) ? sent : randomUUID()
+    res.setHeader('x-request-id', requestId)
+    const access: RequestAccess = { operation: null, outcome: null }
+    if (opts.accessLog) {
+      const accessLog = opts.accessLog
+      res.once('close', () =>
+        accessLog({
+          transport: 'http',
+          operation: access.operation,
+          caller: access.outcome?.caller?.kind ?? 'none',
+          // A client that left before its answer was written: whatever the call did, the answer was not delivered.
+          outcome: !res.writableFinished
+            ? 'client_gone'
+            : access.outcome
+              ? (access.outcome.errorCode ?? 'ok')
+              : res.statusCode < 400
+                ? 'ok'
+                : `http_${res.statusCode}`,
+          status: res.statusCode,
+          durationMs: performance.now() - started,
+          requestId,
+        }),
+      )
+    }
+    handle(req, res, requestId, access).catch(err => {
+      opts.log.error({ err, requestId }, 'http request failed outside the dispatcher')
       if (!res.headersSent) write(res, { status: 500, body: { detail: 'internal error' } }, {})
       else res.destroy()
     })
@@ -78,7 +111,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   server.headersTimeout = opts.headersTimeoutMs
   server.requestTimeout = opts.requestTimeoutMs
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, access: RequestAccess): Promise<void> {
     const url = requestTarget(req.url ?? '/')
     const method = req.method ?? 'GET'
     const found = routes.match(method === 'HEAD' ? 'GET' : method, url.pathname)
@@ -93,8 +126,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       return write(res, { status: 405, body: { detail: 'Method Not Allowed' } }, { allow: found.allowed.join(', ') })
     }
     const { entry } = found.route
+    access.operation = entry.name
     const headers = entry.dialect === 'pub' ? corsHeaders : {}
-    const answer = await answerFor(found, req, url, entry)
+    const answer = await answerFor(found, req, url, entry, requestId, access)
     if (answer.raw) {
       res.writeHead(answer.status, {
         ...headers,
@@ -112,6 +146,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     req: IncomingMessage,
     url: RequestTarget,
     entry: CatalogueEntry,
+    requestId: string,
+    access: RequestAccess,
   ): Promise<HttpAnswer & { raw?: RawBody }> {
     // The signal is made only when the dispatcher asks for it (an AbortController per request cost ~1% of a
     // payment's CPU); a client that left before that gets an aborted one.
@@ -141,10 +177,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
           credentials: { authorization: headerValue(req.headers.authorization), apiKey },
           input,
           transport: 'http',
-          requestId: headerValue(req.headers['x-request-id'])?.slice(0, 64) ?? randomUUID(),
+          requestId,
           get signal() {
             return signal()
           },
+          onOutcome: outcome => (access.outcome = outcome),
         }),
       )
       const status = entry.http?.status ?? 200
@@ -152,6 +189,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       return success(entry.dialect, output, status)
     } catch (err) {
       const error = isOperationError(err) ? err : new OperationError('internal', 'internal error')
+      // Refused before the dispatcher saw it (a body too large or not JSON): the access line still names why.
+      access.outcome ??= { caller: null, errorCode: error.code }
       return failure(entry.dialect, error)
     }
   }
@@ -208,6 +247,15 @@ async function assembleInput(
   }
   Object.assign(input, found.params)
   return input
+}
+
+/** Request ids taken from callers: visible ASCII only, so that echoing one in a header can never fail. */
+const printableId = /^[\x21-\x7e]+$/
+
+/** What the access line of one request learns as the request goes through. */
+interface RequestAccess {
+  operation: string | null
+  outcome: Pick<CallOutcome, 'caller' | 'errorCode'> | null
 }
 
 interface RequestTarget {

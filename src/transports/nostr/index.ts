@@ -76,6 +76,8 @@ export interface NostrTransport {
   /** nprofile of the default app with the service relays: what a wallet connects to. */
   nprofile: string
   apps: AppKeyring
+  /** Each relay the transport uses and whether it is connected now (the relaypay_relay_connected gauge). */
+  relayStatus(): { url: string; connected: boolean }[]
   stop(): Promise<void>
 }
 
@@ -101,7 +103,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
 
   const pool = createRelayPool({
     urls: deps.relays,
-    log: log.child({ room: 'nostr' }),
+    log, // already the nostr room's; binding `room` again wrote the key twice
     clock,
     outboxMaxAgeSeconds: maxEventAgeSeconds,
     maxEventBytes: deps.maxEventBytes,
@@ -190,6 +192,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   return {
     nprofile,
     apps,
+    relayStatus: () => pool.status().map(({ url, connected }) => ({ url, connected })),
     async stop() {
       stopping = true
       beacon.stop()

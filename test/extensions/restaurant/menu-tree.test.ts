@@ -34,15 +34,18 @@ async function chain(names: string[]) {
   return made
 }
 
-tree('depth and path come from the parent, whatever the body says', async () => {
+tree('depth and path come from the parent; a body that sets them is refused naming them', async () => {
   const [a, b] = await chain(['A', 'B'])
   assert.is(a.depth, 0)
   assert.is(a.path, `/${a.id}`)
   assert.is(a.parent_id, null)
-  const sneaky = await rd.api('POST', '/menu_nodes', {
+  const forged = await rd.api('POST', '/menu_nodes', {
     key: owner.adminKey,
     body: { restaurant_id: restaurantId, name: 'C', parent_id: b.id, depth: 0, path: '/forged' },
   })
+  assert.is(forged.status, 400, forged.text)
+  assert.is(forged.json.detail, 'depth: unknown field (also path)')
+  const sneaky = await rd.api('POST', '/menu_nodes', { key: owner.adminKey, body: { restaurant_id: restaurantId, name: 'C', parent_id: b.id } })
   assert.is(sneaky.status, 201, sneaky.text)
   assert.is(sneaky.json.depth, 2)
   assert.is(sneaky.json.path, `/${a.id}/${b.id}/${sneaky.json.id}`)

@@ -1,0 +1,70 @@
+// Fields an operation does not know, over HTTP: relaypay's own operations and the extensions' refuse them naming
+// the field (a misspelt budget must not leave the caller believing it is set); Lightning.Pub's operations accept
+// them, as upstream does for newer clients, and log them at debug.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
+
+const jwtSecret = 'unknown-fields-test-secret-0123456789ab'
+const test = suite('unknown input fields')
+let daemon: TestDaemon
+let user: TestAppUser
+
+test.before(async () => {
+  daemon = await startDaemon({ config: jwtSecretConfig(jwtSecret), env: { RELAYPAY_LOG_LEVEL: 'debug' } })
+  user = await createAppWithUser(daemon, { jwtSecret, identifier: 'fields-user' })
+})
+test.after(async () => {
+  await daemon?.stop()
+})
+
+const asUser = (path: string, body: unknown) => daemon.request('POST', path, { body, headers: { authorization: `Bearer ${user.userToken}` } })
+
+test('CreateNwcConnection refuses budget_sats, names it and the field meant, and creates nothing', async () => {
+  const refused = await asUser('/api/user/nwc/create', { name: 'shop', budget_sats: 1000 })
+  assert.is(refused.json.status, 'ERROR', refused.text)
+  assert.is(refused.json.reason, 'invalid request body: budget_sats: unknown field; did you mean budget?')
+  const list = await asUser('/api/user/nwc/list', {})
+  assert.equal(list.json.connections, [])
+
+  const nested = await asUser('/api/user/nwc/create', { name: 'shop', budget: { amount: 1000, interval: 'DAY' } })
+  assert.is(nested.json.status, 'ERROR', nested.text)
+  assert.match(nested.json.reason, /^invalid request body: budget\.amount_sats: .*/) // the required field is missing first
+  const extra = await asUser('/api/user/nwc/create', { name: 'shop', budget: { amount_sats: 1000, interval: 'DAY', amount: 5 } })
+  assert.is(extra.json.reason, 'invalid request body: budget.amount: unknown field; did you mean amount_sats?')
+
+  const made = await asUser('/api/user/nwc/create', { name: 'shop', budget: { amount_sats: 1000, interval: 'DAY' } })
+  assert.is(made.json.status, 'OK', made.text)
+  assert.is(made.json.connection.budget.amount_sats, 1000)
+})
+
+test('a Lightning.Pub operation accepts a field it does not know and logs it at debug', async () => {
+  const answer = await asUser('/api/user/invoice/new', { amountSats: 10, memo: 'newer client', a_future_field: true })
+  assert.is(answer.json.status, 'OK', answer.text)
+  const deadline = Date.now() + 2000
+  let line: Record<string, unknown> | undefined
+  while (!line && Date.now() < deadline) {
+    line = daemon
+      .logs()
+      .split('\n')
+      .filter(l => l.includes('ignored input fields'))
+      .map(l => JSON.parse(l))
+      .find(l => (l.fields as string[]).includes('a_future_field'))
+    if (!line) await new Promise(resolve => setTimeout(resolve, 25))
+  }
+  assert.ok(line, 'no debug line')
+  assert.is(line!.level, 20)
+  assert.is(line!.op, 'NewInvoice')
+})
+
+test('an extension operation (models) refuses an unknown field naming it', async () => {
+  const res = await daemon.request('PUT', '/transcription/api/v1/models/default', {
+    body: { model: 'base.en', modle: 'tiny' },
+    headers: { authorization: `Bearer ${daemon.adminToken}` },
+  })
+  assert.ok(res.status === 400 || res.status === 422, `${res.status} ${res.text}`)
+  assert.match(JSON.stringify(res.json.detail), /modle: unknown field; did you mean model\?/)
+})
+
+test.run()
