@@ -34,7 +34,7 @@ const port = (value: string) => {
 
 program
   .command('start')
-  .description('run the daemon (stops cleanly on SIGINT/SIGTERM)')
+  .description('run the daemon (SIGHUP reloads the config; stops cleanly on SIGINT/SIGTERM)')
   .option('--config <file>', 'TOML config file (default: <data-dir>/relaypay.toml if present)')
   .option('--data-dir <dir>', 'data directory (default ./data)')
   .option('--http-host <host>', 'HTTP listen address (default 127.0.0.1)')

@@ -3,7 +3,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { pino, type Logger } from 'pino'
+import type { Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
 import { ensureSecret, type Config } from './config/index.js'
 import { openStore, ensureDataDir } from './store/index.js'
@@ -19,9 +19,9 @@ import { Subject } from './bus/rx.js'
 import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
-import { healthHandlers } from './health/index.js'
+import { createProbes, healthHandlers, type Probes } from './health/index.js'
 import { createNode, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
-import { startHttpServer } from './transports/http/index.js'
+import { startHttpServer, type HttpServer } from './transports/http/index.js'
 import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
@@ -36,6 +36,8 @@ import { createPublisher } from './extensions/publisher.js'
 import { createClink, debitNpubLimits } from './clink/index.js'
 import { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 import { createSwaps } from './swaps/index.js'
+import { levelledLogger } from './lifecycle/log-levels.js'
+import { planReload, reloadSummary } from './lifecycle/reload.js'
 
 export interface Daemon {
   url: string
@@ -46,6 +48,11 @@ export interface Daemon {
   dispatcher: Dispatcher
   /** Operations still answering "not implemented". */
   notImplemented: string[]
+  /**
+   * SIGHUP: reads the config again (`load` throws on a bad file: logged, the running config kept), applies what
+   * can change while running and logs one line naming it and what needs a restart. Never stops the daemon.
+   */
+  reload(load: () => Config): void
   stop(): Promise<void>
 }
 
@@ -59,8 +66,44 @@ const extensionIds = [...new Set(catalogue.flatMap(entry => ('extension' in entr
 
 export { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 
+// ---- lifecycle (h26ops): the probes answer from the first moment; operations wait for the rooms. ----
 export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promise<Daemon> {
-  const log = deps.log ?? pino({ level: config.log.level, base: { pid: process.pid } })
+  const levelled = deps.log ? undefined : levelledLogger(config.log.level, { pid: process.pid })
+  const log = deps.log ?? levelled!.log
+  const setLogLevel = (level: Config['log']['level']) => (levelled ? levelled.setLevel(level) : (log.level = level))
+  const probes = createProbes()
+  // Listening before the rooms are built lets a service manager see "alive, not ready" during a long start
+  // (migrations, waiting for LND); catalogue routes answer 503 until the dispatcher is attached.
+  const http = await startHttpServer({
+    host: config.http.host,
+    port: config.http.port,
+    maxBodyBytes: config.http.max_body_bytes,
+    headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
+    requestTimeoutMs: config.http.request_timeout_seconds * 1000,
+    catalogue,
+    log,
+    probes: { '/healthz': probes.alive, '/readyz': probes.ready },
+  })
+  log.info({ url: http.url }, 'probes answering on /healthz and /readyz; operations wait for the start')
+  try {
+    return await startRooms(config, { log, clock: deps.clock, probes, http, setLogLevel })
+  } catch (err) {
+    probes.stop()
+    await http.close()
+    throw err
+  }
+}
+
+interface StartContext {
+  log: Logger
+  clock?: Clock
+  probes: Probes
+  http: HttpServer
+  setLogLevel(level: Config['log']['level']): void
+}
+// ---- end lifecycle ----
+
+async function startRooms(config: Config, { log, probes, http, setLogLevel, ...deps }: StartContext): Promise<Daemon> {
   const clock = deps.clock ?? systemClock
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
@@ -70,6 +113,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const store = openStore({ dataDir, synchronous: config.store.synchronous, checkpoints })
   const closeStore = () => (store.close(), checkpoints.stop())
   if (store.applied.length > 0) log.info({ migrations: store.applied }, 'database migrated')
+  probes.set('migrations', true, `${store.applied.length} applied at this start`)
+  probes.watchStore(store.db)
 
   const adminToken = config.auth.admin_token ?? secretFile(path.join(dataDir, adminTokenFile), log, 'admin token')
   const jwtSecret = config.auth.jwt_secret ?? secretFile(path.join(dataDir, '.jwt_secret'), log, 'token signing secret')
@@ -105,6 +150,10 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   }
   const nodeInfo = await node.getInfo()
   log.info({ backend: config.node.backend, network: nodeInfo.network, pubkey: nodeInfo.pubkey }, 'lightning node ready')
+  probes.watchNode(() => nodeNotReadyReason(node), {
+    everyMs: config.health.node_check_seconds * 1000,
+    timeoutMs: config.health.node_timeout_seconds * 1000,
+  })
 
   const events = createEventBus()
   const wallet = createWallet({
@@ -306,16 +355,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const dispatcher = createDispatcher({ registry, authenticate, log, clock })
   dispatcher.outcomes$.subscribe(outcomes)
 
-  const http = await startHttpServer({
-    host: config.http.host,
-    port: config.http.port,
-    maxBodyBytes: config.http.max_body_bytes,
-    headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
-    requestTimeoutMs: config.http.request_timeout_seconds * 1000,
-    dispatcher,
-    catalogue,
-    log,
-  })
+  http.attach(dispatcher)
   let nostr: NostrTransport
   try {
     nostr = await startNostrTransport({
@@ -345,11 +385,18 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   }
   linking.openEnrollment(nostr.nprofile)
   await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds })
+  probes.watchRelays(() => {
+    if (relay) return { ok: true, detail: `embedded relay up at ${relay.url}` }
+    const status = nostr.relayStatus()
+    const connected = status.filter(link => link.connected).length
+    return { ok: connected > 0, detail: `${connected} of ${status.length} relays connected` }
+  })
   const daemonInfo = JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n'
   fs.writeFileSync(path.join(dataDir, daemonInfoFile), daemonInfo, { mode: 0o600 })
   log.info({ url: http.url, dataDir }, 'http listening')
   // After the ready file: a start does not wait for the audit worker or for warming up, nor compete with them.
   serving()
+  probes.set('start', true, 'started')
   setImmediate(() => node.warmUp?.())
 
   let stopping: Promise<void> | undefined
@@ -360,9 +407,35 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     dataDir,
     dispatcher,
     notImplemented,
+    // ---- lifecycle (h26ops) ----
+    reload: load => {
+      let read: Config
+      try {
+        read = load()
+      } catch (err) {
+        log.error({ error: (err as Error).message }, 'config reload failed; the running config is kept')
+        return
+      }
+      const plan = planReload(config, read)
+      const summary = { applied: plan.applied, needs_restart: plan.needsRestart }
+      // The line is written at the more verbose of the two levels, so that it shows whichever way the level moved.
+      const quieter = pinoLevel(plan.next.log.level) > pinoLevel(config.log.level)
+      if (quieter) log.info(summary, reloadSummary(plan))
+      setLogLevel(plan.next.log.level)
+      http.setLimits({
+        maxBodyBytes: plan.next.http.max_body_bytes,
+        headersTimeoutMs: plan.next.http.headers_timeout_seconds * 1000,
+        requestTimeoutMs: plan.next.http.request_timeout_seconds * 1000,
+      })
+      if (!quieter) log.info(summary, reloadSummary(plan))
+      config = plan.next
+    },
+    // ---- end lifecycle ----
     stop: () =>
       (stopping ??= (async () => {
         log.info('stopping')
+        probes.set('start', false, 'stopping')
+        probes.stop()
         await webrtc.stop() // peers close first: their channels read the metrics files
         await nostr.stop() // no new relay requests; the ones taken are answered before the relays close
         await nwc.stop()
@@ -391,6 +464,9 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       })()),
   }
 }
+
+const pinoLevels = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
+const pinoLevel = (level: Config['log']['level']) => pinoLevels[level]
 
 /** A secret kept in the data dir; the log names the file, never the value. */
 function secretFile(file: string, log: Logger, what: string): string {

@@ -206,6 +206,14 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .prefault({}),
+  health: z
+    .strictObject({
+      /** Seconds between the readiness probe's background checks of the node (GET /readyz never calls the node). */
+      node_check_seconds: z.int().min(1).max(3600).default(10),
+      /** A node check that has no answer after this many seconds fails. */
+      node_timeout_seconds: z.int().min(1).max(600).default(5),
+    })
+    .prefault({}),
   models: z
     .strictObject({
       /** Where model files are downloaded from; HF_ENDPOINT is honoured when unset. */

@@ -76,6 +76,8 @@ export interface NostrTransport {
   /** nprofile of the default app with the service relays: what a wallet connects to. */
   nprofile: string
   apps: AppKeyring
+  /** Each service relay and whether it is connected now (the readiness probe). */
+  relayStatus(): { url: string; connected: boolean }[]
   stop(): Promise<void>
 }
 
@@ -190,6 +192,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   return {
     nprofile,
     apps,
+    relayStatus: () => pool.status(),
     async stop() {
       stopping = true
       beacon.stop()
