@@ -38,6 +38,7 @@ import { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 import { createSwaps } from './swaps/index.js'
 import { levelledLogger } from './lifecycle/log-levels.js'
 import { planReload, reloadSummary } from './lifecycle/reload.js'
+import { startBackupSchedule } from './backup/index.js'
 
 export interface Daemon {
   url: string
@@ -397,6 +398,16 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, ...d
   // After the ready file: a start does not wait for the audit worker or for warming up, nor compete with them.
   serving()
   probes.set('start', true, 'started')
+  const backups =
+    config.backup.dir === undefined
+      ? undefined
+      : startBackupSchedule({
+          dataDir,
+          dir: config.backup.dir,
+          intervalMs: config.backup.interval_seconds * 1000,
+          keep: config.backup.keep,
+          log: log.child({ room: 'backup' }),
+        })
   setImmediate(() => node.warmUp?.())
 
   let stopping: Promise<void> | undefined
@@ -436,6 +447,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, ...d
         log.info('stopping')
         probes.set('start', false, 'stopping')
         probes.stop()
+        await backups?.stop()
         await webrtc.stop() // peers close first: their channels read the metrics files
         await nostr.stop() // no new relay requests; the ones taken are answered before the relays close
         await nwc.stop()
