@@ -2,7 +2,7 @@
 // would rewrite build/ under the tests running beside this one), checks the file list, unpacks it into an empty
 // folder and starts the daemon from there with the repository's node_modules, probing /readyz; `relaypay init` and
 // `backup` run from the package too. A full `npm install --offline <tarball>` compiles better-sqlite3 (about
-// 2.5 minutes on two cores), so it runs only with RELAYPAY_TEST_NPM_INSTALL=1 (and TEST_FILE_TIMEOUT_MS=900000),
+// 2.5 minutes on two cores), so it runs only with TEST_NPM_INSTALL=1 (and TEST_FILE_TIMEOUT_MS=900000),
 // with the commands of docs/Dockerfile; the npm cache must hold every dependency (an earlier online install).
 // systemd-analyze verify checks docs/relaypay.service where systemd is installed.
 import { suite } from 'uvu'
@@ -129,8 +129,8 @@ test('docs/Dockerfile: multi-stage, a non-root user, a HEALTHCHECK on /readyz, t
   for (const step of ['npm ci', 'npm pack', 'npm install --omit=dev']) assert.ok(dockerfile.includes(step), step)
 })
 
-test('npm install --offline of the tarball into an empty folder, then npx relaypay start (RELAYPAY_TEST_NPM_INSTALL=1)', async () => {
-  if (process.env.RELAYPAY_TEST_NPM_INSTALL !== '1') return
+test('npm install --offline of the tarball into an empty folder, then npx relaypay start (TEST_NPM_INSTALL=1)', async () => {
+  if (process.env.TEST_NPM_INSTALL !== '1') return
   const folder = tempDataDir()
   fs.writeFileSync(path.join(folder, 'package.json'), '{"name":"relaypay-app","private":true}\n')
   // The same install as docs/Dockerfile; node-gyp takes this node's headers (none are downloaded offline).
