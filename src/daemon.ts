@@ -21,7 +21,7 @@ import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
 import { createProbes, healthHandlers, type Probes } from './health/index.js'
 import { createNode, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
-import { startHttpServer, type HttpServer } from './transports/http/index.js'
+import type { HttpServer } from './transports/http/index.js'
 import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
@@ -37,7 +37,8 @@ import { createClink, debitNpubLimits } from './clink/index.js'
 import { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 import { createSwaps } from './swaps/index.js'
 import { levelledLogger } from './lifecycle/log-levels.js'
-import { planReload, reloadSummary } from './lifecycle/reload.js'
+import { reloadConfig } from './lifecycle/reload.js'
+import { startProbeServer } from './lifecycle/probe-server.js'
 import { startBackupSchedule } from './backup/index.js'
 
 export interface Daemon {
@@ -73,18 +74,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const log = deps.log ?? levelled!.log
   const setLogLevel = (level: Config['log']['level']) => (levelled ? levelled.setLevel(level) : (log.level = level))
   const probes = createProbes()
-  // Listening before the rooms are built lets a service manager see "alive, not ready" during a long start
-  // (migrations, waiting for LND); catalogue routes answer 503 until the dispatcher is attached.
-  const http = await startHttpServer({
-    host: config.http.host,
-    port: config.http.port,
-    maxBodyBytes: config.http.max_body_bytes,
-    headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
-    requestTimeoutMs: config.http.request_timeout_seconds * 1000,
-    catalogue,
-    log,
-    probes: { '/healthz': probes.alive, '/readyz': probes.ready },
-  })
+  const http = await startProbeServer(config, catalogue, probes, log)
   log.info({ url: http.url }, 'probes answering on /healthz and /readyz; operations wait for the start')
   try {
     return await startRooms(config, { log, clock: deps.clock, probes, http, setLogLevel })
@@ -398,16 +388,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, ...d
   // After the ready file: a start does not wait for the audit worker or for warming up, nor compete with them.
   serving()
   probes.set('start', true, 'started')
-  const backups =
-    config.backup.dir === undefined
-      ? undefined
-      : startBackupSchedule({
-          dataDir,
-          dir: config.backup.dir,
-          intervalMs: config.backup.interval_seconds * 1000,
-          keep: config.backup.keep,
-          log: log.child({ room: 'backup' }),
-        })
+  const backups = startBackupSchedule({ dataDir, settings: config.backup, log: log.child({ room: 'backup' }) })
   setImmediate(() => node.warmUp?.())
 
   let stopping: Promise<void> | undefined
@@ -420,26 +401,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, ...d
     notImplemented,
     // ---- lifecycle (h26ops) ----
     reload: load => {
-      let read: Config
-      try {
-        read = load()
-      } catch (err) {
-        log.error({ error: (err as Error).message }, 'config reload failed; the running config is kept')
-        return
-      }
-      const plan = planReload(config, read)
-      const summary = { applied: plan.applied, needs_restart: plan.needsRestart }
-      // The line is written at the more verbose of the two levels, so that it shows whichever way the level moved.
-      const quieter = pinoLevel(plan.next.log.level) > pinoLevel(config.log.level)
-      if (quieter) log.info(summary, reloadSummary(plan))
-      setLogLevel(plan.next.log.level)
-      http.setLimits({
-        maxBodyBytes: plan.next.http.max_body_bytes,
-        headersTimeoutMs: plan.next.http.headers_timeout_seconds * 1000,
-        requestTimeoutMs: plan.next.http.request_timeout_seconds * 1000,
-      })
-      if (!quieter) log.info(summary, reloadSummary(plan))
-      config = plan.next
+      config = reloadConfig({ running: config, load, log, setLogLevel, setHttpLimits: http.setLimits })
     },
     // ---- end lifecycle ----
     stop: () =>
@@ -476,9 +438,6 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, ...d
       })()),
   }
 }
-
-const pinoLevels = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
-const pinoLevel = (level: Config['log']['level']) => pinoLevels[level]
 
 /** A secret kept in the data dir; the log names the file, never the value. */
 function secretFile(file: string, log: Logger, what: string): string {

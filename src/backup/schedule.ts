@@ -9,9 +9,8 @@ import type { Logger } from 'pino'
 
 export interface BackupScheduleOptions {
   dataDir: string
-  dir: string
-  intervalMs: number
-  keep: number
+  /** The `[backup]` section; no schedule while `dir` is unset. */
+  settings: { dir?: string; interval_seconds: number; keep: number }
   log: Logger
 }
 
@@ -27,8 +26,10 @@ export function scheduledArchiveName(at: Date): string {
   return `relaypay-backup-${at.toISOString().replace(/[-:.]/g, '')}.tar.gz`
 }
 
-export function startBackupSchedule(opts: BackupScheduleOptions): BackupSchedule {
-  const dir = path.resolve(opts.dataDir, opts.dir)
+export function startBackupSchedule(opts: BackupScheduleOptions): BackupSchedule | undefined {
+  if (opts.settings.dir === undefined) return undefined
+  const dir = path.resolve(opts.dataDir, opts.settings.dir)
+  const keep = opts.settings.keep
   let running: Promise<void> | undefined
   const runOnce = () => {
     if (running) return // a backup slower than the interval: the next tick waits for the next interval
@@ -40,14 +41,14 @@ export function startBackupSchedule(opts: BackupScheduleOptions): BackupSchedule
       child.stderr.on('data', chunk => (stderr += chunk))
       child.on('close', code => {
         if (code === 0) {
-          const removed = prune(dir, opts.keep)
+          const removed = prune(dir, keep)
           opts.log.info({ file, removed }, 'scheduled backup written')
         } else opts.log.error({ file, code, error: stderr.trim().slice(0, 500) }, 'scheduled backup failed')
         resolve()
       })
     }).finally(() => (running = undefined))
   }
-  const timer = setInterval(runOnce, opts.intervalMs)
+  const timer = setInterval(runOnce, opts.settings.interval_seconds * 1000)
   timer.unref()
   return {
     stop: async () => {

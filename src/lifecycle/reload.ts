@@ -1,6 +1,7 @@
 // What a SIGHUP may change without a restart, and what it reports. The running config is compared key by key with
 // the file read again: the keys below are applied at once, every other changed key is named as needing a restart
 // (and keeps its running value, so the next reload names it again until the daemon restarts).
+import type { Logger } from 'pino'
 import type { Config } from '../config/index.js'
 
 /** Keys applied by a reload; the daemon knows how to apply each (daemon.ts). */
@@ -59,3 +60,38 @@ function setKey(config: Config, key: string, value: unknown): void {
   const section = parts.slice(0, -1).reduce<Record<string, unknown>>((node, part) => node[part] as Record<string, unknown>, config as never)
   section[parts[parts.length - 1]!] = structuredClone(value)
 }
+
+export interface ReloadDeps {
+  running: Config
+  /** Reads the file, environment and flags again; throws on a bad file. */
+  load(): Config
+  log: Logger
+  setLogLevel(level: Config['log']['level']): void
+  setHttpLimits(limits: { maxBodyBytes: number; headersTimeoutMs: number; requestTimeoutMs: number }): void
+}
+
+/** Applies a SIGHUP; returns the config now running (the old one when the file could not be read). */
+export function reloadConfig({ running, load, log, setLogLevel, setHttpLimits }: ReloadDeps): Config {
+  let read: Config
+  try {
+    read = load()
+  } catch (err) {
+    log.error({ error: (err as Error).message }, 'config reload failed; the running config is kept')
+    return running
+  }
+  const plan = planReload(running, read)
+  const summary = { applied: plan.applied, needs_restart: plan.needsRestart }
+  // The line is written at the more verbose of the two levels, so that it shows whichever way the level moved.
+  const quieter = pinoLevels[plan.next.log.level] > pinoLevels[running.log.level]
+  if (quieter) log.info(summary, reloadSummary(plan))
+  setLogLevel(plan.next.log.level)
+  setHttpLimits({
+    maxBodyBytes: plan.next.http.max_body_bytes,
+    headersTimeoutMs: plan.next.http.headers_timeout_seconds * 1000,
+    requestTimeoutMs: plan.next.http.request_timeout_seconds * 1000,
+  })
+  if (!quieter) log.info(summary, reloadSummary(plan))
+  return plan.next
+}
+
+const pinoLevels: Record<Config['log']['level'], number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
