@@ -31,7 +31,9 @@ Examples:
   relaypay call GetUserInfo --token <user token>
   relaypay call NodeGetInfo '{"nodeId":0}' --relay  over the relay as the operator key (enrolls it the first time)
   relaypay audit --data-dir /var/lib/relaypay     balances against the journal; exit 1 on a mismatch
-  relaypay --version                              the package version and, in a git checkout, the commit`,
+  relaypay --version                              the package version and, in a git checkout, the commit
+  relaypay backup /backups/relaypay.tar.gz --data-dir /var/lib/relaypay   while the daemon runs
+  relaypay restore /backups/relaypay.tar.gz /var/lib/relaypay-restored    into an empty data dir`,
   )
 
 const port = (value: string) => {
@@ -42,7 +44,7 @@ const port = (value: string) => {
 
 program
   .command('start')
-  .description('run the daemon (stops cleanly on SIGINT/SIGTERM)')
+  .description('run the daemon (SIGHUP reloads the config; stops cleanly on SIGINT/SIGTERM)')
   .option('--config <file>', 'TOML config file (default: <data-dir>/relaypay.toml if present)')
   .option('--data-dir <dir>', 'data directory (default ./data)')
   .option('--http-host <host>', 'HTTP listen address (default 127.0.0.1)')
@@ -85,6 +87,22 @@ program
   .option('--data-dir <dir>', 'data directory (default ./data)', './data')
   .option('--json', 'print the full report as JSON')
   .action(async opts => (await import('../src/cli/audit.js')).runAudit(opts))
+
+program
+  .command('backup')
+  .description('write a consistent snapshot of the data dir (databases, secrets, config) into one archive, while the daemon runs')
+  .argument('<archive>', 'the archive to write (a new file, mode 0600: it holds the secrets), e.g. relaypay-backup.tar.gz')
+  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--json', 'print the manifest as JSON')
+  .action(async (archive, opts) => (await import('../src/cli/backup.js')).runBackup(archive, opts))
+
+program
+  .command('restore')
+  .description('check every checksum of a backup archive and unpack it into a new or empty data dir')
+  .argument('<archive>', 'an archive written by relaypay backup')
+  .argument('<data-dir>', 'the data directory to restore into (must not exist or be empty)')
+  .option('--json', 'print the manifest as JSON')
+  .action(async (archive, dataDir, opts) => (await import('../src/cli/backup.js')).runRestore(archive, dataDir, opts))
 
 program
   .command('relay')

@@ -3,7 +3,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { pino, type Logger } from 'pino'
+import type { Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
 import { ensureSecret, listening, type Config } from './config/index.js'
 import { openStore, ensureDataDir } from './store/index.js'
@@ -11,7 +11,7 @@ import { startCheckpointWorker } from './store/checkpointer.js'
 import { createEventBus } from './bus/events.js'
 import { createRegistry } from './bus/registry.js'
 import { createDispatcher, type CallOutcome, type Dispatcher } from './bus/dispatcher.js'
-import { createAccessLog } from './bus/access-log.js'
+import { createAccessLog, type AccessLog } from './bus/access-log.js'
 import { createMetrics } from './metrics/index.js'
 import { createWebRtc } from './webrtc/index.js'
 import { hostPaymentHandlers } from './host-api/index.js'
@@ -20,9 +20,9 @@ import { Subject } from './bus/rx.js'
 import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
-import { healthHandlers } from './health/index.js'
+import { createProbes, healthHandlers, type Probes } from './health/index.js'
 import { createNode, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
-import { startHttpServer } from './transports/http/index.js'
+import type { HttpServer } from './transports/http/index.js'
 import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
@@ -37,6 +37,10 @@ import { createPublisher } from './extensions/publisher.js'
 import { createClink, debitNpubLimits } from './clink/index.js'
 import { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 import { createSwaps } from './swaps/index.js'
+import { levelledLogger } from './lifecycle/log-levels.js'
+import { reloadConfig } from './lifecycle/reload.js'
+import { startProbeServer } from './lifecycle/probe-server.js'
+import { startBackupSchedule } from './backup/index.js'
 
 export interface Daemon {
   url: string
@@ -47,6 +51,11 @@ export interface Daemon {
   dispatcher: Dispatcher
   /** Operations still answering "not implemented". */
   notImplemented: string[]
+  /**
+   * SIGHUP: reads the config again (`load` throws on a bad file: logged, the running config kept), applies what
+   * can change while running and logs one line naming it and what needs a restart. Never stops the daemon.
+   */
+  reload(load: () => Config): void
   stop(): Promise<void>
 }
 
@@ -60,8 +69,35 @@ const extensionIds = [...new Set(catalogue.flatMap(entry => ('extension' in entr
 
 export { daemonInfoFile, adminTokenFile } from './daemon-files.js'
 
+// ---- lifecycle (h26ops): the probes answer from the first moment; operations wait for the rooms. ----
 export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promise<Daemon> {
-  const log = deps.log ?? pino({ level: config.log.level, base: { pid: process.pid } })
+  const levelled = deps.log ? undefined : levelledLogger(config.log.level, { pid: process.pid })
+  const log = deps.log ?? levelled!.log
+  const setLogLevel = (level: Config['log']['level']) => (levelled ? levelled.setLevel(level) : (log.level = level))
+  const probes = createProbes()
+  const accessLog = createAccessLog(log, config.log.access)
+  const http = await listening(startProbeServer(config, catalogue, probes, log, accessLog), 'http.port', '--http-port')
+  log.info({ url: http.url }, 'probes answering on /healthz and /readyz; operations wait for the start')
+  try {
+    return await startRooms(config, { log, clock: deps.clock, probes, http, setLogLevel, accessLog })
+  } catch (err) {
+    probes.stop()
+    await http.close()
+    throw err
+  }
+}
+
+interface StartContext {
+  log: Logger
+  clock?: Clock
+  probes: Probes
+  http: HttpServer
+  accessLog: AccessLog | undefined
+  setLogLevel(level: Config['log']['level']): void
+}
+// ---- end lifecycle ----
+
+async function startRooms(config: Config, { log, probes, http, setLogLevel, accessLog, ...deps }: StartContext): Promise<Daemon> {
   const clock = deps.clock ?? systemClock
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
@@ -71,6 +107,8 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const store = openStore({ dataDir, synchronous: config.store.synchronous, checkpoints })
   const closeStore = () => (store.close(), checkpoints.stop())
   if (store.applied.length > 0) log.info({ migrations: store.applied }, 'database migrated')
+  probes.set('migrations', true, `${store.applied.length} applied at this start`)
+  probes.watchStore(store.db)
 
   const adminToken = config.auth.admin_token ?? secretFile(path.join(dataDir, adminTokenFile), log, 'admin token')
   const jwtSecret = config.auth.jwt_secret ?? secretFile(path.join(dataDir, '.jwt_secret'), log, 'token signing secret')
@@ -110,6 +148,10 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   }
   const nodeInfo = await node.getInfo()
   log.info({ backend: config.node.backend, network: nodeInfo.network, pubkey: nodeInfo.pubkey }, 'lightning node ready')
+  probes.watchNode(() => nodeNotReadyReason(node), {
+    everyMs: config.health.node_check_seconds * 1000,
+    timeoutMs: config.health.node_timeout_seconds * 1000,
+  })
 
   const events = createEventBus()
   const wallet = createWallet({
@@ -312,25 +354,10 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     adminPubkey: linking.adminPubkey,
     adminOnlyExtensions: config.extensions.admin_only,
   })
-  const accessLog = createAccessLog(log, config.log.access)
   const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog })
   dispatcher.outcomes$.subscribe(outcomes)
 
-  const http = await listening(
-    startHttpServer({
-      host: config.http.host,
-      port: config.http.port,
-      maxBodyBytes: config.http.max_body_bytes,
-      headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
-      requestTimeoutMs: config.http.request_timeout_seconds * 1000,
-      dispatcher,
-      catalogue,
-      log,
-      accessLog,
-    }),
-    'http.port',
-    '--http-port',
-  )
+  http.attach(dispatcher)
   let nostr: NostrTransport
   try {
     nostr = await startNostrTransport({
@@ -361,11 +388,19 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   relayStatus = () => nostr.relayStatus()
   linking.openEnrollment(nostr.nprofile)
   await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds, accessLog })
+  probes.watchRelays(() => {
+    if (relay) return { ok: true, detail: `embedded relay up at ${relay.url}` }
+    const status = nostr.relayStatus()
+    const connected = status.filter(link => link.connected).length
+    return { ok: connected > 0, detail: `${connected} of ${status.length} relays connected` }
+  })
   const daemonInfo = JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n'
   fs.writeFileSync(path.join(dataDir, daemonInfoFile), daemonInfo, { mode: 0o600 })
   log.info({ url: http.url, dataDir }, 'http listening')
   // After the ready file: a start does not wait for the audit worker or for warming up, nor compete with them.
   serving()
+  probes.set('start', true, 'started')
+  const backups = startBackupSchedule({ dataDir, settings: config.backup, log: log.child({ room: 'backup' }) })
   setImmediate(() => node.warmUp?.())
 
   let stopping: Promise<void> | undefined
@@ -376,9 +411,17 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     dataDir,
     dispatcher,
     notImplemented,
+    // ---- lifecycle (h26ops) ----
+    reload: load => {
+      config = reloadConfig({ running: config, load, log, setLogLevel, setHttpLimits: http.setLimits })
+    },
+    // ---- end lifecycle ----
     stop: () =>
       (stopping ??= (async () => {
         log.info('stopping')
+        probes.set('start', false, 'stopping')
+        probes.stop()
+        await backups?.stop()
         await webrtc.stop() // peers close first: their channels read the metrics files
         await nostr.stop() // no new relay requests; the ones taken are answered before the relays close
         await nwc.stop()

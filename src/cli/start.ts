@@ -1,6 +1,6 @@
-// `relaypay start`: load the config, run the daemon, stop cleanly on a signal.
+// `relaypay start`: load the config, run the daemon, reload it on SIGHUP, stop cleanly on SIGINT/SIGTERM.
 import { loadConfig, ConfigError } from '../config/index.js'
-import { startDaemon } from '../daemon.js'
+import { startDaemon, type Daemon } from '../daemon.js'
 
 export interface StartOptions {
   config?: string
@@ -10,12 +10,20 @@ export interface StartOptions {
 }
 
 export async function runStart(opts: StartOptions): Promise<void> {
-  let config
-  try {
-    config = loadConfig({
+  // The same file, environment and flags at start and at every SIGHUP.
+  const load = () =>
+    loadConfig({
       file: opts.config,
       flags: { data_dir: opts.dataDir, 'http.host': opts.httpHost, 'http.port': opts.httpPort },
     })
+  // SIGHUP's default ends the process: it is taken from the first moment, and one that arrives during the start
+  // is applied once the daemon runs.
+  let daemon: Daemon | undefined
+  let reloadWanted = false
+  process.on('SIGHUP', () => (daemon ? daemon.reload(load) : (reloadWanted = true)))
+  let config
+  try {
+    config = load()
   } catch (err) {
     if (err instanceof ConfigError) {
       for (const problem of err.problems) process.stderr.write(`relaypay: ${problem}\n`)
@@ -23,7 +31,6 @@ export async function runStart(opts: StartOptions): Promise<void> {
     }
     throw err
   }
-  let daemon
   try {
     daemon = await startDaemon(config)
   } catch (err) {
@@ -31,12 +38,14 @@ export async function runStart(opts: StartOptions): Promise<void> {
     process.stderr.write(err instanceof ConfigError ? `relaypay: ${err.message}\n` : `relaypay: cannot start: ${(err as Error).message}\n`)
     process.exit(1)
   }
+  if (reloadWanted) daemon.reload(load)
+  const running = daemon
   let stopping = false
   // A second signal while stopping must not kill the process half-way: in-flight calls are still finishing.
   const stop = () => {
     if (stopping) return
     stopping = true
-    daemon.stop().then(
+    running.stop().then(
       () => process.exit(0),
       err => {
         process.stderr.write(`relaypay: stop failed: ${(err as Error).message}\n`)

@@ -210,6 +210,24 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .prefault({}),
+  backup: z
+    .strictObject({
+      /** Scheduled backups go here (relative paths are under data_dir); unset: no scheduled backup. */
+      dir: z.string().min(1).optional(),
+      /** Seconds between scheduled backups. */
+      interval_seconds: z.int().min(1).default(86_400),
+      /** Scheduled archives kept in `dir`; older ones are removed after each new one. */
+      keep: z.int().min(1).default(7),
+    })
+    .prefault({}),
+  health: z
+    .strictObject({
+      /** Seconds between the readiness probe's background checks of the node (GET /readyz never calls the node). */
+      node_check_seconds: z.int().min(1).max(3600).default(10),
+      /** A node check that has no answer after this many seconds fails. */
+      node_timeout_seconds: z.int().min(1).max(600).default(5),
+    })
+    .prefault({}),
   models: z
     .strictObject({
       /** Where model files are downloaded from; HF_ENDPOINT is honoured when unset. */

@@ -22,16 +22,29 @@ export interface HttpServerOptions {
   /** A client that has not sent its headers, or its whole request, in this long is cut off (408). */
   headersTimeoutMs: number
   requestTimeoutMs: number
-  dispatcher: Dispatcher
+  /** Absent while the daemon starts: catalogue routes then answer 503 until `attach` (probes answer at once). */
+  dispatcher?: Dispatcher
   catalogue: readonly CatalogueEntry[]
   log: Logger
   /** One line per request; none when the access log is off. */
   accessLog?: AccessLog
+  /** Unauthenticated GET paths answered before any route (`/healthz`, `/readyz`); they must stay cheap. */
+  probes?: Record<string, () => HttpAnswer>
+}
+
+/** The limits a SIGHUP may change while the server runs. */
+export interface HttpLimits {
+  maxBodyBytes: number
+  headersTimeoutMs: number
+  requestTimeoutMs: number
 }
 
 export interface HttpServer {
   url: string
   port: number
+  /** Hands the server the dispatcher once every room is built; until then operations answer 503. */
+  attach(dispatcher: Dispatcher): void
+  setLimits(limits: HttpLimits): void
   /** Stops accepting, lets in-flight requests finish, then closes idle keep-alive sockets. */
   close(): Promise<void>
 }
@@ -47,6 +60,8 @@ const corsHeaders = {
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const routes = buildRoutes(opts.catalogue)
+  let dispatcher = opts.dispatcher
+  let maxBodyBytes = opts.maxBodyBytes
   const sockets = new Set<Socket>()
   // Node checks the two timeouts every `connectionsCheckingInterval` (30 s by default, too coarse for short ones).
   const checkEveryMs = Math.max(250, Math.min(1000, opts.headersTimeoutMs / 4))
@@ -114,6 +129,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, access: RequestAccess): Promise<void> {
     const url = requestTarget(req.url ?? '/')
     const method = req.method ?? 'GET'
+    const probe = (method === 'GET' || method === 'HEAD') && opts.probes?.[url.pathname]
+    if (probe) return write(res, probe(), { 'cache-control': 'no-store' }, method === 'HEAD')
     const found = routes.match(method === 'HEAD' ? 'GET' : method, url.pathname)
     if (method === 'OPTIONS') {
       const matched = routes.match('GET', url.pathname) ?? routes.match('POST', url.pathname)
@@ -169,10 +186,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       if (entry.stream) {
         throw new OperationError('invalid_input', `${entry.name} is a stream: subscribe to it over Nostr`)
       }
-      const input = await assembleInput(found, req, url, entry, opts.maxBodyBytes)
+      if (!dispatcher) throw new OperationError('node_unavailable', 'the daemon is starting', { status: 503 })
+      const input = await assembleInput(found, req, url, entry, maxBodyBytes)
       const apiKey = headerValue(req.headers['x-api-key']) ?? url.searchParams.get('api-key') ?? undefined
       const output = await lastValueFrom(
-        opts.dispatcher.dispatch({
+        dispatcher.dispatch({
           op: entry.name,
           credentials: { authorization: headerValue(req.headers.authorization), apiKey },
           input,
@@ -207,6 +225,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   return {
     url: `http://${hostForUrl}:${port}`,
     port,
+    attach: ready => {
+      dispatcher = ready
+    },
+    setLimits: limits => {
+      maxBodyBytes = limits.maxBodyBytes
+      server.headersTimeout = limits.headersTimeoutMs
+      server.requestTimeout = limits.requestTimeoutMs
+    },
     close: () =>
       new Promise<void>(resolve => {
         server.close(() => resolve())
