@@ -62,9 +62,10 @@ export function lightSections(paymentRequest: string): Record<string, unknown> {
   return sections
 }
 
+/** Everything a subscription from settle index 0 gets, until the node closes. */
 function collect(node: LightningNode): SettledInvoice[] {
   const seen: SettledInvoice[] = []
-  node.settledInvoices$.subscribe(settled => seen.push(settled))
+  node.settlementsAfter(0).subscribe(settled => seen.push(settled))
   return seen
 }
 
@@ -74,6 +75,15 @@ function collect(node: LightningNode): SettledInvoice[] {
  */
 export async function arrived(seen: readonly unknown[], count: number): Promise<void> {
   for (let tries = 0; tries < 200 && seen.length < count; tries++) await new Promise(resolve => setTimeout(resolve, 10))
+}
+
+/** What a new subscription from `after` is given first (a replay): `count` settlements, or fewer after a second or two. */
+export async function replayed(node: LightningNode, after: number | 'now', count: number): Promise<SettledInvoice[]> {
+  const seen: SettledInvoice[] = []
+  const subscription = node.settlementsAfter(after).subscribe(settled => seen.push(settled))
+  await arrived(seen, count)
+  subscription.unsubscribe()
+  return seen
 }
 
 export function nodeContract(name: string, makeNode: MakeNode, options: ContractOptions = {}): void {
@@ -182,8 +192,8 @@ export function nodeContract(name: string, makeNode: MakeNode, options: Contract
       assert.is(stored?.preimage, paid.preimage)
       const tracked = await node.trackPayment(invoice.paymentHash)
       assert.is(tracked?.status, 'succeeded')
-      const missed = await node.settledInvoicesAfter(0)
-      assert.equal(missed, seen)
+      assert.equal(await replayed(node, 0, seen.length), seen)
+      assert.equal(await replayed(node, seen[0].settleIndex, 1), [])
     }),
   )
 
@@ -384,13 +394,14 @@ export function nodeContract(name: string, makeNode: MakeNode, options: Contract
   )
 
   test(
-    'close completes the settled-invoice stream',
+    'close completes every settlement stream',
     async () => {
       const harness = await makeNode()
-      let completed = false
-      harness.node.settledInvoices$.subscribe({ complete: () => (completed = true) })
+      let completed = 0
+      harness.node.settlementsAfter(0).subscribe({ complete: () => completed++ })
+      harness.node.settlementsAfter('now').subscribe({ complete: () => completed++ })
       await harness.close()
-      assert.ok(completed)
+      assert.is(completed, 2)
     },
   )
 

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createNode, resolveLndConnection, type LightningNode, type SettledInvoice } from '../../src/node/index.js'
-import { arrived, nodeContract } from './contract.js'
+import { arrived, nodeContract, replayed } from './contract.js'
 import { ManualTime } from './manual-time.js'
 import { rejectsWith } from './operation-error.js'
 import { outsideInvoice, randomNodePubkey } from './outside-invoice.js'
@@ -15,9 +15,9 @@ import { createLndBackend, openLnd, temporaryStore, type LndHarness } from '../s
 
 nodeContract('lnd backend (fake LND)', () => openLnd(), { revealsSeed: false })
 
-function collect(node: LightningNode): SettledInvoice[] {
+function collect(node: LightningNode, after: number | 'now' = 0): SettledInvoice[] {
   const seen: SettledInvoice[] = []
-  node.settledInvoices$.subscribe(settled => seen.push(settled))
+  node.settlementsAfter(after).subscribe(settled => seen.push(settled))
   return seen
 }
 
@@ -82,7 +82,7 @@ streams(
         [d.paymentHash, 4, 4000],
       ],
     )
-    assert.equal(await node.settledInvoicesAfter(1), seen.slice(1))
+    assert.equal(await replayed(node, 1, 3), seen.slice(1))
   }),
 )
 
@@ -105,34 +105,68 @@ streams(
 )
 
 streams(
-  'settlements from before the backend started are not replayed as new',
+  'a subscriber from a settle index is replayed what came after it and reads no list; one without reads it once',
   async () => {
     const time = new ManualTime(Date.now())
     const fake = await startFakeLnd({ now: () => time.now() })
+    fake.node.invoices.addHistory(5000, { settledEvery: 10 })
     try {
-      const first = await openLnd({ fake, time })
-      const old = await first.node.createInvoice({ amountMsat: 1000 })
-      await first.node.pay({ paymentRequest: old.paymentRequest, maxFeeMsat: 0, timeoutMs: 5000 })
-      await first.close()
-
-      const second = await openLnd({ fake, time })
+      const h = await openLnd({ fake, time })
       try {
-        const seen = collect(second.node)
-        await dropInvoiceStream(fake)
-        await until(() => time.pendingCount === 1, 'the backend schedules a resubscription')
-        await time.advance(1000)
-        const fresh = await second.node.createInvoice({ amountMsat: 2000 })
-        fake.settleInvoice(fresh.paymentHash)
-        await arrived(seen, 1)
-        assert.equal(seen.map(s => [s.paymentHash, s.settleIndex]), [[fresh.paymentHash, 2]])
-        assert.equal((await second.node.settledInvoicesAfter(0)).map(s => s.paymentHash), [old.paymentHash, fresh.paymentHash])
+        const { node } = h
+        const traffic = fake.node.traffic
+        const fresh = await node.createInvoice({ amountMsat: 2000 })
+        fake.settleInvoice(fresh.paymentHash) // settle index 501, after the history's 500
+        const listedBefore = traffic.invoicesListed
+        assert.equal((await replayed(node, 499, 2)).map(s => [s.settleIndex, s.amountMsat]), [[500, 500_000], [501, 2000]])
+        assert.is(traffic.invoicesListed, listedBefore, 'listed invoices to resume from a settle index')
+        assert.is(traffic.invoicesReplayed, 2)
+
+        // From 'now': nothing older, and nothing read; the next settlement arrives.
+        const later = collect(node, 'now')
+        await until(() => fake.node.invoiceStreamDrops.size === 1, 'the subscriber has subscribed')
+        const next = await node.createInvoice({ amountMsat: 3000 })
+        fake.settleInvoice(next.paymentHash)
+        await arrived(later, 1)
+        assert.equal(later.map(s => s.settleIndex), [502])
+        assert.is(traffic.invoicesListed, listedBefore)
+
+        // From 0: LND replays nothing from 0, so the whole list is read once, in pages.
+        const calls = traffic.calls.get('ListInvoices') ?? 0
+        const all = collect(node, 0)
+        await arrived(all, 502)
+        assert.is(all.length, 502)
+        assert.equal(all.slice(-2).map(s => s.paymentHash), [fresh.paymentHash, next.paymentHash])
+        assert.is(traffic.invoicesListed - listedBefore, 5002)
+        assert.is((traffic.calls.get('ListInvoices') ?? 0) - calls, 6, 'pages of 1000, then an empty one')
       } finally {
-        await second.close()
+        await h.close()
       }
     } finally {
       await fake.close()
     }
   },
+)
+
+streams(
+  'a subscriber without an index whose live stream took hold after the list resubscribes rather than skip one',
+  withLnd(async ({ node, fake }) => {
+    const [a, b, c] = await Promise.all([1, 2, 3].map(n => node.createInvoice({ amountMsat: n * 1000 })))
+    fake.settleInvoice(a.paymentHash)
+    // b settles after LND answered the list and before the live subscription took hold: neither shows it.
+    fake.faults.lateLiveInvoiceStream = register => {
+      fake.settleInvoice(b.paymentHash)
+      register()
+      fake.settleInvoice(c.paymentHash)
+    }
+    const seen = collect(node)
+    await arrived(seen, 3)
+    assert.equal(seen.map(s => [s.settleIndex, s.paymentHash]), [
+      [1, a.paymentHash],
+      [2, b.paymentHash],
+      [3, c.paymentHash],
+    ])
+  }),
 )
 
 streams.run()

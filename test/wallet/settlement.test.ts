@@ -28,8 +28,7 @@ let dataDir: string
 function redelivering(inner: LightningNode): LightningNode {
   return {
     ...inner,
-    settledInvoices$: inner.settledInvoices$.pipe(mergeMap(settled => [settled, settled])),
-    settledInvoicesAfter: () => inner.settledInvoicesAfter(0),
+    settlementsAfter: () => inner.settlementsAfter(0).pipe(mergeMap(settled => [settled, settled])),
   }
 }
 
