@@ -191,7 +191,7 @@ export function createWallet(deps: WalletDeps) {
       const reconciling = resolution.reconcilePending()
       if (reconciling.pending === 0) return
       log.info({ pending: reconciling.pending }, 'resolving payments left pending by the last stop, in the background')
-      void reconciling.done.then(counts => log.info(counts, 'resolved payments left pending by the last stop'))
+      void reconciling.done.then(counts => counts && log.info(counts, 'resolved payments left pending by the last stop'))
     },
     /** Stops following the node; in-flight payments stay pending until the next start. */
     stop(): void {

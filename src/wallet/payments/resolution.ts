@@ -117,9 +117,9 @@ export function paymentResolution({ store, node, emit, timers, now, log }: Resol
      * payment that is still pathfinding, so the start does not wait. Until a payment resolves it stays pending:
      * its sats stay reserved, GetPaymentState shows it in flight, and paying its invoice again is refused; settle
      * and refund each move a payment only out of `pending`, so this, a watch and a late answer cannot both apply.
-     * A crash meanwhile leaves the rest pending for the next start.
+     * A crash meanwhile leaves the rest pending for the next start; so does a stop (`done` then gives undefined).
      */
-    reconcilePending(): { pending: number; done: Promise<ReconcileCounts> } {
+    reconcilePending(): { pending: number; done: Promise<ReconcileCounts | undefined> } {
       const queue = store.pending()
       const pending = queue.length
       const counts: ReconcileCounts = { settled: 0, refunded: 0, inFlight: 0 }
@@ -143,7 +143,7 @@ export function paymentResolution({ store, node, emit, timers, now, log }: Resol
         for (let payment = queue.shift(); payment && !stopped; payment = queue.shift()) await reconcile(payment)
       }
       const workers = Array.from({ length: Math.min(reconcileParallelism, pending) }, worker)
-      return { pending, done: Promise.all(workers).then(() => counts) }
+      return { pending, done: Promise.all(workers).then(() => (stopped ? undefined : counts)) }
     },
     stop(): void {
       stopped = true
