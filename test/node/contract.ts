@@ -7,8 +7,9 @@ import { decode as lightDecode } from 'light-bolt11-decoder'
 import { Address, NETWORK, TEST_NETWORK } from '@scure/btc-signer'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AddressType, BitcoinNetwork, LightningNode, SettledInvoice } from '../../src/node/index.js'
+import type { AddressType, BitcoinNetwork, LightningNode } from '../../src/node/index.js'
 import { rejectsWith } from './operation-error.js'
+import { arrived, collect, replayed } from './settlements-seen.js'
 import { bolt11Networks, outsideInvoice, randomNodePubkey } from './outside-invoice.js'
 
 export interface NodeHarness {
@@ -60,30 +61,6 @@ export function lightSections(paymentRequest: string): Record<string, unknown> {
   const sections: Record<string, unknown> = { expiry: decoded.expiry }
   for (const section of decoded.sections) if ('value' in section) sections[section.name] = section.value
   return sections
-}
-
-/** Everything a subscription from settle index 0 gets, until the node closes. */
-function collect(node: LightningNode): SettledInvoice[] {
-  const seen: SettledInvoice[] = []
-  node.settlementsAfter(0).subscribe(settled => seen.push(settled))
-  return seen
-}
-
-/**
- * Waits (at most a second or two) until `seen` holds `count` settlements. A remote node reports a settlement on
- * its own stream, which may arrive just after the payment's answer; the embedded node emits before answering.
- */
-export async function arrived(seen: readonly unknown[], count: number): Promise<void> {
-  for (let tries = 0; tries < 200 && seen.length < count; tries++) await new Promise(resolve => setTimeout(resolve, 10))
-}
-
-/** What a new subscription from `after` is given first (a replay): `count` settlements, or fewer after a second or two. */
-export async function replayed(node: LightningNode, after: number | 'now', count: number): Promise<SettledInvoice[]> {
-  const seen: SettledInvoice[] = []
-  const subscription = node.settlementsAfter(after).subscribe(settled => seen.push(settled))
-  await arrived(seen, count)
-  subscription.unsubscribe()
-  return seen
 }
 
 export function nodeContract(name: string, makeNode: MakeNode, options: ContractOptions = {}): void {
