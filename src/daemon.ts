@@ -338,7 +338,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
   // After every listener of the event stream is subscribed: catch-up credits announce themselves to them.
   await wallet.start()
-  // After the wallet: a resumed swap's payment is already reconciled with the node.
+  // After the wallet: a resumed swap finds the wallet following the node (pending payments resolve in the background).
   await swaps.start()
   const notImplemented = registry.seal()
   log.info(

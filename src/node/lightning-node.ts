@@ -105,7 +105,7 @@ export interface SettledInvoice {
   /** What was received (the invoice amount, or the payer's choice for an open-amount invoice). */
   amountMsat: number
   settledAt: number
-  /** 1, 2, 3… in settlement order; resume with `settledInvoicesAfter(lastSeenIndex)`. */
+  /** 1, 2, 3… in settlement order; resume with `settlementsAfter(lastSeenIndex)`. */
   settleIndex: number
 }
 
@@ -331,10 +331,13 @@ export interface LightningNode {
   createInvoice(request: CreateInvoiceRequest): Promise<NodeInvoice>
   /** `undefined` when the node issued no invoice with this hash. */
   lookupInvoice(paymentHash: string): Promise<NodeInvoice | undefined>
-  /** Settlements of this node's invoices as they happen (hot: no replay; see settledInvoicesAfter). */
-  readonly settledInvoices$: Observable<SettledInvoice>
-  /** Settlements with a settle index above `settleIndex`, oldest first: what a subscriber missed while away. */
-  settledInvoicesAfter(settleIndex: number): Promise<SettledInvoice[]>
+  /**
+   * Settlements of this node's invoices in settle-index order, each once: first every one above `settleIndex`
+   * (what a subscriber missed while away), then each new one as it happens; with 'now', only those after the
+   * subscription. Cold: each subscription follows on its own (a remote node resumes a dropped stream from the
+   * last index it emitted). Completes when the node closes.
+   */
+  settlementsAfter(settleIndex: number | 'now'): Observable<SettledInvoice>
   /** Reads any invoice for this node's network; invalid_input when it does not parse or verify. */
   decodeInvoice(paymentRequest: string): Promise<DecodedInvoice>
 
@@ -374,6 +377,6 @@ export interface LightningNode {
   /** Loads, once the daemon is ready, what the node left out of its start and its first request would wait for. */
   warmUp?(): void
 
-  /** Cancels pending timers and completes settledInvoices$. The database stays open: its owner closes it. */
+  /** Cancels pending timers and completes every settlementsAfter stream. The database stays open: its owner closes it. */
   close(): Promise<void>
 }

@@ -182,15 +182,16 @@ export function createWallet(deps: WalletDeps) {
       return audit
     },
     /**
-     * Credits what the node settled while the daemon was down, follows its settlements from now on, and resolves
-     * payments a stop or crash left pending. Call once every listener of the event stream is subscribed.
+     * Follows the node's settlements from the stored index (what it settled while the daemon was down comes first)
+     * and resolves payments a stop or crash left pending. Both go on in the background: the start waits for
+     * neither. Call once every listener of the event stream is subscribed.
      */
     async start(): Promise<void> {
-      settlementStream = await settled.start()
-      const reconciled = await resolution.reconcilePending()
-      if (reconciled.settled + reconciled.refunded + reconciled.inFlight > 0) {
-        log.info(reconciled, 'resolved payments left pending by the last stop')
-      }
+      settlementStream = settled.start()
+      const reconciling = resolution.reconcilePending()
+      if (reconciling.pending === 0) return
+      log.info({ pending: reconciling.pending }, 'resolving payments left pending by the last stop, in the background')
+      void reconciling.done.then(counts => counts && log.info(counts, 'resolved payments left pending by the last stop'))
     },
     /** Stops following the node; in-flight payments stay pending until the next start. */
     stop(): void {

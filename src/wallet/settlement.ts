@@ -1,7 +1,8 @@
 // The node's settlement stream → wallet credits, exactly once. Each settlement marks its invoice paid, posts the
 // `invoice_credit` and advances the stored settle index in ONE transaction, so a settlement the node reports
-// twice, or again after a restart, finds the invoice paid and credits nothing. At start the wallet catches up
-// with everything the node settled after the stored index (what happened while the daemon was down).
+// twice, or again after a restart, finds the invoice paid and credits nothing (and the journal refuses a second
+// `invoice_credit` for one hash). At start the wallet follows the node from the stored index: what was settled
+// while the daemon was down arrives first, in settle-index order, so the index never passes an uncredited one.
 import type { Subscription } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { DomainEvent } from '../bus/events.js'
@@ -21,9 +22,12 @@ export interface SettlementDeps {
 }
 
 const cursorName = 'node_settle_index'
+/** After a credit failed to commit (a full disk, a locked database), the stream starts again this much later. */
+const retryAfterFailedCreditMs = 5000
 
 export function settlement({ db, node, ledger, invoices, emit, log }: SettlementDeps) {
   const readCursor = db.prepare('SELECT value FROM wallet_cursors WHERE name = ?').pluck()
+  const hasUnpaid = db.prepare('SELECT 1 FROM invoices WHERE paid_at IS NULL LIMIT 1').pluck()
   const advanceCursor = db.prepare(`INSERT INTO wallet_cursors (name, value) VALUES (@name, @value)
       ON CONFLICT (name) DO UPDATE SET value = MAX(value, excluded.value)`)
 
@@ -54,17 +58,17 @@ export function settlement({ db, node, ledger, invoices, emit, log }: Settlement
     return invoicePaidEvents(invoices.byHash(invoice.payment_hash)!, ledger.balanceMsat(invoice.user_id))
   })
 
-  /** Credits one settlement (idempotent) and, after commit, announces it. */
-  const apply = (settled: SettledInvoice): void => {
+  /** Credits one settlement (idempotent) and, after commit, announces it; false when it could not commit. */
+  const apply = (settled: SettledInvoice): boolean => {
     let events: DomainEvent[]
     try {
       events = credit(settled)
     } catch (err) {
-      // Rolled back with the cursor: the next start's catch-up tries this settlement again.
       log.error({ err, paymentHash: settled.paymentHash, settleIndex: settled.settleIndex }, 'settlement not credited')
-      return
+      return false
     }
     for (const event of events) emit(event)
+    return true
   }
 
   /** The last settle index applied. */
@@ -74,27 +78,45 @@ export function settlement({ db, node, ledger, invoices, emit, log }: Settlement
     apply,
     cursor,
     /**
-     * Catches up from the stored index, then follows the live stream. The stream is subscribed first, so nothing
-     * settled meanwhile is missed, but what it brings is held until catch-up is done: applied out of order, a newer
-     * settlement would move the stored index past older ones that a crash could then leave uncredited forever.
+     * Follows the node's settlements from the stored index: the ones made while the daemon was down come first, in
+     * order, then the live ones. Nothing is awaited: a node replays what was missed at its own pace, and the start
+     * does not wait for it (the stored index moves with each credit, so a crash meanwhile resumes from there).
+     * With no index yet and no unpaid invoice, nothing older can be owed to anyone here: only new settlements are
+     * asked for, so a first start does not read a node's whole history. A credit that fails to commit rolls back
+     * with the index, and the stream starts again from the index after a pause: a later settlement must not
+     * carry the index past the one that failed.
      */
-    async start(): Promise<Subscription> {
-      let held: SettledInvoice[] | undefined = []
-      const subscription = node.settledInvoices$.subscribe({
-        next: settled => (held ? held.push(settled) : apply(settled)),
-        error: err => log.error({ err }, 'the node settlement stream failed; restart to resume crediting'),
-      })
-      try {
-        const missed = await node.settledInvoicesAfter(cursor())
-        if (missed.length > 0) log.info({ count: missed.length }, 'catching up with settlements made while stopped')
-        for (const settled of missed) apply(settled)
-        for (const settled of held) apply(settled)
-        held = undefined
-      } catch (err) {
-        subscription.unsubscribe()
-        throw err
+    start(): { unsubscribe(): void } {
+      let following: Subscription | undefined
+      let retry: ReturnType<typeof setTimeout> | undefined
+      let stopped = false
+      const follow = () => {
+        if (stopped) return
+        const from = cursor()
+        let failed = false
+        const onFailure = () => {
+          if (failed) return
+          failed = true
+          following?.unsubscribe()
+          retry = setTimeout(follow, retryAfterFailedCreditMs)
+        }
+        following = node.settlementsAfter(from > 0 || hasUnpaid.get() !== undefined ? from : 'now').subscribe({
+          next: settled => {
+            if (!failed && !apply(settled)) onFailure()
+          },
+          error: err => log.error({ err }, 'the node settlement stream failed; restart to resume crediting'),
+        })
+        // A node that replays synchronously may have failed a credit before `following` was assigned.
+        if (failed) following.unsubscribe()
       }
-      return subscription
+      follow()
+      return {
+        unsubscribe() {
+          stopped = true
+          clearTimeout(retry)
+          following?.unsubscribe()
+        },
+      }
     },
   }
 }

@@ -7,8 +7,9 @@ import { decode as lightDecode } from 'light-bolt11-decoder'
 import { Address, NETWORK, TEST_NETWORK } from '@scure/btc-signer'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AddressType, BitcoinNetwork, LightningNode, SettledInvoice } from '../../src/node/index.js'
+import type { AddressType, BitcoinNetwork, LightningNode } from '../../src/node/index.js'
 import { rejectsWith } from './operation-error.js'
+import { arrived, collect, replayed } from './settlements-seen.js'
 import { bolt11Networks, outsideInvoice, randomNodePubkey } from './outside-invoice.js'
 
 export interface NodeHarness {
@@ -60,20 +61,6 @@ export function lightSections(paymentRequest: string): Record<string, unknown> {
   const sections: Record<string, unknown> = { expiry: decoded.expiry }
   for (const section of decoded.sections) if ('value' in section) sections[section.name] = section.value
   return sections
-}
-
-function collect(node: LightningNode): SettledInvoice[] {
-  const seen: SettledInvoice[] = []
-  node.settledInvoices$.subscribe(settled => seen.push(settled))
-  return seen
-}
-
-/**
- * Waits (at most a second or two) until `seen` holds `count` settlements. A remote node reports a settlement on
- * its own stream, which may arrive just after the payment's answer; the embedded node emits before answering.
- */
-export async function arrived(seen: readonly unknown[], count: number): Promise<void> {
-  for (let tries = 0; tries < 200 && seen.length < count; tries++) await new Promise(resolve => setTimeout(resolve, 10))
 }
 
 export function nodeContract(name: string, makeNode: MakeNode, options: ContractOptions = {}): void {
@@ -182,8 +169,8 @@ export function nodeContract(name: string, makeNode: MakeNode, options: Contract
       assert.is(stored?.preimage, paid.preimage)
       const tracked = await node.trackPayment(invoice.paymentHash)
       assert.is(tracked?.status, 'succeeded')
-      const missed = await node.settledInvoicesAfter(0)
-      assert.equal(missed, seen)
+      assert.equal(await replayed(node, 0, seen.length), seen)
+      assert.equal(await replayed(node, seen[0].settleIndex, 1), [])
     }),
   )
 
@@ -384,13 +371,14 @@ export function nodeContract(name: string, makeNode: MakeNode, options: Contract
   )
 
   test(
-    'close completes the settled-invoice stream',
+    'close completes every settlement stream',
     async () => {
       const harness = await makeNode()
-      let completed = false
-      harness.node.settledInvoices$.subscribe({ complete: () => (completed = true) })
+      let completed = 0
+      harness.node.settlementsAfter(0).subscribe({ complete: () => completed++ })
+      harness.node.settlementsAfter('now').subscribe({ complete: () => completed++ })
       await harness.close()
-      assert.ok(completed)
+      assert.is(completed, 2)
     },
   )
 

@@ -76,7 +76,7 @@ export async function openEmbedded(opts: OpenOptions = {}): Promise<EmbeddedHarn
 
 export function collect(node: LightningNode): SettledInvoice[] {
   const seen: SettledInvoice[] = []
-  node.settledInvoices$.subscribe(settled => seen.push(settled))
+  node.settlementsAfter('now').subscribe(settled => seen.push(settled))
   return seen
 }
 

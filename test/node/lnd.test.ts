@@ -1,25 +1,19 @@
 // The LND backend, verified against LND's 0.20 gRPC surface through a fake LND (test/support/fake-lnd) and the
 // unmodified `lightning` client, not against a running lnd (lnd-regtest.test.ts does that when one is at hand).
-// First the shared LightningNode contract, then what only a remote node needs: streams that drop and come back,
-// payments whose outcome is not known yet, and a start that refuses clearly or waits for LND.
+// First the shared LightningNode contract, then what only a remote node needs: payments whose outcome is not
+// known yet, and a start that refuses clearly or waits for LND (the settlement streams: lnd-settlements.test.ts).
 import { createHash, randomBytes } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createNode, resolveLndConnection, type LightningNode, type SettledInvoice } from '../../src/node/index.js'
-import { arrived, nodeContract } from './contract.js'
+import { createNode, resolveLndConnection, type LightningNode } from '../../src/node/index.js'
+import { nodeContract } from './contract.js'
 import { ManualTime } from './manual-time.js'
 import { rejectsWith } from './operation-error.js'
 import { outsideInvoice, randomNodePubkey } from './outside-invoice.js'
-import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
+import { startFakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { createLndBackend, openLnd, temporaryStore, type LndHarness } from '../support/fake-lnd/lnd-harness.js'
 
 nodeContract('lnd backend (fake LND)', () => openLnd(), { revealsSeed: false })
-
-function collect(node: LightningNode): SettledInvoice[] {
-  const seen: SettledInvoice[] = []
-  node.settledInvoices$.subscribe(settled => seen.push(settled))
-  return seen
-}
 
 /** Waits for something the backend does on its own in reaction to network I/O (not a timer: time is manual). */
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -30,12 +24,6 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   assert.unreachable(`gave up waiting until ${what}`)
 }
 
-/** Drops the backend's invoice stream once the fake has it (the subscription is sent without an answer). */
-async function dropInvoiceStream(fake: FakeLnd): Promise<void> {
-  await until(() => fake.node.invoiceStreamDrops.size === 1, 'the backend has subscribed')
-  fake.dropInvoiceStreams()
-}
-
 const withLnd = (fn: (h: LndHarness) => Promise<void>) => async () => {
   const h = await openLnd()
   try {
@@ -44,98 +32,6 @@ const withLnd = (fn: (h: LndHarness) => Promise<void>) => async () => {
     await h.close()
   }
 }
-
-const streams = suite('lnd backend: the settled-invoice stream')
-
-streams(
-  'settlements made while the stream was down arrive once each, in order, after a backoff',
-  withLnd(async ({ node, fake, time }) => {
-    const seen = collect(node)
-    const [a, b, c, d] = await Promise.all(
-      [1, 2, 3, 4].map(n => node.createInvoice({ amountMsat: n * 1000, description: `order ${n}` })),
-    )
-    await node.pay({ paymentRequest: a.paymentRequest, maxFeeMsat: 0, timeoutMs: 5000 })
-    await arrived(seen, 1)
-
-    fake.faults.refuseInvoiceStreams = true
-    await dropInvoiceStream(fake)
-    await until(() => time.pendingCount === 1, 'the backend schedules a resubscription')
-    fake.settleInvoice(b.paymentHash)
-    fake.settleInvoice(c.paymentHash)
-    await time.advance(1000) // first retry, refused: the next waits 2 s
-    await until(() => time.pendingCount === 1, 'the backend schedules a second resubscription')
-    fake.faults.refuseInvoiceStreams = false
-    await time.advance(1999)
-    assert.is(time.pendingCount, 1, 'resubscribed before the backoff ran out')
-    assert.is(seen.length, 1)
-    await time.advance(1)
-    await arrived(seen, 3)
-    fake.settleInvoice(d.paymentHash)
-    await arrived(seen, 4)
-
-    assert.equal(
-      seen.map(s => [s.paymentHash, s.settleIndex, s.amountMsat]),
-      [
-        [a.paymentHash, 1, 1000],
-        [b.paymentHash, 2, 2000],
-        [c.paymentHash, 3, 3000],
-        [d.paymentHash, 4, 4000],
-      ],
-    )
-    assert.equal(await node.settledInvoicesAfter(1), seen.slice(1))
-  }),
-)
-
-streams(
-  'with nothing settled before the drop, the gap is read from the invoice list',
-  withLnd(async ({ node, fake, time }) => {
-    const seen = collect(node)
-    const invoice = await node.createInvoice({ amountMsat: 5000, description: 'first ever' })
-    await dropInvoiceStream(fake)
-    await until(() => time.pendingCount === 1, 'the backend schedules a resubscription')
-    fake.settleInvoice(invoice.paymentHash)
-    await time.advance(1000)
-    await arrived(seen, 1)
-    assert.equal(seen.map(s => s.paymentHash), [invoice.paymentHash])
-    const later = await node.createInvoice({ amountMsat: 6000, description: 'second' })
-    fake.settleInvoice(later.paymentHash)
-    await arrived(seen, 2)
-    assert.equal(seen.map(s => s.settleIndex), [1, 2])
-  }),
-)
-
-streams(
-  'settlements from before the backend started are not replayed as new',
-  async () => {
-    const time = new ManualTime(Date.now())
-    const fake = await startFakeLnd({ now: () => time.now() })
-    try {
-      const first = await openLnd({ fake, time })
-      const old = await first.node.createInvoice({ amountMsat: 1000 })
-      await first.node.pay({ paymentRequest: old.paymentRequest, maxFeeMsat: 0, timeoutMs: 5000 })
-      await first.close()
-
-      const second = await openLnd({ fake, time })
-      try {
-        const seen = collect(second.node)
-        await dropInvoiceStream(fake)
-        await until(() => time.pendingCount === 1, 'the backend schedules a resubscription')
-        await time.advance(1000)
-        const fresh = await second.node.createInvoice({ amountMsat: 2000 })
-        fake.settleInvoice(fresh.paymentHash)
-        await arrived(seen, 1)
-        assert.equal(seen.map(s => [s.paymentHash, s.settleIndex]), [[fresh.paymentHash, 2]])
-        assert.equal((await second.node.settledInvoicesAfter(0)).map(s => s.paymentHash), [old.paymentHash, fresh.paymentHash])
-      } finally {
-        await second.close()
-      }
-    } finally {
-      await fake.close()
-    }
-  },
-)
-
-streams.run()
 
 const payments = suite('lnd backend: payments whose outcome is not known yet')
 

@@ -28,8 +28,7 @@ let dataDir: string
 function redelivering(inner: LightningNode): LightningNode {
   return {
     ...inner,
-    settledInvoices$: inner.settledInvoices$.pipe(mergeMap(settled => [settled, settled])),
-    settledInvoicesAfter: () => inner.settledInvoicesAfter(0),
+    settlementsAfter: () => inner.settlementsAfter(0).pipe(mergeMap(settled => [settled, settled])),
   }
 }
 
@@ -111,6 +110,27 @@ test('settlements made while the wallet was stopped are credited at its next sta
   await wallet.start()
   assert.is(wallet.accounts.userById(userId)!.balance_msat, 5_000)
   assert.is(wallet.invoiceByPaymentHash(invoice.paymentHash)!.paid, true)
+  wallet.stop()
+  assert.ok(auditLedger(store.db).ok)
+})
+
+test('a credit that fails to commit is tried again from the stored index, never passed by a later settlement', async () => {
+  const wallet = walletOver(node)
+  await wallet.start()
+  const { userId } = wallet.accounts.createAccountWithWallet('unlucky')
+  const first = await wallet.createInvoiceFor(userId, { amountMsat: 1_000, memo: 'first' })
+  const second = await wallet.createInvoiceFor(userId, { amountMsat: 2_000, memo: 'second' })
+  // The first credit fails to commit (as on a full disk); the second settles after it.
+  store.db.exec(`CREATE TEMP TRIGGER refuse_first BEFORE UPDATE OF paid_at ON invoices
+    WHEN NEW.payment_hash = '${first.paymentHash}' BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`)
+  await node.mock!.markInvoicePaidExternally(first.paymentRequest)
+  await node.mock!.markInvoicePaidExternally(second.paymentRequest)
+  const balance = () => wallet.accounts.userById(userId)!.balance_msat
+  assert.is(balance(), 0, 'a later settlement was credited past one that failed')
+  store.db.exec('DROP TRIGGER refuse_first')
+  for (let waited = 0; balance() !== 3_000 && waited < 10_000; waited += 50) await new Promise(r => setTimeout(r, 50))
+  assert.is(balance(), 3_000)
+  assert.is(wallet.invoiceByPaymentHash(first.paymentHash)!.paid, true)
   wallet.stop()
   assert.ok(auditLedger(store.db).ok)
 })

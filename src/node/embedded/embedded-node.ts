@@ -1,7 +1,7 @@
 // The embedded node: a LightningNode that runs offline inside the daemon (the default backend). It has a real
 // identity and issues real signed invoices, settles payments between its own invoices, and simulates the rest
 // (chain wallet, peers, channels) in its SQLite tables so that every admin operation visibly does something.
-import { Subject } from '../../bus/rx.js'
+import { Observable, Subject } from '../../bus/rx.js'
 import { OperationError } from '../../bus/errors.js'
 import type { Db } from '../../store/index.js'
 import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice, Timers } from '../lightning-node.js'
@@ -96,10 +96,26 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
       open()
       return invoices.lookup(paymentHash)
     },
-    settledInvoices$: settled$.asObservable(),
-    async settledInvoicesAfter(settleIndex) {
-      open()
-      return invoices.settledAfter(settleIndex)
+    settlementsAfter(settleIndex) {
+      return new Observable<SettledInvoice>(subscriber => {
+        // Live first, held while the table is read: a settlement emitted meanwhile is not lost, and the index
+        // drops the ones both give.
+        let last = settleIndex === 'now' ? 0 : settleIndex
+        let held: SettledInvoice[] | undefined = []
+        const pass = (settled: SettledInvoice) => {
+          if (settled.settleIndex <= last) return
+          last = settled.settleIndex
+          subscriber.next(settled)
+        }
+        const live = settled$.subscribe({
+          next: settled => (held ? held.push(settled) : pass(settled)),
+          complete: () => subscriber.complete(),
+        })
+        if (settleIndex !== 'now' && !closed) for (const settled of invoices.settledAfter(settleIndex)) pass(settled)
+        for (const settled of held) pass(settled)
+        held = undefined
+        return live
+      })
     },
     async decodeInvoice(paymentRequest) {
       open()

@@ -1,10 +1,11 @@
-// The settled-invoice stream over LND's SubscribeInvoices. The stream drops when LND restarts or the network
-// blips; every settlement must still reach the daemon exactly once. We keep the highest settle index seen (at
-// start, the highest in LND's invoice list) and resubscribe after a backoff with `confirmed_after` set to it:
-// LND then replays every settlement above it before going live, and anything at or below it is a duplicate.
+// One subscriber's settlements over LND's SubscribeInvoices, in settle-index order and each once, across drops.
+// LND replays every settlement above the settle_index a subscription names before it goes live, under the lock its
+// live notifications take (invoiceregistry.go, deliverBacklogEvents), so a start from a stored index costs what
+// was missed, not the history. Only a subscriber with no index yet has LND's whole list read: LND replays
+// nothing from index 0. The stream drops when LND restarts or the network blips; it resubscribes after a backoff
+// from the last index it emitted, and anything at or below that index is a duplicate.
 import type { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { Subject, type Observable } from '../../bus/rx.js'
 import { subscribeToInvoices, type AuthenticatedLnd } from 'lightning'
 import type { Clock } from '../../bus/context.js'
 import type { SettledInvoice, Timers } from '../lightning-node.js'
@@ -22,28 +23,45 @@ export interface InvoiceStreamDeps {
 }
 
 export interface InvoiceStream {
-  readonly settled$: Observable<SettledInvoice>
-  /** Reads the current highest settle index, then subscribes. */
-  start(): Promise<void>
-  /** Drops the subscription and any pending reconnect, and completes settled$. */
+  /** Drops the subscription and any pending reconnect; `next` is not called again. */
   close(): void
 }
 
-export function invoiceStream({ lnd, invoices, clock, timers, log }: InvoiceStreamDeps): InvoiceStream {
-  const settled$ = new Subject<SettledInvoice>()
-  let cursor = 0
+/**
+ * Calls `next` with every settlement above `after`, oldest first, then with each new one. With 'now', the first
+ * subscription asks LND for nothing older; a stream that drops before its first settlement has no index to
+ * resume from, so it reads the list and may then pass on settlements from before it started.
+ */
+export function invoiceStream(
+  { lnd, invoices, clock, timers, log }: InvoiceStreamDeps,
+  after: number | 'now',
+  next: (settled: SettledInvoice) => void,
+): InvoiceStream {
+  let cursor = after === 'now' ? 0 : after
   let failures = 0
   let subscription: EventEmitter | undefined
   let cancelRetry: (() => void) | undefined
   let closed = false
+  // Each connection attempt; callbacks of an attempt that was given up on change nothing.
+  let attempt = 0
 
-  const emit = (settlement: SettledInvoice | undefined) => {
-    if (!settlement || settlement.settleIndex <= cursor) return
-    cursor = settlement.settleIndex
-    settled$.next(settlement)
+  const emit = (settled: SettledInvoice) => {
+    if (closed || settled.settleIndex <= cursor) return
+    cursor = settled.settleIndex
+    next(settled)
+  }
+
+  const drop = () => {
+    attempt++
+    // The library restarts a dropped subscription on its own after a fixed 30 s, from cursors it may lose (an add
+    // event clears its settle cursor). Removing every listener, synchronously, ends its loop, so the restart is
+    // ours: with backoff, from our cursor.
+    subscription?.removeAllListeners()
+    subscription = undefined
   }
 
   const retryLater = (err: unknown, since: number) => {
+    drop()
     if (closed) return
     // A stream that lived longer than the longest delay was healthy: start the backoff over.
     failures = clock.now() - since >= maxReconnectDelayMs ? 1 : failures + 1
@@ -52,55 +70,74 @@ export function invoiceStream({ lnd, invoices, clock, timers, log }: InvoiceStre
     log?.warn({ failure, settleIndex: cursor, retryInMs: delayMs }, 'LND invoice stream dropped; will resubscribe')
     cancelRetry = timers.after(delayMs, () => {
       cancelRetry = undefined
-      void reconnect()
+      void connect(false)
     })
   }
 
-  const subscribe = () => {
+  /** SubscribeInvoices from `from` (0: live only); settlements go to `onSettled`. */
+  const subscribe = (from: number, onSettled: (settled: SettledInvoice) => void) => {
+    const mine = attempt
     const connectedAt = clock.now()
-    const sub = subscribeToInvoices({ lnd, ...(cursor > 0 ? { confirmed_after: cursor } : {}) })
+    const sub = subscribeToInvoices({ lnd, ...(from > 0 ? { confirmed_after: from } : {}) })
     subscription = sub
     sub.on('invoice_updated', (invoice: LndInvoice) => {
       failures = 0
-      emit(settlementFromLnd(invoice))
+      const settled = settlementFromLnd(invoice)
+      if (settled) onSettled(settled)
     })
-    // The library restarts a dropped subscription on its own after a fixed 30 s, from cursors it may lose (an
-    // add event clears its settle cursor). Removing every listener here, synchronously, ends its loop, so the
-    // restart is ours: with backoff, from our cursor. An 'error' without a reason is a stream LND ended.
+    // An 'error' without a reason is a stream LND ended.
     sub.on('error', (err: unknown) => {
-      sub.removeAllListeners()
-      subscription = undefined
-      retryLater(err, connectedAt)
+      if (mine === attempt) retryLater(err, connectedAt)
     })
   }
 
-  const reconnect = async () => {
+  const connect = async (first: boolean): Promise<void> => {
     if (closed) return
+    if (cursor > 0) return subscribe(cursor, emit)
+    if (first && after === 'now') return subscribe(0, emit)
+    // No index to resume from. Live first, and held while the list is read, so that nothing settled during the
+    // read is lost. LND may still register the subscription after it has listed; settle indexes count up one by
+    // one, so a first live settlement that skips one says so, and the stream resubscribes from the list's last.
+    const mine = attempt
     const since = clock.now()
+    let held: SettledInvoice[] | undefined = []
+    let firstLive = true
+    const live = (settled: SettledInvoice) => {
+      if (held) return void held.push(settled)
+      if (settled.settleIndex <= cursor) return
+      if (firstLive) {
+        firstLive = false
+        if (settled.settleIndex > cursor + 1) {
+          drop()
+          void connect(false)
+          return
+        }
+      }
+      emit(settled)
+    }
+    subscribe(0, live)
+    let listed: SettledInvoice[]
     try {
-      // LND replays settlements only above a settle index of 1 or more: with none seen yet, read the list.
-      if (cursor === 0) for (const settlement of await invoices.settledAfter(0)) emit(settlement)
+      listed = await invoices.allSettled(() => closed || mine !== attempt)
     } catch (err) {
-      retryLater(err, since)
+      if (mine === attempt) retryLater(err, since)
       return
     }
-    if (!closed) subscribe()
+    if (mine !== attempt) return
+    for (const settled of listed) emit(settled)
+    const waiting = held
+    held = undefined
+    for (const settled of waiting) live(settled)
   }
 
+  void connect(true)
+
   return {
-    settled$: settled$.asObservable(),
-    async start() {
-      const known = await invoices.settledAfter(0)
-      cursor = known.at(-1)?.settleIndex ?? 0
-      subscribe()
-    },
     close() {
       if (closed) return
       closed = true
       cancelRetry?.()
-      subscription?.removeAllListeners()
-      subscription = undefined
-      settled$.complete()
+      drop()
     },
   }
 }

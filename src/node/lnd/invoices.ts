@@ -1,6 +1,7 @@
 // LND's invoices as the daemon sees them: issuing, looking up and decoding through the `lightning` package, and
-// reading LND's invoice list for settlements a subscriber missed. LND is the authority on every rule (expiry,
-// network, signature); this file checks only what our interface promises beyond LND and maps the results.
+// reading LND's whole invoice list when a settlement subscriber knows no settle index yet. LND is the authority
+// on every rule (expiry, network, signature); this file checks only what our interface promises beyond LND and
+// maps the results.
 import {
   createInvoice,
   decodePaymentRequest,
@@ -79,6 +80,13 @@ export function settlementFromLnd(invoice: LndInvoice): SettledInvoice | undefin
 }
 
 export function lndInvoices({ lnd, clock }: { lnd: AuthenticatedLnd; clock: Clock }) {
+  const pages = new Set<Promise<unknown>>()
+  const listing = <T>(page: Promise<T>): Promise<T> => {
+    pages.add(page)
+    void page.finally(() => pages.delete(page)).catch(() => undefined)
+    return page
+  }
+
   const lookup = async (paymentHash: string): Promise<NodeInvoice | undefined> => {
     if (!/^[0-9a-fA-F]{64}$/.test(paymentHash)) return undefined
     try {
@@ -161,25 +169,32 @@ export function lndInvoices({ lnd, clock }: { lnd: AuthenticatedLnd; clock: Cloc
     },
 
     /**
-     * Settlements above `settleIndex`, oldest first. LND lists invoices by add index only, and an old invoice can
-     * be settled late, so this reads the whole list.
+     * Every settlement LND holds, oldest first. LND lists invoices by add index only, and an old invoice can be
+     * settled late, so this reads the whole list: only for a subscriber that knows no settle index yet (LND
+     * replays settlements above an index of 1 or more, never from 0). `stop` is asked before each page.
      */
-    async settledAfter(settleIndex: number): Promise<SettledInvoice[]> {
+    async allSettled(stop: () => boolean): Promise<SettledInvoice[]> {
       const settled: SettledInvoice[] = []
       try {
-        let page = await getInvoices({ lnd, limit: invoicePageSize })
+        let page = await listing(getInvoices({ lnd, limit: invoicePageSize }))
         for (;;) {
           for (const invoice of page.invoices as unknown as LndInvoice[]) {
             const settlement = settlementFromLnd(invoice)
-            if (settlement && settlement.settleIndex > settleIndex) settled.push(settlement)
+            if (settlement) settled.push(settlement)
           }
           if (!page.next || page.invoices.length === 0) break
-          page = await getInvoices({ lnd, token: page.next })
+          if (stop()) throw new OperationError('node_unavailable', 'the LND connection is closing')
+          page = await listing(getInvoices({ lnd, token: page.next }))
         }
       } catch (err) {
         throw lndError('list its invoices', err)
       }
       return settled.sort((a, b) => a.settleIndex - b.settleIndex)
+    },
+
+    /** Resolves once no list page is awaited: the library retries a failed page on a channel that may be shut. */
+    async drain(): Promise<void> {
+      await Promise.allSettled([...pages])
     },
   }
 }

@@ -1,19 +1,21 @@
 // The LND backend: a LightningNode over a real LND, through the `lightning` package. It holds no state of its
-// own beyond the settled-invoice cursor: LND is the record of invoices, payments, wallet and channels.
+// own: LND is the record of invoices, payments, wallet and channels, and a settlement subscriber keeps its own
+// settle index.
 import { getWalletInfo } from 'lightning'
 import { OperationError } from '../../bus/errors.js'
-import type { LightningNode, NodeConfig, NodeDeps } from '../lightning-node.js'
+import { Observable } from '../../bus/rx.js'
+import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice } from '../lightning-node.js'
 import { lndChain } from './chain.js'
 import { lndChannels } from './channels.js'
 import { lndConfirmations } from './confirmations.js'
-import { invoiceStream } from './invoice-stream.js'
+import { invoiceStream, type InvoiceStream } from './invoice-stream.js'
 import { lndInvoices } from './invoices.js'
 import { connectLnd, networkOfChains } from './lnd-connection.js'
 import { lndError } from './lnd-errors.js'
 import { lndPayments } from './payments.js'
 import { realTimers } from './reconnect-backoff.js'
 
-/** Connects (or waits for LND, with `waitForNode`), then subscribes to settlements before answering. */
+/** Connects (or waits for LND, with `waitForNode`); settlements are subscribed to by whoever follows them. */
 export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise<LightningNode> {
   if (!config.lnd) {
     throw new Error('[node] backend = "lnd" needs lnd_socket and lnd_macaroon_path (or LND_ADDRESS and LND_MACAROON_PATH)')
@@ -30,18 +32,12 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
   const { lnd } = client
   const ownPubkey = started.public_key
   const invoices = lndInvoices({ lnd, clock })
-  const stream = invoiceStream({ lnd, invoices, clock, timers, log })
   const payments = lndPayments({ lnd, invoices, timers, log })
   const chain = lndChain({ lnd })
   const confirmations = lndConfirmations({ lnd })
   const channels = lndChannels({ lnd, ownPubkey })
-  try {
-    await stream.start()
-  } catch (err) {
-    stream.close()
-    client.close()
-    throw new Error(`LND at ${client.socket} did not list its invoices: ${lndError('list its invoices', err).message}`)
-  }
+  // The settlement streams open now, each with the subscriber told when the node closes.
+  const streams = new Map<InvoiceStream, () => void>()
   log?.info({ socket: client.socket, pubkey: ownPubkey, version: started.version }, 'connected to LND')
 
   let closed = false
@@ -89,10 +85,16 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
       open()
       return invoices.lookup(paymentHash)
     },
-    settledInvoices$: stream.settled$,
-    async settledInvoicesAfter(settleIndex) {
-      open()
-      return invoices.settledAfter(settleIndex)
+    settlementsAfter(settleIndex) {
+      return new Observable<SettledInvoice>(subscriber => {
+        if (closed) return subscriber.complete()
+        const stream = invoiceStream({ lnd, invoices, clock, timers, log }, settleIndex, settled => subscriber.next(settled))
+        streams.set(stream, () => subscriber.complete())
+        return () => {
+          streams.delete(stream)
+          stream.close()
+        }
+      })
     },
     async decodeInvoice(paymentRequest) {
       open()
@@ -175,7 +177,11 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
     async close() {
       if (closed) return
       closed = true
-      stream.close()
+      for (const [stream, complete] of [...streams]) {
+        stream.close()
+        complete()
+      }
+      await invoices.drain()
       payments.close()
       client.close()
     },

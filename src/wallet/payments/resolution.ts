@@ -1,7 +1,7 @@
 // Turning what the node says about an external payment into money: succeeded → settle, failed → refund, and
 // in flight → ask again later. A refund happens only when the node is certain nothing was paid: it reported the
 // payment failed, or it has no record of ever attempting it. Pending payments left by a stop or a crash are
-// resolved the same way at start.
+// resolved the same way, in the background from the start on.
 import type { Logger } from 'pino'
 import type { DomainEvent } from '../../bus/events.js'
 import type { LightningNode, PaymentOutcome, Timers } from '../../node/index.js'
@@ -10,7 +10,15 @@ import { paymentOperation, type PaymentRow, type PaymentStore, type Resolved } f
 
 /** Re-asks about an in-flight payment after 1 s, 2 s, 4 s … up to this. */
 const maxTrackDelayMs = 60_000
+/** Payments left pending by the last run that are asked about at once (each is one TrackPaymentV2 stream). */
+const reconcileParallelism = 16
 export const neverAttemptedReason = 'the node has no record of sending this payment'
+
+export interface ReconcileCounts {
+  settled: number
+  refunded: number
+  inFlight: number
+}
 
 export interface ResolutionDeps {
   store: PaymentStore
@@ -87,9 +95,10 @@ export function paymentResolution({ store, node, emit, timers, now, log }: Resol
       node
         .trackPayment(payment.payment_hash)
         .then(outcome => {
-          if (!apply(payment, outcome)) watch(payment, Math.min(delayMs * 2, maxTrackDelayMs))
+          if (!stopped && !apply(payment, outcome)) watch(payment, Math.min(delayMs * 2, maxTrackDelayMs))
         })
         .catch(err => {
+          if (stopped) return
           log.warn({ err, paymentHash: payment.payment_hash }, 'could not track a pending payment; asking again later')
           watch(payment, Math.min(delayMs * 2, maxTrackDelayMs))
         })
@@ -101,18 +110,40 @@ export function paymentResolution({ store, node, emit, timers, now, log }: Resol
     settle,
     refund,
     watch,
-    /** Resolves every payment left pending by a stop or a crash; the ones still in flight are watched. */
-    async reconcilePending(): Promise<{ settled: number; refunded: number; inFlight: number }> {
-      const counts = { settled: 0, refunded: 0, inFlight: 0 }
-      for (const payment of store.pending()) {
-        const outcome = await node.trackPayment(payment.payment_hash)
-        if (!apply(payment, outcome)) {
+    /**
+     * Resolves every payment left pending by a stop or a crash, in the background: the list is taken now, before
+     * this run can start a payment of its own (one the node has not heard of yet must not be refunded as never
+     * attempted), and the node is asked about a few at a time. LND may take its whole answer timeout over a
+     * payment that is still pathfinding, so the start does not wait. Until a payment resolves it stays pending:
+     * its sats stay reserved, GetPaymentState shows it in flight, and paying its invoice again is refused; settle
+     * and refund each move a payment only out of `pending`, so this, a watch and a late answer cannot both apply.
+     * A crash meanwhile leaves the rest pending for the next start; so does a stop (`done` then gives undefined).
+     */
+    reconcilePending(): { pending: number; done: Promise<ReconcileCounts | undefined> } {
+      const queue = store.pending()
+      const pending = queue.length
+      const counts: ReconcileCounts = { settled: 0, refunded: 0, inFlight: 0 }
+      const reconcile = async (payment: PaymentRow) => {
+        try {
+          const outcome = await node.trackPayment(payment.payment_hash)
+          if (stopped) return
+          if (!apply(payment, outcome)) {
+            counts.inFlight++
+            watch(payment)
+          } else if (outcome?.status === 'succeeded') counts.settled++
+          else counts.refunded++
+        } catch (err) {
+          if (stopped) return
+          log.warn({ err, paymentHash: payment.payment_hash }, 'could not track a pending payment; asking again later')
           counts.inFlight++
           watch(payment)
-        } else if (outcome?.status === 'succeeded') counts.settled++
-        else counts.refunded++
+        }
       }
-      return counts
+      const worker = async () => {
+        for (let payment = queue.shift(); payment && !stopped; payment = queue.shift()) await reconcile(payment)
+      }
+      const workers = Array.from({ length: Math.min(reconcileParallelism, pending) }, worker)
+      return { pending, done: Promise.all(workers).then(() => (stopped ? undefined : counts)) }
     },
     stop(): void {
       stopped = true

@@ -89,7 +89,8 @@ export async function startFakeLnd(opts: FakeLndOptions = {}): Promise<FakeLnd> 
   // What LND checks before it runs a method: is it up, is the method built in, is the wallet unlocked (LND 0.13+
   // rpcperms), does the macaroon verify.
   const gate = (service: string, method: string, metadata: grpc.Metadata): GrpcStatus | undefined => {
-    const { faults } = node
+    const { faults, traffic } = node
+    traffic.calls.set(method, (traffic.calls.get(method) ?? 0) + 1)
     if (faults.unavailable) return { code: grpcCode.unavailable, details: 'fake LND is unavailable' }
     if (faults.unimplemented.has(method)) {
       return { code: grpcCode.unimplemented, details: `unknown method ${method} for service ${service}` }

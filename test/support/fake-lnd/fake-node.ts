@@ -45,6 +45,25 @@ export interface Faults {
   refuseInvoiceStreams: boolean
   /** Payments to other nodes stay in flight until the test resolves them. */
   holdPayments: boolean
+  /**
+   * Payments to other nodes stay in flight with no HTLC out (still pathfinding) until the test resolves them:
+   * TrackPaymentV2 then streams IN_FLIGHT with no HTLC, which the `lightning` package passes on as nothing.
+   */
+  pathfinding: boolean
+  /**
+   * The next live-only SubscribeInvoices (no indexes) takes hold only after the next ListInvoices has answered, as
+   * a busy LND may register it: this runs then, and must call `register` (it may settle invoices before).
+   */
+  lateLiveInvoiceStream?: (register: () => void) => void
+}
+
+/** What the fake was asked: per method, and the invoices it sent from its history. */
+export interface Traffic {
+  calls: Map<string, number>
+  /** Invoices sent in ListInvoices pages. */
+  invoicesListed: number
+  /** Invoices SubscribeInvoices replayed before going live (adds and settlements above the given indexes). */
+  invoicesReplayed: number
 }
 
 export interface FakeNode {
@@ -62,6 +81,7 @@ export interface FakeNode {
   chain: FakeChain
   channels: ChannelBook
   faults: Faults
+  traffic: Traffic
   /** One function per open SubscribeInvoices stream: ends it with UNAVAILABLE, as a broken connection would. */
   invoiceStreamDrops: Set<() => void>
   /** The same for open SendPaymentV2 / TrackPaymentV2 streams. */
@@ -105,7 +125,9 @@ export function createFakeNode(opts: { network: FakeNetworkName; now(): number; 
       unimplemented: new Set(),
       refuseInvoiceStreams: false,
       holdPayments: false,
+      pathfinding: false,
     },
+    traffic: { calls: new Map(), invoicesListed: 0, invoicesReplayed: 0 },
     invoiceStreamDrops: new Set(),
     paymentStreamDrops: new Set(),
     chainStreamDrops: new Set(),

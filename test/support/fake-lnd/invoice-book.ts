@@ -1,6 +1,7 @@
 // The fake LND's invoices, with LND's rules: real BOLT11 requests signed by the fake's node key, add and settle
 // indexes that only grow, expired open invoices cancelled, and SubscribeInvoices' replay of adds and
-// settlements above the indexes a subscriber gives before it goes live.
+// settlements above the indexes a subscriber gives before it goes live. A long history (100k invoices) is cheap:
+// its invoices are signed only when one first goes on the wire, and every index is an array position.
 import { createHash, randomBytes } from 'node:crypto'
 import bolt11 from 'bolt11'
 import { lndSays } from './rpc-error.js'
@@ -53,11 +54,18 @@ export interface InvoiceBookDeps {
 
 export type InvoiceListener = (invoice: FakeInvoice) => void
 
+type SignedFields = Pick<
+  FakeInvoice,
+  'paymentHash' | 'paymentAddr' | 'valueMsat' | 'memo' | 'descriptionHash' | 'createdSec' | 'expirySec'
+>
+
 export function invoiceBook({ nodeKey, network, now, blockHeight }: InvoiceBookDeps) {
   const byHash = new Map<string, FakeInvoice>()
+  // Add index n is at n - 1, settle index n at n - 1.
   const inAddOrder: FakeInvoice[] = []
+  const inSettleOrder: FakeInvoice[] = []
+  const open = new Set<FakeInvoice>()
   const listeners = new Set<InvoiceListener>()
-  let lastSettleIndex = 0
 
   const nowSec = () => Math.floor(now() / 1000)
   const notify = (invoice: FakeInvoice) => {
@@ -65,9 +73,42 @@ export function invoiceBook({ nodeKey, network, now, blockHeight }: InvoiceBookD
   }
   // LND's invoice registry cancels an open invoice once it expires.
   const expireDue = () => {
-    for (const invoice of inAddOrder) {
-      if (invoice.state === 'OPEN' && nowSec() >= invoice.createdSec + invoice.expirySec) invoice.state = 'CANCELED'
+    for (const invoice of open) {
+      if (nowSec() >= invoice.createdSec + invoice.expirySec) {
+        invoice.state = 'CANCELED'
+        open.delete(invoice)
+      }
     }
+  }
+
+  const signedRequest = (fields: SignedFields): string => {
+    const unsigned = bolt11.encode(
+      {
+        network,
+        timestamp: fields.createdSec,
+        ...(fields.valueMsat > 0 ? { millisatoshis: String(fields.valueMsat) } : {}),
+        tags: [
+          { tagName: 'payment_hash', data: fields.paymentHash },
+          { tagName: 'payment_secret', data: fields.paymentAddr.toString('hex') },
+          fields.descriptionHash.length > 0
+            ? { tagName: 'purpose_commit_hash', data: fields.descriptionHash.toString('hex') }
+            : { tagName: 'description', data: fields.memo },
+          { tagName: 'expire_time', data: fields.expirySec },
+          { tagName: 'min_final_cltv_expiry', data: invoiceCltvExpiry },
+          {
+            tagName: 'feature_bits',
+            data: {
+              word_length: 4,
+              var_onion_optin: { required: true, supported: true },
+              payment_secret: { required: true, supported: true },
+              basic_mpp: { required: false, supported: true },
+            },
+          },
+        ],
+      },
+      false,
+    )
+    return bolt11.sign(unsigned, Buffer.from(nodeKey)).paymentRequest!
   }
 
   return {
@@ -75,45 +116,19 @@ export function invoiceBook({ nodeKey, network, now, blockHeight }: InvoiceBookD
       const preimage = request.preimage ?? randomBytes(32)
       const paymentHash = createHash('sha256').update(preimage).digest('hex')
       if (byHash.has(paymentHash)) throw lndSays('invoice with payment hash already exists')
-      const paymentAddr = randomBytes(32)
-      const createdSec = nowSec()
-      const unsigned = bolt11.encode(
-        {
-          network,
-          timestamp: createdSec,
-          ...(request.valueMsat > 0 ? { millisatoshis: String(request.valueMsat) } : {}),
-          tags: [
-            { tagName: 'payment_hash', data: paymentHash },
-            { tagName: 'payment_secret', data: paymentAddr.toString('hex') },
-            request.descriptionHash.length > 0
-              ? { tagName: 'purpose_commit_hash', data: request.descriptionHash.toString('hex') }
-              : { tagName: 'description', data: request.memo },
-            { tagName: 'expire_time', data: request.expirySec },
-            { tagName: 'min_final_cltv_expiry', data: invoiceCltvExpiry },
-            {
-              tagName: 'feature_bits',
-              data: {
-                word_length: 4,
-                var_onion_optin: { required: true, supported: true },
-                payment_secret: { required: true, supported: true },
-                basic_mpp: { required: false, supported: true },
-              },
-            },
-          ],
-        },
-        false,
-      )
-      const signed = bolt11.sign(unsigned, Buffer.from(nodeKey))
-      const invoice: FakeInvoice = {
+      const fields = {
         paymentHash,
         preimage,
-        paymentAddr,
-        request: signed.paymentRequest!,
+        paymentAddr: randomBytes(32),
         valueMsat: request.valueMsat,
         memo: request.memo,
         descriptionHash: request.descriptionHash,
-        createdSec,
+        createdSec: nowSec(),
         expirySec: request.expirySec,
+      }
+      const invoice: FakeInvoice = {
+        ...fields,
+        request: signedRequest(fields),
         state: 'OPEN',
         addIndex: inAddOrder.length + 1,
         settleIndex: 0,
@@ -123,8 +138,49 @@ export function invoiceBook({ nodeKey, network, now, blockHeight }: InvoiceBookD
       }
       byHash.set(paymentHash, invoice)
       inAddOrder.push(invoice)
+      open.add(invoice)
       notify(invoice)
       return invoice
+    },
+
+    /**
+     * Adds `count` invoices from before the test, without telling subscribers (they predate every subscription):
+     * every `settledEvery`-th is settled, the others expired and cancelled. Each is signed when it first goes on
+     * the wire, so that the fake can hold a long history without signing all of it up front.
+     */
+    addHistory(count: number, { settledEvery }: { settledEvery: number }): void {
+      const seed = randomBytes(16)
+      const startSec = nowSec() - 30 * 86_400
+      for (let n = 0; n < count; n++) {
+        const preimage = createHash('sha256').update(seed).update(String(n)).digest()
+        const paymentHash = createHash('sha256').update(preimage).digest('hex')
+        const createdSec = startSec + Math.floor(n / 10)
+        const settled = (n + 1) % settledEvery === 0
+        const fields = {
+          paymentHash,
+          preimage,
+          paymentAddr: createHash('sha256').update(paymentHash).digest(),
+          valueMsat: 1000 * (1 + (n % 500)),
+          memo: `order ${n}`,
+          descriptionHash: Buffer.alloc(0),
+          createdSec,
+          expirySec: 3600,
+        }
+        let request: string | undefined
+        const invoice = {
+          ...fields,
+          state: settled ? 'SETTLED' : 'CANCELED',
+          addIndex: inAddOrder.length + 1,
+          settleIndex: settled ? inSettleOrder.length + 1 : 0,
+          settledSec: settled ? createdSec + 5 : 0,
+          paidMsat: settled ? fields.valueMsat : 0,
+          private: false,
+        } as FakeInvoice
+        Object.defineProperty(invoice, 'request', { enumerable: true, get: () => (request ??= signedRequest(fields)) })
+        byHash.set(paymentHash, invoice)
+        inAddOrder.push(invoice)
+        if (settled) inSettleOrder.push(invoice)
+      }
     },
 
     lookup(paymentHash: string): FakeInvoice | undefined {
@@ -136,7 +192,13 @@ export function invoiceBook({ nodeKey, network, now, blockHeight }: InvoiceBookD
     list(query: { pendingOnly: boolean; indexOffset: number; max: number; reversed: boolean }): FakeInvoice[] {
       expireDue()
       const max = query.max > 0 ? query.max : 100
-      const candidates = inAddOrder.filter(i => !query.pendingOnly || i.state === 'OPEN')
+      const candidates = query.pendingOnly ? inAddOrder.filter(i => i.state === 'OPEN') : inAddOrder
+      if (!query.pendingOnly) {
+        // Add index n sits at n - 1.
+        if (!query.reversed) return inAddOrder.slice(query.indexOffset, query.indexOffset + max)
+        const end = query.indexOffset === 0 ? inAddOrder.length : query.indexOffset - 1
+        return inAddOrder.slice(Math.max(0, end - max), end)
+      }
       if (query.reversed) {
         const below = candidates.filter(i => query.indexOffset === 0 || i.addIndex < query.indexOffset)
         return below.slice(Math.max(0, below.length - max))
@@ -153,22 +215,27 @@ export function invoiceBook({ nodeKey, network, now, blockHeight }: InvoiceBookD
       if (invoice.state === 'CANCELED') throw lndSays('invoice expired')
       if (amountMsat < invoice.valueMsat) throw lndSays('amount too low')
       invoice.state = 'SETTLED'
-      invoice.settleIndex = ++lastSettleIndex
+      open.delete(invoice)
+      inSettleOrder.push(invoice)
+      invoice.settleIndex = inSettleOrder.length
       invoice.settledSec = nowSec()
       invoice.paidMsat = amountMsat
       notify(invoice)
       return invoice
     },
 
-    /** SubscribeInvoices: adds above `addIndex`, then settlements above `settleIndex` (0: none), then live. */
-    subscribe(addIndex: number, settleIndex: number, listener: InvoiceListener): () => void {
-      if (addIndex > 0) for (const invoice of inAddOrder.filter(i => i.addIndex > addIndex)) listener(invoice)
-      if (settleIndex > 0) {
-        const settled = inAddOrder.filter(i => i.settleIndex > settleIndex).sort((a, b) => a.settleIndex - b.settleIndex)
-        for (const invoice of settled) listener(invoice)
-      }
+    /**
+     * SubscribeInvoices: adds above `addIndex`, then settlements above `settleIndex` (0: none of either), then
+     * live. `replayed` counts what was sent before going live.
+     */
+    subscribe(addIndex: number, settleIndex: number, listener: InvoiceListener): { stop(): void; replayed: number } {
+      const backlog = [
+        ...(addIndex > 0 ? inAddOrder.slice(addIndex) : []),
+        ...(settleIndex > 0 ? inSettleOrder.slice(settleIndex) : []),
+      ]
+      for (const invoice of backlog) listener(invoice)
       listeners.add(listener)
-      return () => listeners.delete(listener)
+      return { stop: () => listeners.delete(listener), replayed: backlog.length }
     },
 
     /** lnrpc.Invoice as LND sends it. */

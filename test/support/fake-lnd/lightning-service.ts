@@ -21,6 +21,8 @@ export interface ServiceImpl {
 export function lightningService(node: FakeNode): ServiceImpl {
   const { invoices, wallet, channels } = node
   const nowSec = () => Math.floor(node.now() / 1000)
+  // Live-only subscriptions held back by faults.lateLiveInvoiceStream until a list has been answered.
+  const afterNextList: (() => void)[] = []
 
   return {
     unary: {
@@ -88,6 +90,8 @@ export function lightningService(node: FakeNode): ServiceImpl {
           max: Number(request.num_max_invoices),
           reversed: request.reversed === true,
         })
+        node.traffic.invoicesListed += page.length
+        for (const late of afterNextList.splice(0)) setImmediate(late)
         return {
           invoices: page.map(invoices.asRpc),
           first_index_offset: page[0]?.addIndex ?? 0,
@@ -191,8 +195,15 @@ export function lightningService(node: FakeNode): ServiceImpl {
           call.emit('error', { code: grpcCode.unavailable, details: 'fake LND refuses invoice streams for now' })
           return
         }
-        const write = (invoice: FakeInvoice) => call.write(invoices.asRpc(invoice))
-        const stop = invoices.subscribe(Number(call.request.add_index), Number(call.request.settle_index), write)
+        const addIndex = Number(call.request.add_index)
+        const settleIndex = Number(call.request.settle_index)
+        let stop = () => {}
+        const register = () => {
+          const write = (invoice: FakeInvoice) => call.write(invoices.asRpc(invoice))
+          const subscribed = invoices.subscribe(addIndex, settleIndex, write)
+          stop = subscribed.stop
+          node.traffic.invoicesReplayed += subscribed.replayed
+        }
         const forget = () => {
           stop()
           node.invoiceStreamDrops.delete(drop)
@@ -203,6 +214,11 @@ export function lightningService(node: FakeNode): ServiceImpl {
         }
         node.invoiceStreamDrops.add(drop)
         call.on('cancelled', forget)
+        const late = node.faults.lateLiveInvoiceStream
+        if (late && addIndex === 0 && settleIndex === 0) {
+          node.faults.lateLiveInvoiceStream = undefined
+          afterNextList.push(() => late(register))
+        } else register()
       },
     },
   }

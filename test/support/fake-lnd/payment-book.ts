@@ -27,6 +27,8 @@ export interface FakePayment {
   resolvedNs: bigint
   index: number
   paymentAddr: Buffer
+  /** In flight with no HTLC out yet: LND is still looking for a route. */
+  pathfinding: boolean
 }
 
 export type PaymentListener = (payment: FakePayment) => void
@@ -54,11 +56,12 @@ export function paymentBook({ now, blockHeight }: { now(): number; blockHeight()
     },
 
     /** Records a new attempt; LND's control tower refuses a hash that succeeded or is still in flight. */
-    start(fields: Pick<FakePayment, 'paymentHash' | 'request' | 'destination' | 'valueMsat' | 'feeMsat' | 'paymentAddr'>) {
+    start(fields: Pick<FakePayment, 'paymentHash' | 'request' | 'destination' | 'valueMsat' | 'feeMsat' | 'paymentAddr'> & { pathfinding?: boolean }) {
       const previous = byHash.get(fields.paymentHash)
       if (previous?.status === 'SUCCEEDED') throw lndSays('invoice is already paid')
       if (previous?.status === 'IN_FLIGHT') throw lndSays('payment is in transition')
       const payment: FakePayment = {
+        pathfinding: false,
         ...fields,
         status: 'IN_FLIGHT',
         preimage: '',
@@ -74,7 +77,8 @@ export function paymentBook({ now, blockHeight }: { now(): number; blockHeight()
     succeed(paymentHash: string, preimage: string): void {
       const payment = byHash.get(paymentHash)
       if (!payment || payment.status !== 'IN_FLIGHT') throw new Error(`no payment ${paymentHash} in flight`)
-      Object.assign(payment, { status: 'SUCCEEDED', preimage, resolvedNs: nowNs() })
+      // A payment that succeeds found a route: its HTLC went out.
+      Object.assign(payment, { status: 'SUCCEEDED', preimage, resolvedNs: nowNs(), pathfinding: false })
       notify(payment)
     },
 
@@ -130,8 +134,8 @@ export function paymentBook({ now, blockHeight }: { now(): number; blockHeight()
         fee_sat: Math.floor(payment.feeMsat / 1000),
         fee_msat: payment.feeMsat,
         creation_time_ns: payment.createdNs.toString(),
-        // A payment that found no route never sent an HTLC.
-        htlcs: payment.failureReason === 'FAILURE_REASON_NO_ROUTE' ? [] : [
+        // A payment that found no route, or is still looking for one, has sent no HTLC.
+        htlcs: payment.pathfinding || payment.failureReason === 'FAILURE_REASON_NO_ROUTE' ? [] : [
           {
             attempt_id: payment.index,
             status: payment.status,

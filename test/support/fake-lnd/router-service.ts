@@ -49,7 +49,7 @@ function route(node: FakeNode, payment: FakePayment): void {
     remote(payment)
     return
   }
-  if (node.faults.holdPayments) return
+  if (node.faults.holdPayments || payment.pathfinding) return
   node.payments.fail(payment.paymentHash, 'FAILURE_REASON_NO_ROUTE')
 }
 
@@ -81,6 +81,7 @@ export function routerService(node: FakeNode): ServiceImpl {
             valueMsat: read.amountMsat || requestedMsat,
             feeMsat: 0,
             paymentAddr: read.paymentAddr,
+            pathfinding: read.destination !== node.pubkey && !node.remoteNodes.has(read.destination) && node.faults.pathfinding,
           })
         } catch (err) {
           call.emit('error', statusOf(err))
