@@ -105,6 +105,9 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   }
   const nodeInfo = await node.getInfo()
   log.info({ backend: config.node.backend, network: nodeInfo.network, pubkey: nodeInfo.pubkey }, 'lightning node ready')
+  if (node.mock) {
+    log.warn('MOCK MODE IS ON ([node] mock = true): anyone who can reach this daemon can credit wallets from nothing; never use it with real money')
+  }
 
   const events = createEventBus()
   const wallet = createWallet({

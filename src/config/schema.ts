@@ -53,8 +53,8 @@ export const configSchema = z.strictObject({
       alias: z.string().max(32).default('relaypay'),
       /** Embedded node: foreign invoices "succeed" after a short delay (demos only). */
       simulate_payments: z.boolean().default(false),
-      /** Enables SetMockInvoiceAsPaid and the mock balance operations (test mode). */
-      mock: z.boolean().optional(),
+      /** Enables SetMockInvoiceAsPaid and the mock balance operations (test mode); off unless asked for. */
+      mock: z.boolean().default(false),
       /** LND unreachable at start: wait and retry instead of refusing to start. */
       wait_for_node: z.boolean().default(false),
       lnd_socket: z.string().optional(),

@@ -52,8 +52,8 @@ export function nodeOptions(config: Config['node'], dataDir: string, env: NodeJS
     network: config.network,
     alias: config.alias,
     simulatePayments: config.simulate_payments,
-    // Test mode is on by default with the embedded node, off with a real node (reference/pub-protocol.md §8.2).
-    mock: config.mock ?? config.backend === 'embedded',
+    // Test mode mints money for anyone who can reach the daemon, so it is off unless the operator asks (issue 22).
+    mock: config.mock,
     dataDir,
     lnd:
       config.backend === 'lnd'

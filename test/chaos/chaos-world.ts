@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import net from 'node:net'
 import * as assert from 'uvu/assert'
-import { cliPath, startDaemon, type TestDaemon } from '../support/daemon.js'
+import { cliPath, mockEnv, startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
 import { ok } from '../wallet/money.js'
@@ -196,7 +196,7 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
     },
     async crashWhileStarting(fraction) {
       const child = spawn(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
-        env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...env },
+        env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...mockEnv({ config }), ...env },
         stdio: 'ignore',
       })
       const exited = new Promise(resolve => child.on('exit', resolve))
