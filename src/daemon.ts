@@ -192,6 +192,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     allowLoopback: config.lnurl.allow_loopback,
     listenUrl: () => http.url,
     metaText: config.lnurl.meta_text,
+    callbacks: { perMinute: config.lnurl.callbacks_per_minute, burst: config.lnurl.callbacks_burst },
     fees: { serviceFeeBps: config.fees.service_fee_bps, serviceFeeFloorSats: config.fees.service_fee_floor_sats },
     random: bytes => randomBytes(bytes),
     clock,
@@ -238,6 +239,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
       },
       createInvoice: (walletId, request) => wallet.createInvoiceFor(walletId, request),
       payInvoice: (walletId, paymentRequest) => wallet.payInvoiceFor(walletId, paymentRequest),
+      forgetExpiredInvoice: (paymentHash, tag) => wallet.forgetExpiredInvoice(paymentHash, tag, clock.now()),
     },
     paidInvoicesTagged: tag => wallet.paidInvoicesTagged(tag),
   })
@@ -313,6 +315,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     host: config.http.host,
     port: config.http.port,
     maxBodyBytes: config.http.max_body_bytes,
+    guestMaxBodyBytes: config.http.guest_max_body_bytes,
     headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
     requestTimeoutMs: config.http.request_timeout_seconds * 1000,
     dispatcher,

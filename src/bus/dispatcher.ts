@@ -22,6 +22,8 @@ export interface Call {
   transport: Transport
   requestId: string
   signal?: AbortSignal
+  /** The caller's network address where the transport knows it (HTTP's socket peer). */
+  clientAddress?: string
 }
 
 export interface CallOutcome {
@@ -116,6 +118,7 @@ export function createDispatcher({ registry, authenticate, log, clock }: Dispatc
           get signal() {
             return signal()
           },
+          clientAddress: call.clientAddress,
         }
         const result = (handler as (input: unknown, ctx: unknown) => unknown)(input, ctx)
         const answers: Observable<unknown> = isObservable(result) ? result : from(result as Promise<unknown>)

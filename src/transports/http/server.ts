@@ -18,6 +18,8 @@ export interface HttpServerOptions {
   host: string
   port: number
   maxBodyBytes: number
+  /** The body limit of unauthenticated routes (guest orders, LNURL, mock controls), below maxBodyBytes. */
+  guestMaxBodyBytes?: number
   /** A client that has not sent its headers, or its whole request, in this long is cut off (408). */
   headersTimeoutMs: number
   requestTimeoutMs: number
@@ -93,8 +95,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       return write(res, { status: 405, body: { detail: 'Method Not Allowed' } }, { allow: found.allowed.join(', ') })
     }
     const { entry } = found.route
-    const headers = entry.dialect === 'pub' ? corsHeaders : {}
+    let headers: Record<string, string> = entry.dialect === 'pub' ? corsHeaders : {}
     const answer = await answerFor(found, req, url, entry)
+    if (answer.retryAfterSeconds !== undefined) headers = { ...headers, 'retry-after': String(answer.retryAfterSeconds) }
     if (answer.raw) {
       res.writeHead(answer.status, {
         ...headers,
@@ -112,7 +115,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     req: IncomingMessage,
     url: RequestTarget,
     entry: CatalogueEntry,
-  ): Promise<HttpAnswer & { raw?: RawBody }> {
+  ): Promise<HttpAnswer & { raw?: RawBody; retryAfterSeconds?: number }> {
     // The signal is made only when the dispatcher asks for it (an AbortController per request cost ~1% of a
     // payment's CPU); a client that left before that gets an aborted one.
     let abort: AbortController | undefined
@@ -133,7 +136,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       if (entry.stream) {
         throw new OperationError('invalid_input', `${entry.name} is a stream: subscribe to it over Nostr`)
       }
-      const input = await assembleInput(found, req, url, entry, opts.maxBodyBytes)
+      const guest = entry.auth === 'guest' || entry.auth === 'guestOrWallet'
+      const bodyLimit = guest ? Math.min(opts.maxBodyBytes, opts.guestMaxBodyBytes ?? opts.maxBodyBytes) : opts.maxBodyBytes
+      const input = await assembleInput(found, req, url, entry, bodyLimit)
       const apiKey = headerValue(req.headers['x-api-key']) ?? url.searchParams.get('api-key') ?? undefined
       const output = await lastValueFrom(
         opts.dispatcher.dispatch({
@@ -142,6 +147,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
           input,
           transport: 'http',
           requestId: headerValue(req.headers['x-request-id'])?.slice(0, 64) ?? randomUUID(),
+          // The socket's peer: no forwarded header is trusted (the config names no proxy to trust).
+          clientAddress: req.socket.remoteAddress,
           get signal() {
             return signal()
           },
@@ -152,7 +159,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       return success(entry.dialect, output, status)
     } catch (err) {
       const error = isOperationError(err) ? err : new OperationError('internal', 'internal error')
-      return failure(entry.dialect, error)
+      const answer = failure(entry.dialect, error)
+      return error.retryAfterSeconds === undefined ? answer : { ...answer, retryAfterSeconds: error.retryAfterSeconds }
     }
   }
 
