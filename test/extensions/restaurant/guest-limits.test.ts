@@ -169,7 +169,7 @@ purge('an expired unpaid order and its invoice are gone after the retention; a p
     assert.is((await rd.pay(payer, paid.invoice.payment_request)).json.status, 'OK')
 
     await eventually(async () => (await rd.api('GET', `/orders/${unpaid.order.id}`)).status === 404, 'the unpaid order purged', 10_000)
-    assert.match(rd.daemon.logs(), /old unpaid orders deleted with their invoices/)
+    await eventually(() => /old unpaid orders deleted with their invoices/.test(rd.daemon.logs()), 'the purge logged')
     const kept = await rd.api('GET', `/orders/${paid.order.id}`)
     assert.is(kept.json.status, 'paid')
     const db = new Database(path.join(rd.daemon.dataDir, 'relaypay.sqlite'), { readonly: true })
