@@ -20,7 +20,7 @@ import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
-import { createNode, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
+import { createNode, mockModeWarning, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
 import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
@@ -105,9 +105,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   }
   const nodeInfo = await node.getInfo()
   log.info({ backend: config.node.backend, network: nodeInfo.network, pubkey: nodeInfo.pubkey }, 'lightning node ready')
-  if (node.mock) {
-    log.warn('MOCK MODE IS ON ([node] mock = true): anyone who can reach this daemon can credit wallets from nothing; never use it with real money')
-  }
+  if (node.mock) log.warn(mockModeWarning)
 
   const events = createEventBus()
   const wallet = createWallet({

@@ -45,6 +45,10 @@ export type {
 
 export { defaultLndSocket, resolveLndConnection } from './lnd/lnd-settings.js'
 
+/** The start log's one loud line while test mode is on. */
+export const mockModeWarning =
+  'MOCK MODE IS ON ([node] mock = true): anyone who can reach this daemon can credit wallets from nothing; never use it with real money'
+
 /** The backend's options from `[node]` (and, for LND, the environment's LND_* settings). */
 export function nodeOptions(config: Config['node'], dataDir: string, env: NodeJS.ProcessEnv): NodeConfig {
   return {
