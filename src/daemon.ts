@@ -21,7 +21,7 @@ import { systemClock, type Clock } from './bus/context.js'
 import { createAuthenticator, createTokenSigner } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
 import { createProbes, healthHandlers, type Probes } from './health/index.js'
-import { createNode, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
+import { createNode, mockModeWarning, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
 import type { HttpServer } from './transports/http/index.js'
 import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
@@ -152,6 +152,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     everyMs: config.health.node_check_seconds * 1000,
     timeoutMs: config.health.node_timeout_seconds * 1000,
   })
+  if (node.mock) log.warn(mockModeWarning)
 
   const events = createEventBus()
   const wallet = createWallet({
@@ -236,6 +237,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     allowLoopback: config.lnurl.allow_loopback,
     listenUrl: () => http.url,
     metaText: config.lnurl.meta_text,
+    callbacks: { perMinute: config.lnurl.callbacks_per_minute, burst: config.lnurl.callbacks_burst },
     fees: { serviceFeeBps: config.fees.service_fee_bps, serviceFeeFloorSats: config.fees.service_fee_floor_sats },
     random: bytes => randomBytes(bytes),
     clock,
@@ -282,6 +284,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       },
       createInvoice: (walletId, request) => wallet.createInvoiceFor(walletId, request),
       payInvoice: (walletId, paymentRequest) => wallet.payInvoiceFor(walletId, paymentRequest),
+      forgetExpiredInvoice: (paymentHash, tag) => wallet.forgetExpiredInvoice(paymentHash, tag, clock.now()),
     },
     paidInvoicesTagged: tag => wallet.paidInvoicesTagged(tag),
   })

@@ -51,4 +51,6 @@ export interface CallContext<C = Caller> {
   clock: Clock
   /** Aborted when the daemon stops or the caller goes away. */
   signal: AbortSignal
+  /** HTTP only: the socket's peer address (no forwarded header is trusted), for per-address limits on guests. */
+  clientAddress?: string
 }

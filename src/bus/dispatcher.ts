@@ -29,6 +29,8 @@ export interface Call {
    * knows more, e.g. the HTTP status); otherwise the dispatcher writes it.
    */
   onOutcome?: (outcome: CallOutcome) => void
+  /** The caller's network address where the transport knows it (HTTP's socket peer). */
+  clientAddress?: string
 }
 
 export interface CallOutcome {
@@ -141,6 +143,7 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
           get signal() {
             return signal()
           },
+          clientAddress: call.clientAddress,
         }
         const result = (handler as (input: unknown, ctx: unknown) => unknown)(input, ctx)
         const answers: Observable<unknown> = isObservable(result) ? result : from(result as Promise<unknown>)

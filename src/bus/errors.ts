@@ -32,15 +32,18 @@ export const detailStatus: Record<ErrorCode, number> = {
 export class OperationError extends Error {
   /** Overrides the dialect's status for this one error where a seed fixes it (e.g. 422, 500). */
   readonly status?: number
+  /** For a rate refusal: when to ask again (HTTP `Retry-After`). */
+  readonly retryAfterSeconds?: number
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    opts: { status?: number } = {},
+    opts: { status?: number; retryAfterSeconds?: number } = {},
   ) {
     super(message)
     this.name = 'OperationError'
     this.status = opts.status
+    if (opts.retryAfterSeconds !== undefined) this.retryAfterSeconds = opts.retryAfterSeconds
   }
 }
 

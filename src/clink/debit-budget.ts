@@ -40,7 +40,7 @@ export function debitSpendLimit(store: DebitStore, charge: DebitCharge, recorded
         }
       }
     }
-    store.recordPayment({
+    const recordedNow = store.recordPayment({
       paymentHash: terms.paymentHash,
       userId: charge.userId,
       requester: charge.requester,
@@ -49,6 +49,9 @@ export function debitSpendLimit(store: DebitStore, charge: DebitCharge, recorded
       answer: charge.answered ? 'answered' : 'paying',
       at: terms.at,
     })
+    if (!recordedNow) {
+      throw new OperationError('conflict', 'an earlier debit payment of this invoice is still being answered; try again later')
+    }
     recorded(terms.paymentHash)
   }
 }

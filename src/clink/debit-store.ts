@@ -90,12 +90,17 @@ export function debitStore(db: Db) {
       ON CONFLICT (user_id, k1) DO UPDATE SET seen_at = excluded.seen_at`)
   const forgetK1s = db.prepare('DELETE FROM clink_debit_k1 WHERE seen_at <= ?')
 
+  // A payment retried after it failed takes over the row once the failed attempt's answer is out.
   const recordPayment = db.prepare(`INSERT INTO clink_debit_payments
       (payment_hash, user_id, requester, app_id, request_id, answer, created_at)
-      VALUES (@paymentHash, @userId, @requester, @appId, @requestId, @answer, @at)`)
+      VALUES (@paymentHash, @userId, @requester, @appId, @requestId, @answer, @at)
+      ON CONFLICT (payment_hash) DO UPDATE SET user_id = excluded.user_id, requester = excluded.requester,
+        app_id = excluded.app_id, request_id = excluded.request_id, answer = excluded.answer,
+        created_at = excluded.created_at
+      WHERE clink_debit_payments.answer = 'answered'`)
   // Pending payments count whatever their age; succeeded ones while their settlement is inside the window.
   const spentInWindow = db.prepare(`SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0)
-      FROM clink_debit_payments d JOIN payments p ON p.payment_hash = d.payment_hash
+      FROM clink_debit_payments d JOIN payments p ON p.payment_hash = d.payment_hash AND p.user_id = d.user_id
       WHERE d.user_id = @userId AND d.requester = @requester
         AND (p.status = 'pending' OR (p.status = 'succeeded' AND p.resolved_at > @since))`).pluck()
   const debitPayment = db.prepare('SELECT * FROM clink_debit_payments WHERE payment_hash = ?')
@@ -159,10 +164,13 @@ export function debitStore(db: Db) {
     /** Inside the payment's transaction: what this key's payments take from the window ending at `now`. */
     spentInWindowMsat: (userId: string, requester: string, since: number) =>
       spentInWindow.get({ userId, requester, since }) as number,
-    /** `answer`: `paying` for a CLINK request's payment, `answered` when no requester waits (an API payment). */
+    /**
+     * `answer`: `paying` for a CLINK request's payment, `answered` when no requester waits (an API payment). False
+     * when an earlier attempt at the same payment hash still has an answer to send.
+     */
     recordPayment: (p: {
       paymentHash: string; userId: string; requester: string; appId: string; requestId: string; answer: 'paying' | 'answered'; at: number
-    }) => void recordPayment.run(p),
+    }) => recordPayment.run(p).changes > 0,
     debitPayment: (paymentHash: string) => debitPayment.get(paymentHash) as DebitPaymentRow | undefined,
     paymentForRequest: (requestId: string) => paymentForRequest.get(requestId) as DebitPaymentRow | undefined,
     /** Moves a payment's answer state; true for the one caller that moved it (so one answer is sent). */

@@ -24,6 +24,8 @@ export const configSchema = z.strictObject({
       allow_upgrade: z.boolean().default(false),
       /** Largest accepted request body in bytes. */
       max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+      /** Largest body of an unauthenticated request (guest orders and quotes, LNURL, mock controls); 413 above. */
+      guest_max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(64 * 1024),
       /** Time to send the request headers; slower clients are cut off (slowloris). */
       headers_timeout_seconds: z.int().min(1).max(600).default(60),
       /** Time to send the whole request, body included; answers may take longer (model downloads). */
@@ -57,8 +59,8 @@ export const configSchema = z.strictObject({
       alias: z.string().max(32).default('relaypay'),
       /** Embedded node: foreign invoices "succeed" after a short delay (demos only). */
       simulate_payments: z.boolean().default(false),
-      /** Enables SetMockInvoiceAsPaid and the mock balance operations (test mode). */
-      mock: z.boolean().optional(),
+      /** Enables SetMockInvoiceAsPaid and the mock balance operations (test mode); off unless asked for. */
+      mock: z.boolean().default(false),
       /** LND unreachable at start: wait and retry instead of refusing to start. */
       wait_for_node: z.boolean().default(false),
       lnd_socket: z.string().optional(),
@@ -104,7 +106,15 @@ export const configSchema = z.strictObject({
       debit_request_seconds: z.int().min(1).max(86_400).default(600),
     })
     .prefault({}),
-  lnurl: z.strictObject({ allow_loopback: z.boolean().default(false), meta_text: z.string().default('LNURL via relaypay') }).prefault({}),
+  lnurl: z
+    .strictObject({
+      allow_loopback: z.boolean().default(false),
+      meta_text: z.string().default('LNURL via relaypay'),
+      /** LNURL callbacks (pay, withdraw, channel) per client address: refill per minute, and the burst. */
+      callbacks_per_minute: z.int().min(1).max(100_000).default(30),
+      callbacks_burst: z.int().min(1).max(100_000).default(10),
+    })
+    .prefault({}),
   callbacks: z.strictObject({ allow_loopback: z.boolean().default(false) }).prefault({}),
   metrics: z
     .strictObject({
@@ -188,6 +198,30 @@ export const configSchema = z.strictObject({
     .refine(swaps => !swaps.enabled || swaps.providers.length > 0, {
       message: 'swaps are enabled but no provider is configured: add providers = [{ http = "…" }]',
       path: ['providers'],
+    })
+    .prefault({}),
+  restaurant: z
+    .strictObject({
+      /** Caps on a guest cart (an order or a quote): lines, quantity per line, modifiers per line, note lengths. */
+      max_order_lines: z.int().min(1).max(1000).default(50),
+      max_quantity: z.int().min(1).max(100_000).default(100),
+      max_modifiers_per_line: z.int().min(0).max(100).default(10),
+      max_line_note_chars: z.int().min(0).max(500).default(200),
+      max_customer_note_chars: z.int().min(0).max(1000).default(500),
+      /** Orders per client address: refill per minute, and the burst. Callers with a wallet key are not limited. */
+      orders_per_minute: z.int().min(1).max(100_000).default(4),
+      orders_burst: z.int().min(1).max(100_000).default(10),
+      /** Quotes per client address (the order page quotes as the cart changes). */
+      quotes_per_minute: z.int().min(1).max(100_000).default(60),
+      quotes_burst: z.int().min(1).max(100_000).default(30),
+      /** Orders per restaurant per minute, from everyone together. */
+      restaurant_orders_per_minute: z.int().min(1).max(100_000).default(60),
+      /** Unpaid (pending) orders a restaurant holds at once; more are refused until some are paid or expire. */
+      max_unpaid_orders: z.int().min(1).max(10_000_000).default(100),
+      /** Expired unpaid orders, and their invoices, are deleted this long after they expired. */
+      purge_expired_after_seconds: z.int().min(1).max(365 * 86_400).default(86_400),
+      /** How often unpaid orders are expired and old ones purged (reads expire them on the spot too). */
+      sweep_seconds: z.int().min(1).max(3600).default(60),
     })
     .prefault({}),
   payroll: z

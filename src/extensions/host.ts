@@ -38,6 +38,11 @@ export interface ExtensionWallets {
    * insufficient_balance) having moved nothing.
    */
   payInvoice(fromWalletId: string, paymentRequest: string): Promise<{ paymentHash: string; feeMsat: number }>
+  /**
+   * Deletes an unpaid, expired invoice whose `extra.tag` is `tag` (a purge of old unpaid orders). True when no such
+   * unpaid invoice remains (deleted, or gone already); false when it was paid or has not expired: keep its record.
+   */
+  forgetExpiredInvoice(paymentHash: string, tag: string): boolean
 }
 
 export interface NostrPublisher {

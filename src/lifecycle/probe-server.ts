@@ -13,6 +13,7 @@ export function startProbeServer(config: Config, catalogue: readonly CatalogueEn
     host: config.http.host,
     port: config.http.port,
     maxBodyBytes: config.http.max_body_bytes,
+    guestMaxBodyBytes: config.http.guest_max_body_bytes,
     headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
     requestTimeoutMs: config.http.request_timeout_seconds * 1000,
     catalogue,

@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js'
 export const reloadableKeys = [
   'log.level',
   'http.max_body_bytes',
+  'http.guest_max_body_bytes',
   'http.headers_timeout_seconds',
   'http.request_timeout_seconds',
 ] as const
@@ -67,7 +68,7 @@ export interface ReloadDeps {
   load(): Config
   log: Logger
   setLogLevel(level: Config['log']['level']): void
-  setHttpLimits(limits: { maxBodyBytes: number; headersTimeoutMs: number; requestTimeoutMs: number }): void
+  setHttpLimits(limits: { maxBodyBytes: number; guestMaxBodyBytes: number; headersTimeoutMs: number; requestTimeoutMs: number }): void
 }
 
 /** Applies a SIGHUP; returns the config now running (the old one when the file could not be read). */
@@ -87,6 +88,7 @@ export function reloadConfig({ running, load, log, setLogLevel, setHttpLimits }:
   setLogLevel(plan.next.log.level)
   setHttpLimits({
     maxBodyBytes: plan.next.http.max_body_bytes,
+    guestMaxBodyBytes: plan.next.http.guest_max_body_bytes,
     headersTimeoutMs: plan.next.http.headers_timeout_seconds * 1000,
     requestTimeoutMs: plan.next.http.request_timeout_seconds * 1000,
   })

@@ -7,6 +7,8 @@ import type { Db } from '../store/index.js'
 import type { Clock } from '../bus/context.js'
 import type { DomainEvent } from '../bus/events.js'
 import type { HandlerTable } from '../bus/handler.js'
+import type { CallContext } from '../bus/context.js'
+import { RateLimiter, addressKey, type RateBudget } from '../bus/rate-limit.js'
 import type { LightningNode } from '../node/index.js'
 import type { AccountStore, Wallet } from '../wallet/index.js'
 import { lnurlKeysStore } from './keys-store.js'
@@ -30,6 +32,8 @@ export interface LnurlDeps extends ServiceUrlConfig {
   /** Signs and queues Nostr events to the relays given (the zap request's). */
   publisher: ZapPublisher
   metaText: string
+  /** Callbacks (pay, withdraw, channel) per client address: each makes an invoice, a payment or a channel. */
+  callbacks: RateBudget
   fees: WithdrawFees
   random(bytes: number): Uint8Array
   clock: Clock
@@ -52,12 +56,20 @@ export function createLnurl(deps: LnurlDeps): { handlers: HandlerTable; stop(): 
     publisher: deps.publisher,
     log: deps.log,
   })
-  return {
-    handlers: {
-      ...payHandlers({ keys, url, accounts, wallet, node, metaText: deps.metaText, defaultAppId: deps.defaultAppId }),
-      ...withdrawHandlers({ keys, url, accounts, wallet, node, fees: deps.fees, metaText: deps.metaText }),
-      ...channelHandlers({ keys, url, node }),
-    },
-    stop: () => receipts.unsubscribe(),
+  const handlers: HandlerTable = {
+    ...payHandlers({ keys, url, accounts, wallet, node, metaText: deps.metaText, defaultAppId: deps.defaultAppId }),
+    ...withdrawHandlers({ keys, url, accounts, wallet, node, fees: deps.fees, metaText: deps.metaText }),
+    ...channelHandlers({ keys, url, node }),
   }
+  // Strangers call these with no credentials, and each writes something: a budget per client address.
+  const callbacks = new RateLimiter(deps.callbacks)
+  const table = handlers as Record<string, (input: unknown, ctx: CallContext) => unknown>
+  for (const name of ['HandleLnurlPay', 'HandleLnurlWithdraw', 'HandleLnurlChannel']) {
+    const inner = table[name]!
+    table[name] = async (input, ctx) => {
+      callbacks.takeOrRefuse(addressKey(ctx.clientAddress), deps.clock.now(), 'LNURL callbacks from this address')
+      return inner(input, ctx)
+    }
+  }
+  return { handlers, stop: () => receipts.unsubscribe() }
 }

@@ -45,6 +45,10 @@ export type {
 
 export { defaultLndSocket, resolveLndConnection } from './lnd/lnd-settings.js'
 
+/** The start log's one loud line while test mode is on. */
+export const mockModeWarning =
+  'MOCK MODE IS ON ([node] mock = true): anyone who can reach this daemon can credit wallets from nothing; never use it with real money'
+
 /** The backend's options from `[node]` (and, for LND, the environment's LND_* settings). */
 export function nodeOptions(config: Config['node'], dataDir: string, env: NodeJS.ProcessEnv): NodeConfig {
   return {
@@ -52,8 +56,8 @@ export function nodeOptions(config: Config['node'], dataDir: string, env: NodeJS
     network: config.network,
     alias: config.alias,
     simulatePayments: config.simulate_payments,
-    // Test mode is on by default with the embedded node, off with a real node (reference/pub-protocol.md §8.2).
-    mock: config.mock ?? config.backend === 'embedded',
+    // Test mode mints money for anyone who can reach the daemon, so it is off unless the operator asks (issue 22).
+    mock: config.mock,
     dataDir,
     lnd:
       config.backend === 'lnd'

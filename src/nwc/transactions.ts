@@ -72,7 +72,7 @@ export function walletTransactionReader(db: Db) {
       AND created_at >= @fromMs AND created_at <= @untilMs
     ORDER BY created_at DESC, payment_hash LIMIT @limit OFFSET @offset`)
   const byHash = db.prepare(`SELECT * FROM (${walletTransactions}) WHERE payment_hash = @paymentHash
-    ORDER BY type DESC LIMIT 1`) // a wallet paying its own invoice: the outgoing side answers
+    ORDER BY type DESC, created_at DESC LIMIT 1`) // a wallet paying its own invoice: the outgoing side answers; a retried payment: its latest attempt
   const balance = db.prepare('SELECT balance_msat FROM users WHERE id = ?').pluck()
 
   return {

@@ -11,7 +11,8 @@ import { userAccount, type Ledger } from './ledger.js'
 import { nonNegativeSatsAsMsat } from './msat.js'
 
 /** Upstream's answer since its mock node was removed; clients may match on it. */
-export const mockDisabledReason = 'mock disabled, cannot set invoice as paid'
+export const mockDisabledReason =
+  'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only'
 
 export interface MockBalanceDeps {
   db: Db

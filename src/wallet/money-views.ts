@@ -177,6 +177,9 @@ export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyView
       return row && paymentOperation(row)
     },
 
+    /** Deletes an unpaid invoice of an extension (`extra.tag`) that expired by `now`; see InvoiceStore.forgetExpired. */
+    forgetExpiredInvoice: (paymentHash: string, tag: string, now: number) => invoices.forgetExpired(paymentHash, tag, now),
+
     /** Every paid invoice whose `extra.tag` is `tag`, oldest first (re-delivery to extensions at start). */
     paidInvoicesTagged(tag: string): WalletPaidInvoice[] {
       return invoices.paidTagged(tag).map(row => ({

@@ -6,10 +6,11 @@
 import { spawn } from 'node:child_process'
 import net from 'node:net'
 import * as assert from 'uvu/assert'
-import { cliPath, startDaemon, type TestDaemon } from '../support/daemon.js'
+import { cliPath, mockEnv, startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
 import { ok } from '../wallet/money.js'
+import { unlimitedGuestsConfig } from '../extensions/restaurant/restaurant-daemon.js'
 
 const jwtSecret = 'chaos-test-jwt-secret-0123456789abcdef01'
 /** The restaurant's only item; an order is 1–3 of them. */
@@ -103,7 +104,8 @@ async function freePort(): Promise<number> {
 }
 
 export async function createChaosWorld(): Promise<ChaosWorld> {
-  const config = `${jwtSecretConfig(jwtSecret)}\n[node]\nsimulate_payments = true\n[payroll]\nfirst_tick_seconds = 3600\n`
+  // The campaigns stress ordering from one loopback address; the guest limits have their own tests.
+  const config = `${jwtSecretConfig(jwtSecret)}\n[node]\nsimulate_payments = true\n[payroll]\nfirst_tick_seconds = 3600\n${unlimitedGuestsConfig}`
   const env = { RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(await freePort()) }
   const startTimeoutMs = 90_000 // restarts on a loaded 2-core machine
   let lastStartMs = Date.now()
@@ -196,7 +198,7 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
     },
     async crashWhileStarting(fraction) {
       const child = spawn(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
-        env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...env },
+        env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...mockEnv({ config }), ...env },
         stdio: 'ignore',
       })
       const exited = new Promise(resolve => child.on('exit', resolve))

@@ -9,8 +9,9 @@ import { startDaemon, type TestDaemon } from '../support/daemon.js'
 export const publicUrl = 'http://127.0.0.1:1'
 export const publicDomain = '127.0.0.1:1'
 
+/** The callback budget per address is raised: these tests call many callbacks from one loopback address. */
 export function lnurlDaemonConfig(jwtSecret: string, opts: { allowLoopback?: boolean } = {}): string {
-  return `[http]\npublic_url = "${publicUrl}"\n[lnurl]\nallow_loopback = ${opts.allowLoopback ?? true}\n[auth]\njwt_secret = "${jwtSecret}"\n`
+  return `[http]\npublic_url = "${publicUrl}"\n[lnurl]\nallow_loopback = ${opts.allowLoopback ?? true}\ncallbacks_burst = 1000\n[auth]\njwt_secret = "${jwtSecret}"\n`
 }
 
 export function startLnurlDaemon(jwtSecret: string): Promise<TestDaemon> {

@@ -289,13 +289,13 @@ channels.run()
 
 const mockOff = suite('test mode off')
 
-mockOff('SetMockInvoiceAsPaid answers exactly the upstream error', async () => {
+mockOff("SetMockInvoiceAsPaid answers upstream's error, naming the switch", async () => {
   const daemon = await startDaemon({ config: '[node]\nmock = false\n' })
   try {
     const invoice = outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: 50_000 }).paymentRequest
     for (const path of ['/api/node/mock/invoice/paid', '/api/lnd/mock/invoice/paid']) {
       const json = await call(daemon, 'POST', path, { invoice, amount: 0 }, {})
-      assert.equal(json, { status: 'ERROR', reason: 'mock disabled, cannot set invoice as paid' })
+      assert.equal(json, { status: 'ERROR', reason: 'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only' })
     }
   } finally {
     await daemon.stop()

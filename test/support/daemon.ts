@@ -38,6 +38,11 @@ export interface StartOptions {
   dataDir?: string
   /** How long to wait for it to listen (default 60 s; the fault tests, restarting all the time, allow more). */
   startTimeoutMs?: number
+  /**
+   * Test mode (`[node] mock`), which most tests fund wallets with: on unless this is false, or the config or env
+   * sets it. The daemon's own default is off.
+   */
+  mock?: boolean
 }
 
 /** How long a start may take before the test gives up on it. */
@@ -49,13 +54,19 @@ export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-test-'))
 }
 
+/** RELAYPAY_NODE_MOCK=true unless the test turned test mode off or chose it in its config. */
+export function mockEnv(opts: Pick<StartOptions, 'mock' | 'config'>): Record<string, string> {
+  if (opts.mock === false || /^\s*mock\s*=/m.test(opts.config ?? '')) return {}
+  return { RELAYPAY_NODE_MOCK: 'true' }
+}
+
 export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? path.join(tempDataDir(), 'data')
   fs.mkdirSync(dataDir, { recursive: true })
   if (opts.config !== undefined) fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), opts.config)
   const child = spawn(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
     // Port 0: tests run in parallel, each daemon with its own embedded relay.
-    env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', ...opts.env },
+    env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', ...mockEnv(opts), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const secrets = new SecretLedger()

@@ -44,10 +44,10 @@ test('a balance that disagrees with the journal locks payments and transfers, no
   assert.is(stillReceives.status, 'OK')
 
   const mocked = await call(daemon, '/api/app/mock/user/blance/set', app.appToken, { user_identifier: 'created-anyway', amount: 5 })
-  assert.is(mocked.reason, 'mock disabled, cannot set invoice as paid')
+  assert.is(mocked.reason, 'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only')
   assert.is((await ok(daemon, '/api/app/user/get', app.appToken, { user_identifier: 'created-anyway' })).info.balance, 0)
   const appMock = await call(daemon, '/api/app/mock/blance/set', app.appToken, { amount: 5 })
-  assert.is(appMock.reason, 'mock disabled, cannot set invoice as paid')
+  assert.is(appMock.reason, 'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only')
 })
 
 test.run()

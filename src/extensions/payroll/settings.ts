@@ -4,7 +4,7 @@
 // (month-end clamping over several ticks, paydays becoming due): payroll's clock then starts at 00:00 UTC plus
 // the current time of day on that day and runs at the real pace. Only payroll's calendar moves (its "today",
 // contract and row timestamps); the rates room keeps the daemon's clock. It is refused outside test mode
-// (`[node] mock`, on by default only with the embedded node), so a node with real money never pays on a
+// (`[node] mock`, off unless asked for), so a node with real money never pays on a
 // shifted calendar.
 import type { Clock } from '../../bus/context.js'
 import type { Config } from '../../config/index.js'
@@ -20,7 +20,7 @@ export interface PayrollSettings {
 
 export function payrollSettings(config: Config): PayrollSettings {
   const { first_tick_seconds, tick_seconds, today_override } = config.payroll
-  const testMode = config.node.mock ?? config.node.backend === 'embedded'
+  const testMode = config.node.mock
   if (today_override !== undefined && !testMode) {
     throw new Error('payroll.today_override is for tests: it needs [node] mock = true')
   }

@@ -13,23 +13,26 @@ import { printJobHandlers } from './handlers/print-jobs.js'
 import { settingsHandlers } from './handlers/settings.js'
 import { orderPageHandlers } from './handlers/order-page.js'
 
-/** How often unpaid orders whose invoice expired are marked `expired` (reads also expire them on the spot). */
-const expirySweepMs = 30_000
-
 export const restaurantExtension: Extension = {
   id: 'restaurant',
   async start(host: ExtensionHost): Promise<RunningExtension> {
     const room = createRoom(host)
     // At-least-once delivery: markPaid is idempotent (a paid order stays paid, one print job per order).
     host.onInvoicePaid(paid => room.orders.markPaid(paid))
+    // Unpaid orders whose invoice expired are marked `expired` (reads also expire them on the spot); those that
+    // ended long enough ago are deleted with their invoices, so guests cannot fill the database with them.
+    const { sweep_seconds, purge_expired_after_seconds } = room.limits
+    const forgetInvoice = (paymentHash: string) => host.wallets.forgetExpiredInvoice(paymentHash, 'restaurant')
     const sweep = setInterval(() => {
       try {
         const expired = room.orders.expireDue()
         if (expired > 0) host.log.info({ expired }, 'unpaid orders expired')
+        const purged = room.orders.purgeEnded(purge_expired_after_seconds * 1000, forgetInvoice)
+        if (purged > 0) host.log.info({ purged }, 'old unpaid orders deleted with their invoices')
       } catch (err) {
         host.log.error({ err }, 'the order expiry sweep failed; it runs again at the next interval')
       }
-    }, expirySweepMs)
+    }, sweep_seconds * 1000)
     sweep.unref()
     const handlers: HandlerTable = {
       ...restaurantHandlers(room),

@@ -1,6 +1,7 @@
 // Orders and their statuses (reference/restaurant.md, "Order statuses"). An order starts `pending` with its
 // invoice; only payment makes it `paid` (once, however often payment is told); people move it on by the table
-// below; an unpaid order whose invoice expired becomes `expired`, by the sweep or on the next read of it.
+// below; an unpaid order whose invoice expired becomes `expired`, by the sweep or on the next read of it, and is
+// deleted with its invoice a configured time later (`[restaurant] purge_expired_after_seconds`).
 import type { Logger } from 'pino'
 import type { Db } from '../../store/index.js'
 import { OperationError } from '../../bus/errors.js'
@@ -80,8 +81,27 @@ export function orderBook(deps: OrderDeps) {
     "UPDATE restaurant_orders SET status = 'expired', updated_at = @now WHERE status = 'pending' AND expires_at <= @now",
   )
 
+  const unpaid = db.prepare(`SELECT COUNT(*) FROM restaurant_orders WHERE restaurant_id = ? AND status = 'pending'`).pluck()
+  // Unpaid orders that ended (expired, or canceled before payment) long enough ago, oldest first.
+  const endedUnpaid = db.prepare(`SELECT id, payment_hash FROM restaurant_orders
+      WHERE status IN ('expired', 'canceled') AND paid_at IS NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`)
+  const deleteOrder = db.prepare('DELETE FROM restaurant_orders WHERE id = ? AND paid_at IS NULL')
+
   /** Pending orders whose invoice has expired become `expired`; returns how many did. */
   const expireDue = (): number => expire.run({ now: deps.now() }).changes
+
+  /**
+   * Deletes unpaid orders that ended at least `retentionMs` ago, with their invoices (`forgetInvoice`, which keeps
+   * an invoice that was paid after all: then the order stays too). At most `batch` per call; returns how many.
+   */
+  const purgeEnded = (retentionMs: number, forgetInvoice: (paymentHash: string) => boolean, batch = 500): number =>
+    db.transaction(() => {
+      let purged = 0
+      for (const row of endedUnpaid.all(deps.now() - retentionMs, batch) as { id: string; payment_hash: string }[]) {
+        if (forgetInvoice(row.payment_hash)) purged += deleteOrder.run(row.id).changes
+      }
+      return purged
+    })()
 
   function get(id: string): OrderRow | undefined {
     expireDue()
@@ -160,7 +180,17 @@ export function orderBook(deps: OrderDeps) {
     })()
   }
 
-  return { insert: (row: OrderRow) => void insert.run(row), get, list, move, markPaid, expireDue }
+  return {
+    insert: (row: OrderRow) => void insert.run(row),
+    get,
+    list,
+    move,
+    markPaid,
+    expireDue,
+    purgeEnded,
+    /** Pending orders of a restaurant (the cap on unpaid orders). */
+    unpaidCount: (restaurantId: string) => unpaid.get(restaurantId) as number,
+  }
 }
 
 export type OrderBook = ReturnType<typeof orderBook>

@@ -6,6 +6,7 @@ import { printJobStore, type PrintJobStore } from './print-jobs.js'
 import { menuPublishing, type MenuPublishing } from './publishing.js'
 import { restaurantSettings, type Settings } from './settings.js'
 import { restaurantStore, type RestaurantStore } from './store.js'
+import { guestBudgets, type GuestBudgets, type RestaurantLimits } from './guest-limits.js'
 
 export interface RestaurantRoom {
   host: ExtensionHost
@@ -14,6 +15,9 @@ export interface RestaurantRoom {
   publishing: MenuPublishing
   orders: OrderBook
   printJobs: PrintJobStore
+  /** `[restaurant]` in the config: what guests may ask for. */
+  limits: RestaurantLimits
+  budgets: GuestBudgets
   newId(): string
   now(): number
 }
@@ -29,6 +33,8 @@ export function createRoom(host: ExtensionHost): RestaurantRoom {
     store,
     settings,
     printJobs,
+    limits: host.config.restaurant,
+    budgets: guestBudgets(host.config.restaurant),
     publishing: menuPublishing({ store, settings, nostr: host.nostr, clock: host.clock, log: host.log.child({ part: 'publishing' }) }),
     orders: orderBook({
       db: host.db,

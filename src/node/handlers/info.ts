@@ -20,6 +20,8 @@ export function infoHandlers({ node, usersBalanceMsat }: InfoHandlerDeps): Handl
         synced_to_graph: info.syncedToGraph,
         // Always false for now: the watchdog that locks outgoing payments comes with the wallet issue.
         watchdog_barking: false,
+        // Test mode: SetMockInvoiceAsPaid and the mock balance operations credit wallets from nothing.
+        mock: node.mock !== undefined,
       }
     },
 

@@ -5,7 +5,8 @@ import type { LightningNode } from '../lightning-node.js'
 import { msatToSats, requireNonNegative } from './input-rules.js'
 
 /** Upstream's answer since its mock node was removed; clients may match on it (reference/pub-protocol.md §8.2). */
-export const mockDisabledReason = 'mock disabled, cannot set invoice as paid'
+export const mockDisabledReason =
+  'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only'
 
 export function invoiceHandlers(node: LightningNode): HandlerTable {
   return {

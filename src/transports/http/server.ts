@@ -19,6 +19,8 @@ export interface HttpServerOptions {
   host: string
   port: number
   maxBodyBytes: number
+  /** The body limit of unauthenticated routes (guest orders, LNURL, mock controls), below maxBodyBytes. */
+  guestMaxBodyBytes?: number
   /** A client that has not sent its headers, or its whole request, in this long is cut off (408). */
   headersTimeoutMs: number
   requestTimeoutMs: number
@@ -35,6 +37,7 @@ export interface HttpServerOptions {
 /** The limits a SIGHUP may change while the server runs. */
 export interface HttpLimits {
   maxBodyBytes: number
+  guestMaxBodyBytes: number
   headersTimeoutMs: number
   requestTimeoutMs: number
 }
@@ -62,6 +65,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   const routes = buildRoutes(opts.catalogue)
   let dispatcher = opts.dispatcher
   let maxBodyBytes = opts.maxBodyBytes
+  let guestMaxBodyBytes = opts.guestMaxBodyBytes ?? opts.maxBodyBytes
   const sockets = new Set<Socket>()
   // Node checks the two timeouts every `connectionsCheckingInterval` (30 s by default, too coarse for short ones).
   const checkEveryMs = Math.max(250, Math.min(1000, opts.headersTimeoutMs / 4))
@@ -144,8 +148,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     }
     const { entry } = found.route
     access.operation = entry.name
-    const headers = entry.dialect === 'pub' ? corsHeaders : {}
+    let headers: Record<string, string> = entry.dialect === 'pub' ? corsHeaders : {}
     const answer = await answerFor(found, req, url, entry, requestId, access)
+    if (answer.retryAfterSeconds !== undefined) headers = { ...headers, 'retry-after': String(answer.retryAfterSeconds) }
     if (answer.raw) {
       res.writeHead(answer.status, {
         ...headers,
@@ -165,7 +170,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     entry: CatalogueEntry,
     requestId: string,
     access: RequestAccess,
-  ): Promise<HttpAnswer & { raw?: RawBody }> {
+  ): Promise<HttpAnswer & { raw?: RawBody; retryAfterSeconds?: number }> {
     // The signal is made only when the dispatcher asks for it (an AbortController per request cost ~1% of a
     // payment's CPU); a client that left before that gets an aborted one.
     let abort: AbortController | undefined
@@ -187,7 +192,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         throw new OperationError('invalid_input', `${entry.name} is a stream: subscribe to it over Nostr`)
       }
       if (!dispatcher) throw new OperationError('node_unavailable', 'the daemon is starting', { status: 503 })
-      const input = await assembleInput(found, req, url, entry, maxBodyBytes)
+      const guest = entry.auth === 'guest' || entry.auth === 'guestOrWallet'
+      const bodyLimit = guest ? Math.min(maxBodyBytes, guestMaxBodyBytes) : maxBodyBytes
+      const input = await assembleInput(found, req, url, entry, bodyLimit)
       const apiKey = headerValue(req.headers['x-api-key']) ?? url.searchParams.get('api-key') ?? undefined
       const output = await lastValueFrom(
         dispatcher.dispatch({
@@ -196,6 +203,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
           input,
           transport: 'http',
           requestId,
+          // The socket's peer: no forwarded header is trusted (the config names no proxy to trust).
+          clientAddress: req.socket.remoteAddress,
           get signal() {
             return signal()
           },
@@ -209,7 +218,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       const error = isOperationError(err) ? err : new OperationError('internal', 'internal error')
       // Refused before the dispatcher saw it (a body too large or not JSON): the access line still names why.
       access.outcome ??= { caller: null, errorCode: error.code }
-      return failure(entry.dialect, error)
+      const answer = failure(entry.dialect, error)
+      return error.retryAfterSeconds === undefined ? answer : { ...answer, retryAfterSeconds: error.retryAfterSeconds }
     }
   }
 
@@ -230,6 +240,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     },
     setLimits: limits => {
       maxBodyBytes = limits.maxBodyBytes
+      guestMaxBodyBytes = limits.guestMaxBodyBytes
       server.headersTimeout = limits.headersTimeoutMs
       server.requestTimeout = limits.requestTimeoutMs
     },

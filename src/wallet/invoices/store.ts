@@ -77,6 +77,9 @@ export function invoiceStore(db: Db) {
       WHERE payment_hash = @paymentHash AND paid_at IS NULL`)
   const forOffer = db.prepare(`SELECT * FROM invoices
       WHERE user_id = @userId AND offer_id = @offerId AND (@includeUnpaid = 1 OR paid_at IS NOT NULL) ORDER BY serial`)
+  const forgetExpired = db.prepare(`DELETE FROM invoices WHERE payment_hash = ? AND paid_at IS NULL AND expires_at <= ?
+      AND extra IS NOT NULL AND json_extract(extra, '$.tag') = ?`)
+  const exists = db.prepare('SELECT 1 FROM invoices WHERE payment_hash = ?').pluck()
   const paidTagged = db.prepare(`SELECT * FROM invoices
       WHERE extra IS NOT NULL AND json_extract(extra, '$.tag') = ? AND paid_at IS NOT NULL ORDER BY paid_at, serial`)
 
@@ -102,6 +105,14 @@ export function invoiceStore(db: Db) {
     forOffer: (userId: string, offerId: string, includeUnpaid: boolean) =>
       forOffer.all({ userId, offerId, includeUnpaid: includeUnpaid ? 1 : 0 }) as InvoiceRow[],
     paidTagged: (tag: string) => paidTagged.all(tag) as InvoiceRow[],
+    /**
+     * Deletes an unpaid invoice that expired by `now` and carries `extra.tag` = `tag`; true when it is gone (now or
+     * before), false when it stays (paid, not expired, or another's). An unpaid invoice has no ledger posting.
+     */
+    forgetExpired(paymentHash: string, tag: string, now: number): boolean {
+      forgetExpired.run(paymentHash.toLowerCase(), now, tag)
+      return exists.get(paymentHash.toLowerCase()) === undefined
+    },
   }
 }
 

@@ -66,11 +66,11 @@ export function paymentHandlers({ accounts, invoices, payer, payments, node, deb
     },
 
     GetPaymentState: async (input, ctx) => {
-      // Payments are kept by payment hash; the invoices of this service give theirs without a decode.
-      const paymentHash =
-        invoices.byRequest(input.invoice)?.payment_hash ?? (await node.decodeInvoice(input.invoice.trim())).paymentHash
-      const payment = payments.byHash(paymentHash)
-      if (!payment || payment.user_id !== ctx.caller.userId) throw new OperationError('not_found', 'payment not found')
+      // The caller's latest attempt at this invoice; the invoices of this service give their text without a decode.
+      const request =
+        invoices.byRequest(input.invoice)?.payment_request ?? (await node.decodeInvoice(input.invoice.trim())).paymentRequest
+      const payment = payments.latestOfPayer(request, ctx.caller.userId)
+      if (!payment) throw new OperationError('not_found', 'payment not found')
       return {
         paid_at_unix: payment.status === 'succeeded' ? unixSeconds(payment.resolved_at!) : payment.status === 'pending' ? 0 : -1,
         amount: msatAsSats(payment.amount_msat),

@@ -57,17 +57,22 @@ export function invoicePayer(deps: InvoicePayerDeps) {
   const { node, invoices, payments, commits, resolution, collectors, fees, emit, now } = deps
   let ownPubkey: Promise<string> | undefined
 
-  /** Our own invoices are found by their text without decoding (no signature check on the hot path). */
+  /**
+   * Our own invoices are found by their text without decoding (no signature check on the hot path). Anyone can
+   * sign an invoice with a copied payment hash; one that copies the hash of an invoice of ours is refused here,
+   * before anything is written: paid internally it would settle our invoice for another amount, and sent to the
+   * node it would tie up the hash our invoice needs.
+   */
   const target = async (text: string): Promise<Target> => {
     const own = invoices.byRequest(text)
     if (own) return { internal: own }
     const decoded = await node.decodeInvoice(text.trim())
     const sameHash = invoices.byHash(decoded.paymentHash)
-    // A foreign invoice may copy one of our payment hashes; only ours (our node as payee) settles internally.
-    if (sameHash && decoded.payeePubkey === (await (ownPubkey ??= node.getInfo().then(info => info.pubkey)))) {
-      return { internal: sameHash }
-    }
-    return { external: decoded }
+    if (!sameHash) return { external: decoded }
+    // Signed by our node (which issues one invoice per hash) for the same amount: our invoice in another spelling.
+    const ours = decoded.payeePubkey === (await (ownPubkey ??= node.getInfo().then(info => info.pubkey)))
+    if (ours && decoded.amountMsat === sameHash.amount_msat) return { internal: sameHash }
+    throw new OperationError('invalid_input', refusals.copiedHash)
   }
 
   const termsFor = (payerId: string, t: Target, request: PayInvoiceRequest): PaymentTerms => {
@@ -147,7 +152,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
         const settled = resolution.settle(pending, outcome)
         if (settled) return settled
         // Resolved meanwhile by a tracker that asked the node first.
-        const current = payments.byHash(terms.paymentHash)!
+        const current = payments.bySerial(pending.serial)!
         return { payment: current, payerBalanceMsat: deps.accounts.userById(terms.payerId)!.balance_msat }
       }
       case 'failed':

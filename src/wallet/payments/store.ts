@@ -1,7 +1,8 @@
 // Payment rows and the transactions that move money for them. Each function is ONE SQLite transaction that
 // re-checks what it depends on, so concurrent callers cannot both pay one invoice, and a payment is settled or
 // refunded at most once (the status moves pending → succeeded | failed under a `WHERE status = 'pending'` guard,
-// in the same transaction as its posting). Postings, ref = serial: `payment_debit` with the row; then, for an
+// in the same transaction as its posting). One row per attempt: an invoice whose attempts failed may be paid again,
+// and a unique index keeps at most one pending or succeeded attempt per payment hash. Postings, ref = serial: `payment_debit` with the row; then, for an
 // external payment, `payment_settle` or `payment_refund`. An internal payment is complete in its debit (which pays
 // the fee collector) and the receiver's `invoice_credit`.
 import { OperationError } from '../../bus/errors.js'
@@ -62,12 +63,17 @@ export interface Resolved {
   payerBalanceMsat: number
 }
 
-/** Upstream's texts (reference/pub-protocol.md §7.4); clients match on them. */
+/** Upstream's texts (reference/pub-protocol.md §7.4) where upstream has one; clients match on them. */
 export const refusals = {
   alreadyPaid: 'this invoice was already paid',
   inProgress: 'payment already in progress',
-  failedBefore: 'this invoice was already paid and failed, try another invoice',
   locked: 'user is locked',
+  /** Another invoice with the same payment hash: the node keeps one payment per hash (LND's rule). */
+  hashInFlight:
+    'another invoice with this payment hash is being paid; the node sends one payment per hash at a time, so try again once it has resolved',
+  hashPaid: 'a payment with this payment hash has already succeeded; the node never pays one payment hash twice',
+  copiedHash:
+    'this invoice copies the payment hash of another invoice of this service and cannot be paid; pay the original invoice',
 }
 
 export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
@@ -78,8 +84,12 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
               @max_routing_fee_msat, @routing_fee_msat, @internal, @status, @preimage, @failure_reason, @created_at,
               @resolved_at)`)
   const bySerial = db.prepare('SELECT * FROM payments WHERE serial = ?')
-  const byHash = db.prepare('SELECT * FROM payments WHERE payment_hash = ?')
-  const statusByHash = db.prepare('SELECT status FROM payments WHERE payment_hash = ?').pluck()
+  // The latest attempt at a hash: the live one when there is one (at most one is, see 070_payments_per_invoice.sql).
+  const byHash = db.prepare(`SELECT * FROM payments WHERE payment_hash = ?
+      ORDER BY status = 'failed', serial DESC LIMIT 1`)
+  const latestOfPayer = db.prepare(`SELECT * FROM payments WHERE payment_request = ? AND user_id = ?
+      ORDER BY serial DESC LIMIT 1`)
+  const liveByHash = db.prepare(`SELECT payment_request, status FROM payments WHERE payment_hash = ? AND status <> 'failed'`)
   const pending = db.prepare(`SELECT * FROM payments WHERE status = 'pending' ORDER BY serial`)
   const succeed = db.prepare(`UPDATE payments SET status = 'succeeded', routing_fee_msat = @routingFeeMsat,
       preimage = @preimage, resolved_at = @at WHERE serial = @serial AND status = 'pending'`)
@@ -87,13 +97,19 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
       WHERE serial = @serial AND status = 'pending'`)
   const locked = db.prepare('SELECT locked FROM users WHERE id = ?').pluck()
 
-  /** The checks every payment re-runs inside its transaction. */
-  const refuseRepeat = (payerId: string, paymentHash: string) => {
+  /**
+   * The checks every payment re-runs inside its transaction. Repeats are per invoice: attempts that failed block
+   * nothing (a retry is allowed, as LND allows it), and an attempt at one invoice never refuses another invoice
+   * for good. Only the node's own rule reaches across invoices: one live payment per hash, so while an invoice with
+   * the same hash is in flight a second one waits its turn, and a hash that was paid is never paid again.
+   */
+  const refuseRepeat = (payerId: string, paymentHash: string, paymentRequest: string) => {
     if (locked.get(payerId) !== 0) throw new OperationError('forbidden', refusals.locked)
-    const previous = statusByHash.get(paymentHash) as PaymentStatus | undefined
-    if (previous === 'succeeded') throw new OperationError('conflict', refusals.alreadyPaid)
-    if (previous === 'pending') throw new OperationError('conflict', refusals.inProgress)
-    if (previous === 'failed') throw new OperationError('conflict', refusals.failedBefore)
+    const live = liveByHash.get(paymentHash) as { payment_request: string; status: PaymentStatus } | undefined
+    if (!live) return
+    const sameInvoice = live.payment_request === normalizedRequest(paymentRequest)
+    if (live.status === 'succeeded') throw new OperationError('conflict', sameInvoice ? refusals.alreadyPaid : refusals.hashPaid)
+    throw new OperationError('conflict', sameInvoice ? refusals.inProgress : refusals.hashInFlight)
   }
 
   const debit = (terms: PaymentTerms, internal: boolean, maxRoutingFeeMsat: number): PaymentRow => {
@@ -146,7 +162,12 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
   }
 
   return {
+    /** The latest attempt at this payment hash (the live one, when one is pending or succeeded). */
     byHash: (paymentHash: string) => byHash.get(paymentHash.toLowerCase()) as PaymentRow | undefined,
+    bySerial: (serial: number) => bySerial.get(serial) as PaymentRow | undefined,
+    /** The payer's latest attempt at this invoice. */
+    latestOfPayer: (paymentRequest: string, payerId: string) =>
+      latestOfPayer.get(normalizedRequest(paymentRequest), payerId) as PaymentRow | undefined,
     pending: () => pending.all() as PaymentRow[],
 
     /**
@@ -154,7 +175,7 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
      * credits the receiver and the fee collector, and records the payment, all in one commit.
      */
     payInternally: db.transaction((terms: PaymentTerms, invoice: InvoiceRow, limit?: SpendLimit): InternalPaid => {
-      refuseRepeat(terms.payerId, terms.paymentHash)
+      refuseRepeat(terms.payerId, terms.paymentHash, terms.paymentRequest)
       limit?.(terms)
       // The paid mark first: when it changes nothing, the invoice was paid meanwhile (internally or over Lightning).
       const paid = { paymentHash: invoice.payment_hash, paidMsat: terms.amountMsat, paidAt: terms.at, internal: true }
@@ -180,7 +201,7 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
 
     /** Debits amount + fee and records the payment as pending, before the node is asked to send anything. */
     startExternal: db.transaction((terms: PaymentTerms, maxRoutingFeeMsat: number, limit?: SpendLimit): Resolved => {
-      refuseRepeat(terms.payerId, terms.paymentHash)
+      refuseRepeat(terms.payerId, terms.paymentHash, terms.paymentRequest)
       limit?.(terms)
       const payment = debit(terms, false, maxRoutingFeeMsat)
       return { payment, payerBalanceMsat: ledger.balanceMsat(terms.payerId) }

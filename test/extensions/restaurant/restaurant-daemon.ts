@@ -42,6 +42,20 @@ export interface RestaurantDaemon {
 
 let counter = 0
 
+/**
+ * `[restaurant]` limits no load can reach: for benches and fault campaigns that measure or stress ordering itself
+ * from one loopback address (the guest limits have their own tests).
+ */
+export const unlimitedGuestsConfig = `
+[restaurant]
+orders_per_minute = 100000
+orders_burst = 100000
+quotes_per_minute = 100000
+quotes_burst = 100000
+restaurant_orders_per_minute = 100000
+max_unpaid_orders = 1000000
+`
+
 export async function startRestaurantDaemon(opts: { config?: string; env?: StartOptions['env'] } = {}): Promise<RestaurantDaemon> {
   const config = jwtSecretConfig(jwtSecret) + (opts.config ?? '')
   let daemon = await startDaemon({ config, env: opts.env })

@@ -5,6 +5,7 @@ import type { Handler } from '../../../bus/handler.js'
 import { OperationError } from '../../../bus/errors.js'
 import { order as orderMessage, type OrderRow } from '../orders.js'
 import { priceCart } from '../pricing.js'
+import { checkCartSize, checkCustomerNote } from '../guest-limits.js'
 import type { RestaurantRoom } from '../room.js'
 import { notFound, ownedRestaurant, requireOwner } from '../access.js'
 
@@ -13,6 +14,8 @@ export function orderHandlers(room: RestaurantRoom) {
   const pricing = { store, rates: room.host.rates, now: room.now }
 
   const OrderQuote: Handler<'OrderQuote'> = async (input, ctx) => {
+    if (ctx.caller.kind !== 'wallet') room.budgets.quote(ctx.clientAddress, room.now())
+    checkCartSize(room.limits, input.items)
     const priced = await priceCart(pricing, input.items)
     // With a wallet key, the pre-flight check that this wallet can pay (reference/restaurant.md).
     if (ctx.caller.kind === 'wallet') {
@@ -28,7 +31,22 @@ export function orderHandlers(room: RestaurantRoom) {
     return { required_msat: priced.requiredMsat }
   }
 
-  const OrderPlace: Handler<'OrderPlace'> = async input => {
+  const OrderPlace: Handler<'OrderPlace'> = async (input, ctx) => {
+    room.budgets.order(ctx.clientAddress, room.now())
+    checkCartSize(room.limits, input.items)
+    checkCustomerNote(room.limits, input.customer_note)
+    // Before any work for this restaurant: its order rate, and the unpaid orders it already holds.
+    if (store.restaurant(input.restaurant_id)) {
+      room.budgets.restaurantOrder(input.restaurant_id, room.now())
+      const unpaid = room.orders.unpaidCount(input.restaurant_id)
+      if (unpaid >= room.limits.max_unpaid_orders) {
+        throw new OperationError(
+          'limit_exceeded',
+          `this restaurant holds ${unpaid} unpaid orders, its limit; try again once some are paid or expire`,
+          { status: 429, retryAfterSeconds: 60 },
+        )
+      }
+    }
     const priced = await priceCart(pricing, input.items, input.restaurant_id)
     const { restaurant } = priced
     const id = room.newId()

@@ -1,0 +1,73 @@
+// Token buckets for what strangers may ask for (issue 22): each key (a client address, a restaurant) holds up to
+// `burst` tokens, refilled at `perMinute`; a call takes one or is refused with the time until the next one. The
+// buckets live in a bounded memo, so a flood of new keys costs memory only up to its capacity (the oldest bucket is
+// forgotten first, which at worst hands an old key a fresh burst).
+import { BoundedMap } from './bounded.js'
+import { OperationError } from './errors.js'
+
+export interface RateBudget {
+  perMinute: number
+  burst: number
+}
+
+interface Bucket {
+  tokens: number
+  at: number
+}
+
+export class RateLimiter {
+  private readonly buckets: BoundedMap<string, Bucket>
+
+  constructor(
+    readonly budget: RateBudget,
+    capacity = 16_384,
+  ) {
+    this.buckets = new BoundedMap(capacity)
+  }
+
+  /** Takes a token for `key` at `now` (ms): 0 when granted, else the ms until one is available (nothing taken). */
+  take(key: string, now: number): number {
+    const { perMinute, burst } = this.budget
+    const perMs = perMinute / 60_000
+    const bucket = this.buckets.touch(key) ?? { tokens: burst, at: now }
+    bucket.tokens = Math.min(burst, bucket.tokens + Math.max(0, now - bucket.at) * perMs)
+    bucket.at = now
+    this.buckets.set(key, bucket)
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1
+      return 0
+    }
+    return perMs > 0 ? Math.ceil((1 - bucket.tokens) / perMs) : 60_000
+  }
+
+  /** Takes a token or throws `limit_exceeded` (HTTP 429 with Retry-After) saying what was limited. */
+  takeOrRefuse(key: string, now: number, what: string): void {
+    const waitMs = this.take(key, now)
+    if (waitMs === 0) return
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+    throw new OperationError('limit_exceeded', `too many requests: ${what}; try again in ${seconds} s`, {
+      status: 429,
+      retryAfterSeconds: seconds,
+    })
+  }
+}
+
+/**
+ * The key a client address is limited under: the address itself for IPv4 (also written as IPv4-mapped IPv6), its
+ * /64 prefix for IPv6, where one subscriber holds a whole /64. Unknown (no socket address): one shared key.
+ */
+export function addressKey(address: string | undefined): string {
+  if (!address) return 'unknown'
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  if (mapped) return mapped[1]!
+  if (!address.includes(':')) return address
+  return `${expandIpv6(address).slice(0, 4).join(':')}::/64`
+}
+
+function expandIpv6(address: string): string[] {
+  const [head = '', tail] = address.split('%')[0]!.split('::')
+  const left = head === '' ? [] : head.split(':')
+  const right = tail === undefined || tail === '' ? [] : tail.split(':')
+  const zeros = tail === undefined ? [] : Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0')
+  return [...left, ...zeros, ...right].map(group => group.toLowerCase().replace(/^0+(?=.)/, ''))
+}
