@@ -26,7 +26,8 @@ import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
 import { hostedExtensions, startExtensions } from './extensions/index.js'
-import { startRelay, type RunningRelay } from './relay/index.js'
+import { relayLimitsOf, startRelayThread, type RelayThread } from './threads/relay-thread.js'
+import { trustRelay } from './transports/nostr/relay-credential.js'
 import { nostrAccounts } from './wallet/index.js'
 import { createLinking } from './linking/index.js'
 import { liveStreamHandlers, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
@@ -46,6 +47,8 @@ export interface Daemon {
   dispatcher: Dispatcher
   /** Operations still answering "not implemented". */
   notImplemented: string[]
+  /** The embedded relay's thread (its stats, new limits), when it runs. */
+  embeddedRelay?: RelayThread
   stop(): Promise<void>
 }
 
@@ -65,7 +68,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
 
-  // One worker checkpoints the WAL of both databases (the ledger and the embedded relay's) off the event loop.
+  // One worker checkpoints the ledger's WAL off the event loop (the embedded relay's thread checkpoints its own).
   const checkpoints = startCheckpointWorker({ log: log.child({ room: 'store' }) })
   const store = openStore({ dataDir, synchronous: config.store.synchronous, checkpoints })
   const closeStore = () => (store.close(), checkpoints.stop())
@@ -75,19 +78,23 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const jwtSecret = config.auth.jwt_secret ?? secretFile(path.join(dataDir, '.jwt_secret'), log, 'token signing secret')
   const tokens = createTokenSigner(jwtSecret)
 
-  // The offline default: with no external relay configured, the daemon runs its own on loopback.
+  // The offline default: with no external relay configured, the daemon runs its own on loopback, on a thread of its
+  // own; the daemon's links show it a per-process secret (reserved slots, none of a stranger's caps).
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
-  let relay: RunningRelay | undefined
+  let relay: RelayThread | undefined
+  let forgetRelaySecret = () => {}
   if (config.nostr.relays.length === 0) {
-    relay = await startRelay({
+    const ownSecret = randomBytes(32).toString('hex')
+    relay = await startRelayThread({
       host: '127.0.0.1',
       port: config.nostr.embedded_relay_port,
       dataDir,
+      limits: relayLimitsOf(config.nostr),
+      ownSecret,
       log: log.child({ room: 'relay' }),
-      clock,
-      verifyEventLater: verifier.verifyLater,
-      checkpoints,
+      logLevel: config.log.level,
     })
+    forgetRelaySecret = trustRelay(relay.url, ownSecret)
     log.info({ url: relay.url, verifier: verifier.engine }, 'embedded relay listening')
   }
   const relayUrls = relay ? [relay.url] : config.nostr.relays
@@ -360,6 +367,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     dataDir,
     dispatcher,
     notImplemented,
+    ...(relay ? { embeddedRelay: relay } : {}),
     stop: () =>
       (stopping ??= (async () => {
         log.info('stopping')
@@ -383,6 +391,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
         await extensions.stop()
         events.complete()
         await relay?.close()
+        forgetRelaySecret()
         await verifier.stop()
         await node.close()
         closeStore()
