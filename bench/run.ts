@@ -12,6 +12,7 @@ import { benchRestaurant } from './restaurant.js'
 import { benchBudget } from './budget.js'
 import { benchMetricsZip } from './metrics-zip.js'
 import { benchLayers } from './layers.js'
+import { benchAttack } from './attack.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
@@ -26,6 +27,8 @@ const parts: Record<string, () => Promise<unknown>> = {
   nostr: () => benchNostr({ durationMs, inFlight: [8, 64] }),
   restaurant: () => benchRestaurant({ durationMs }),
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
+  // Issue 22: each attack for BENCH_ATTACK_MS (default 10 s) after a quiet window of BENCH_DURATION_MS.
+  attack: () => benchAttack({ attackMs: Number(process.env.BENCH_ATTACK_MS ?? 10_000), quietMs: Math.max(durationMs, 3000) }),
 }
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts)
 

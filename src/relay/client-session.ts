@@ -202,9 +202,9 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     }
     const ephemeral = kindClass(event.kind) === 'ephemeral'
     if (core.diskLow()) {
-      // The payments database needs the disk more: nothing is stored. The daemon's own replies still reach the
-      // clients listening now, as NIP-01 has relays treat ephemeral events anyway.
-      if (ctx.own && ephemeral) return relayUnstored(event)
+      // The payments database needs the disk more: nothing is stored. Ephemeral events (requests and replies) still
+      // reach whoever listens now, as NIP-01 has relays treat them anyway: the wallets keep working.
+      if (ephemeral) return relayUnstored(event)
       ok(event.id, false, 'blocked: the relay is not storing events: its disk is nearly full')
       return
     }
@@ -225,7 +225,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
         // As khatru does: the address already holds a newer version, which is what the client wants kept anyway.
         ok(event.id, true, 'duplicate: have a newer version of this event')
       } else if (outcome === 'full') {
-        if (ctx.own && ephemeral) return relayUnstored(event)
+        if (ephemeral) return relayUnstored(event) // as below the disk floor: relayed live, not kept
         ok(event.id, false, `blocked: the relay's storage is full (${core.limits.maxStoreBytes} bytes)`)
       } else if (outcome === 'author-full') {
         ok(event.id, false, `blocked: this author's storage budget (${core.limits.maxAuthorBytes} bytes) is used up`)
@@ -267,7 +267,11 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       return closed(subId, (err as Error).message)
     }
     if (!ctx.own) {
-      for (const filter of filters) if (mayMatchEphemeral(filter)) filter.limit = Math.min(filter.limit, limits.maxEphemeralLimit)
+      // Stored ephemeral events are kept only for whoever they are addressed to (a reconnecting daemon, a wallet
+      // awaiting its reply): a filter that names no `authors` and no `#p` gets only a few of them.
+      for (const filter of filters) {
+        if (mayMatchEphemeral(filter) && !filter.authors && !filter.tags.has('p')) filter.limit = Math.min(filter.limit, limits.maxEphemeralLimit)
+      }
       const wantsStored = filters.some(filter => filter.limit > 0)
       if (wantsStored && (reads.available() < 1 || ctx.state.reads.available() < 1)) {
         return closed(subId, 'rate-limited: too many stored events requested, try again in a few seconds')
