@@ -45,6 +45,8 @@ export interface AddressState {
   reads: TokenBucket
   /** Events accepted from this address. */
   writes: TokenBucket
+  /** Messages of any kind read from this address. */
+  messages: TokenBucket
 }
 
 export interface AddressBook {
@@ -65,6 +67,7 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
           subscriptions: 0,
           reads: tokenBucket(clock, () => limits().storedEventsPerSecondPerAddress, () => 2 * limits().storedEventsPerSecondPerAddress),
           writes: tokenBucket(clock, () => limits().eventsPerSecondPerAddress, () => 5 * limits().eventsPerSecondPerAddress),
+          messages: tokenBucket(clock, () => limits().messagesPerSecondPerAddress, () => 2 * limits().messagesPerSecondPerAddress),
         }
         states.set(address, state)
       }
@@ -72,7 +75,7 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
     },
     prune() {
       for (const [address, state] of states) {
-        if (state.connections === 0 && state.reads.full() && state.writes.full()) states.delete(address)
+        if (state.connections === 0 && state.reads.full() && state.writes.full() && state.messages.full()) states.delete(address)
       }
     },
     size: () => states.size,

@@ -64,6 +64,9 @@ export interface ClientSession {
   release(): void
 }
 
+/** Shortest pause of a client over its message budget (ms). */
+const minPauseMs = 100
+
 export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, ctx: SessionContext): ClientSession {
   const { clock, store } = core
   const subscriptions = new Map<string, LiveFilter[]>()
@@ -73,6 +76,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   const reads: TokenBucket = tokenBucket(clock, () => core.limits.storedEventsPerSecond, () => 2 * core.limits.storedEventsPerSecond)
   let lastActivity = clock.now()
   let released = false
+  let paused = false
 
   const setSubscription = (subId: string, filters: LiveFilter[]) => {
     if (!subscriptions.has(subId)) ctx.state.subscriptions++
@@ -120,13 +124,29 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     else notice(reason)
   }
 
+  /**
+   * Stops reading from a client over its message budget until the budget has refilled a little: what it sends
+   * meanwhile waits in its own TCP buffers, and costs this thread nothing (answering each with a refusal would).
+   */
+  function pauseUntilRefilled(): void {
+    if (paused) return
+    paused = true
+    socket.pause()
+    const wait = Math.max(bucket.msUntilOne(), ctx.state.messages.msUntilOne(), minPauseMs)
+    setTimeout(() => {
+      paused = false
+      if (socket.readyState === socket.OPEN) socket.resume()
+    }, wait).unref()
+  }
+
   function receive(data: Buffer): void {
     lastActivity = clock.now()
     const limits = core.limits
     const message = parseMessage(data)
     // Counted before anything else, so that a flood of garbage is throttled like a flood of events.
-    if (!ctx.own && !bucket.take()) {
+    if (!ctx.own && !(bucket.take() && ctx.state.messages.take())) {
       refuse(typeof message === 'string' ? [] : message, 'rate-limited: too many messages, slow down')
+      pauseUntilRefilled()
       return
     }
     if (typeof message === 'string') return notice(message)

@@ -39,6 +39,8 @@ export interface RelayLimits {
   messagesPerSecond: number
   /** … and in one burst. */
   messageBurst: number
+  /** Client messages per second of all the connections of one address (burst: twice); beyond, reading pauses. */
+  messagesPerSecondPerAddress: number
   /** Simultaneous connections of strangers; the daemon's own have `reservedConnections` more, beyond every cap. */
   maxConnections: number
   maxConnectionsPerAddress: number
@@ -66,19 +68,25 @@ export interface RelayLimits {
   sweepMs: number
 }
 
+/**
+ * Defaults of a relay started on its own (tests, a relay on a trusted network): the per-address and per-author
+ * budgets are as good as off, and writes are open. The daemon's embedded relay and `relaypay relay` take theirs
+ * from the `[nostr] relay_*` config keys, whose defaults are the strict ones meant for the internet
+ * (src/config/schema.ts, docs/exposing.md).
+ */
 export const defaultRelayLimits: RelayLimits = {
   maxMessageBytes: 256 * 1024,
   maxFrameBytes: 1024 * 1024,
   maxSubscriptions: 20,
-  maxSubscriptionsPerAddress: 64,
+  maxSubscriptionsPerAddress: 20 * 1024,
   maxFilters: 10,
   maxFilterValues: 1000,
   maxLimit: 500,
   maxEphemeralLimit: 10,
   pageSize: 100,
   maxPendingBytes: 1024 * 1024,
-  storedEventsPerSecond: 500,
-  storedEventsPerSecondPerAddress: 1000,
+  storedEventsPerSecond: 1_000_000,
+  storedEventsPerSecondPerAddress: 1_000_000,
   maxSubscriptionIdLength: 64,
   maxEventTags: 2000,
   maxFutureSeconds: 15 * 60,
@@ -88,19 +96,17 @@ export const defaultRelayLimits: RelayLimits = {
   // Generous: the daemon's own connection publishes every reply and push; the limit is against floods, not load.
   messagesPerSecond: 1000,
   messageBurst: 2000,
+  messagesPerSecondPerAddress: 1_000_000,
   maxConnections: 1024,
-  maxConnectionsPerAddress: 32,
+  maxConnectionsPerAddress: 1024,
   reservedConnections: 64,
   idleTimeoutMs: 60_000,
-  // Raised from the social-relay figures (nostream, khatru): this relay is an RPC bus, a wallet may call in bursts.
-  eventsPerSecondPerAuthor: 20,
-  eventsPerSecondPerAddress: 100,
+  eventsPerSecondPerAuthor: 1_000_000,
+  eventsPerSecondPerAddress: 1_000_000,
   maxStoreBytes: 256 * 1024 * 1024,
   maxAuthorBytes: 4 * 1024 * 1024,
   maxAddressBytes: 16 * 1024 * 1024,
   minFreeBytes: 1024 * 1024 * 1024,
-  // A relay started on its own (`relaypay relay`, tests of the NIP rules) is a general relay; the daemon passes
-  // `[nostr] relay_open_writes`, false by default.
   openWrites: true,
   trustedProxies: [],
   maxBufferedBytes: 16 * 1024 * 1024,

@@ -163,6 +163,7 @@ export function relayLimitsOf(nostr: Config['nostr']): Partial<RelayLimits> {
     storedEventsPerSecondPerAddress: nostr.relay_stored_events_per_second_per_address,
     eventsPerSecondPerAuthor: nostr.relay_events_per_second_per_author,
     eventsPerSecondPerAddress: nostr.relay_events_per_second_per_address,
+    messagesPerSecondPerAddress: nostr.relay_messages_per_second_per_address,
     maxStoreBytes: nostr.relay_max_store_bytes,
     maxAuthorBytes: nostr.relay_max_author_bytes,
     maxAddressBytes: nostr.relay_max_address_bytes,

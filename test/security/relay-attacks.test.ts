@@ -76,7 +76,8 @@ test('store fill with large events and foreign kinds: blocked:, within the budge
   const relayFiles = ['relay.sqlite', 'relay.sqlite-wal'].reduce((sum, f) => sum + (fs.statSync(path.join(daemon!.dataDir, f), { throwIfNoEntry: false })?.size ?? 0), 0)
   // Accepted: at most the 2 MiB address budget (plus the WAL's pages for it): far from the attacker's offer.
   assert.ok(relayFiles - before < 16 * 1024 * 1024, `the relay files grew by ${relayFiles - before} bytes`)
-  assert.ok(report.sent * 60_000 > 4 * (relayFiles - before), `the attacker offered far more (${report.sent} events)`)
+  // Stored from this address: what fits its 2 MiB budget (about 34 events of 60 KB), however many it offered.
+  assert.ok(report.received <= 40, `accepted ${report.received} of ${report.sent} events`)
 })
 
 test('below the free-space floor nothing is stored, and requests still reach the daemon', async () => {

@@ -159,13 +159,14 @@ async function connectionHog(): Promise<void> {
     const wanted = plan.connections - held.size
     const batch = await Promise.all(Array.from({ length: Math.min(wanted, 50) }, () => connect()))
     for (const socket of batch) {
-      if (!socket) continue
+      if (!socket || socket.readyState !== socket.OPEN) continue // closed while the rest of the batch connected
       held.add(socket)
       socket.once('close', () => held.delete(socket))
     }
-    report.held = Math.max(report.held, held.size)
     report.sent += batch.length
     await pause(wanted > 0 ? 100 : 250)
+    // Counted after the pause: a socket the relay accepts and then closes at once is not held.
+    report.held = Math.max(report.held, held.size)
   }
   for (const socket of held) socket.terminate()
 }
