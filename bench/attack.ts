@@ -85,6 +85,7 @@ interface Setup {
 
 async function measure(attackMs: number, quietMs: number, setup: () => Promise<Setup>): Promise<AttackFigures> {
   const { daemon, secret, plan } = await setup()
+  process.stderr.write(`attack bench: ${plan.mode}\n`)
   let stopped = false
   try {
     const pay = await payments(daemon, secret)
@@ -97,11 +98,11 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
     const relayUrl = appProfile(daemon.dataDir).relays[0]!
     const attack = runAttacker({ url: relayUrl, durationMs: attackMs, localAddress: attacker, ...plan })
     const underAttack = await pay.run(attackMs / 2)
+    pay.close() // idle keep-alive connections would be reset by the server's keep-alive timeout
     const dbBefore = logicalSize(path.join(daemon.dataDir, 'relaypay.sqlite'))
     const report = await attack
     await watch.stop()
     const dbAfter = logicalSize(path.join(daemon.dataDir, 'relaypay.sqlite'))
-    pay.close()
     const relay = relayStore(daemon.dataDir)
     await daemon.stop()
     stopped = true

@@ -90,6 +90,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   const own = new Set<WebSocket>()
   const answeredPing = new WeakMap<WebSocket, boolean>()
   const addresses = addressBook(clock, () => limits)
+  const ownState = addressBook(clock, () => limits).get('own')
   const authorBuckets = new Map<string, TokenBucket>()
   const refusals: Record<string, number> = {}
   let served = new Set<string>()
@@ -134,11 +135,13 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   wss.on('connection', (socket, req) => {
     const isOwn = opts.ownSecret !== undefined && presents(req, opts.ownSecret)
     const address = clientAddress(req, limits.trustedProxies)
-    const state = addresses.get(address)
+    // The daemon's own connections count against no address (they would take slots of local wallets).
+    const state = isOwn ? ownState : addresses.get(address)
     // Close reasons carry NIP-01 prefixes too, so a client can tell a cap from an outage.
     if (isOwn) {
       if (own.size >= limits.reservedConnections) return socket.close(1013, 'rate-limited: every reserved connection is taken')
     } else if (sessions.size - own.size >= limits.maxConnections) {
+      core.refused('rate-limited:')
       return socket.close(1013, 'rate-limited: too many connections, try again later')
     } else if (state.connections >= limits.maxConnectionsPerAddress) {
       core.refused('rate-limited:')

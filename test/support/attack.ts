@@ -2,6 +2,8 @@
 // would read, running the attacker in a process of its own (relay-attacker.ts), and measuring what a user sees
 // meanwhile: GET /api/health, and a fresh wallet's first RPC over the embedded relay (its connect included).
 import crypto from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { openEventStore } from '../../src/relay/event-store.js'
@@ -43,7 +45,9 @@ export function seedRelayStore(dataDir: string, counts: { ephemeral: number; sto
 /** Runs the attacker in its own node process; resolves with its report. */
 export function runAttacker(plan: AttackPlan): Promise<AttackReport> {
   const script = path.join(repoRoot, 'build/test/support/relay-attacker.js')
-  const child = spawn(process.execPath, [script, JSON.stringify(plan)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const planFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-attack-')), 'plan.json')
+  fs.writeFileSync(planFile, JSON.stringify(plan))
+  const child = spawn(process.execPath, [script, planFile], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stdout.on('data', chunk => (out += chunk))

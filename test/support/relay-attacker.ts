@@ -1,8 +1,9 @@
 // One attack on a daemon, from a process of its own (test/security/relay-attacks.test.ts and `npm run bench --
 // attack` spawn it), so that the process measuring the daemon shares nothing with the one attacking it. Prints one
 // JSON line with what it did and every refusal reason it got (the NIP-01 prefix and the text), then exits.
-// Usage: node build/test/support/relay-attacker.js '<json AttackPlan>'
+// Usage: node build/test/support/relay-attacker.js <file holding the AttackPlan as JSON>
 import crypto from 'node:crypto'
+import fs from 'node:fs'
 import { WebSocket } from 'ws'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { signSchnorr } from 'tiny-secp256k1'
@@ -37,7 +38,8 @@ export interface AttackReport {
   maxPerReq: number
 }
 
-const plan = JSON.parse(process.argv[2] ?? '{}') as AttackPlan
+// The plan is in the file the argument names (a guest order may be larger than a command line may be).
+const plan = JSON.parse(fs.readFileSync(process.argv[2]!, 'utf8')) as AttackPlan
 const report: AttackReport = { mode: plan.mode, sent: 0, received: 0, opened: 0, held: 0, reasons: {}, maxPerReq: 0 }
 const deadline = Date.now() + plan.durationMs
 const note = (reason: string) => {
