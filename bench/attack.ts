@@ -33,6 +33,9 @@ export interface AttackFigures {
   healthP50Ms: number
   healthP99Ms: number
   healthMaxMs: number
+  /** Health calls with no answer within 10 s (their latency counts as Infinity, printed as null). */
+  healthFailed: number
+  /** max is null (Infinity) when a call failed or got no answer within 10 s. */
   freshRpcMs: { p50: number; max: number; calls: number; failed: number }
   paymentsPerSecond: { quiet: number; underAttack: number; share: number }
   relayStoreBytes: number
@@ -113,6 +116,7 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
       healthP50Ms: round(percentile(watch.health, 50)),
       healthP99Ms: round(percentile(watch.health, 99)),
       healthMaxMs: round(Math.max(...watch.health)),
+      healthFailed: watch.health.filter(ms => !Number.isFinite(ms)).length,
       freshRpcMs: { p50: round(percentile(rpcOk, 50)), max: round(Math.max(...watch.rpc)), calls: watch.rpc.length, failed: watch.rpc.length - rpcOk.length },
       paymentsPerSecond: { quiet: round(quiet), underAttack: round(underAttack), share: round(underAttack / quiet) },
       relayStoreBytes: relay.counted,

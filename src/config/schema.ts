@@ -77,6 +77,7 @@ export const configSchema = z.strictObject({
       relay_open_writes: z.boolean().default(false),
       relay_max_connections: z.int().min(1).default(1024),
       relay_max_connections_per_address: z.int().min(1).default(32),
+      relay_connections_per_second_per_address: z.number().positive().default(20),
       relay_reserved_connections: z.int().min(1).default(64),
       relay_idle_timeout_seconds: z.number().positive().default(60),
       relay_max_subscriptions: z.int().min(1).default(20),

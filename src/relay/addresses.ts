@@ -47,6 +47,8 @@ export interface AddressState {
   writes: TokenBucket
   /** Messages of any kind read from this address. */
   messages: TokenBucket
+  /** New connections from this address. */
+  attempts: TokenBucket
 }
 
 export interface AddressBook {
@@ -68,6 +70,7 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
           reads: tokenBucket(clock, () => limits().storedEventsPerSecondPerAddress, () => 2 * limits().storedEventsPerSecondPerAddress),
           writes: tokenBucket(clock, () => limits().eventsPerSecondPerAddress, () => 5 * limits().eventsPerSecondPerAddress),
           messages: tokenBucket(clock, () => limits().messagesPerSecondPerAddress, () => 2 * limits().messagesPerSecondPerAddress),
+          attempts: tokenBucket(clock, () => limits().connectionsPerSecondPerAddress, () => 5 * limits().connectionsPerSecondPerAddress),
         }
         states.set(address, state)
       }
@@ -75,7 +78,7 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
     },
     prune() {
       for (const [address, state] of states) {
-        if (state.connections === 0 && state.reads.full() && state.writes.full() && state.messages.full()) states.delete(address)
+        if (state.connections === 0 && state.reads.full() && state.writes.full() && state.messages.full() && state.attempts.full()) states.delete(address)
       }
     },
     size: () => states.size,

@@ -44,6 +44,8 @@ export interface RelayLimits {
   /** Simultaneous connections of strangers; the daemon's own have `reservedConnections` more, beyond every cap. */
   maxConnections: number
   maxConnectionsPerAddress: number
+  /** New connections per second from one address (burst: five seconds' worth); beyond, HTTP 429 before the handshake. */
+  connectionsPerSecondPerAddress: number
   reservedConnections: number
   /** A stranger's connection without subscriptions that sends nothing for this long is closed. */
   idleTimeoutMs: number
@@ -99,6 +101,7 @@ export const defaultRelayLimits: RelayLimits = {
   messagesPerSecondPerAddress: 1_000_000,
   maxConnections: 1024,
   maxConnectionsPerAddress: 1024,
+  connectionsPerSecondPerAddress: 1_000_000,
   reservedConnections: 64,
   idleTimeoutMs: 60_000,
   eventsPerSecondPerAuthor: 1_000_000,

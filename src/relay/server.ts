@@ -131,7 +131,18 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   }
 
   const http = createServer((req, res) => answerHttp(req, res, limits))
-  const wss = new WebSocketServer({ server: http, maxPayload: limits.maxFrameBytes })
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes })
+  // New connections per address are counted before the WebSocket handshake: a client that reconnects in a loop is
+  // answered 429 at the cost of one small write, not of a handshake, a session and a close.
+  http.on('upgrade', (req, socket, head) => {
+    const isOwn = opts.ownSecret !== undefined && presents(req, opts.ownSecret)
+    if (!isOwn && !addresses.get(clientAddress(req, limits.trustedProxies)).attempts.take()) {
+      core.refused('rate-limited:')
+      socket.end('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    wss.handleUpgrade(req, socket, head, ws => wss.emit('connection', ws, req))
+  })
   wss.on('connection', (socket, req) => {
     const isOwn = opts.ownSecret !== undefined && presents(req, opts.ownSecret)
     const address = clientAddress(req, limits.trustedProxies)

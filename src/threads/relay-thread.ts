@@ -153,6 +153,7 @@ export function relayLimitsOf(nostr: Config['nostr']): Partial<RelayLimits> {
     openWrites: nostr.relay_open_writes,
     maxConnections: nostr.relay_max_connections,
     maxConnectionsPerAddress: nostr.relay_max_connections_per_address,
+    connectionsPerSecondPerAddress: nostr.relay_connections_per_second_per_address,
     reservedConnections: nostr.relay_reserved_connections,
     idleTimeoutMs: nostr.relay_idle_timeout_seconds * 1000,
     maxSubscriptions: nostr.relay_max_subscriptions,

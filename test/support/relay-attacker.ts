@@ -50,7 +50,10 @@ const note = (reason: string) => {
 function connect(): Promise<WebSocket | undefined> {
   return new Promise(resolve => {
     const socket = new WebSocket(plan.url, plan.localAddress ? { localAddress: plan.localAddress } : {})
-    socket.on('error', () => resolve(undefined))
+    socket.on('error', err => {
+      note(err.message) // e.g. "Unexpected server response: 429": refused before the handshake
+      resolve(undefined)
+    })
     socket.on('close', (_code, reason) => {
       if (reason.length > 0) note(reason.toString())
       resolve(undefined)
