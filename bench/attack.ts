@@ -45,27 +45,29 @@ export interface AttackFigures {
   floors: Record<string, boolean>
 }
 
-export async function benchAttack(opts: { attackMs?: number; quietMs?: number } = {}): Promise<Record<string, AttackFigures>> {
+/** `only`: the attacks to run (readFlood, storeFill, connectionHog, guestOrders); all when absent. */
+export async function benchAttack(opts: { attackMs?: number; quietMs?: number; only?: string[] } = {}): Promise<Record<string, AttackFigures>> {
   const attackMs = opts.attackMs ?? 10_000
   const quietMs = opts.quietMs ?? 5000
   const out: Record<string, AttackFigures> = {}
+  const wanted = (name: string) => !opts.only || opts.only.includes(name)
 
-  out.readFlood = await measure(attackMs, quietMs, async () => {
+  if (wanted('readFlood')) out.readFlood = await measure(attackMs, quietMs, async () => {
     const dataDir = path.join(tempDataDir(), 'data')
     // What a busy relay holds: 20,000 stored requests of others and 5,000 stored notes (from a general relay's days).
     seedRelayStore(dataDir, { ephemeral: 20_000, stored: 5000 })
     const daemon = await startDaemon({ dataDir, config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     return { daemon, secret: benchSecret, plan: { mode: 'read-flood', connections: 50 } }
   })
-  out.storeFill = await measure(attackMs, quietMs, async () => {
+  if (wanted('storeFill')) out.storeFill = await measure(attackMs, quietMs, async () => {
     const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     return { daemon, secret: benchSecret, plan: { mode: 'store-fill', connections: 8, eventBytes: 60_000, appPubkey: appProfile(daemon.dataDir).pubkey } }
   })
-  out.connectionHog = await measure(attackMs, quietMs, async () => {
+  if (wanted('connectionHog')) out.connectionHog = await measure(attackMs, quietMs, async () => {
     const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     return { daemon, secret: benchSecret, plan: { mode: 'conn-hog', connections: 1022 } }
   })
-  out.guestOrders = await measure(attackMs, quietMs, async () => {
+  if (wanted('guestOrders')) out.guestOrders = await measure(attackMs, quietMs, async () => {
     const rd = await startRestaurantDaemon({ env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     const owner = await rd.wallet()
     const menu = await buildMenu(rd, owner)
