@@ -43,3 +43,12 @@ export class CredentialedWebSocket extends WebSocket {
     else super(address, protocols, { ...(options ?? {}), headers: { ...((options?.headers as Record<string, string>) ?? {}), ...headers } } as WsArgs[2])
   }
 }
+
+/**
+ * True for a relay this process runs (the embedded relay on its thread): it checked every signature a stranger sent
+ * before relaying it, so a receiver may remember such events as verified (EventVerifier.remember) and check only
+ * that each id still matches its event, as it did when the relay ran on the same thread.
+ */
+export function isOwnRelay(url: string): boolean {
+  return secrets.has(hostOf(url))
+}
