@@ -6,6 +6,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { appProfile } from '../support/pub-client.js'
 import { percentile, refusals, runAttacker, seedRelayStore, watchDaemon, type AttackPlan, type AttackReport } from '../support/attack.js'
@@ -60,8 +61,9 @@ test('stored-event read flood: paged, budgeted, refused with rate-limited:', asy
   const { report } = outcome
   assert.ok(report.sent > 100, `the attacker asked (${report.sent} REQs)`)
   assert.ok(refusals(report, 'rate-limited: ') > 0, `over budget, REQs are CLOSED with rate-limited: (${JSON.stringify(report.reasons)})`)
-  // 20 connections × 20 REQs for everything, for 6 s: the budgets allow 1,000 events a second and a burst of 2,000.
-  assert.ok(report.received <= 2000 + 1100 * (attackMs / 1000), `the address got at most its budget (${report.received} events)`)
+  // 20 connections × 20 REQs for everything, for 6 s: the budgets allow 1,000 events a second and a burst of 2,000
+  // (3 s of slack: the attacker's window and the relay's clock are not aligned). Unbudgeted, each REQ would get 500.
+  assert.ok(report.received <= 2000 + 1000 * (attackMs / 1000 + 3), `the address got at most its budget (${report.received} events)`)
 })
 
 test('store fill with large events and foreign kinds: blocked:, within the budgets', async () => {
@@ -77,7 +79,10 @@ test('store fill with large events and foreign kinds: blocked:, within the budge
   // Accepted: at most the 2 MiB address budget (plus the WAL's pages for it): far from the attacker's offer.
   assert.ok(relayFiles - before < 16 * 1024 * 1024, `the relay files grew by ${relayFiles - before} bytes`)
   // Stored from this address: what fits its 2 MiB budget (about 34 events of 60 KB), however many it offered.
-  assert.ok(report.received <= 40, `accepted ${report.received} of ${report.sent} events`)
+  const db = new Database(path.join(daemon.dataDir, 'relay.sqlite'), { readonly: true })
+  const stored = db.prepare("SELECT bytes FROM usage WHERE key = 's:' || ?").get(attacker) as { bytes: number } | undefined
+  db.close()
+  assert.ok(stored !== undefined && stored.bytes <= 2 * 1024 * 1024, `the address stored ${stored?.bytes} bytes of ${report.sent} events offered`)
 })
 
 test('below the free-space floor nothing is stored, and requests still reach the daemon', async () => {
