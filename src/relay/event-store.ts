@@ -192,14 +192,22 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   const sweepExpired = db.prepare('DELETE FROM events WHERE expires_at IS NOT NULL AND expires_at <= @now')
   const usageOf = db.prepare<[string], { bytes: number }>('SELECT bytes FROM usage WHERE key = ?')
   // Events that leave soonest go first: every ephemeral one (kept only for a reconnecting daemon), then NIP-40 ones.
-  const evictSoonest = db.prepare(`DELETE FROM events WHERE id IN
-    (SELECT id FROM events WHERE expires_at IS NOT NULL ORDER BY expires_at LIMIT ${evictBatch})`)
+  const soonest = db.prepare<[], { id: string; size: number }>(
+    `SELECT id, size FROM events WHERE expires_at IS NOT NULL ORDER BY expires_at, rowid LIMIT ${evictBatch}`,
+  )
   const bytesOf = (key: string) => usageOf.get(key)?.bytes ?? 0
 
-  /** Room for `size` more bytes, evicting what expires soonest if needed; false when there is none. */
+  /** Room for `size` more bytes, evicting what expires soonest (no more than needed); false when there is none. */
   function makeRoom(size: number, max: number): boolean {
-    while (bytesOf('') + size > max) {
-      if (evictSoonest.run().changes === 0) return false
+    let over = bytesOf('') + size - max
+    while (over > 0) {
+      const rows = soonest.all()
+      if (rows.length === 0) return false
+      for (const row of rows) {
+        removeById.run(row.id)
+        over -= row.size
+        if (over <= 0) break
+      }
     }
     return true
   }
