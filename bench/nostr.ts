@@ -49,7 +49,11 @@ const warmupInvoices = 1500
 
 export const nostrRoundTripFloor = 500
 const jwtSecret = 'bench-nostr-secret-0123456789abcdef01'
-export const nostrBenchConfig = jwtSecretConfig(jwtSecret)
+// The bench's wallets all connect from 127.0.0.1: to the relay one address, which in production they are not.
+export const nostrBenchConfig =
+  jwtSecretConfig(jwtSecret) +
+  '[nostr]\nrelay_max_connections_per_address = 1024\nrelay_events_per_second_per_address = 1000000\n' +
+  'relay_messages_per_second_per_address = 1000000\nrelay_events_per_second_per_author = 1000000\n'
 const paymentSats = 10
 
 export async function benchNostr(opts: NostrBenchOptions = {}): Promise<{ floor: number; rows: NostrBenchRow[] }> {

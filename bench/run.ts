@@ -13,6 +13,7 @@ import { benchBudget } from './budget.js'
 import { benchMetricsZip } from './metrics-zip.js'
 import { benchLayers } from './layers.js'
 import { benchLndStart, lndStartOptionsFromEnv } from './lnd-start.js'
+import { benchAttack } from './attack.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
@@ -29,6 +30,14 @@ const parts: Record<string, () => Promise<unknown>> = {
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
   // Not in the default set: it prepares 100k invoices and, against an old build, waits minutes per run.
   lndStart: () => benchLndStart(lndStartOptionsFromEnv()),
+  // Issue 22: each attack for BENCH_ATTACK_MS (default 10 s) after a quiet window of BENCH_DURATION_MS;
+  // BENCH_ATTACKS=readFlood,storeFill,connectionHog,guestOrders picks some.
+  attack: () =>
+    benchAttack({
+      attackMs: Number(process.env.BENCH_ATTACK_MS ?? 10_000),
+      quietMs: Math.max(durationMs, 3000),
+      ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
+    }),
 }
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => name !== 'lndStart')
 

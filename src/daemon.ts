@@ -27,7 +27,8 @@ import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
 import { hostedExtensions, startExtensions } from './extensions/index.js'
-import { startRelay, type RunningRelay } from './relay/index.js'
+import { relayLimitsOf, startRelayThread, type RelayThread } from './threads/relay-thread.js'
+import { trustRelay } from './transports/nostr/relay-credential.js'
 import { nostrAccounts } from './wallet/index.js'
 import { createLinking } from './linking/index.js'
 import { liveStreamHandlers, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
@@ -56,6 +57,8 @@ export interface Daemon {
    * can change while running and logs one line naming it and what needs a restart. Never stops the daemon.
    */
   reload(load: () => Config): void
+  /** The embedded relay's thread (its stats, new limits), when it runs. */
+  embeddedRelay?: RelayThread
   stop(): Promise<void>
 }
 
@@ -102,7 +105,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
 
-  // One worker checkpoints the WAL of both databases (the ledger and the embedded relay's) off the event loop.
+  // One worker checkpoints the ledger's WAL off the event loop (the embedded relay's thread checkpoints its own).
   const checkpoints = startCheckpointWorker({ log: log.child({ room: 'store' }) })
   const store = openStore({ dataDir, synchronous: config.store.synchronous, checkpoints })
   const closeStore = () => (store.close(), checkpoints.stop())
@@ -114,23 +117,27 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const jwtSecret = config.auth.jwt_secret ?? secretFile(path.join(dataDir, '.jwt_secret'), log, 'token signing secret')
   const tokens = createTokenSigner(jwtSecret)
 
-  // The offline default: with no external relay configured, the daemon runs its own on loopback.
+  // The offline default: with no external relay configured, the daemon runs its own on loopback, on a thread of its
+  // own; the daemon's links show it a per-process secret (reserved slots, none of a stranger's caps).
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
-  let relay: RunningRelay | undefined
+  let relay: RelayThread | undefined
+  let forgetRelaySecret = () => {}
   if (config.nostr.relays.length === 0) {
+    const ownSecret = randomBytes(32).toString('hex')
     relay = await listening(
-      startRelay({
+      startRelayThread({
         host: '127.0.0.1',
         port: config.nostr.embedded_relay_port,
         dataDir,
-        // The relay names its own room (it also runs alone, `relaypay relay`); binding it here too wrote it twice.
+        limits: relayLimitsOf(config.nostr),
+        ownSecret,
+        // The relay thread logs on its own (it also runs alone, `relaypay relay`) and names its room itself.
         log,
-        clock,
-        verifyEventLater: verifier.verifyLater,
-        checkpoints,
+        logLevel: config.log.level,
       }),
       'nostr.embedded_relay_port',
     )
+    forgetRelaySecret = trustRelay(relay.url, ownSecret)
     log.info({ url: relay.url, verifier: verifier.engine }, 'embedded relay listening')
   }
   const relayUrls = relay ? [relay.url] : config.nostr.relays
@@ -303,7 +310,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     log: log.child({ room: 'metrics' }),
     config: config.metrics,
     relays: () => relayStatus(),
-    embeddedRelayConnections: () => relay?.connections(),
+    embeddedRelayConnections: () => relay?.stats()?.connections,
   })
   registry.register(metrics.handlers, 'metrics')
   const webrtc = createWebRtc({
@@ -419,6 +426,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       config = reloadConfig({ running: config, load, log, setLogLevel, setHttpLimits: http.setLimits })
     },
     // ---- end lifecycle ----
+    ...(relay ? { embeddedRelay: relay } : {}),
     stop: () =>
       (stopping ??= (async () => {
         log.info('stopping')
@@ -445,6 +453,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
         await extensions.stop()
         events.complete()
         await relay?.close()
+        forgetRelaySecret()
         await verifier.stop()
         await node.close()
         closeStore()

@@ -1,15 +1,27 @@
-// `relaypay relay`: the embedded relay on its own, for a machine that serves relays but no wallet.
+// `relaypay relay`: the embedded relay on its own, for a machine that serves relays but no wallet. It is a general
+// relay (no daemon here tells it which keys it serves), under the `[nostr] relay_*` budgets and quotas of the data
+// dir's relaypay.toml and the environment: the same defaults as the daemon's embedded relay, meant for the internet.
 import path from 'node:path'
 import { pino } from 'pino'
+import { loadConfig } from '../config/index.js'
 import { startRelay } from '../relay/index.js'
+import { relayLimitsOf } from '../threads/relay-thread.js'
 import { createEventVerifier } from '../transports/nostr/verify.js'
 
 export async function runRelay(opts: { dataDir: string; host: string; port: number }): Promise<void> {
   const log = pino({ base: { pid: process.pid } })
+  const config = loadConfig({ flags: { data_dir: opts.dataDir } })
   const verifier = await createEventVerifier()
   let relay
   try {
-    relay = await startRelay({ host: opts.host, port: opts.port, dataDir: path.resolve(opts.dataDir), log, verifyEvent: verifier.verify })
+    relay = await startRelay({
+      host: opts.host,
+      port: opts.port,
+      dataDir: path.resolve(opts.dataDir),
+      log,
+      verifyEvent: verifier.verify,
+      limits: { ...relayLimitsOf(config.nostr), openWrites: true },
+    })
   } catch (err) {
     // A port in use is a setting to change, said in one line (the flag is the only setting here).
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err

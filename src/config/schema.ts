@@ -78,6 +78,30 @@ export const configSchema = z.strictObject({
       max_event_bytes: z.int().min(1024).default(256 * 1024),
       /** Replies longer than this many characters are split into shards (upstream default 40000). */
       max_content_length: z.int().min(1000).default(40000),
+      // The embedded relay's limits (src/relay/limits.ts, docs/exposing.md); the daemon's own connections are exempt.
+      /** false: only requests addressed to keys this daemon serves (and its own events); true: a general relay. */
+      relay_open_writes: z.boolean().default(false),
+      relay_max_connections: z.int().min(1).default(1024),
+      relay_max_connections_per_address: z.int().min(1).default(32),
+      relay_connections_per_second_per_address: z.number().positive().default(20),
+      relay_reserved_connections: z.int().min(1).default(64),
+      relay_idle_timeout_seconds: z.number().positive().default(60),
+      relay_max_subscriptions: z.int().min(1).default(20),
+      relay_max_subscriptions_per_address: z.int().min(1).default(64),
+      relay_max_limit: z.int().min(1).default(500),
+      relay_max_ephemeral_limit: z.int().min(1).default(10),
+      relay_stored_events_per_second: z.int().min(1).default(500),
+      relay_stored_events_per_second_per_address: z.int().min(1).default(1000),
+      relay_events_per_second_per_author: z.number().positive().default(50),
+      relay_events_per_second_per_address: z.number().positive().default(200),
+      relay_messages_per_second_per_address: z.number().positive().default(1000),
+      relay_max_store_bytes: z.int().min(1024 * 1024).default(256 * 1024 * 1024),
+      relay_max_author_bytes: z.int().min(1024).default(4 * 1024 * 1024),
+      relay_max_address_bytes: z.int().min(1024).default(16 * 1024 * 1024),
+      /** Free bytes kept on the data dir's disk for the payments database: below, the relay stores nothing. */
+      relay_min_free_bytes: z.int().min(0).default(1024 * 1024 * 1024),
+      /** Reverse proxies (peer addresses) whose X-Forwarded-For names the relay client. */
+      relay_trusted_proxies: z.array(z.string()).default([]),
     })
     .prefault({}),
   fees: z

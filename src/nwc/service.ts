@@ -12,6 +12,7 @@ import type { Clock } from '../bus/context.js'
 import type { DomainEvent } from '../bus/events.js'
 import type { EventVerifier } from '../transports/nostr/verify.js'
 import { createRelayPool, type Backoff } from '../transports/nostr/relay-pool.js'
+import { isOwnRelay } from '../transports/nostr/relay-credential.js'
 import { createEventSigner } from '../transports/nostr/sign.js'
 import { nwcCipher, requestedEncryption, supportedEncryptions, type NwcEncryption } from './encryption.js'
 import { NwcError, isNwcMethod, methodsOf, methodTable, nwcNotificationTypes, type MethodDeps } from './methods.js'
@@ -93,7 +94,8 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
       '#p': servicePubkeys.length > 0 ? servicePubkeys : ['0'.repeat(64)],
       since: Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds),
     }),
-    onEvent: (event, _relay, stored) => {
+    onEvent: (event, relay, stored) => {
+      if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (relay-credential.ts)
       if (stopping || (stored && answered.has(event?.id))) return
       const done = receive(event).catch(err => log.error({ err, id: event?.id }, 'an NWC request failed unexpectedly'))
       running.add(done)

@@ -1,19 +1,23 @@
-// One client connection: its subscriptions, its rate limit, and the NIP-01 messages it sends (EVENT, REQ, CLOSE).
+// One client connection: its subscriptions, its budgets, and the NIP-01 messages it sends (EVENT, REQ, CLOSE).
 // Refusals use NIP-01's machine-readable prefixes (invalid:, blocked:, rate-limited:, unsupported:, error:) so a
-// client can branch on them.
+// client can branch on them. The daemon's own connections (`own`) skip the stranger's budgets and write policy.
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
 import { getEventHash } from 'nostr-tools/pure'
 import type { Clock } from '../bus/context.js'
-import type { EventStore, StoredEvent } from './event-store.js'
+import type { EventStore } from './event-store.js'
 import type { SaveQueue } from './save-queue.js'
-import { liveFilter, matchesLive, parseFilter, type Filter, type LiveFilter } from './filter.js'
-import { tokenBucket, type RelayLimits } from './limits.js'
-import { expirationOf, isHex64, parseEventShape, type NostrEvent } from './nostr-event.js'
+import { liveFilter, matchesLive, mayMatchEphemeral, parseFilter, type Filter, type LiveFilter } from './filter.js'
+import { tokenBucket, type RelayLimits, type TokenBucket } from './limits.js'
+import { expirationOf, isHex64, kindClass, parseEventShape, type NostrEvent } from './nostr-event.js'
+import type { AddressState } from './addresses.js'
+import type { Reader } from './reader.js'
+import { writeRefusal, type ServedKeys } from './policy.js'
 
 /** What a session needs from the relay it belongs to. */
 export interface RelayCore {
+  /** Replaced whole when the limits change at run time: read it at each use, never keep a copy. */
   limits: RelayLimits
   clock: Clock
   log: Logger
@@ -25,6 +29,25 @@ export interface RelayCore {
   verifyLater?: (event: NostrEvent, done: (valid: boolean) => void) => void
   /** Hands a newly stored event to every session's live subscriptions. */
   broadcast(event: NostrEvent, raw: string): void
+  reader: Reader
+  /** Keys the daemon serves (policy.ts). */
+  served: ServedKeys
+  /** True while the data dir has less free space than `minFreeBytes`. */
+  diskLow(): boolean
+  /** An own session's subscriptions changed: the served keys are learnt again. */
+  ownSubscriptionsChanged(): void
+  /** Counts a refusal by its NIP-01 prefix, for the relay's stats. */
+  refused(reason: string): void
+  /** Write budgets per author, shared by every session; the relay forgets full ones now and then. */
+  authorBuckets: Map<string, TokenBucket>
+}
+
+/** Who is on the other end. */
+export interface SessionContext {
+  /** One of the daemon's own connections (it presented the relay's secret). */
+  own: boolean
+  address: string
+  state: AddressState
 }
 
 export interface ClientSession {
@@ -32,30 +55,65 @@ export interface ClientSession {
   receive(data: Buffer): void
   /** Sends a newly stored event to this client's matching subscriptions. */
   deliver(event: NostrEvent, raw: string): void
+  subscriptionCount(): number
+  /** When the client last sent a message (clock ms). */
+  lastActivity(): number
+  /** The `#p` values of its subscriptions (the keys an own session serves). */
+  addressedKeys(): string[]
+  /** The connection closed: its subscriptions no longer count against its address. */
+  release(): void
 }
 
-export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): ClientSession {
-  const { limits, clock, store } = core
+/** Shortest pause of a client over its message budget (ms). */
+const minPauseMs = 100
+
+export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, ctx: SessionContext): ClientSession {
+  const { clock, store } = core
   const subscriptions = new Map<string, LiveFilter[]>()
-  const bucket = tokenBucket(clock, limits.messagesPerSecond, limits.messageBurst)
+  /** Read jobs hold this object; a replaced or closed subscription gets a new one, so the old job drops. */
+  const generations = new Map<string, object>()
+  const bucket = tokenBucket(clock, () => core.limits.messagesPerSecond, () => core.limits.messageBurst)
+  const reads: TokenBucket = tokenBucket(clock, () => core.limits.storedEventsPerSecond, () => 2 * core.limits.storedEventsPerSecond)
+  let lastActivity = clock.now()
+  let released = false
+  let paused = false
+
+  const setSubscription = (subId: string, filters: LiveFilter[]) => {
+    if (!subscriptions.has(subId)) ctx.state.subscriptions++
+    subscriptions.set(subId, filters)
+    if (ctx.own) core.ownSubscriptionsChanged()
+  }
+  const dropSubscription = (subId: string) => {
+    generations.delete(subId)
+    if (!subscriptions.delete(subId)) return
+    ctx.state.subscriptions--
+    if (ctx.own) core.ownSubscriptionsChanged()
+  }
 
   function send(message: string): void {
     if (socket.readyState !== socket.OPEN) return
     // A client that stops reading would make us buffer without bound; drop it instead.
-    if (socket.bufferedAmount > limits.maxBufferedBytes) {
+    if (socket.bufferedAmount > core.limits.maxBufferedBytes) {
       log.warn({ buffered: socket.bufferedAmount }, 'relay client dropped: not reading fast enough')
       socket.terminate()
       return
     }
     socket.send(message)
   }
-  const ok = (id: string, accepted: boolean, reason: string) => send(JSON.stringify(['OK', id, accepted, reason]))
+  const ok = (id: string, accepted: boolean, reason: string) => {
+    if (!accepted) core.refused(reason)
+    send(JSON.stringify(['OK', id, accepted, reason]))
+  }
   // CLOSED always leaves no subscription under that id: NIP-01 has a REQ replace its namesake even when refused.
   const closed = (subId: string, reason: string) => {
-    subscriptions.delete(subId)
+    dropSubscription(subId)
+    core.refused(reason)
     send(JSON.stringify(['CLOSED', subId, reason]))
   }
-  const notice = (text: string) => send(JSON.stringify(['NOTICE', text]))
+  const notice = (text: string) => {
+    core.refused(text)
+    send(JSON.stringify(['NOTICE', text]))
+  }
 
   /** Answers a refused message in the form its type expects, so clients waiting on an OK or a CLOSED hear back. */
   function refuse(message: unknown[], reason: string): void {
@@ -66,11 +124,29 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): 
     else notice(reason)
   }
 
+  /**
+   * Stops reading from a client over its message budget until the budget has refilled a little: what it sends
+   * meanwhile waits in its own TCP buffers, and costs this thread nothing (answering each with a refusal would).
+   */
+  function pauseUntilRefilled(): void {
+    if (paused) return
+    paused = true
+    socket.pause()
+    const wait = Math.max(bucket.msUntilOne(), ctx.state.messages.msUntilOne(), minPauseMs)
+    setTimeout(() => {
+      paused = false
+      if (socket.readyState === socket.OPEN) socket.resume()
+    }, wait).unref()
+  }
+
   function receive(data: Buffer): void {
+    lastActivity = clock.now()
+    const limits = core.limits
     const message = parseMessage(data)
     // Counted before anything else, so that a flood of garbage is throttled like a flood of events.
-    if (!bucket.take()) {
+    if (!ctx.own && !(bucket.take() && ctx.state.messages.take())) {
       refuse(typeof message === 'string' ? [] : message, 'rate-limited: too many messages, slow down')
+      pauseUntilRefilled()
       return
     }
     if (typeof message === 'string') return notice(message)
@@ -91,6 +167,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): 
   }
 
   function onEvent(value: unknown): void {
+    const limits = core.limits
     let event: NostrEvent
     try {
       event = parseEventShape(value, limits.maxEventTags)
@@ -103,6 +180,16 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): 
       ok(event.id, false, `invalid: created_at is more than ${limits.maxFutureSeconds} seconds in the future`)
       return
     }
+    // The daemon signed what it sends on its own connection, in this process: checking it again would double the
+    // signature work of every reply (the in-process relay remembered such events as verified for the same reason).
+    if (ctx.own) return verified(event, true, now)
+    // Cheap refusals before the signature check, which costs the most.
+    if (!ctx.state.writes.take()) {
+      ok(event.id, false, 'rate-limited: too many events from your address, slow down')
+      return
+    }
+    const policy = limits.openWrites ? undefined : writeRefusal(event, core.served)
+    if (policy) return ok(event.id, false, policy)
     if (!core.verifyLater) return verified(event, core.verify(event), now)
     const later = event
     core.verifyLater(later, valid => {
@@ -123,9 +210,22 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): 
       ok(event.id, false, `invalid: ${reason}`)
       return
     }
+    // After the signature: a forged author must not spend someone else's budget.
+    if (!ctx.own && !authorBucket(event.pubkey).take()) {
+      ok(event.id, false, 'rate-limited: too many events from this author, slow down')
+      return
+    }
     const expiration = expirationOf(event)
     if (expiration !== undefined && expiration <= now) {
       ok(event.id, false, 'invalid: event has expired') // NIP-40: relays drop expired events on arrival
+      return
+    }
+    const ephemeral = kindClass(event.kind) === 'ephemeral'
+    if (core.diskLow()) {
+      // The payments database needs the disk more: nothing is stored. Ephemeral events (requests and replies) still
+      // reach whoever listens now, as NIP-01 has relays treat them anyway: the wallets keep working.
+      if (ephemeral) return relayUnstored(event)
+      ok(event.id, false, 'blocked: the relay is not storing events: its disk is nearly full')
       return
     }
     core.saves.save(event, now, result => {
@@ -144,13 +244,26 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): 
       } else if (outcome === 'newer-exists') {
         // As khatru does: the address already holds a newer version, which is what the client wants kept anyway.
         ok(event.id, true, 'duplicate: have a newer version of this event')
+      } else if (outcome === 'full') {
+        if (ephemeral) return relayUnstored(event) // as below the disk floor: relayed live, not kept
+        ok(event.id, false, `blocked: the relay's storage is full (${core.limits.maxStoreBytes} bytes)`)
+      } else if (outcome === 'author-full') {
+        ok(event.id, false, `blocked: this author's storage budget (${core.limits.maxAuthorBytes} bytes) is used up`)
+      } else if (outcome === 'address-full') {
+        ok(event.id, false, `blocked: your address's storage budget (${core.limits.maxAddressBytes} bytes) is used up`)
       } else {
         ok(event.id, false, 'blocked: the author deleted this event (NIP-09)')
       }
-    })
+    }, { address: ctx.address, own: ctx.own })
+  }
+
+  function relayUnstored(event: NostrEvent): void {
+    ok(event.id, true, '')
+    core.broadcast(event, JSON.stringify(event))
   }
 
   function onReq(subId: unknown, rawFilters: unknown[]): void {
+    const limits = core.limits
     if (typeof subId !== 'string' || subId.length === 0 || subId.length > limits.maxSubscriptionIdLength) {
       notice(`invalid: a subscription id is a string of 1 to ${limits.maxSubscriptionIdLength} characters`)
       return
@@ -159,33 +272,57 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): 
     if (rawFilters.length > limits.maxFilters) {
       return closed(subId, `invalid: more than ${limits.maxFilters} filters in one REQ`)
     }
-    if (!subscriptions.has(subId) && subscriptions.size >= limits.maxSubscriptions) {
+    const isNew = !subscriptions.has(subId)
+    if (isNew && subscriptions.size >= limits.maxSubscriptions && !ctx.own) {
       return closed(subId, `blocked: more than ${limits.maxSubscriptions} open subscriptions on this connection`)
+    }
+    if (isNew && ctx.state.subscriptions >= limits.maxSubscriptionsPerAddress && !ctx.own) {
+      return closed(subId, `rate-limited: more than ${limits.maxSubscriptionsPerAddress} open subscriptions from your address`)
     }
     let filters: Filter[]
     try {
-      filters = rawFilters.map(raw => parseFilter(raw, limits))
+      // The daemon's own resubscription replays every request since it last saw one, however many.
+      filters = rawFilters.map(raw => parseFilter(raw, limits, ctx.own ? Infinity : limits.maxLimit))
     } catch (err) {
       return closed(subId, (err as Error).message)
     }
-    // Everything here is synchronous, so no live event can slip between the stored query and the subscription.
-    subscriptions.set(subId, filters.map(liveFilter))
+    if (!ctx.own) {
+      // Stored ephemeral events are kept only for whoever they are addressed to (a reconnecting daemon, a wallet
+      // awaiting its reply): a filter that names no `authors` and no `#p` gets only a few of them.
+      for (const filter of filters) {
+        if (mayMatchEphemeral(filter) && !filter.authors && !filter.tags.has('p')) filter.limit = Math.min(filter.limit, limits.maxEphemeralLimit)
+      }
+      const wantsStored = filters.some(filter => filter.limit > 0)
+      if (wantsStored && (reads.available() < 1 || ctx.state.reads.available() < 1)) {
+        return closed(subId, 'rate-limited: too many stored events requested, try again in a few seconds')
+      }
+    }
+    // Live from now on; the stored events follow in pages (reader.ts), the first of them before this returns.
+    setSubscription(subId, filters.map(liveFilter))
+    const generation = {}
+    generations.set(subId, generation)
     const prefix = `["EVENT",${JSON.stringify(subId)},`
-    for (const stored of storedEvents(filters)) send(prefix + stored.raw + ']')
-    send(JSON.stringify(['EOSE', subId]))
-  }
-
-  function storedEvents(filters: Filter[]): StoredEvent[] {
-    const now = Math.floor(clock.now() / 1000)
-    if (filters.length === 1) return store.query(filters[0], now)
-    const byId = new Map<string, StoredEvent>()
-    for (const filter of filters) for (const ev of store.query(filter, now)) byId.set(ev.id, ev)
-    return [...byId.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1))
+    core.reader.start({
+      filters,
+      own: ctx.own,
+      budgets: ctx.own ? [] : [reads, ctx.state.reads],
+      send: raw => send(prefix + raw + ']'),
+      done: () => send(JSON.stringify(['EOSE', subId])),
+      cancelled: () => released || generations.get(subId) !== generation || socket.readyState !== socket.OPEN,
+      unsent: () => socket.bufferedAmount,
+    })
   }
 
   function onClose(subId: unknown): void {
     if (typeof subId !== 'string') return notice('invalid: CLOSE needs a subscription id')
-    subscriptions.delete(subId)
+    dropSubscription(subId)
+  }
+
+  const authorBuckets = core.authorBuckets
+  function authorBucket(pubkey: string): TokenBucket {
+    let b = authorBuckets.get(pubkey)
+    if (!b) authorBuckets.set(pubkey, (b = tokenBucket(clock, () => core.limits.eventsPerSecondPerAuthor, () => 5 * core.limits.eventsPerSecondPerAuthor)))
+    return b
   }
 
   function deliver(event: NostrEvent, raw: string): void {
@@ -194,7 +331,28 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger): 
     }
   }
 
-  return { receive, deliver }
+  return {
+    receive,
+    deliver,
+    subscriptionCount: () => subscriptions.size,
+    lastActivity: () => lastActivity,
+    addressedKeys() {
+      const keys: string[] = []
+      for (const filters of subscriptions.values()) for (const filter of filters) {
+        for (const [name, values] of filter.tags) if (name === 'p') keys.push(...values)
+      }
+      return keys
+    },
+    release() {
+      if (released) return
+      released = true
+      ctx.state.subscriptions -= subscriptions.size
+      const hadAny = subscriptions.size > 0
+      subscriptions.clear()
+      generations.clear()
+      if (ctx.own && hadAny) core.ownSubscriptionsChanged()
+    },
+  }
 }
 
 /** A client message as a JSON array that starts with its type, or the reason it is not one. */

@@ -1,7 +1,6 @@
 // The relay's own SQLite file, <dataDir>/relay.sqlite, apart from the daemon's database: the relay is a
 // separate room that could be swapped for an external relay, so it creates and versions its own small schema.
 import Database from 'better-sqlite3'
-import type { CheckpointWorker } from '../store/checkpointer.js'
 import fs from 'node:fs'
 import path from 'node:path'
 import { ensureDataDir } from '../store/index.js'
@@ -15,7 +14,7 @@ import {
   type NostrEvent,
 } from './nostr-event.js'
 
-const schemaVersion = 1
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS events (
@@ -27,7 +26,11 @@ CREATE TABLE IF NOT EXISTS events (
   d_tag TEXT,
   -- unix seconds after which the event is gone (ephemeral retention or NIP-40); NULL keeps it
   expires_at INTEGER,
-  raw TEXT NOT NULL
+  raw TEXT NOT NULL,
+  -- what the event counts against the storage budgets (eventSize), and the client address that wrote it ('' for
+  -- the daemon's own connections, which no address budget covers)
+  size INTEGER NOT NULL DEFAULT 0,
+  source TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS events_created ON events (created_at);
 CREATE INDEX IF NOT EXISTS events_kind_created ON events (kind, created_at);
@@ -42,8 +45,61 @@ CREATE INDEX IF NOT EXISTS tags_name_value ON tags (name, value, event_id);
 CREATE INDEX IF NOT EXISTS tags_event ON tags (event_id);
 `
 
-/** What happened to an event offered for storage; only `stored` events are broadcast. */
-export type SaveOutcome = 'stored' | 'duplicate' | 'newer-exists' | 'deleted'
+// Bytes stored in all (''), per author ('a:' + pubkey) and per writing address ('s:' + address), kept by triggers so
+// that every way an event leaves (replacement, NIP-09, expiry, eviction) is counted without each path knowing.
+const usageSchema = `
+CREATE TABLE IF NOT EXISTS usage (key TEXT PRIMARY KEY, bytes INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS events_usage_in AFTER INSERT ON events BEGIN
+  INSERT INTO usage (key, bytes) VALUES ('', new.size), ('a:' || new.pubkey, new.size), ('s:' || new.source, new.size)
+    ON CONFLICT (key) DO UPDATE SET bytes = bytes + excluded.bytes;
+END;
+CREATE TRIGGER IF NOT EXISTS events_usage_out AFTER DELETE ON events BEGIN
+  UPDATE usage SET bytes = bytes - old.size WHERE key IN ('', 'a:' || old.pubkey, 's:' || old.source);
+  DELETE FROM usage WHERE key IN ('a:' || old.pubkey, 's:' || old.source) AND bytes <= 0;
+END;
+`
+
+/** What a row and its indexes cost beyond the event's JSON, measured roughly on SQLite's file (bytes). */
+const rowOverhead = 200
+const tagOverhead = 100
+
+/** Version 1 files had no sizes: every event is measured and the usage table filled once. */
+const fromVersion1 = `
+ALTER TABLE events ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE events ADD COLUMN source TEXT NOT NULL DEFAULT '';
+UPDATE events SET size = length(CAST(raw AS BLOB)) + ${rowOverhead} +
+  ${tagOverhead} * (SELECT count(*) FROM tags WHERE tags.event_id = events.id);
+`
+
+/** What an event counts against the storage budgets: its JSON plus its rows and index entries. */
+export function eventSize(event: NostrEvent): number {
+  return Buffer.byteLength(JSON.stringify(event)) + rowOverhead + tagOverhead * indexedTags(event).length
+}
+
+/**
+ * What happened to an event offered for storage; only `stored` events are broadcast. `full`, `author-full` and
+ * `address-full`: a storage budget (total, the author's, the writing address's) had no room, nothing was written.
+ */
+export type SaveOutcome = 'stored' | 'duplicate' | 'newer-exists' | 'deleted' | 'full' | 'author-full' | 'address-full'
+
+/** Storage budgets in bytes (eventSize); read at every save so that new limits apply at once. */
+export interface StorageBudget {
+  maxBytes: number
+  maxAuthorBytes: number
+  maxAddressBytes: number
+}
+
+/** Who writes: the client address, and whether it is the daemon itself (no author or address budget, see save). */
+export interface SaveSource {
+  address: string
+  own: boolean
+}
+
+/** Where a paged read resumes: after this event in (created_at DESC, id ASC) order. */
+export interface QueryCursor {
+  createdAt: number
+  id: string
+}
 
 /** A stored event as sent to clients: its JSON exactly as stored, with what is needed to merge result lists. */
 export interface StoredEvent {
@@ -54,14 +110,18 @@ export interface StoredEvent {
 
 export interface EventStore {
   /** Stores an event with NIP-01 replacement and NIP-09 deletion rules, in one transaction. */
-  save(event: NostrEvent, nowSeconds: number): SaveOutcome
+  save(event: NostrEvent, nowSeconds: number, source?: SaveSource): SaveOutcome
   /**
    * Stores several events in one transaction, each in its own savepoint: an event that fails comes back as its
    * Error and rolls back alone. Throws only when the shared commit fails (then none is stored).
    */
-  saveBatch(items: { event: NostrEvent; now: number }[]): (SaveOutcome | Error)[]
+  saveBatch(items: { event: NostrEvent; now: number; source?: SaveSource }[]): (SaveOutcome | Error)[]
   /** The stored, unexpired events matching a filter, newest first, at most `filter.limit`. */
   query(filter: Filter, nowSeconds: number): StoredEvent[]
+  /** One page of a filter's stored events: at most `limit`, newest first, after `cursor` when given. */
+  queryPage(filter: Filter, nowSeconds: number, limit: number, cursor?: QueryCursor): StoredEvent[]
+  /** Bytes counted against the storage budget, in all. */
+  usageBytes(): number
   /** Deletes expired events; returns how many. */
   sweep(nowSeconds: number): number
   close(): void
@@ -70,9 +130,13 @@ export interface EventStore {
 export interface EventStoreOptions {
   dataDir: string
   ephemeralRetentionSeconds: number
-  /** Checkpoints the WAL off the relaying thread (absent: SQLite's own, inside commits). */
-  checkpoints?: CheckpointWorker
+  /** Absent: no budget (tests of the NIP rules alone). */
+  budget?: () => StorageBudget
 }
+
+const unlimited: StorageBudget = { maxBytes: Infinity, maxAuthorBytes: Infinity, maxAddressBytes: Infinity }
+/** Events evicted per statement when the store is full. */
+const evictBatch = 64
 
 export function openEventStore(opts: EventStoreOptions): EventStore {
   ensureDataDir(opts.dataDir)
@@ -91,18 +155,30 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     db.close()
     throw new Error(`${file} has relay schema ${version}, newer than this relay (${schemaVersion})`)
   }
-  db.exec(schema)
-  db.pragma(`user_version = ${schemaVersion}`)
-  // Every event is a commit: checkpoints inside them would stall the thread that relays (src/store/checkpointer.ts).
-  const unwatch = opts.checkpoints?.watch(db) ?? (() => {})
+  // The relay has its own thread (src/threads/relay-thread.ts) and is this file's only connection: SQLite's own
+  // checkpoints inside commits stall nobody else, and a WAL that grew under a burst is cut back to this size.
+  db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`)
+  db.transaction(() => {
+    if (version === 1) db.exec(fromVersion1)
+    db.exec(schema)
+    const hadUsage = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'usage'").get() !== undefined
+    db.exec(usageSchema)
+    if (!hadUsage) {
+      db.exec(`INSERT INTO usage (key, bytes) SELECT '', coalesce(sum(size), 0) FROM events;
+        INSERT INTO usage (key, bytes) SELECT 'a:' || pubkey, sum(size) FROM events GROUP BY pubkey;
+        INSERT INTO usage (key, bytes) SELECT 's:' || source, sum(size) FROM events GROUP BY source;`)
+    }
+    db.pragma(`user_version = ${schemaVersion}`)
+  })()
+  const budget = opts.budget ?? (() => unlimited)
 
   const findById = db.prepare<[string], { expires_at: number | null }>('SELECT expires_at FROM events WHERE id = ?')
   const removeById = db.prepare<[string]>('DELETE FROM events WHERE id = ?')
   const findSameAddress = db.prepare<{ pubkey: string; kind: number; d: string }, { id: string; created_at: number }>(
     'SELECT id, created_at FROM events WHERE pubkey = @pubkey AND kind = @kind AND d_tag = @d',
   )
-  const insertEvent = db.prepare(`INSERT INTO events (id, pubkey, kind, created_at, d_tag, expires_at, raw)
-                                  VALUES (@id, @pubkey, @kind, @created_at, @d_tag, @expires_at, @raw)`)
+  const insertEvent = db.prepare(`INSERT INTO events (id, pubkey, kind, created_at, d_tag, expires_at, raw, size, source)
+                                  VALUES (@id, @pubkey, @kind, @created_at, @d_tag, @expires_at, @raw, @size, @source)`)
   const insertTag = db.prepare('INSERT INTO tags (event_id, name, value) VALUES (@eventId, @name, @value)')
   const deletedById = db.prepare<{ id: string; pubkey: string }>(`SELECT 1 FROM tags t JOIN events d ON d.id = t.event_id
     WHERE t.name = 'e' AND t.value = @id AND d.kind = ${deletionKind} AND d.pubkey = @pubkey LIMIT 1`)
@@ -114,14 +190,45 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   const deleteOwnByAddress = db.prepare(`DELETE FROM events
     WHERE kind = @kind AND pubkey = @pubkey AND d_tag = @d AND created_at <= @createdAt`)
   const sweepExpired = db.prepare('DELETE FROM events WHERE expires_at IS NOT NULL AND expires_at <= @now')
+  const usageOf = db.prepare<[string], { bytes: number }>('SELECT bytes FROM usage WHERE key = ?')
+  // Events that leave soonest go first: every ephemeral one (kept only for a reconnecting daemon), then NIP-40 ones.
+  const soonest = db.prepare<[], { id: string; size: number }>(
+    `SELECT id, size FROM events WHERE expires_at IS NOT NULL ORDER BY expires_at, rowid LIMIT ${evictBatch}`,
+  )
+  const bytesOf = (key: string) => usageOf.get(key)?.bytes ?? 0
 
-  const save = db.transaction((event: NostrEvent, now: number): SaveOutcome => {
+  /** Room for `size` more bytes, evicting what expires soonest (no more than needed); false when there is none. */
+  function makeRoom(size: number, max: number): boolean {
+    let over = bytesOf('') + size - max
+    while (over > 0) {
+      const rows = soonest.all()
+      if (rows.length === 0) return false
+      for (const row of rows) {
+        removeById.run(row.id)
+        over -= row.size
+        if (over <= 0) break
+      }
+    }
+    return true
+  }
+
+  const save = db.transaction((event: NostrEvent, now: number, source: SaveSource = { address: '', own: true }): SaveOutcome => {
     const existing = findById.get(event.id)
     if (existing) {
       if (existing.expires_at === null || existing.expires_at > now) return 'duplicate'
       removeById.run(event.id) // expired but not yet swept: the event is new again
     }
     if (deletedById.get({ id: event.id, pubkey: event.pubkey })) return 'deleted'
+    // Budgets before anything is written, so a refusal leaves the store as it was.
+    const size = eventSize(event)
+    const limits = budget()
+    if (!source.own) {
+      if (bytesOf('a:' + event.pubkey) + size > limits.maxAuthorBytes) return 'author-full'
+      if (bytesOf('s:' + source.address) + size > limits.maxAddressBytes) return 'address-full'
+    }
+    // The daemon's own stored kinds (its NWC info, beacon, metadata) are few and small: they are kept even past the
+    // budget. Its ephemeral replies are not: the caller relays them without storing (client-session.ts).
+    if (!makeRoom(size, limits.maxBytes) && (!source.own || kindClass(event.kind) === 'ephemeral')) return 'full'
     const cls = kindClass(event.kind)
     const d = cls === 'replaceable' ? '' : cls === 'addressable' ? dTagOf(event) : null
     if (d !== null) {
@@ -134,7 +241,14 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
       }
       for (const c of current) removeById.run(c.id)
     }
-    insertEvent.run({ ...event, d_tag: d, expires_at: expiresAt(event, now), raw: JSON.stringify(event) })
+    insertEvent.run({
+      ...event,
+      d_tag: d,
+      expires_at: expiresAt(event, now),
+      raw: JSON.stringify(event),
+      size,
+      source: source.own ? '' : source.address,
+    })
     for (const tag of indexedTags(event)) insertTag.run({ eventId: event.id, ...tag })
     if (event.kind === deletionKind) applyDeletion(event)
     return 'stored'
@@ -165,10 +279,19 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   const statements = new Map<string, Database.Statement>()
 
   function query(filter: Filter, now: number): StoredEvent[] {
+    return queryPage(filter, now, filter.limit)
+  }
+
+  function queryPage(filter: Filter, now: number, limit: number, cursor?: QueryCursor): StoredEvent[] {
     const lists = [filter.ids, filter.authors, filter.kinds, ...filter.tags.values()]
-    if (filter.limit === 0 || lists.some(list => list !== undefined && list.length === 0)) return []
+    if (limit <= 0 || lists.some(list => list !== undefined && list.length === 0)) return []
     const where = ['(expires_at IS NULL OR expires_at > @now)']
-    const params: Record<string, unknown> = { now, limit: filter.limit }
+    const params: Record<string, unknown> = { now, limit }
+    if (cursor) {
+      where.push('(created_at < @cursorAt OR (created_at = @cursorAt AND id > @cursorId))')
+      params.cursorAt = cursor.createdAt
+      params.cursorId = cursor.id
+    }
     const add = (clause: string, name: string, value: unknown) => {
       where.push(clause)
       params[name] = value
@@ -195,10 +318,10 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     return statement.all(params) as StoredEvent[]
   }
 
-  const saveBatch = db.transaction((items: { event: NostrEvent; now: number }[]) =>
-    items.map(({ event, now }) => {
+  const saveBatch = db.transaction((items: { event: NostrEvent; now: number; source?: SaveSource }[]) =>
+    items.map(({ event, now, source }) => {
       try {
-        return save(event, now)
+        return save(event, now, source)
       } catch (err) {
         return err instanceof Error ? err : new Error(String(err))
       }
@@ -206,13 +329,12 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   )
 
   return {
-    save: (event, now) => save(event, now),
+    save: (event, now, source) => save(event, now, source),
     saveBatch: items => saveBatch(items),
     query,
+    queryPage,
+    usageBytes: () => bytesOf(''),
     sweep: now => sweepExpired.run({ now }).changes,
-    close: () => {
-      unwatch()
-      db.close()
-    },
+    close: () => db.close(),
   }
 }

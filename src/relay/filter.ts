@@ -29,9 +29,10 @@ export interface LiveFilter {
 const tagKey = /^#[a-zA-Z]$/
 
 /** Validates one filter from a REQ; throws with an NIP-01 prefixed reason ("invalid:", "unsupported:"). */
-export function parseFilter(value: unknown, limits: RelayLimits): Filter {
+/** `maxLimit` caps `limit` (and is the limit of a filter without one): the relay's, or more for the daemon's own. */
+export function parseFilter(value: unknown, limits: RelayLimits, maxLimit = limits.maxLimit): Filter {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('invalid: a filter must be an object')
-  const filter: Filter = { tags: new Map(), limit: limits.maxLimit }
+  const filter: Filter = { tags: new Map(), limit: maxLimit }
   for (const [key, field] of Object.entries(value)) {
     if (key === 'ids' || key === 'authors') {
       // NIP-01 dropped prefix matching: list entries are exact 64-character lowercase hex values.
@@ -46,7 +47,7 @@ export function parseFilter(value: unknown, limits: RelayLimits): Filter {
       filter[key] = field as number
     } else if (key === 'limit') {
       if (!Number.isSafeInteger(field) || (field as number) < 0) throw new Error('invalid: limit must be a non-negative integer')
-      filter.limit = Math.min(field as number, limits.maxLimit)
+      filter.limit = Math.min(field as number, maxLimit)
     } else if (key === 'search') {
       throw new Error('unsupported: search (NIP-50) is not supported by this relay')
     } else {
@@ -89,4 +90,9 @@ function list<T>(key: string, field: unknown, limits: RelayLimits, check: (v: un
   if (field.length > limits.maxFilterValues) throw new Error(`invalid: ${key} has more than ${limits.maxFilterValues} values`)
   if (!field.every(check)) throw new Error(`invalid: ${key} must hold ${what}`)
   return field
+}
+
+/** True when the filter can match an event of an ephemeral kind (20000–29999): no `kinds`, or one of them. */
+export function mayMatchEphemeral(filter: Filter): boolean {
+  return !filter.kinds || filter.kinds.some(kind => kind >= 20000 && kind < 30000)
 }

@@ -1,5 +1,6 @@
 // What protects the embedded relay from a misbehaving client, with defaults sized for one daemon and its clients
-// on one machine. Every number is also published in the NIP-11 document so clients can stay inside it.
+// on one machine (docs/exposing.md lists them with the reasons). The NIP-11 document publishes what a client needs
+// to stay inside them. One object, replaced whole at run time (RunningRelay.setLimits): nothing keeps a copy.
 import type { Clock } from '../bus/context.js'
 
 export interface RelayLimits {
@@ -9,12 +10,23 @@ export interface RelayLimits {
   maxFrameBytes: number
   /** Open subscriptions per connection; a REQ reusing an id replaces, and does not count twice. */
   maxSubscriptions: number
+  /** Open subscriptions of all the connections of one client address. */
+  maxSubscriptionsPerAddress: number
   /** Filters per REQ. */
   maxFilters: number
   /** Values in one filter list (ids, authors, kinds, each #tag). */
   maxFilterValues: number
   /** Largest `limit` honoured per filter; a filter without `limit` gets this many stored events too. */
   maxLimit: number
+  /** The same for a filter that can match ephemeral kinds (20000–29999): they are kept only for a reconnecting daemon. */
+  maxEphemeralLimit: number
+  /** Stored events read per query step; the next page waits until the client has taken the previous one. */
+  pageSize: number
+  /** The next page is read only while less than this many bytes wait unsent to the client. */
+  maxPendingBytes: number
+  /** Stored events sent per second to one connection, and to all the connections of one address (bursts: twice). */
+  storedEventsPerSecond: number
+  storedEventsPerSecondPerAddress: number
   /** Subscription id length (NIP-01 says at most 64). */
   maxSubscriptionIdLength: number
   /** Tags per event. */
@@ -27,8 +39,29 @@ export interface RelayLimits {
   messagesPerSecond: number
   /** … and in one burst. */
   messageBurst: number
-  /** Simultaneous connections. */
+  /** Client messages per second of all the connections of one address (burst: twice); beyond, reading pauses. */
+  messagesPerSecondPerAddress: number
+  /** Simultaneous connections of strangers; the daemon's own have `reservedConnections` more, beyond every cap. */
   maxConnections: number
+  maxConnectionsPerAddress: number
+  /** New connections per second from one address (burst: five seconds' worth); beyond, HTTP 429 before the handshake. */
+  connectionsPerSecondPerAddress: number
+  reservedConnections: number
+  /** A stranger's connection without subscriptions that sends nothing for this long is closed. */
+  idleTimeoutMs: number
+  /** Events accepted per second from one author and from one address (bursts: five seconds' worth). */
+  eventsPerSecondPerAuthor: number
+  eventsPerSecondPerAddress: number
+  /** Storage budgets in bytes: in all, per author and per writing address (the daemon's own events are exempt). */
+  maxStoreBytes: number
+  maxAuthorBytes: number
+  maxAddressBytes: number
+  /** Free bytes the data dir keeps for the payments database: below it the relay stores nothing. 0: no floor. */
+  minFreeBytes: number
+  /** false: only what the daemon serves is accepted (policy.ts); true: a general relay, still under every quota. */
+  openWrites: boolean
+  /** Peer addresses of reverse proxies whose X-Forwarded-For names the client; no one else's is read. */
+  trustedProxies: string[]
   /** Bytes queued unsent to one connection before it is dropped as a slow consumer. */
   maxBufferedBytes: number
   /** Interval between server pings; a connection that did not answer the previous ping is closed. */
@@ -37,13 +70,25 @@ export interface RelayLimits {
   sweepMs: number
 }
 
+/**
+ * Defaults of a relay started on its own (tests, a relay on a trusted network): the per-address and per-author
+ * budgets are as good as off, and writes are open. The daemon's embedded relay and `relaypay relay` take theirs
+ * from the `[nostr] relay_*` config keys, whose defaults are the strict ones meant for the internet
+ * (src/config/schema.ts, docs/exposing.md).
+ */
 export const defaultRelayLimits: RelayLimits = {
   maxMessageBytes: 256 * 1024,
   maxFrameBytes: 1024 * 1024,
-  maxSubscriptions: 50,
+  maxSubscriptions: 20,
+  maxSubscriptionsPerAddress: 20 * 1024,
   maxFilters: 10,
   maxFilterValues: 1000,
-  maxLimit: 5000,
+  maxLimit: 500,
+  maxEphemeralLimit: 10,
+  pageSize: 100,
+  maxPendingBytes: 1024 * 1024,
+  storedEventsPerSecond: 1_000_000,
+  storedEventsPerSecondPerAddress: 1_000_000,
   maxSubscriptionIdLength: 64,
   maxEventTags: 2000,
   maxFutureSeconds: 15 * 60,
@@ -53,7 +98,20 @@ export const defaultRelayLimits: RelayLimits = {
   // Generous: the daemon's own connection publishes every reply and push; the limit is against floods, not load.
   messagesPerSecond: 1000,
   messageBurst: 2000,
+  messagesPerSecondPerAddress: 1_000_000,
   maxConnections: 1024,
+  maxConnectionsPerAddress: 1024,
+  connectionsPerSecondPerAddress: 1_000_000,
+  reservedConnections: 64,
+  idleTimeoutMs: 60_000,
+  eventsPerSecondPerAuthor: 1_000_000,
+  eventsPerSecondPerAddress: 1_000_000,
+  maxStoreBytes: 256 * 1024 * 1024,
+  maxAuthorBytes: 4 * 1024 * 1024,
+  maxAddressBytes: 16 * 1024 * 1024,
+  minFreeBytes: 1024 * 1024 * 1024,
+  openWrites: true,
+  trustedProxies: [],
   maxBufferedBytes: 16 * 1024 * 1024,
   heartbeatMs: 30_000,
   sweepMs: 60_000,
@@ -63,7 +121,9 @@ export const defaultRelayLimits: RelayLimits = {
 export function resolveLimits(overrides: Partial<RelayLimits> = {}): RelayLimits {
   const limits = { ...defaultRelayLimits, ...overrides }
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`relay limit ${name} must be a positive number`)
+    if (typeof value !== 'number') continue
+    const floor = name === 'minFreeBytes' ? 0 : Number.MIN_VALUE
+    if (!(value >= floor) || Number.isNaN(value)) throw new Error(`relay limit ${name} must be a positive number`)
   }
   if (limits.maxFrameBytes < limits.maxMessageBytes) {
     throw new Error('relay limit maxFrameBytes must be at least maxMessageBytes')
@@ -74,18 +134,55 @@ export function resolveLimits(overrides: Partial<RelayLimits> = {}): RelayLimits
 /**
  * A token bucket refilled from the injected clock on each take, so it needs no timer and a test can drive it.
  */
-export function tokenBucket(clock: Clock, perSecond: number, burst: number): { take(): boolean } {
-  let tokens = burst
+export interface TokenBucket {
+  /** Takes one token; false when there is none. */
+  take(): boolean
+  /** Takes up to `n` tokens; returns how many it took. */
+  takeUpTo(n: number): number
+  /** Whole tokens available now. */
+  available(): number
+  /** Milliseconds until one token is back. */
+  msUntilOne(): number
+  /** True when the bucket is full again (its owner may forget it). */
+  full(): boolean
+}
+
+/** Rates are read at every call, so limits replaced at run time apply to buckets already made. */
+export function tokenBucket(clock: Clock, perSecond: number | (() => number), burst: number | (() => number)): TokenBucket {
+  const rate = typeof perSecond === 'number' ? () => perSecond : perSecond
+  const cap = typeof burst === 'number' ? () => burst : burst
+  let tokens = cap()
   let refilledAt = clock.now()
+  const refill = () => {
+    const now = clock.now()
+    // A clock that steps back (NTP, a test) must not drain the bucket: time that ran backwards refills nothing.
+    tokens = Math.min(cap(), tokens + (Math.max(0, now - refilledAt) / 1000) * rate())
+    refilledAt = now
+  }
   return {
-    take() {
-      const now = clock.now()
-      // A clock that steps back (NTP, a test) must not drain the bucket: time that ran backwards refills nothing.
-      tokens = Math.min(burst, tokens + (Math.max(0, now - refilledAt) / 1000) * perSecond)
-      refilledAt = now
+    take: () => {
+      refill()
       if (tokens < 1) return false
       tokens -= 1
       return true
+    },
+    takeUpTo(n) {
+      refill()
+      const taken = Math.max(0, Math.min(n, Math.floor(tokens)))
+      tokens -= taken
+      return taken
+    },
+    available() {
+      refill()
+      return Math.floor(tokens)
+    },
+    msUntilOne() {
+      refill()
+      return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) / rate()) * 1000)
+    },
+    full() {
+      refill()
+      return tokens >= cap()
     },
   }
 }

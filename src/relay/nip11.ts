@@ -33,7 +33,9 @@ export function relayInformation(limits: RelayLimits): RelayInformation {
     name: 'relaypay embedded relay',
     description:
       'The Nostr relay built into relaypay for running without an external relay. Ephemeral events stay ' +
-      `queryable for ${limits.ephemeralRetentionSeconds} s so a reconnecting daemon misses no request.`,
+      `queryable for ${limits.ephemeralRetentionSeconds} s so a reconnecting daemon misses no request; a filter that ` +
+      `can match them gets at most ${limits.maxEphemeralLimit} stored events.` +
+      (limits.openWrites ? '' : ' Writes: only requests addressed to the wallets this relay serves.'),
     supported_nips: supportedNips,
     software: 'relaypay',
     version: packageVersion(),
@@ -48,7 +50,7 @@ export function relayInformation(limits: RelayLimits): RelayInformation {
       created_at_upper_limit: limits.maxFutureSeconds,
       auth_required: false,
       payment_required: false,
-      restricted_writes: false,
+      restricted_writes: !limits.openWrites,
     },
     retention: [{ kinds: [[20000, 29999]], time: limits.ephemeralRetentionSeconds }],
   }

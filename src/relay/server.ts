@@ -1,9 +1,13 @@
 // The embedded relay: our own node:http server carrying a `ws` WebSocketServer, with NIP-01 sessions over an
 // SQLite event store. We wrote it instead of embedding @nostr-relay/core because what the daemon needs from it
 // is exactly what that library does not do: ephemeral events kept for a while (see the retention comment in
-// limits.ts), per-connection limits and rate limiting with NIP-01 reasons, NIP-40 on read, and a store in our
-// own better-sqlite3 file (its SQLite repository is a separate package with its own native build). A few
-// hundred lines of our own are easier to hold to these rules than plugins around a 0.0.x library.
+// limits.ts), budgets per connection, address and author with NIP-01 reasons, a write policy that carries only the
+// daemon's traffic, storage quotas, NIP-40 on read, and a store in our own better-sqlite3 file. A few hundred lines
+// of our own are easier to hold to these rules than plugins around a 0.0.x library.
+// In the daemon it runs on a thread of its own (src/threads/relay-thread.ts): nothing here can hold up a payment.
+import fs from 'node:fs'
+import path from 'node:path'
+import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { pino, type Logger } from 'pino'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
@@ -11,11 +15,15 @@ import { verifyEvent } from 'nostr-tools/pure'
 import { systemClock, type Clock } from '../bus/context.js'
 import { clientSession, type ClientSession, type RelayCore } from './client-session.js'
 import { openEventStore, type EventStore } from './event-store.js'
-import { startCheckpointWorker, type CheckpointWorker } from '../store/checkpointer.js'
 import { saveQueue } from './save-queue.js'
-import { resolveLimits, type RelayLimits } from './limits.js'
+import { resolveLimits, type RelayLimits, type TokenBucket } from './limits.js'
 import { relayInformation } from './nip11.js'
+import { addressBook, clientAddress } from './addresses.js'
+import { startReader } from './reader.js'
 import type { NostrEvent } from './nostr-event.js'
+
+/** The header by which the daemon's own connections show the relay's secret (src/transports/nostr/relay-credential.ts). */
+export const ownConnectionHeader = 'x-relaypay-relay-secret'
 
 export interface RelayOptions {
   /** Interface to listen on; the offline default is 127.0.0.1. */
@@ -30,18 +38,37 @@ export interface RelayOptions {
   limits?: Partial<RelayLimits>
   /** Checks id and signature; defaults to nostr-tools' pure-JS verifyEvent (a wasm one is 3–5x faster). */
   verifyEvent?: (event: NostrEvent) => boolean
-  /** Checks id and signature with a verdict that may come later (the daemon's signature thread); wins over verifyEvent. */
+  /** Checks id and signature with a verdict that may come later (a signature thread); wins over verifyEvent. */
   verifyEventLater?: (event: NostrEvent, done: (valid: boolean) => void) => void
-  /** The process's WAL checkpoint worker (the daemon shares its own); a relay without one starts its own. */
-  checkpoints?: CheckpointWorker
+  /**
+   * The secret the daemon's own connections present in the `x-relaypay-relay-secret` header: they skip the
+   * stranger's caps, budgets and write policy, and have `reservedConnections` slots of their own.
+   */
+  ownSecret?: string
+}
+
+/** What the relay reports about itself (the daemon's metrics read it). */
+export interface RelayStats {
+  connections: number
+  ownConnections: number
+  addresses: number
+  /** Stored-event reads in progress. */
+  reads: number
+  /** Bytes counted against the storage budget, and the database files' size on disk. */
+  storeBytes: number
+  fileBytes: number
+  diskLow: boolean
+  /** Refusals since start, by NIP-01 prefix (`rate-limited`, `blocked`, `invalid`, …). */
+  refused: Record<string, number>
 }
 
 export interface RunningRelay {
   /** `ws://host:port`, for clients. */
   url: string
   port: number
-  /** Clients connected now (the relaypay_embedded_relay_connections gauge). */
-  connections(): number
+  /** Replaces the limits (merged into the current ones); a new frame cap applies to new connections only. */
+  setLimits(limits: Partial<RelayLimits>): void
+  stats(): RelayStats
   /** Closes every connection, stops every timer and closes the database. */
   close(): Promise<void>
 }
@@ -50,54 +77,101 @@ export interface RunningRelay {
 const closeGraceMs = 1000
 
 export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
-  const limits = resolveLimits(opts.limits)
   const clock = opts.clock ?? systemClock
   const log = (opts.log ?? pino({ level: 'silent' })).child({ room: 'relay' })
-  const ownCheckpoints = opts.checkpoints ? undefined : startCheckpointWorker({ log })
-  let store: EventStore
-  try {
-    store = openEventStore({
-      dataDir: opts.dataDir,
-      ephemeralRetentionSeconds: limits.ephemeralRetentionSeconds,
-      checkpoints: opts.checkpoints ?? ownCheckpoints,
-    })
-  } catch (err) {
-    ownCheckpoints?.stop() // a database it cannot open (newer schema) must not leave the worker running
-    throw err
-  }
-  const saves = saveQueue(store, {
-    worker: { dataDir: opts.dataDir, ephemeralRetentionSeconds: limits.ephemeralRetentionSeconds },
-    log,
+  let limits = resolveLimits(opts.limits)
+  const store: EventStore = openEventStore({
+    dataDir: opts.dataDir,
+    ephemeralRetentionSeconds: limits.ephemeralRetentionSeconds,
+    budget: () => ({ maxBytes: limits.maxStoreBytes, maxAuthorBytes: limits.maxAuthorBytes, maxAddressBytes: limits.maxAddressBytes }),
   })
+  const saves = saveQueue(store, { log })
   const sessions = new Map<WebSocket, ClientSession>()
+  const own = new Set<WebSocket>()
   const answeredPing = new WeakMap<WebSocket, boolean>()
+  const addresses = addressBook(clock, () => limits)
+  const ownState = addressBook(clock, () => limits).get('own')
+  const authorBuckets = new Map<string, TokenBucket>()
+  const refusals: Record<string, number> = {}
+  let served = new Set<string>()
+  let servedStale = false
+  let diskLow = false
+  const reader = startReader(store, clock, () => limits)
+
   const core: RelayCore = {
-    limits,
+    get limits() {
+      return limits
+    },
     clock,
     log,
     store,
     saves,
+    reader,
+    authorBuckets,
     verify: opts.verifyEvent ?? verifyEvent,
     ...(opts.verifyEventLater ? { verifyLater: opts.verifyEventLater } : {}),
     broadcast(event, raw) {
       for (const session of sessions.values()) session.deliver(event, raw)
     },
+    served: {
+      has(pubkey) {
+        if (servedStale) {
+          served = new Set([...own].flatMap(socket => sessions.get(socket)?.addressedKeys() ?? []))
+          servedStale = false
+        }
+        return served.has(pubkey)
+      },
+    },
+    diskLow: () => diskLow,
+    ownSubscriptionsChanged: () => void (servedStale = true),
+    refused(reason) {
+      const prefix = /^([a-z-]+):/.exec(reason)?.[1] ?? 'other'
+      refusals[prefix] = (refusals[prefix] ?? 0) + 1
+    },
   }
 
   const http = createServer((req, res) => answerHttp(req, res, limits))
-  const wss = new WebSocketServer({ server: http, maxPayload: limits.maxFrameBytes })
-  wss.on('connection', (socket, req) => {
-    if (sessions.size >= limits.maxConnections) {
-      socket.close(1013, 'too many connections, try again later')
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes })
+  // New connections per address are counted before the WebSocket handshake: a client that reconnects in a loop is
+  // answered 429 at the cost of one small write, not of a handshake, a session and a close.
+  http.on('upgrade', (req, socket, head) => {
+    const isOwn = opts.ownSecret !== undefined && presents(req, opts.ownSecret)
+    if (!isOwn && !addresses.get(clientAddress(req, limits.trustedProxies)).attempts.take()) {
+      core.refused('rate-limited:')
+      socket.end('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
-    const clientLog = log.child({ client: `${req.socket.remoteAddress}:${req.socket.remotePort}` })
-    const session = clientSession(socket, core, clientLog)
+    wss.handleUpgrade(req, socket, head, ws => wss.emit('connection', ws, req))
+  })
+  wss.on('connection', (socket, req) => {
+    const isOwn = opts.ownSecret !== undefined && presents(req, opts.ownSecret)
+    const address = clientAddress(req, limits.trustedProxies)
+    // The daemon's own connections count against no address (they would take slots of local wallets).
+    const state = isOwn ? ownState : addresses.get(address)
+    // Close reasons carry NIP-01 prefixes too, so a client can tell a cap from an outage.
+    if (isOwn) {
+      if (own.size >= limits.reservedConnections) return socket.close(1013, 'rate-limited: every reserved connection is taken')
+    } else if (sessions.size - own.size >= limits.maxConnections) {
+      core.refused('rate-limited:')
+      return socket.close(1013, 'rate-limited: too many connections, try again later')
+    } else if (state.connections >= limits.maxConnectionsPerAddress) {
+      core.refused('rate-limited:')
+      return socket.close(1008, 'rate-limited: too many connections from your address')
+    }
+    state.connections++
+    const clientLog = log.child({ client: `${req.socket.remoteAddress}:${req.socket.remotePort}`, ...(isOwn ? { own: true } : {}) })
+    const session = clientSession(socket, core, clientLog, { own: isOwn, address, state })
     sessions.set(socket, session)
+    if (isOwn) own.add(socket)
     answeredPing.set(socket, true)
     socket.on('pong', () => answeredPing.set(socket, true))
     socket.on('message', data => session.receive(asBuffer(data)))
-    socket.on('close', () => sessions.delete(socket))
+    socket.on('close', () => {
+      sessions.delete(socket)
+      own.delete(socket)
+      state.connections--
+      session.release()
+    })
     // ws reports protocol violations (an oversized frame among them) here and then closes the socket itself.
     socket.on('error', err => clientLog.debug({ err }, 'relay client connection failed'))
   })
@@ -115,14 +189,22 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
       })
     })
   } catch (err) {
-    void saves.close() // nothing is queued yet: this stops the worker at once
+    reader.close()
+    void saves.close()
     store.close() // a port already in use must not leave the database open
-    ownCheckpoints?.stop()
     throw err
   }
   const address = http.address()
   if (address === null || typeof address === 'string') throw new Error('relay is not listening on a TCP port')
   const port = address.port
+
+  const checkDisk = (free: number) => {
+    const low = free < limits.minFreeBytes
+    if (low !== diskLow) log.warn({ freeBytes: free, minFreeBytes: limits.minFreeBytes }, low ? 'relay stops storing: the disk is nearly full' : 'relay stores again: the disk has room')
+    diskLow = low
+  }
+  const freeBytes = (s: fs.StatsFs) => Number(s.bavail) * Number(s.bsize)
+  checkDisk(freeBytes(fs.statfsSync(opts.dataDir)))
 
   // A client that vanished without closing (network gone, process frozen) answers no ping; drop it.
   const heartbeat = setInterval(() => {
@@ -135,7 +217,19 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
       socket.ping()
     }
   }, limits.heartbeatMs)
-  // Queries already hide expired events; the sweep only reclaims their space.
+  // Every second: idle strangers are closed, the free space is looked at again.
+  const housekeeping = setInterval(() => {
+    const now = clock.now()
+    for (const [socket, session] of sessions) {
+      if (own.has(socket) || session.subscriptionCount() > 0 || now - session.lastActivity() < limits.idleTimeoutMs) continue
+      socket.close(1000, 'restricted: idle connection closed')
+    }
+    fs.statfs(opts.dataDir, (err, s) => {
+      if (err) log.warn({ err }, 'relay could not read the free disk space')
+      else checkDisk(freeBytes(s))
+    })
+  }, Math.min(1000, Math.max(50, limits.idleTimeoutMs / 2)))
+  // Queries already hide expired events; the sweep only reclaims their space. Full budgets are forgotten.
   const sweep = setInterval(() => {
     try {
       const removed = store.sweep(Math.floor(clock.now() / 1000))
@@ -143,17 +237,34 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     } catch (err) {
       log.error({ err }, 'relay sweep of expired events failed')
     }
+    addresses.prune()
+    for (const [pubkey, bucket] of authorBuckets) if (bucket.full()) authorBuckets.delete(pubkey)
   }, limits.sweepMs)
   heartbeat.unref()
+  housekeeping.unref()
   sweep.unref()
 
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
-  log.info({ url: `ws://${host}:${port}` }, 'relay listening')
+  log.info({ url: `ws://${host}:${port}`, openWrites: limits.openWrites }, 'relay listening')
+
+  const files = ['relay.sqlite', 'relay.sqlite-wal'].map(name => path.join(opts.dataDir, name))
+  const stats = (): RelayStats => ({
+    connections: sessions.size,
+    ownConnections: own.size,
+    addresses: addresses.size(),
+    reads: reader.pending(),
+    storeBytes: store.usageBytes(),
+    fileBytes: files.reduce((sum, file) => sum + (fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0),
+    diskLow,
+    refused: { ...refusals },
+  })
 
   let closing: Promise<void> | undefined
   async function close(): Promise<void> {
     clearInterval(heartbeat)
+    clearInterval(housekeeping)
     clearInterval(sweep)
+    reader.close()
     const stoppedListening = new Promise<void>(resolve => http.close(() => resolve())) // no new connections
     const sockets = [...sessions.keys()]
     const allClosed = Promise.all(sockets.map(socket => new Promise<void>(resolve => socket.once('close', () => resolve()))))
@@ -167,16 +278,27 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     await stoppedListening
     await saves.close() // events that arrived in the last turn are stored and answered, not dropped
     store.close()
-    ownCheckpoints?.stop()
     log.info('relay stopped')
   }
 
   return {
     url: `ws://${host}:${port}`,
     port,
-    connections: () => sessions.size,
+    setLimits(next) {
+      limits = resolveLimits({ ...limits, ...next })
+      log.info('relay limits replaced')
+    },
+    stats,
     close: () => (closing ??= close()),
   }
+}
+
+function presents(req: IncomingMessage, secret: string): boolean {
+  const given = req.headers[ownConnectionHeader]
+  if (typeof given !== 'string') return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(secret)
+  return a.length === b.length && timingSafeEqual(a, b)
 }
 
 /** NIP-11 on `Accept: application/nostr+json`, with the CORS headers it requires; a short hint otherwise. */

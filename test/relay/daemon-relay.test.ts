@@ -8,16 +8,18 @@ import { WebSocket } from 'ws'
 import { useWebSocketImplementation, Relay } from 'nostr-tools/relay'
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure'
 import { cliPath, startDaemon, tempDataDir } from '../support/daemon.js'
+import { appProfile } from '../support/pub-client.js'
 
 useWebSocketImplementation(WebSocket)
 const relaySuite = suite('embedded relay of the daemon')
 
-async function roundTrip(url: string) {
+/** Publishes an event of `kind` (with `tags`) and reads it back. */
+async function roundTrip(url: string, kind = 1, tags: string[][] = []) {
   const info = await fetch(url.replace('ws://', 'http://'), { headers: { accept: 'application/nostr+json' } })
   assert.is(info.status, 200)
   assert.ok(((await info.json()) as { supported_nips: number[] }).supported_nips.includes(1))
   const relay = await Relay.connect(url)
-  const event = finalizeEvent({ kind: 1, created_at: Math.floor(Date.now() / 1000), tags: [], content: 'hello' }, generateSecretKey())
+  const event = finalizeEvent({ kind, created_at: Math.floor(Date.now() / 1000), tags, content: 'hello' }, generateSecretKey())
   await relay.publish(event)
   const seen = await new Promise<string>(resolve => {
     const sub = relay.subscribe([{ ids: [event.id] }], { onevent: e => { sub.close(); resolve(e.content) } })
@@ -32,7 +34,14 @@ relaySuite('with no relays configured the daemon serves its own and names it in 
     const info = JSON.parse(fs.readFileSync(path.join(daemon.dataDir, 'daemon.json'), 'utf8'))
     assert.is(info.relays.length, 1)
     assert.match(info.relays[0], /^ws:\/\/127\.0\.0\.1:\d+$/)
-    await roundTrip(info.relays[0])
+    // It carries what the daemon serves: a request addressed to the default app's key.
+    await roundTrip(info.relays[0], 21000, [['p', appProfile(daemon.dataDir).pubkey]])
+    // And nothing else: it is no free storage for strangers.
+    const relay = await Relay.connect(info.relays[0])
+    const note = finalizeEvent({ kind: 1, created_at: Math.floor(Date.now() / 1000), tags: [], content: 'hello' }, generateSecretKey())
+    const refused = await relay.publish(note).then(() => 'accepted', (err: Error) => err.message)
+    relay.close()
+    assert.match(refused, /^blocked: /)
   } finally {
     await daemon.stop()
   }

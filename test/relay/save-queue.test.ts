@@ -16,11 +16,10 @@ const now = Math.floor(Date.now() / 1000)
 const key = generateSecretKey()
 const event = (kind: number, content: string, tags: string[][] = []) => finalizeEvent({ kind, created_at: now, tags, content }, key)
 
-for (const where of ['this thread', 'the worker'] as const)
-test(`one turn, one batch (${where}): outcomes in order after the commit, duplicates and replacements seen within the batch`, async () => {
+test(`one turn, one batch: outcomes in order after the commit, duplicates and replacements seen within the batch`, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-saves-'))
   const store = openEventStore({ dataDir, ephemeralRetentionSeconds: 600 })
-  const queue = saveQueue(store, where === 'the worker' ? { worker: { dataDir, ephemeralRetentionSeconds: 600 } } : {})
+  const queue = saveQueue(store)
   const a = event(21000, 'a')
   const profile = event(0, '{"name":"x"}')
   const older = finalizeEvent({ kind: 0, created_at: now - 10, tags: [], content: '{"name":"old"}' }, key)
@@ -42,10 +41,10 @@ test(`one turn, one batch (${where}): outcomes in order after the commit, duplic
   store.close()
 })
 
-test('close stores what is queued and waits for the worker; then a failing store answers every event with its error', async () => {
+test('close stores what is queued; then a failing store answers every event with its error', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-saves-'))
   const store = openEventStore({ dataDir, ephemeralRetentionSeconds: 600 })
-  const queue = saveQueue(store, { worker: { dataDir, ephemeralRetentionSeconds: 600 } })
+  const queue = saveQueue(store)
   const kept: SaveResult[] = []
   queue.save(event(1, 'kept'), now, r => kept.push(r))
   queue.save(event(1, 'kept too'), now, r => kept.push(r))

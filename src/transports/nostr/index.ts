@@ -18,6 +18,7 @@ import { processedRequests } from './processed-requests.js'
 import { replySender, pubRpcKind } from './reply-sender.js'
 import { rpcServer } from './rpc-server.js'
 import { createRelayPool, type Backoff } from './relay-pool.js'
+import { isOwnRelay } from './relay-credential.js'
 import { createEventSigner, type SendEvent } from './sign.js'
 import { loadSchnorr } from './schnorr.js'
 import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
@@ -113,7 +114,10 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       '#p': apps.all().map(app => app.pubkey),
       since: Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds),
     }),
-    onEvent: (event, _relay, stored) => receive(event, stored),
+    onEvent: (event, relay, stored) => {
+      if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (relay-credential.ts)
+      receive(event, stored)
+    },
   })
   const keys = conversationKeys()
   const sender = replySender({

@@ -1,0 +1,206 @@
+// `npm run bench -- attack` (issue 22): each attack on a fresh daemon, from a process of its own on another loopback
+// address (test/support/relay-attacker.ts), measured from this process as a user would see it:
+// - health p50/p99: GET /api/health every 100 ms;
+// - a fresh wallet's RPC: a new key connects to the embedded relay and calls GetUserInfo, every second (connect
+//   included);
+// - payments/s: internal HTTP payments (4 in flight) during the first half of the attack, as a share of the same
+//   load measured quiet just before;
+// - relay store: bytes counted against its budget and the files' size; payments database growth: its logical size
+//   (page_count × page_size, WAL included) over the attack's second half, when no bench payment runs (so what grows
+//   is the attack's doing);
+// - `relaypay audit` on the data dir after the daemon stopped.
+// Floors (issue 22): health p99 < 100 ms, fresh RPC < 1 s, payments >= 50 % of quiet, store within its quota,
+// payments database growth < 1 MB, audit clean. The machine is shared: figures are as measured.
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { startDaemon, cliPath, tempDataDir, type TestDaemon } from '../test/support/daemon.js'
+import { createAppWithUser, addAppUser, jwtSecretConfig } from '../test/support/accounts.js'
+import { buildMenu, startRestaurantDaemon, jwtSecret as restaurantSecret } from '../test/extensions/restaurant/restaurant-daemon.js'
+import { appProfile } from '../test/support/pub-client.js'
+import { percentile, runAttacker, seedRelayStore, watchDaemon, type AttackPlan, type AttackReport } from '../test/support/attack.js'
+import { RawConnection, rawRequest } from './raw-http.js'
+
+const benchSecret = 'bench-attack-secret-0123456789abcdef'
+const attacker = '127.0.0.2'
+const paymentSats = 10
+const payWorkers = 4
+const quotaBytes = 256 * 1024 * 1024
+
+export interface AttackFigures {
+  attacker: AttackReport
+  healthP50Ms: number
+  healthP99Ms: number
+  healthMaxMs: number
+  /** Health calls with no answer within 10 s (their latency counts as Infinity, printed as null). */
+  healthFailed: number
+  /** max is null (Infinity) when a call failed or got no answer within 10 s. */
+  freshRpcMs: { p50: number; max: number; calls: number; failed: number }
+  paymentsPerSecond: { quiet: number; underAttack: number; share: number }
+  relayStoreBytes: number
+  relayFileBytes: number
+  paymentsDbGrowthBytes: number
+  auditClean: boolean
+  floors: Record<string, boolean>
+}
+
+/** `only`: the attacks to run (readFlood, storeFill, connectionHog, guestOrders); all when absent. */
+export async function benchAttack(opts: { attackMs?: number; quietMs?: number; only?: string[] } = {}): Promise<Record<string, AttackFigures>> {
+  const attackMs = opts.attackMs ?? 10_000
+  const quietMs = opts.quietMs ?? 5000
+  const out: Record<string, AttackFigures> = {}
+  const wanted = (name: string) => !opts.only || opts.only.includes(name)
+
+  if (wanted('readFlood')) out.readFlood = await measure(attackMs, quietMs, async () => {
+    const dataDir = path.join(tempDataDir(), 'data')
+    // What a busy relay holds: 20,000 stored requests of others and 5,000 stored notes (from a general relay's days).
+    seedRelayStore(dataDir, { ephemeral: 20_000, stored: 5000 })
+    const daemon = await startDaemon({ dataDir, config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    return { daemon, secret: benchSecret, plan: { mode: 'read-flood', connections: 50 } }
+  })
+  if (wanted('storeFill')) out.storeFill = await measure(attackMs, quietMs, async () => {
+    const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    return { daemon, secret: benchSecret, plan: { mode: 'store-fill', connections: 8, eventBytes: 60_000, appPubkey: appProfile(daemon.dataDir).pubkey } }
+  })
+  if (wanted('connectionHog')) out.connectionHog = await measure(attackMs, quietMs, async () => {
+    const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    return { daemon, secret: benchSecret, plan: { mode: 'conn-hog', connections: 1022 } }
+  })
+  if (wanted('guestOrders')) out.guestOrders = await measure(attackMs, quietMs, async () => {
+    const rd = await startRestaurantDaemon({ env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    const owner = await rd.wallet()
+    const menu = await buildMenu(rd, owner)
+    // Large orders: as many lines as the HTTP body cap lets through.
+    const items = Array.from({ length: 18_000 }, () => ({ item_id: menu.cola.id, quantity: 1 }))
+    return {
+      daemon: rd.daemon,
+      secret: restaurantSecret,
+      plan: { mode: 'guest-orders', connections: 16, url: `${rd.daemon.url}/restaurant/api/v1/orders`, order: { restaurant_id: menu.id, items } },
+    }
+  })
+  return out
+}
+
+interface Setup {
+  daemon: TestDaemon
+  secret: string
+  plan: Omit<AttackPlan, 'url' | 'durationMs' | 'localAddress'> & { url?: string }
+}
+
+async function measure(attackMs: number, quietMs: number, setup: () => Promise<Setup>): Promise<AttackFigures> {
+  const { daemon, secret, plan } = await setup()
+  process.stderr.write(`attack bench: ${plan.mode}\n`)
+  let stopped = false
+  try {
+    const pay = await payments(daemon, secret)
+    const quiet = await pay.run(quietMs)
+    // Warm this process's clients, then watch while the attacker runs.
+    const warm = watchDaemon(daemon, { healthEveryMs: 50, rpcEveryMs: 100 })
+    await new Promise(resolve => setTimeout(resolve, 500))
+    await warm.stop()
+    const watch = watchDaemon(daemon, { healthEveryMs: 100, rpcEveryMs: 1000 })
+    const relayUrl = appProfile(daemon.dataDir).relays[0]!
+    const attack = runAttacker({ url: relayUrl, durationMs: attackMs, localAddress: attacker, ...plan })
+    const underAttack = await pay.run(attackMs / 2)
+    pay.close() // idle keep-alive connections would be reset by the server's keep-alive timeout
+    const dbBefore = logicalSize(path.join(daemon.dataDir, 'relaypay.sqlite'))
+    const report = await attack
+    await watch.stop()
+    const dbAfter = logicalSize(path.join(daemon.dataDir, 'relaypay.sqlite'))
+    const relay = relayStore(daemon.dataDir)
+    await daemon.stop()
+    stopped = true
+    const audit = spawnSync(process.execPath, [cliPath, 'audit', '--data-dir', daemon.dataDir], { encoding: 'utf8' })
+    const rpcOk = watch.rpc.filter(ms => Number.isFinite(ms))
+    const figures = {
+      attacker: report,
+      healthP50Ms: round(percentile(watch.health, 50)),
+      healthP99Ms: round(percentile(watch.health, 99)),
+      healthMaxMs: round(Math.max(...watch.health)),
+      healthFailed: watch.health.filter(ms => !Number.isFinite(ms)).length,
+      freshRpcMs: { p50: round(percentile(rpcOk, 50)), max: round(Math.max(...watch.rpc)), calls: watch.rpc.length, failed: watch.rpc.length - rpcOk.length },
+      paymentsPerSecond: { quiet: round(quiet), underAttack: round(underAttack), share: round(underAttack / quiet) },
+      relayStoreBytes: relay.counted,
+      relayFileBytes: relay.files,
+      paymentsDbGrowthBytes: dbAfter - dbBefore,
+      auditClean: audit.status === 0,
+    }
+    return {
+      ...figures,
+      floors: {
+        healthP99Under100Ms: figures.healthP99Ms < 100,
+        freshRpcUnder1s: figures.freshRpcMs.max < 1000,
+        paymentsAtLeastHalf: figures.paymentsPerSecond.share >= 0.5,
+        storeWithinQuota: relay.counted <= quotaBytes,
+        paymentsDbGrowthUnder1MB: figures.paymentsDbGrowthBytes < 1024 * 1024,
+        auditClean: figures.auditClean,
+      },
+    }
+  } finally {
+    if (!stopped) await daemon.stop()
+  }
+}
+
+/** A payer paying a payee's pre-made invoices over HTTP, `payWorkers` in flight. */
+async function payments(daemon: TestDaemon, secret: string) {
+  const url = new URL(daemon.url)
+  const tag = Math.random().toString(36).slice(2, 8)
+  const payer = await createAppWithUser(daemon, { jwtSecret: secret, identifier: `attack-payer-${tag}` })
+  const payee = await addAppUser(daemon, { appToken: payer.appToken, appId: payer.appId, jwtSecret: secret, identifier: `attack-payee-${tag}` })
+  const connections = await Promise.all(Array.from({ length: payWorkers }, () => RawConnection.connect(Number(url.port), url.hostname)))
+  const funded = await daemon.request('POST', '/api/app/mock/user/blance/set', {
+    headers: { authorization: payer.appToken },
+    body: { user_identifier: payer.identifier, amount: 1_000_000_000 },
+  })
+  if (funded.json?.status !== 'OK') throw new Error(`funding the bench payer (mock balance; needs [node] mock on): ${funded.text}`)
+  const newInvoice = rawRequest(url.host, 'POST', '/api/user/invoice/new', { authorization: payee.userToken }, JSON.stringify({ amountSats: paymentSats, memo: 'attack bench' }))
+  const pay = (invoice: string) => rawRequest(url.host, 'POST', '/api/user/invoice/pay', { authorization: payer.userToken }, JSON.stringify({ invoice, amount: 0 }))
+  return {
+    /** Pays for `ms` (invoices made on the way, outside the timing of each payment); returns payments per second. */
+    async run(ms: number): Promise<number> {
+      let paid = 0
+      let payingMs = 0
+      const until = performance.now() + ms
+      await Promise.all(
+        connections.map(async connection => {
+          while (performance.now() < until) {
+            const invoice = JSON.parse((await connection.send(newInvoice)).body).invoice as string
+            const t0 = performance.now()
+            const answer = await connection.send(pay(invoice))
+            payingMs += performance.now() - t0
+            if (answer.status === 200 && answer.body.startsWith('{"status":"OK"')) paid++
+          }
+        }),
+      )
+      // Per worker, payments per second of paying (invoice creation is the bench's set-up, not the measure).
+      return (paid / payingMs) * 1000 * payWorkers
+    },
+    close: () => connections.forEach(connection => connection.close()),
+  }
+}
+
+function logicalSize(file: string): number {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    return (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number)
+  } finally {
+    db.close()
+  }
+}
+
+function relayStore(dataDir: string): { counted: number; files: number } {
+  const file = path.join(dataDir, 'relay.sqlite')
+  const files = ['', '-wal'].reduce((sum, suffix) => sum + (fs.statSync(file + suffix, { throwIfNoEntry: false })?.size ?? 0), 0)
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    const row = db.prepare("SELECT bytes FROM usage WHERE key = ''").get() as { bytes: number } | undefined
+    return { counted: row?.bytes ?? 0, files }
+  } finally {
+    db.close()
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100
+}

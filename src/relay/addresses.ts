@@ -1,0 +1,86 @@
+// Who a client is, for the per-address caps: the socket's peer address, IPv6 reduced to its /64 (one subscriber
+// usually holds a whole /64, so counting single IPv6 addresses would let one client be thousands). A forwarded
+// header is read only from a configured reverse proxy: anyone else could write any address into it and rotate
+// through them (as khatru's trust of any X-Forwarded-For allows). The daemon's own connections are exempt by the
+// secret they carry (server.ts), never by their address: a local proxy and an attacker on this machine both
+// arrive from loopback.
+import net from 'node:net'
+import type { IncomingMessage } from 'node:http'
+import type { Clock } from '../bus/context.js'
+import { tokenBucket, type RelayLimits, type TokenBucket } from './limits.js'
+
+export function clientAddress(req: IncomingMessage, trustedProxies: readonly string[]): string {
+  const peer = plain(req.socket.remoteAddress ?? 'unknown')
+  if (!trustedProxies.includes(peer)) return prefixOf(peer)
+  const forwarded = req.headers['x-forwarded-for']
+  const hops = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? '')).split(',').map(hop => plain(hop.trim()))
+  // The rightmost hop that is not one of our proxies is the one our proxy saw; anything left of it is the client's word.
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!
+    if (net.isIP(hop) && !trustedProxies.includes(hop)) return prefixOf(hop)
+  }
+  return prefixOf(peer)
+}
+
+/** `::ffff:1.2.3.4` is the IPv4 client 1.2.3.4. */
+function plain(address: string): string {
+  return address.startsWith('::ffff:') && net.isIPv4(address.slice(7)) ? address.slice(7) : address
+}
+
+/** IPv4 as is; IPv6 as its /64 prefix (`2001:db8:1:2::/64`). */
+export function prefixOf(address: string): string {
+  if (!net.isIPv6(address)) return address
+  const [head, tail] = address.split('::') as [string, string | undefined]
+  const left = head ? head.split(':') : []
+  const right = tail ? tail.split(':') : []
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
+  return groups.slice(0, 4).map(group => group.replace(/^0+(?=.)/, '').toLowerCase()).join(':') + '::/64'
+}
+
+/** What one client address holds and may still spend, across all its connections. */
+export interface AddressState {
+  connections: number
+  subscriptions: number
+  /** Stored events sent to this address. */
+  reads: TokenBucket
+  /** Events accepted from this address. */
+  writes: TokenBucket
+  /** Messages of any kind read from this address. */
+  messages: TokenBucket
+  /** New connections from this address. */
+  attempts: TokenBucket
+}
+
+export interface AddressBook {
+  get(address: string): AddressState
+  /** Forgets addresses with no connection whose budgets are full again (a reconnect must not refill them). */
+  prune(): void
+  size(): number
+}
+
+export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBook {
+  const states = new Map<string, AddressState>()
+  return {
+    get(address) {
+      let state = states.get(address)
+      if (!state) {
+        state = {
+          connections: 0,
+          subscriptions: 0,
+          reads: tokenBucket(clock, () => limits().storedEventsPerSecondPerAddress, () => 2 * limits().storedEventsPerSecondPerAddress),
+          writes: tokenBucket(clock, () => limits().eventsPerSecondPerAddress, () => 5 * limits().eventsPerSecondPerAddress),
+          messages: tokenBucket(clock, () => limits().messagesPerSecondPerAddress, () => 2 * limits().messagesPerSecondPerAddress),
+          attempts: tokenBucket(clock, () => limits().connectionsPerSecondPerAddress, () => 5 * limits().connectionsPerSecondPerAddress),
+        }
+        states.set(address, state)
+      }
+      return state
+    },
+    prune() {
+      for (const [address, state] of states) {
+        if (state.connections === 0 && state.reads.full() && state.writes.full() && state.messages.full() && state.attempts.full()) states.delete(address)
+      }
+    },
+    size: () => states.size,
+  }
+}

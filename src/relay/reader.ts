@@ -1,0 +1,178 @@
+// Stored events are read in pages and sent at the pace the client takes them and its budgets allow. A REQ for
+// thousands of stored events used to be one synchronous query and thousands of sends in one turn: the whole thread
+// stood still meanwhile. Here each REQ's stored part is a job that reads one page at a time (keyset on
+// created_at DESC, id ASC, so a page never rereads the previous ones). Jobs take turns, a few milliseconds of pages
+// per turn of the event loop, the daemon's own first. A job waits (and others go on) while its client has more than
+// `maxPendingBytes` unsent, or while its connection's or its address's stored-event budget is spent: that is
+// back-pressure for the one client, never a stall for the others.
+import type { Clock } from '../bus/context.js'
+import type { EventStore, QueryCursor, StoredEvent } from './event-store.js'
+import type { Filter } from './filter.js'
+import type { RelayLimits, TokenBucket } from './limits.js'
+
+export interface ReadJob {
+  filters: Filter[]
+  /** Sends one stored event (its raw JSON). */
+  send(raw: string): void
+  /** All stored events are sent. */
+  done(): void
+  /** The subscription was closed or replaced, or the connection is gone: the job is dropped. */
+  cancelled(): boolean
+  /** Bytes waiting unsent to the client. */
+  unsent(): number
+  /** Stored-event budgets it spends (connection, address); none for the daemon's own. */
+  budgets: TokenBucket[]
+  /** The daemon's own connection: served before strangers. */
+  own: boolean
+}
+
+export interface Reader {
+  /** Runs the first page now (the caller sees it sent before it returns), the rest in later turns. */
+  start(job: ReadJob): void
+  /** Jobs not yet done. */
+  pending(): number
+  close(): void
+}
+
+/** Time given to pages in one turn before the loop goes back to sockets and timers. */
+const sliceMs = 8
+/** How long a job waiting for its client to take what was sent sleeps before it looks again. */
+const drainPollMs = 20
+
+/** One filter's stream of stored events: the page read ahead, and where the next page starts. */
+interface Source {
+  filter: Filter
+  cursor?: QueryCursor
+  /** Events this filter may still read (its limit). */
+  remaining: number
+  buffer: StoredEvent[]
+  /** Nothing more to read (the buffer may still hold some). */
+  drained: boolean
+}
+
+interface Running {
+  job: ReadJob
+  sources: Source[]
+  /** Ids already sent, when several filters may name the same event. */
+  sent?: Set<string>
+}
+
+export function startReader(store: EventStore, clock: Clock, limits: () => RelayLimits): Reader {
+  const own: Running[] = []
+  const strangers: Running[] = []
+  const timers = new Set<NodeJS.Timeout>()
+  let scheduled = false
+  let closed = false
+  let active = 0
+
+  const schedule = () => {
+    if (scheduled || closed) return
+    scheduled = true
+    setImmediate(turn)
+  }
+  const wake = (running: Running, ms: number) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer)
+      ;(running.job.own ? own : strangers).push(running)
+      schedule()
+    }, ms)
+    timers.add(timer)
+  }
+
+  /**
+   * One page of one job; false when the job left the queue (done, dropped or asleep). Several filters are merged
+   * newest first (created_at DESC, id ASC), as one query over all of them would send them.
+   */
+  function step(running: Running): boolean {
+    const { job } = running
+    if (job.cancelled()) return finish(running, false)
+    const l = limits()
+    if (job.unsent() > l.maxPendingBytes) {
+      wake(running, drainPollMs)
+      return false
+    }
+    let want = l.pageSize
+    for (const budget of job.budgets) want = Math.min(want, budget.available())
+    if (want < 1) {
+      wake(running, Math.max(...job.budgets.map(budget => budget.msUntilOne()), 1))
+      return false
+    }
+    const now = Math.floor(clock.now() / 1000)
+    let sent = 0
+    while (sent < want) {
+      let newest: Source | undefined
+      for (const source of running.sources) {
+        if (source.buffer.length === 0 && !source.drained) readAhead(source, now, l.pageSize)
+        const head = source.buffer[0]
+        if (!head) continue
+        const best = newest?.buffer[0]
+        if (!best || head.createdAt > best.createdAt || (head.createdAt === best.createdAt && head.id < best.id)) newest = source
+      }
+      if (!newest) {
+        for (const budget of job.budgets) budget.takeUpTo(sent)
+        return finish(running, true)
+      }
+      const event = newest.buffer.shift()!
+      if (running.sent) {
+        if (running.sent.has(event.id)) continue
+        running.sent.add(event.id)
+      }
+      job.send(event.raw)
+      sent++
+    }
+    for (const budget of job.budgets) budget.takeUpTo(sent)
+    return true
+  }
+
+  function readAhead(source: Source, now: number, pageSize: number): void {
+    const want = Math.min(pageSize, source.remaining)
+    const page = want > 0 ? store.queryPage(source.filter, now, want, source.cursor) : []
+    source.buffer = page
+    source.remaining -= page.length
+    const last = page[page.length - 1]
+    if (last) source.cursor = { createdAt: last.createdAt, id: last.id }
+    if (page.length < want || source.remaining <= 0) source.drained = true
+  }
+
+  function finish(running: Running, complete: boolean): false {
+    active--
+    if (complete && !running.job.cancelled()) running.job.done()
+    return false
+  }
+
+  function turn(): void {
+    scheduled = false
+    const until = performance.now() + sliceMs
+    while (performance.now() < until) {
+      const queue = own.length > 0 ? own : strangers
+      const running = queue.shift()
+      if (!running) break
+      if (step(running)) queue.push(running)
+    }
+    if (own.length > 0 || strangers.length > 0) schedule()
+  }
+
+  return {
+    start(job) {
+      if (closed) return
+      active++
+      const running: Running = {
+        job,
+        sources: job.filters.map(filter => ({ filter, remaining: filter.limit, buffer: [], drained: filter.limit <= 0 })),
+        ...(job.filters.length > 1 ? { sent: new Set<string>() } : {}),
+      }
+      if (step(running)) {
+        ;(job.own ? own : strangers).push(running)
+        schedule()
+      }
+    },
+    pending: () => active,
+    close() {
+      closed = true
+      for (const timer of timers) clearTimeout(timer)
+      timers.clear()
+      own.length = 0
+      strangers.length = 0
+    },
+  }
+}
