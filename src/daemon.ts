@@ -22,6 +22,7 @@ import { createWallet } from './wallet/index.js'
 import { healthHandlers } from './health/index.js'
 import { createNode, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
 import { startHttpServer } from './transports/http/index.js'
+import { createConsole } from './console/index.js'
 import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
@@ -315,6 +316,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     dispatcher,
     catalogue,
     log,
+    console: config.console.enabled ? createConsole({ adminToken, config: config.console, log: log.child({ room: 'console' }), about: () => ({ backend: config.node.backend, network: config.node.network, mock: Boolean(node.mock), relays: relayUrls }) }) : undefined,
   })
   let nostr: NostrTransport
   try {

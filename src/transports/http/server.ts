@@ -24,6 +24,14 @@ export interface HttpServerOptions {
   dispatcher: Dispatcher
   catalogue: readonly CatalogueEntry[]
   log: Logger
+  /** The operator console (src/console): its pages are answered before the route table, and its session stands
+   * for the admin token on the operation routes. */
+  console?: ConsoleHook
+}
+
+export interface ConsoleHook {
+  serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>
+  authorization(req: IncomingMessage): string | undefined
 }
 
 export interface HttpServer {
@@ -81,6 +89,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestTarget(req.url ?? '/')
     const method = req.method ?? 'GET'
+    if (opts.console && url.pathname.startsWith('/console') && (await opts.console.serve(req, res, url.pathname))) return
     const found = routes.match(method === 'HEAD' ? 'GET' : method, url.pathname)
     if (method === 'OPTIONS') {
       const matched = routes.match('GET', url.pathname) ?? routes.match('POST', url.pathname)
@@ -138,7 +147,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       const output = await lastValueFrom(
         opts.dispatcher.dispatch({
           op: entry.name,
-          credentials: { authorization: headerValue(req.headers.authorization), apiKey },
+          credentials: { authorization: headerValue(req.headers.authorization) ?? opts.console?.authorization(req), apiKey },
           input,
           transport: 'http',
           requestId: headerValue(req.headers['x-request-id'])?.slice(0, 64) ?? randomUUID(),
