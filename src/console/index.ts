@@ -82,8 +82,9 @@ export function createConsole(opts: ConsoleOptions): Console {
     if (typeof token !== 'string' || !sameSecret(token.trim(), opts.adminToken)) {
       const delay = backoff.failed(address, now())
       opts.log.warn({ address }, 'console sign-in with a wrong admin token')
-      // The wrong answer itself waits too, so a script gains nothing by ignoring the Retry-After.
-      await new Promise(resolve => setTimeout(resolve, Math.min(delay, 2000)))
+      // The wrong answer itself waits half the delay, so a script gains nothing by ignoring the Retry-After; the
+      // other half is left for the next try from this address.
+      await new Promise(resolve => setTimeout(resolve, Math.min(delay / 2, 2000)))
       return json(res, 401, {
         detail: 'That is not the admin token. It is in <data_dir>/admin.token, or [auth] admin_token in the config.',
       })

@@ -21,7 +21,7 @@ interface Audit {
 
 export function Overview() {
   const about = useLoad(() => call<About>('/console/api/about'))
-  const info = useLoad(() => call('/api/admin/node/getinfo', { body: {} }))
+  const info = useLoad(() => call('/api/admin/node/getinfo', { body: { nodeId: 0 } }))
   const books = useLoad(() => call('/api/admin/assets/liabilities', { body: {} }))
   const channels = useLoad(() => call('/api/admin/channels'))
   const errors = useLoad(() => call('/api/reports/errors', { method: 'POST' }))
