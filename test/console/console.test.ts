@@ -44,6 +44,7 @@ e2e.before(async () => {
   browser = await launchBrowser(chromiumPath)
   page = await browser.context.newPage()
   page.setDefaultTimeout(10_000)
+  page.on('pageerror', err => console.log('  page error:', err.message))
 })
 e2e.after(async () => {
   await browser?.close()
@@ -201,7 +202,28 @@ e2e('build a menu, edit an item, and the customer order page shows the change', 
   await customer.goto(`${daemon.url}/restaurant/r/console-diner`)
   await customer.getByText('Cheeseburger').waitFor()
   assert.match(await customer.locator('.item').first().textContent() ?? '', /Cheeseburger[\s\S]*2500 sats/)
+  // A customer orders; the operator pays the invoice from alice's wallet in the console; the board shows it paid.
+  await customer.getByRole('button', { name: 'Add' }).first().click()
+  await customer.getByText('(2,500 sats)').waitFor()
+  await customer.getByRole('button', { name: 'Place order' }).click()
+  await customer.locator('#order-number', { hasText: 'Order #' }).waitFor()
+  const number = (await customer.locator('#order-number').textContent())!
+  assert.match(number, /^Order #[0-9A-Z]{6}$/)
+  const bolt11 = await customer.locator('#bolt11').inputValue()
+  await open('users')
+  await page.getByLabel('Paying user').fill('alice')
+  await page.getByLabel('Lightning invoice').fill(bolt11)
+  await page.getByRole('button', { name: 'Pay invoice' }).click()
+  await page.getByText('Paid 2,500 sats from alice').waitFor()
+  await customer.locator('#order-status[data-status=paid]').waitFor()
   await customer.close()
+  await open('restaurant')
+  await page.getByLabel("Owner's user identifier").fill('bob')
+  await page.getByRole('button', { name: 'Open' }).click()
+  const paidColumn = page.getByRole('region', { name: 'Paid orders' })
+  await paidColumn.getByText(number.replace('Order ', '')).waitFor()
+  await page.getByRole('button', { name: 'Mark accepted' }).click()
+  await page.getByRole('cell', { name: number.replace('Order ', '') }).waitFor()
 })
 
 e2e('download a model from the model host: the progress reaches 100%', async () => {

@@ -1,6 +1,6 @@
 // Small pieces every page uses: a labelled field, a status line, a data loader and amount formatting.
 import type { ComponentChildren, PartialInputHTMLAttributes } from 'preact'
-import { useCallback, useEffect, useState } from 'preact/hooks'
+import { useCallback, useEffect, useId, useState } from 'preact/hooks'
 import qrcode from 'qrcode-generator'
 
 /** Every input has a visible label tied to it (the accessibility check reads them). */
@@ -16,15 +16,17 @@ export function Field(props: { label: string; hint?: string } & PartialInputHTML
 }
 
 export function Select(props: { label: string; value: string; options: [string, string][]; onChange: (value: string) => void }) {
+  // The label names the select by id: a select inside its label would add its chosen option to its name.
+  const id = useId()
   return (
-    <label class="field">
-      <span>{props.label}</span>
-      <select value={props.value} onChange={e => props.onChange((e.currentTarget as HTMLSelectElement).value)}>
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <select id={id} value={props.value} onChange={e => props.onChange((e.currentTarget as HTMLSelectElement).value)}>
         {props.options.map(([value, text]) => (
           <option value={value}>{text}</option>
         ))}
       </select>
-    </label>
+    </div>
   )
 }
 

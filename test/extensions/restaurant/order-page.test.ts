@@ -120,7 +120,7 @@ page('a customer orders in Chromium, pays by QR code and sees the order turn pai
     assert.is(order.required_msat, 7_100_000)
     assert.is(await browser.evaluate(`document.getElementById('invoice-amount').textContent`), '7,100 sats')
     // The order number the customer tells the counter, and the time left on the invoice (15 minutes by default).
-    assert.is(await browser.evaluate(`document.getElementById('order-number').textContent`), `Order #${orderId.replace(/-/g, '').slice(0, 6).toUpperCase()}`)
+    assert.is(await browser.evaluate(`document.getElementById('order-number').textContent`), `Order #${orderId.replace(/[-_]/g, '').slice(0, 6).toUpperCase()}`)
     assert.match(await browser.evaluate<string>(`document.getElementById('invoice-expiry').textContent`), /^Expires in 1[45]:\d\d$/)
 
     // The QR code on screen reads back as the invoice (when a QR reader is installed).

@@ -36,7 +36,7 @@ interface PrintJob {
 }
 
 /** The short order number customers see on the order page (the first characters of the order id). */
-export const orderNumber = (id: string) => id.replace(/-/g, '').slice(0, 6).toUpperCase()
+export const orderNumber = (id: string) => id.replace(/[-_]/g, '').slice(0, 6).toUpperCase()
 
 export function Restaurant() {
   const [identifier, setIdentifier] = useState('')

@@ -35,6 +35,7 @@ export function Users() {
   const [identifier, setIdentifier] = useState('')
   const [fund, setFund] = useState({ identifier: '', amount: '1000' })
   const [pay, setPay] = useState({ from: '', to: '', amount: '100' })
+  const [bill, setBill] = useState({ from: '', invoice: '' })
   const appName = app || apps.data?.[0]?.name || ''
 
   const done = (message: string) => {
@@ -111,6 +112,19 @@ export function Users() {
             <Field label="To user" name="pay-to" required value={pay.to} onInput={e => setPay({ ...pay, to: e.currentTarget.value })} />
             <Field label="Amount (sats)" name="pay-amount" type="number" min="1" required value={pay.amount} onInput={e => setPay({ ...pay, amount: e.currentTarget.value })} />
             <button type="submit" disabled={action.busy}>Pay</button>
+          </form>
+        </Section>
+        <Section title="Pay an invoice">
+          <form onSubmit={submit(() => action.run(async () => {
+            const from = bill.from.trim()
+            const token = await appToken(await appOf(from))
+            const paid = await call('/api/app/invoice/pay', { bearer: token, body: { user_identifier: from, invoice: bill.invoice.trim(), amount: 0 } })
+            setBill({ ...bill, invoice: '' })
+            return done(`Paid ${sats(paid.amount_paid)} from ${from} (service fee ${sats(paid.service_fee)}).`)
+          }))}>
+            <Field label="Paying user" name="bill-from" required value={bill.from} onInput={e => setBill({ ...bill, from: e.currentTarget.value })} />
+            <Field label="Lightning invoice" name="bill-invoice" required value={bill.invoice} onInput={e => setBill({ ...bill, invoice: e.currentTarget.value })} />
+            <button type="submit" disabled={action.busy}>Pay invoice</button>
           </form>
         </Section>
       </div>

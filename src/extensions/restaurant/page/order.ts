@@ -82,7 +82,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 }
 
 /** The short number a customer tells the counter: the first characters of the order id. */
-const orderNumber = (id: string) => id.replace(/-/g, '').slice(0, 6).toUpperCase()
+const orderNumber = (id: string) => id.replace(/[-_]/g, '').slice(0, 6).toUpperCase()
 
 // The options dialog: one fieldset per modifier group, radios when exactly one must be chosen.
 let editing: Item | undefined
