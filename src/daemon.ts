@@ -316,7 +316,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
     dispatcher,
     catalogue,
     log,
-    console: config.console.enabled ? createConsole({ adminToken, config: config.console, log: log.child({ room: 'console' }), about: () => ({ backend: config.node.backend, network: config.node.network, mock: Boolean(node.mock), relays: relayUrls }) }) : undefined,
+    console: config.console.enabled ? createConsole({ adminToken, config: config.console, log: log.child({ room: 'console' }), about: () => ({ backend: config.node.backend, network: config.node.network, mock: Boolean(node.mock), relays: nostr?.relayStatus() ?? [], relayStore: relay && path.join(dataDir, 'relay.sqlite') }) }) : undefined,
   })
   let nostr: NostrTransport
   try {

@@ -1,6 +1,7 @@
 // The operator console's server side (issue 25): the page and its assets at /console/, sign-in and sign-out.
 // No business logic lives here: the page calls the daemon's own operation routes, and a request that carries a
 // live session cookie and its CSRF header is let through as the operator (`authorization` below).
+import fs from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import { loadAssets, type Assets } from './assets.js'
@@ -11,8 +12,11 @@ export interface ConsoleOptions {
   /** `[console]`: session_minutes, and trust_proxy (believe `X-Forwarded-Proto` for the cookie's Secure flag). */
   config: { session_minutes: number; trust_proxy: boolean }
   log: Logger
-  /** Facts of the configuration the overview shows (no operation tells them): backend, network, mock, relays. */
-  about: () => { backend: string; network: string; mock: boolean; relays: string[] }
+  /**
+   * What the overview shows that no operation tells: backend, network, mock mode, each relay link's state, and
+   * the embedded relay's database file when the daemon runs one.
+   */
+  about: () => { backend: string; network: string; mock: boolean; relays: { url: string; connected: boolean; queued: number }[]; relayStore?: string }
   now?: () => number
   /** Where the built page lives; build/console by default. */
   assetsDir?: string
@@ -119,7 +123,10 @@ export function createConsole(opts: ConsoleOptions): Console {
       if (pathname === '/console/api/about') {
         const session = sessionOf(req)
         if (!session || !csrfMatches(session, header(req, csrfHeader))) json(res, 401, { detail: 'Not signed in.' })
-        else json(res, 200, opts.about())
+        else {
+          const { relayStore, ...about } = opts.about()
+          json(res, 200, { ...about, relay_store_bytes: relayStore ? fileBytes(relayStore) + fileBytes(`${relayStore}-wal`) : null })
+        }
         return true
       }
       if (method !== 'GET' && method !== 'HEAD') {
@@ -152,6 +159,10 @@ function sameOrigin(req: IncomingMessage): boolean {
   } catch {
     return false
   }
+}
+
+function fileBytes(file: string): number {
+  return fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

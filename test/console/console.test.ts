@@ -95,6 +95,9 @@ e2e('sign in: a wrong token is refused with a message, the right one opens the o
   await page.getByText('relaypay', { exact: true }).first().waitFor()
   // Mock mode is on in this test daemon, and shown loudly.
   await page.getByRole('alert').filter({ hasText: 'MOCK MODE' }).waitFor()
+  // The embedded relay's link is up, and its store size is shown.
+  await page.getByRole('cell', { name: 'connected', exact: true }).waitFor()
+  await page.getByText(/Embedded relay store: \d+\.\d MiB/).waitFor()
   await eventually(async () => (await page.getByTestId('audit-result').textContent())?.startsWith('clean') ?? false, 'the start audit shown')
   // Keyboard: Tab from the top reaches the Apps link, and Enter opens the page.
   await page.evaluate('document.activeElement && document.activeElement.blur()')
@@ -257,7 +260,11 @@ e2e('every page has labels and fits a 375 px screen without sideways scrolling',
   await page.setViewportSize({ width: 1280, height: 900 })
   await open('overview')
   const screenshot = process.env.CONSOLE_SCREENSHOT
-  if (screenshot) await page.screenshot({ path: screenshot, fullPage: true })
+  if (screenshot) {
+    await eventually(async () => (await page.getByTestId('audit-result').textContent())?.startsWith('clean') ?? false, 'the audit shown')
+    await page.getByRole('cell', { name: 'connected', exact: true }).waitFor()
+    await page.screenshot({ path: screenshot, fullPage: true })
+  }
 })
 
 e2e('sign out: the page asks for the token again and the old session is refused', async () => {

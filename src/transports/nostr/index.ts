@@ -76,6 +76,8 @@ export interface NostrTransport {
   /** nprofile of the default app with the service relays: what a wallet connects to. */
   nprofile: string
   apps: AppKeyring
+  /** Each configured relay and whether its link is up (the console's overview). */
+  relayStatus(): { url: string; connected: boolean; queued: number }[]
   stop(): Promise<void>
 }
 
@@ -190,6 +192,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   return {
     nprofile,
     apps,
+    relayStatus: () => pool.status(),
     async stop() {
       stopping = true
       beacon.stop()

@@ -6,7 +6,8 @@ interface About {
   backend: string
   network: string
   mock: boolean
-  relays: string[]
+  relays: { url: string; connected: boolean; queued: number }[]
+  relay_store_bytes: number | null
 }
 
 interface Audit {
@@ -84,8 +85,11 @@ export function Overview() {
           </dl>
         </Section>
         <Section title="Relays">
-          <Table caption="Relays the daemon serves apps on" head={['Relay']}
-            rows={(about.data?.relays ?? []).map(url => [url])} empty="No relay configured." />
+          <Table caption="Relays the daemon serves apps on" head={['Relay', 'State', 'Waiting to send']}
+            rows={(about.data?.relays ?? []).map(r => [r.url, r.connected ? 'connected' : 'NOT connected', r.queued])} empty="No relay link yet." />
+          {about.data?.relay_store_bytes != null && (
+            <p>Embedded relay store: {(about.data.relay_store_bytes / 1048576).toFixed(1)} MiB (no size quota is configured).</p>
+          )}
         </Section>
       </div>
     </>
