@@ -256,6 +256,7 @@ e2e('every page has labels and fits a 375 px screen without sideways scrolling',
     }
     assert.equal(await unlabelled(), [], `labels on ${name}`)
     assert.ok(await noSidewaysScroll(), `${name} scrolls sideways at 375 px`)
+    if (process.env.KEEP_SCREENSHOTS) await page.screenshot({ path: path.join(process.env.KEEP_SCREENSHOTS, `${name}-375.png`), fullPage: true })
   }
   await page.setViewportSize({ width: 1280, height: 900 })
   await open('overview')

@@ -92,6 +92,15 @@ async function loadSeries(): Promise<Series> {
   }
 }
 
+/** One point alone gets an empty point ten minutes before it, so the time axis spans minutes, not years. */
+function widened(data: uPlot.AlignedData): uPlot.AlignedData {
+  if (data[0].length !== 1) return data
+  return data.map((values, i) => [i === 0 ? (values[0] as number) - 600 : null, values[0]!]) as unknown as uPlot.AlignedData
+}
+
+const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 })
+const compactValues = (_u: uPlot, splits: number[]) => splits.map(v => compact.format(v))
+
 function Chart(props: { title: string; data: uPlot.AlignedData; series: { label: string; stroke: string; scale?: string }[]; axes?: string[]; testId: string; points: number }) {
   const box = useRef<HTMLDivElement>(null)
   useEffect(() => {
@@ -102,8 +111,12 @@ function Chart(props: { title: string; data: uPlot.AlignedData; series: { label:
       height: 220,
       scales: { x: { time: true } },
       series: [{}, ...props.series.map(s => ({ label: s.label, stroke: s.stroke, scale: s.scale ?? 'y', width: 2, points: { show: true } }))],
-      axes: [{}, { scale: 'y', label: props.axes?.[0] }, ...(props.axes?.[1] ? [{ scale: 'y2', side: 1 as const, label: props.axes[1], grid: { show: false } }] : [])],
-    }, props.data, el)
+      axes: [
+        {},
+        { scale: 'y', label: props.axes?.[0], values: compactValues },
+        ...(props.axes?.[1] ? [{ scale: 'y2', side: 1 as const, label: props.axes[1], grid: { show: false }, values: compactValues }] : []),
+      ],
+    }, widened(props.data), el)
     const resize = () => plot.setSize({ width: Math.max(240, el.clientWidth), height: 220 })
     addEventListener('resize', resize)
     return () => {

@@ -3,7 +3,7 @@
 // the restaurant extension's own route with the wallet's admin key.
 import { useEffect, useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Check, Field, Section, Select, Status, Table, submit, useAction } from '../parts.js'
+import { Check, Field, Section, Select, Status, Table, sats, submit, useAction } from '../parts.js'
 import { actAs } from './nwc.js'
 import { MenuEditor, type Menu } from './menu-editor.js'
 
@@ -145,7 +145,7 @@ function RestaurantDetail(props: { apiKey: string; restaurant: RestaurantRow; on
                 <article class="order" data-status={o.status}>
                   <strong>#{orderNumber(o.id)}</strong> {o.table ? `table ${o.table}` : ''} · {o.status}
                   <ul>{o.items.map(i => <li>{i.quantity} × {i.name}</li>)}</ul>
-                  <span>{o.subtotal} {o.currency}</span>
+                  <span>{o.currency === 'sat' ? sats(Number(o.subtotal)) : `${o.subtotal} ${o.currency}`}</span>
                   {next[o.status] && <button type="button" class="secondary" onClick={() => move(o, next[o.status]!)}>Mark {next[o.status]}</button>}
                 </article>
               ))}
