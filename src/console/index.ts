@@ -69,7 +69,7 @@ export function createConsole(opts: ConsoleOptions): Console {
   }
 
   async function signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!sameOrigin(req)) return json(res, 403, { detail: 'Sign-in must come from the console page.' })
+    if (!sameOrigin(req, opts.config.trust_proxy)) return json(res, 403, { detail: 'Sign-in must come from the console page.' })
     const address = req.socket.remoteAddress ?? 'unknown'
     const wait = backoff.waitMs(address, now())
     if (wait > 0) {
@@ -144,18 +144,22 @@ export function createConsole(opts: ConsoleOptions): Console {
     },
     authorization(req) {
       const session = sessionOf(req)
-      if (!session || !csrfMatches(session, header(req, csrfHeader)) || !sameOrigin(req)) return undefined
+      if (!session || !csrfMatches(session, header(req, csrfHeader)) || !sameOrigin(req, opts.config.trust_proxy)) return undefined
       return `Bearer ${opts.adminToken}`
     },
   }
 }
 
-/** A browser names the page's origin on every cross-site request; when it does, it must be this host. */
-function sameOrigin(req: IncomingMessage): boolean {
+/**
+ * A browser names the page's origin on every cross-site request; when it does, it must be this host (or, behind a
+ * trusted proxy, the host the proxy says the browser asked for).
+ */
+function sameOrigin(req: IncomingMessage, trustProxy: boolean): boolean {
   const origin = header(req, 'origin')
   if (origin === undefined) return true
   try {
-    return new URL(origin).host === req.headers.host
+    const host = new URL(origin).host
+    return host === req.headers.host || (trustProxy && host === header(req, 'x-forwarded-host')?.split(',')[0]!.trim())
   } catch {
     return false
   }

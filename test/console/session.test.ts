@@ -98,4 +98,24 @@ session('a sign-in from another site is refused', async () => {
   assert.is(res.status, 403)
 })
 
+session('behind a trusted proxy the cookie is Secure and the forwarded host is the origin; otherwise those headers are ignored', async () => {
+  const proxied = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'pay.example.com', origin: 'https://pay.example.com' }
+  const untrusted = await signIn(daemon.adminToken, proxied)
+  assert.is(untrusted.res.status, 403, 'without trust_proxy a forwarded host is not believed')
+  const plain = await signIn(daemon.adminToken, { 'x-forwarded-proto': 'https' })
+  assert.not.match(plain.res.headers.get('set-cookie')!, /Secure/)
+  const behindProxy = await startDaemon({ env: { RELAYPAY_CONSOLE_TRUST_PROXY: 'true' } })
+  try {
+    const res = await fetch(`${behindProxy.url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...proxied },
+      body: JSON.stringify({ token: behindProxy.adminToken }),
+    })
+    assert.is(res.status, 200)
+    assert.match(res.headers.get('set-cookie')!, /; Secure/)
+  } finally {
+    await behindProxy.stop()
+  }
+})
+
 session.run()
