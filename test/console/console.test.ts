@@ -199,6 +199,14 @@ e2e('build a menu, edit an item, and the customer order page shows the change', 
   await page.getByLabel('Price (sat) of Burger').fill('2500')
   await page.locator('li.menu-item').getByRole('button', { name: 'Save' }).click()
   await page.getByText('Cheeseburger saved.').waitFor()
+  // An option group with a priced option.
+  await page.getByRole('button', { name: 'Options & hours' }).click()
+  await page.getByLabel('New option group of Cheeseburger').fill('Extras')
+  await page.getByRole('button', { name: 'Add group' }).click()
+  await page.getByLabel('New option of Cheeseburger').fill('Bacon')
+  await page.getByLabel('Extra price').fill('300')
+  await page.getByRole('button', { name: 'Add option' }).click()
+  await page.getByText('Extras: Bacon (+300)').waitFor()
   assert.equal(await unlabelled(), [])
 
   const customer = await browser.context.newPage()
@@ -206,7 +214,10 @@ e2e('build a menu, edit an item, and the customer order page shows the change', 
   await customer.getByText('Cheeseburger').waitFor()
   assert.match(await customer.locator('.item').first().textContent() ?? '', /Cheeseburger[\s\S]*2500 sats/)
   // A customer orders; the operator pays the invoice from alice's wallet in the console; the board shows it paid.
-  await customer.getByRole('button', { name: 'Add' }).first().click()
+  await customer.getByRole('button', { name: 'Add', exact: true }).first().click()
+  // The new option group is offered (optional): added without bacon.
+  await customer.getByRole('dialog').getByText('Bacon (+300 sats)').waitFor()
+  await customer.getByRole('button', { name: 'Add to order' }).click()
   await customer.getByText('(2,500 sats)').waitFor()
   await customer.getByRole('button', { name: 'Place order' }).click()
   await customer.locator('#order-number', { hasText: 'Order #' }).waitFor()
@@ -227,6 +238,23 @@ e2e('build a menu, edit an item, and the customer order page shows the change', 
   await paidColumn.getByText(number.replace('Order ', '')).waitFor()
   await page.getByRole('button', { name: 'Mark accepted' }).click()
   await page.getByRole('cell', { name: number.replace('Order ', '') }).waitFor()
+})
+
+e2e('invite links, and a wallet\'s CLINK offers', async () => {
+  if (!chromiumPath) return
+  await open('links')
+  await page.getByRole('button', { name: 'Create an invite' }).click()
+  await page.getByText('Invite created.').waitFor()
+  await page.getByRole('button', { name: 'Check invite 1' }).click()
+  await page.getByRole('button', { name: 'Check invite 1' }).filter({ hasText: 'unused' }).waitFor()
+  await page.getByLabel('User identifier').fill('alice')
+  await page.getByRole('button', { name: 'Open' }).click()
+  await page.getByLabel('Offer label').fill('Coffee')
+  await page.getByLabel('Price (sats, 0: payer chooses)').fill('150')
+  await page.getByRole('button', { name: 'Add offer' }).click()
+  const offer = page.getByRole('row').filter({ hasText: 'Coffee' })
+  await offer.waitFor()
+  assert.match((await offer.textContent()) ?? '', /150 sats\s*noffer1/)
 })
 
 e2e('download a model from the model host: the progress reaches 100%', async () => {
