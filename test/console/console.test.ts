@@ -257,6 +257,27 @@ e2e('invite links, and a wallet\'s CLINK offers', async () => {
   assert.match((await offer.textContent()) ?? '', /150 sats\s*noffer1/)
 })
 
+e2e('payroll: a contract between two wallets, its schedule, and the payouts as CSV', async () => {
+  if (!chromiumPath) return
+  const users = (await daemon.request('GET', '/api/operator/users?query=', { headers: { authorization: `Bearer ${daemon.adminToken}` } })).json.users
+  const id = (identifier: string) => users.find((u: { identifier: string }) => u.identifier === identifier).user_id
+  await open('payroll')
+  await page.getByLabel('Contract name').fill('Bob weekly')
+  await page.getByLabel('Employee wallet id').fill(id('bob'))
+  await page.getByLabel('Paying wallet id').fill(id('alice'))
+  await page.getByLabel('Amount per period').fill('100')
+  await page.getByLabel('Frequency').selectOption('weekly')
+  await page.getByLabel('Periods').fill('4')
+  await page.getByRole('button', { name: 'Create contract' }).click()
+  await page.getByText('Contract created.').waitFor()
+  await page.getByRole('row').filter({ hasText: 'Bob weekly' }).getByRole('button', { name: 'Schedule' }).click()
+  await page.getByRole('table', { name: 'Paydays of Bob weekly' }).waitFor()
+  assert.is(await page.getByRole('table', { name: 'Paydays of Bob weekly' }).locator('tbody tr').count(), 4)
+  const download = page.waitForEvent('download')
+  await page.getByRole('button', { name: 'Export CSV' }).click()
+  assert.is((await download).suggestedFilename(), 'payouts.csv')
+})
+
 e2e('download a model from the model host: the progress reaches 100%', async () => {
   if (!chromiumPath) return
   await open('models')
