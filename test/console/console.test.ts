@@ -24,6 +24,8 @@ let host: ModelHost
 let browser: Browser
 let page: Page
 let dir: string
+/** Uncaught errors and CSP refusals the console page reported: none allowed. */
+const pageErrors: string[] = []
 
 const pages = ['overview', 'apps', 'users', 'payments', 'nwc', 'links', 'charts', 'restaurant', 'payroll', 'models']
 
@@ -44,7 +46,10 @@ e2e.before(async () => {
   browser = await launchBrowser(chromiumPath)
   page = await browser.context.newPage()
   page.setDefaultTimeout(10_000)
-  page.on('pageerror', err => console.log('  page error:', err.message))
+  page.on('pageerror', err => pageErrors.push(err.message))
+  page.on('console', message => {
+    if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) pageErrors.push(message.text())
+  })
 })
 e2e.after(async () => {
   await browser?.close()
@@ -327,6 +332,7 @@ e2e('sign out: the page asks for the token again and the old session is refused'
   assert.is(status, 401)
   await page.reload()
   await page.getByLabel('Admin token').waitFor()
+  assert.equal(pageErrors, [], 'no script error and nothing the Content-Security-Policy refused, on any page')
 })
 
 e2e.run()
