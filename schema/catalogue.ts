@@ -11,6 +11,7 @@ import { restaurantOperations } from './operations/restaurant.js'
 import { payrollOperations } from './operations/payroll.js'
 import { modelOperations } from './operations/models.js'
 import { nwcOperations } from './operations/nwc.js'
+import { operatorOperations } from './operations/operator.js'
 
 export const catalogue = [
   ...adminOperations,
@@ -24,6 +25,7 @@ export const catalogue = [
   ...payrollOperations,
   ...modelOperations,
   ...nwcOperations,
+  ...operatorOperations,
 ]
 
 export type CatalogueEntry = (typeof catalogue)[number]

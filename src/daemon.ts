@@ -23,6 +23,7 @@ import { createWallet } from './wallet/index.js'
 import { createProbes, healthHandlers, type Probes } from './health/index.js'
 import { createNode, mockModeWarning, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
 import type { HttpServer } from './transports/http/index.js'
+import { createConsole } from './console/index.js'
 import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
@@ -367,7 +368,18 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog })
   dispatcher.outcomes$.subscribe(outcomes)
 
-  http.attach(dispatcher)
+  http.attach(dispatcher, config.console.enabled ? createConsole({
+    adminToken,
+    config: config.console,
+    log: log.child({ room: 'console' }),
+    about: () => ({
+      backend: config.node.backend,
+      network: config.node.network,
+      mock: Boolean(node.mock),
+      relays: nostr?.relayStatus() ?? [],
+      embeddedRelay: relay ? { limits: { maxStoreBytes: config.nostr.relay_max_store_bytes, maxConnections: config.nostr.relay_max_connections }, stats: relay.stats() } : undefined,
+    }),
+  }) : undefined)
   let nostr: NostrTransport
   try {
     nostr = await startNostrTransport({

@@ -36,6 +36,16 @@ export const configSchema = z.strictObject({
       path: ['headers_timeout_seconds'],
     })
     .prefault({}),
+  console: z
+    .strictObject({
+      /** Serves the operator console at /console/ on the HTTP port. */
+      enabled: z.boolean().default(true),
+      /** A console session ends after this many minutes without a request (each request renews it). */
+      session_minutes: z.int().min(1).max(24 * 60).default(30),
+      /** Believe `X-Forwarded-Proto: https` from a reverse proxy when deciding the session cookie is Secure. */
+      trust_proxy: z.boolean().default(false),
+    })
+    .prefault({}),
   auth: z
     .strictObject({
       /** Static operator token; generated into <data_dir>/admin.token when unset. */

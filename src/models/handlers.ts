@@ -12,6 +12,7 @@ export function modelHandlers(registry: ModelRegistry, recordings?: Recordings):
     // the transfer stops when no caller is left.
     ModelDownload: async (input, ctx) => registry.download(input.name, ctx.signal),
     ModelDownloadProgress: async input => registry.progress(input.name),
+    OperatorDeleteModel: async input => registry.remove(input.name),
     ...(recordings && {
       // Open until the transcription is done; a caller that leaves drops its queued job or stops the running one.
       RecordingCreate: async (input, ctx) => recordings.create(input, ctx.caller, ctx.signal),

@@ -79,6 +79,8 @@ export interface ModelRegistry {
   /** Downloads into the cache (or returns at once when cached); concurrent calls for one model share a transfer. */
   download(name: string, signal?: AbortSignal): Promise<TranscriptionModel>
   progress(name: string): DownloadProgress
+  /** Deletes a cached model file (the console's Models page); 409 while it downloads. */
+  remove(name: string): TranscriptionModel
   /**
    * The model a new recording uses: the named one, or the current default when none is named (read now, so a
    * later change of the default never touches it). 422 for an unsupported name.
@@ -279,6 +281,14 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
       const failed = failedBytes.get(entry.name)
       if (failed !== undefined) return { state: 'failed', received_bytes: failed, total_bytes: entry.bytes }
       return { state: 'not_downloaded', received_bytes: 0, total_bytes: entry.bytes }
+    },
+
+    remove(name) {
+      const entry = validName(name)
+      if (transfers.has(entry.name)) throw new OperationError('conflict', `Model ${entry.name} is downloading; delete it once the download ends`, { status: 409 })
+      fs.rmSync(finalFile(entry), { force: true })
+      opts.log.info({ model: entry.name }, 'model file deleted')
+      return record(entry, currentDefault(), false, false)
     },
 
     recordingModel(name) {

@@ -31,6 +31,7 @@ import { mockBalanceHandlers } from './mock-balances.js'
 import { walletMoneyViews, type CreatedInvoice } from './money-views.js'
 import { groupCommit } from './group-commit.js'
 import { startAudit, type StartAudit } from './start-audit.js'
+import { operatorViews } from './operator-views.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { clinkPointerCache } from './user-info.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
@@ -105,6 +106,7 @@ export function createWallet(deps: WalletDeps) {
   let swapPayer: AddressSwapPayer | undefined
 
   const pointers = clinkPointerCache()
+  const views = operatorViews({ db, tokens: deps.tokens, now })
   const handlers: HandlerTable = {
     ...appHandlers({ ...deps, accounts, ledger, pointers }),
     ...walletHandlers({ accounts, extensions: deps.extensions }),
@@ -116,6 +118,7 @@ export function createWallet(deps: WalletDeps) {
     ...banHandlers({ db, ledger, now }),
     ...mockBalanceHandlers({ db, ledger, accounts, node, now }),
     ...operationsHistoryHandlers(db),
+    ...views.handlers,
     ...userInfoHandlers({
       db,
       accounts,
@@ -166,6 +169,7 @@ export function createWallet(deps: WalletDeps) {
           report => {
             const { balanceMismatches, unbalancedTransactions, paymentMismatches, invoiceMismatches, ...summary } = report
             const took = { ...summary, background: audit.background, durationMs: now() - startedAt }
+            views.recordAudit(report, now())
             if (report.ok) {
               log.info(took, 'ledger audit clean')
               return undefined

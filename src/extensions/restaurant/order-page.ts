@@ -1,25 +1,25 @@
-// The customer ordering page (issue 8): one self-contained HTML document per restaurant, no external assets and
-// no build step. The menu tree is rendered here, on the server, so the page reads without script; the inline
-// script (order-page-script.ts) adds modifiers, the cart, quoting, placing the order, the invoice as a QR code
-// and the live status. Every name and description is escaped: they are the owner's free text.
+// The customer ordering page (issue 8): one self-contained HTML document per restaurant, no external assets. The
+// menu tree is rendered here, on the server, so the page reads without script; the browser script
+// (page/order.ts, bundled with its QR encoder by npm run build into build/console/order-page.js and inlined here)
+// adds modifiers, the cart, quoting, placing the order, the invoice as a QR code with its countdown, and the live
+// status. Every name and description is escaped: they are the owner's free text.
 import { availableAt } from './availability.js'
 import type { TreeNode } from './menu-tree.js'
-import { orderPageScript } from './order-page-script.js'
 import fs from 'node:fs'
-import { createRequire } from 'node:module'
 
-/**
- * The QR encoder the page draws the invoice with: the browser build of `qrcode-generator`, inlined so the page has
- * no external assets. Read once, when the extension loads.
- */
-const qrLibrary = fs.readFileSync(createRequire(import.meta.url).resolve('qrcode-generator'), 'utf8')
-/** Upper-case BOLT11 fits the QR alphanumeric mode, which makes the code smaller and easier to scan. */
-const qrCodeSvgSource = `function qrCodeSvg(text) {
-  const qr = qrcode(0, 'M')
-  qr.addData(text, /^[0-9A-Z $%*+\-./:]*$/.test(text) ? 'Alphanumeric' : 'Byte')
-  qr.make()
-  return qr.createSvgTag({ cellSize: 4, margin: 16, scalable: true })
-}`
+/** The bundled browser script, read once on first use: build/src/extensions/restaurant → build/console. */
+const scriptFile = new URL('../../../console/order-page.js', import.meta.url)
+let script: string | undefined
+function orderPageScript(): string {
+  try {
+    script ??= fs.readFileSync(scriptFile, 'utf8')
+  } catch {
+    // Without the bundle the page still shows the menu; ordering needs `npm run build`.
+    return "document.getElementById('error').hidden=false;document.getElementById('error').textContent='Ordering is unavailable: the page script is not built (npm run build).'"
+  }
+  // Inside a <script> element nothing may close it early.
+  return script.replace(/<\/script/gi, '<\\/script')
+}
 
 export interface PageItem {
   id: string
@@ -69,7 +69,7 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
 const safeImage = (url: string | null) => (url && /^(https?:\/\/|data:image\/(png|jpeg|gif|webp);)/i.test(url) ? url : null)
 
 export function formatPrice(amount: string, currency: string): string {
-  return currency === 'sat' ? `${amount} sat` : `${amount} ${currency}`
+  return currency === 'sat' ? `${amount} ${amount === '1' ? 'sat' : 'sats'}` : `${amount} ${currency}`
 }
 
 export function renderOrderPage(data: OrderPageData): string {
@@ -138,7 +138,7 @@ ${detached?.length ? `<section class="node depth-0" id="node-more"><h2>More</h2>
 ${data.items.length === 0 ? '<p class="empty">The menu is empty for now.</p>' : ''}
 </main>
 <aside id="cart" aria-label="Your order">
-<h2>Your order</h2>
+<h2>Your order <span id="cart-count" class="count"></span></h2>
 <p id="cart-empty">Nothing yet: add something from the menu.</p>
 <ul id="cart-lines"></ul>
 <p class="total">Total <span id="cart-total">–</span> <span id="cart-sats"></span></p>
@@ -162,18 +162,18 @@ ${data.items.length === 0 ? '<p class="empty">The menu is empty for now.</p>' : 
 </dialog>
 <section id="invoice" hidden aria-live="polite">
 <h2>Pay with Lightning</h2>
+<p id="order-number" class="order-number"></p>
 <p id="invoice-amount"></p>
+<p id="invoice-expiry" class="expiry" aria-live="off"></p>
 <a id="invoice-link" class="qr-link"><div id="qr"></div></a>
 <textarea id="bolt11" readonly rows="4" aria-label="Lightning invoice"></textarea>
 <p><button type="button" id="copy">Copy invoice</button> <a id="open-wallet" href="#">Open in wallet</a></p>
 <p id="order-status" data-status="pending">Waiting for payment…</p>
-<p><button type="button" id="new-order" hidden>Start a new order</button></p>
+<p><button type="button" id="fresh-invoice" hidden>Get a fresh invoice</button> <button type="button" id="new-order" hidden>Start a new order</button></p>
 </section>
 <script type="application/json" id="menu-data">${scriptJson({ restaurant, items: data.items, apiBase: data.apiBase })}</script>
 <script>
-${qrLibrary}
-${qrCodeSvgSource}
-${orderPageScript}
+${orderPageScript()}
 </script>
 </body>
 </html>
@@ -217,4 +217,14 @@ menu{display:flex;gap:.5rem;justify-content:flex-end;padding:0}
 #bolt11{font:12px/1.3 ui-monospace,monospace;word-break:break-all}
 #order-status[data-status=paid]{color:#16a34a;font-weight:600}
 #order-status[data-status=expired],#order-status[data-status=canceled]{color:#dc2626}
+.order-number{font-size:1.4em;font-weight:700;margin:.2rem 0}
+.expiry{font-variant-numeric:tabular-nums;opacity:.85}
+.count:not(:empty)::before{content:"· "}
+@media (max-width:760px){
+#cart{position:sticky;top:auto;bottom:0;z-index:2;max-height:45vh;overflow-y:auto;background:Canvas;box-shadow:0 -4px 12px #0003;border-radius:.6rem .6rem 0 0;padding:.75rem 1rem}
+#cart h2{font-size:1.1em;margin:0 0 .3rem}
+#cart-lines{margin:.2rem 0}#cart-lines li{padding:.2rem 0}
+#checkout label{margin:.3rem 0}#customer-note{height:2.2rem}
+#place-order{position:sticky;bottom:0;width:100%;box-shadow:0 0 0 .4rem Canvas}
+}
 `

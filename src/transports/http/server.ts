@@ -32,6 +32,9 @@ export interface HttpServerOptions {
   accessLog?: AccessLog
   /** Unauthenticated GET paths answered before any route (`/healthz`, `/readyz`); they must stay cheap. */
   probes?: Record<string, () => HttpAnswer>
+  /** The operator console (src/console): its pages are answered before the route table, and its session stands
+   * for the admin token on the operation routes. Usually handed over by `attach` with the dispatcher. */
+  console?: ConsoleHook
 }
 
 /** The limits a SIGHUP may change while the server runs. */
@@ -42,11 +45,16 @@ export interface HttpLimits {
   requestTimeoutMs: number
 }
 
+export interface ConsoleHook {
+  serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>
+  authorization(req: IncomingMessage): string | undefined
+}
+
 export interface HttpServer {
   url: string
   port: number
-  /** Hands the server the dispatcher once every room is built; until then operations answer 503. */
-  attach(dispatcher: Dispatcher): void
+  /** Hands the server the dispatcher (and the console) once every room is built; until then operations answer 503. */
+  attach(dispatcher: Dispatcher, console?: ConsoleHook): void
   setLimits(limits: HttpLimits): void
   /** Stops accepting, lets in-flight requests finish, then closes idle keep-alive sockets. */
   close(): Promise<void>
@@ -65,6 +73,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   const routes = buildRoutes(opts.catalogue)
   let dispatcher = opts.dispatcher
   let maxBodyBytes = opts.maxBodyBytes
+  let consoleHook = opts.console
   let guestMaxBodyBytes = opts.guestMaxBodyBytes ?? opts.maxBodyBytes
   const sockets = new Set<Socket>()
   // Node checks the two timeouts every `connectionsCheckingInterval` (30 s by default, too coarse for short ones).
@@ -135,6 +144,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const method = req.method ?? 'GET'
     const probe = (method === 'GET' || method === 'HEAD') && opts.probes?.[url.pathname]
     if (probe) return write(res, probe(), { 'cache-control': 'no-store' }, method === 'HEAD')
+    if (consoleHook && url.pathname.startsWith('/console') && (await consoleHook.serve(req, res, url.pathname))) return
     const found = routes.match(method === 'HEAD' ? 'GET' : method, url.pathname)
     if (method === 'OPTIONS') {
       const matched = routes.match('GET', url.pathname) ?? routes.match('POST', url.pathname)
@@ -199,7 +209,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       const output = await lastValueFrom(
         dispatcher.dispatch({
           op: entry.name,
-          credentials: { authorization: headerValue(req.headers.authorization), apiKey },
+          credentials: { authorization: headerValue(req.headers.authorization) ?? consoleHook?.authorization(req), apiKey },
           input,
           transport: 'http',
           requestId,
@@ -235,8 +245,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   return {
     url: `http://${hostForUrl}:${port}`,
     port,
-    attach: ready => {
+    attach: (ready, readyConsole) => {
       dispatcher = ready
+      consoleHook = readyConsole
     },
     setLimits: limits => {
       maxBodyBytes = limits.maxBodyBytes

@@ -77,8 +77,9 @@ export interface NostrTransport {
   /** nprofile of the default app with the service relays: what a wallet connects to. */
   nprofile: string
   apps: AppKeyring
-  /** Each relay the transport uses and whether it is connected now (the relaypay_relay_connected gauge). */
-  relayStatus(): { url: string; connected: boolean }[]
+  /** Each relay the transport uses, whether it is connected now and what waits to be sent (the
+   * relaypay_relay_connected gauge, the readiness probe, the console's overview). */
+  relayStatus(): { url: string; connected: boolean; queued: number }[]
   stop(): Promise<void>
 }
 
@@ -196,7 +197,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   return {
     nprofile,
     apps,
-    relayStatus: () => pool.status().map(({ url, connected }) => ({ url, connected })),
+    relayStatus: () => pool.status(),
     async stop() {
       stopping = true
       beacon.stop()

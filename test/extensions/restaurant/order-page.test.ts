@@ -43,7 +43,7 @@ page('is one self-contained HTML document with the menu tree', async () => {
   assert.ok(food >= 0 && food < mains && mains < burgers && burgers < drinks)
   assert.match(html, /<h2>Food<\/h2>[\s\S]*<h3>Mains<\/h3>[\s\S]*<h4>Burgers<\/h4>/)
   assert.match(html, new RegExp(`data-add="${menu.burger.id}"`))
-  assert.match(html, /<span class="price">2000 sat<\/span>/)
+  assert.match(html, /<span class="price">2000 sats<\/span>/)
   assert.match(html, /Extras · Size/)
   const data = JSON.parse(/<script type="application\/json" id="menu-data">([\s\S]*?)<\/script>/.exec(html)![1]!)
   assert.is(data.restaurant.id, menu.id)
@@ -90,7 +90,7 @@ page('a customer orders in Chromium, pays by QR code and sees the order turn pai
     // A cola straight into the cart; the sats figure comes from the server's quote.
     await browser.evaluate(`document.querySelector('[data-add="${menu.cola.id}"]').click()`)
     await browser.waitFor(`document.getElementById('cart-sats').textContent === '(500 sats)'`, 'the quote for a cola')
-    assert.is(await browser.evaluate(`document.getElementById('cart-total').textContent`), '500 sat')
+    assert.is(await browser.evaluate(`document.getElementById('cart-total').textContent`), '500 sats')
 
     // A burger needs a size: the dialog refuses until one is chosen.
     await browser.evaluate(`document.querySelector('[data-add="${menu.burger.id}"]').click()`)
@@ -104,7 +104,7 @@ page('a customer orders in Chromium, pays by QR code and sees the order turn pai
     await browser.waitFor(`document.querySelectorAll('#cart-lines li').length === 2`, 'two cart lines')
     // (2000 + 1000 + 300) × 2 + 500
     await browser.waitFor(`document.getElementById('cart-sats').textContent === '(7,100 sats)'`, 'the quote for the cart')
-    assert.is(await browser.evaluate(`document.getElementById('cart-total').textContent`), '7100 sat')
+    assert.is(await browser.evaluate(`document.getElementById('cart-total').textContent`), '7100 sats')
     assert.is(await browser.evaluate(`document.querySelector('#cart-lines li:nth-child(2) .line-mods').textContent`), 'Bacon, Double')
 
     await browser.evaluate(`document.getElementById('table').value = '7'`)
@@ -119,6 +119,9 @@ page('a customer orders in Chromium, pays by QR code and sees the order turn pai
     assert.is(order.table, '7')
     assert.is(order.required_msat, 7_100_000)
     assert.is(await browser.evaluate(`document.getElementById('invoice-amount').textContent`), '7,100 sats')
+    // The order number the customer tells the counter, and the time left on the invoice (15 minutes by default).
+    assert.is(await browser.evaluate(`document.getElementById('order-number').textContent`), `Order #${orderId.replace(/[-_]/g, '').slice(0, 6).toUpperCase()}`)
+    assert.match(await browser.evaluate<string>(`document.getElementById('invoice-expiry').textContent`), /^Expires in 1[45]:\d\d$/)
 
     // The QR code on screen reads back as the invoice (when a QR reader is installed).
     const shot = path.join(shots, 'invoice.png')
@@ -145,6 +148,65 @@ page('a customer orders in Chromium, pays by QR code and sees the order turn pai
     await browser.close()
     if (process.env.KEEP_SCREENSHOTS) console.log(`  screenshots in ${shots}`)
     else fs.rmSync(shots, { recursive: true, force: true })
+  }
+})
+
+page('the invoice counts down, expires, and a fresh invoice replaces it', async () => {
+  const chromium = findChromium()
+  if (!chromium) return console.log('  skipped: Chromium is not installed; the expiry was not tested')
+  const operator = { authorization: `Bearer ${rd.daemon.adminToken}` }
+  const shortExpiry = await rd.daemon.request('PUT', '/restaurant/api/v1/settings', { body: { invoice_expiry_seconds: 3 }, headers: operator })
+  assert.is(shortExpiry.status, 200, shortExpiry.text)
+  const browser = await openHeadless(chromium, { width: 375, height: 700 })
+  try {
+    await browser.navigate(`${rd.daemon.url}/restaurant/r/${menu.slug}`)
+    await browser.evaluate(`document.querySelector('[data-add="${menu.cola.id}"]').click()`)
+    await browser.waitFor(`document.getElementById('cart-sats').textContent === '(500 sats)'`, 'the quote')
+    await browser.evaluate(`document.getElementById('place-order').click()`)
+    await browser.waitFor(`!document.getElementById('invoice').hidden && document.querySelector('#qr svg')`, 'the invoice')
+    const first = await browser.evaluate<string>(`document.getElementById('invoice').dataset.orderId`)
+    assert.match(await browser.evaluate<string>(`document.getElementById('invoice-expiry').textContent`), /^Expires in 0:0[0-3]$/)
+    await browser.waitFor(`document.getElementById('order-status').dataset.status === 'expired'`, 'the expired state', 10_000)
+    assert.is(await browser.evaluate(`document.getElementById('qr').hidden`), true, 'no QR code of a dead invoice')
+    assert.is(await browser.evaluate(`document.getElementById('fresh-invoice').hidden`), false)
+    // The fresh invoice belongs to a new order with the same lines (the short expiry is lifted first).
+    await rd.daemon.request('PUT', '/restaurant/api/v1/settings', { body: { invoice_expiry_seconds: 900 }, headers: operator })
+    await browser.evaluate(`document.getElementById('fresh-invoice').click()`)
+    await browser.waitFor(`document.getElementById('invoice').dataset.orderId !== ${JSON.stringify(first)} && document.getElementById('order-status').dataset.status === 'pending'`, 'a fresh invoice')
+    const second = await browser.evaluate<string>(`document.getElementById('invoice').dataset.orderId`)
+    const order = (await rd.api('GET', `/orders/${second}`)).json
+    assert.is(order.items[0].item_id, menu.cola.id)
+    assert.match(await browser.evaluate<string>(`document.getElementById('invoice-expiry').textContent`), /^Expires in 1[45]:\d\d$/)
+    // The server expires it too (its sweep, or the next read), within a second of the page's countdown.
+    const deadline = Date.now() + 5000
+    while ((await rd.api('GET', `/orders/${first}`)).json.status !== 'expired' && Date.now() < deadline) await new Promise(r => setTimeout(r, 200))
+    assert.is((await rd.api('GET', `/orders/${first}`)).json.status, 'expired')
+    assert.equal(browser.errors, [])
+  } finally {
+    await rd.daemon.request('PUT', '/restaurant/api/v1/settings', { body: { invoice_expiry_seconds: 900 }, headers: operator })
+    await browser.close()
+  }
+})
+
+page('on a 375 px phone the cart stays in reach while the menu scrolls, and nothing scrolls sideways', async () => {
+  const chromium = findChromium()
+  if (!chromium) return console.log('  skipped: Chromium is not installed; the phone layout was not tested')
+  const browser = await openHeadless(chromium, { width: 375, height: 640 })
+  try {
+    await browser.navigate(`${rd.daemon.url}/restaurant/r/${menu.slug}`)
+    await browser.evaluate(`document.querySelector('[data-add="${menu.cola.id}"]').click()`)
+    await browser.waitFor(`document.getElementById('cart-count').textContent === '1'`, 'one thing in the cart')
+    const inView = `(() => { const r = document.getElementById('cart').getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0 && r.bottom <= innerHeight + 1 })()`
+    for (const y of [0, 200, 400]) {
+      await browser.evaluate(`window.scrollTo(0, ${y})`)
+      assert.is(await browser.evaluate(inView), true, `the cart is on screen at scroll ${y}: ${await browser.evaluate(`JSON.stringify(document.getElementById('cart').getBoundingClientRect()) + ' ' + innerHeight + ' ' + scrollY`)}`)
+    }
+    assert.is(await browser.evaluate(`document.documentElement.scrollWidth <= document.documentElement.clientWidth`), true, `sideways scroll: ${await browser.evaluate(`JSON.stringify([...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)))`)}`)
+    // The place-order button is reachable without scrolling back down.
+    assert.is(await browser.evaluate(`(() => { const r = document.getElementById('place-order').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight })()`), true, `place order on screen: ${await browser.evaluate(`JSON.stringify(document.getElementById('place-order').getBoundingClientRect())`)}`)
+    assert.equal(browser.errors, [])
+  } finally {
+    await browser.close()
   }
 })
 

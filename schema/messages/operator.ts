@@ -1,0 +1,73 @@
+// Messages of the operator's views (issue 25, the console): lists and searches across wallets that upstream's
+// admin API has no call for, and the ledger audit on demand.
+import { bool, enumOf, int, intParam, list, message, optional, text } from '../dsl.js'
+
+export const OperatorApp = message('OperatorApp', {
+  id: text(),
+  name: text(),
+  npub: text(), // the app's Nostr public key, hex
+  allow_user_creation: bool(),
+  users: int(),
+  owner_balance_sats: int(),
+  created_at: int(), // unix seconds
+})
+
+export const OperatorApps = message('OperatorApps', { apps: list(OperatorApp) })
+
+export const OperatorUserSearch = message('OperatorUserSearch', {
+  query: optional(text()), // part of an identifier, a user id, or a Nostr pubkey (hex or npub)
+  limit: optional(intParam()),
+})
+
+export const OperatorUser = message('OperatorUser', {
+  user_id: text(),
+  identifier: text(), // the app-user identifier ('' for an app's owner wallet)
+  app_name: text(),
+  app_id: text(),
+  nostr_pub: text(),
+  balance_sats: int(),
+  locked: bool(),
+  created_at: int(),
+})
+
+export const OperatorUsers = message('OperatorUsers', { users: list(OperatorUser) })
+
+export const OperatorPaymentSearch = message('OperatorPaymentSearch', {
+  query: optional(text()), // a payment hash (or its start), a user id or an app-user identifier
+  status: optional(enumOf('OperatorPaymentStatus', ['pending', 'succeeded', 'failed', 'paid', 'unpaid', 'expired'])),
+  since: optional(intParam()), // unix seconds, inclusive
+  until: optional(intParam()), // unix seconds, exclusive
+  limit: optional(intParam()),
+})
+
+export const OperatorPayment = message('OperatorPayment', {
+  direction: enumOf('OperatorPaymentDirection', ['incoming', 'outgoing']),
+  payment_hash: text(),
+  user_id: text(),
+  identifier: text(),
+  amount_sats: int(),
+  service_fee_sats: int(),
+  routing_fee_sats: int(),
+  internal: bool(),
+  status: text(), // outgoing: pending, succeeded, failed; incoming: paid, unpaid, expired
+  memo: text(),
+  created_at: int(),
+  resolved_at: int(), // 0 while unresolved
+  payment_request: text(),
+  failure_reason: text(),
+})
+
+export const OperatorPayments = message('OperatorPayments', { payments: list(OperatorPayment) })
+
+export const OperatorUserTokenRequest = message('OperatorUserTokenRequest', { identifier: text() })
+export const OperatorUserToken = message('OperatorUserToken', { token: text(), user_id: text(), app_id: text() })
+
+export const OperatorAudit = message('OperatorAudit', {
+  ran: bool(), // false until an audit has run in this process
+  ok: bool(),
+  at: int(), // unix seconds
+  wallets: int(),
+  transactions: int(),
+  wallets_total_sats: int(),
+  problems: list(text()),
+})

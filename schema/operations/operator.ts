@@ -1,0 +1,56 @@
+// The operator's views (issue 25): what the console shows that upstream's admin API has no call for. The admin
+// token (or a console session) only; answers in the detail dialect.
+import { operation } from '../operation.js'
+import { Empty } from '../dsl.js'
+import {
+  OperatorApps, OperatorAudit, OperatorPaymentSearch, OperatorPayments, OperatorUserSearch, OperatorUserToken,
+  OperatorUserTokenRequest, OperatorUsers,
+} from '../messages/operator.js'
+import { ModelNameRequest, TranscriptionModel } from '../messages/models.js'
+
+const operator = { area: 'operator', auth: 'admin', dialect: 'detail' } as const
+
+export const operatorOperations = [
+  operation({
+    name: 'OperatorListApps', ...operator,
+    http: { method: 'GET', path: '/api/operator/apps', body: 'none' },
+    input: Empty, output: OperatorApps,
+    summary: 'Every application with its user count and its owner wallet balance.',
+  }),
+  operation({
+    name: 'OperatorSearchUsers', ...operator,
+    http: { method: 'GET', path: '/api/operator/users', query: ['query', 'limit'], body: 'none' },
+    input: OperatorUserSearch, output: OperatorUsers,
+    summary: 'Wallets whose identifier, user id or Nostr key contains `query` (npub accepted), newest first, with balance and ban state; at most `limit` (default 50, up to 500).',
+  }),
+  operation({
+    name: 'OperatorUserToken', ...operator,
+    http: { method: 'POST', path: '/api/operator/users/token' },
+    input: OperatorUserTokenRequest, output: OperatorUserToken,
+    summary: "A user token for the app user `identifier`, so the operator can act for that wallet (its NWC connections, offers, Lightning address, wallet keys).",
+  }),
+  operation({
+    name: 'OperatorListPayments', ...operator,
+    http: { method: 'GET', path: '/api/operator/payments', query: ['query', 'status', 'since', 'until', 'limit'], body: 'none' },
+    input: OperatorPaymentSearch, output: OperatorPayments,
+    summary: 'Invoices and outgoing payments, newest first, matching a payment hash prefix, user id or identifier, a status and a time range; with service and routing fees.',
+  }),
+  operation({
+    name: 'OperatorGetAudit', ...operator,
+    http: { method: 'GET', path: '/api/operator/audit', body: 'none' },
+    input: Empty, output: OperatorAudit,
+    summary: 'The last ledger audit of this process (the one at start, or the last one asked for).',
+  }),
+  operation({
+    name: 'OperatorRunAudit', ...operator,
+    http: { method: 'POST', path: '/api/operator/audit', body: 'none' },
+    input: Empty, output: OperatorAudit,
+    summary: 'Runs the ledger audit (as `relaypay audit`) on a worker thread and returns its verdict.',
+  }),
+  operation({
+    name: 'OperatorDeleteModel', ...operator,
+    http: { method: 'DELETE', path: '/api/operator/models/{name}', body: 'none' },
+    input: ModelNameRequest, output: TranscriptionModel,
+    summary: 'Deletes a downloaded transcription model from the cache (409 while it downloads); it can be downloaded again.',
+  }),
+]

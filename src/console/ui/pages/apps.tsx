@@ -1,0 +1,72 @@
+// Apps: the list, adding one, and issuing a fresh app token (AuthApp). A token is shown once, here, and kept
+// nowhere else.
+import { useState } from 'preact/hooks'
+import { call } from '../api.js'
+import { Check, Field, Section, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
+
+export interface AppRow {
+  id: string
+  name: string
+  npub: string
+  allow_user_creation: boolean
+  users: number
+  owner_balance_sats: number
+  created_at: number
+}
+
+export const listApps = () => call<{ apps: AppRow[] }>('/api/operator/apps').then(r => r.apps)
+
+/** A fresh app token for `name` (app tokens do not expire; issuing one does not revoke the others). */
+export const appToken = (name: string) => call<{ auth_token: string }>('/api/admin/app/auth', { body: { name } }).then(r => r.auth_token)
+
+export function Apps() {
+  const apps = useLoad(listApps)
+  const [name, setName] = useState('')
+  const [allow, setAllow] = useState(true)
+  const [token, setToken] = useState<{ app: string; token: string } | undefined>()
+  const action = useAction()
+  return (
+    <>
+      <h1>Apps</h1>
+      <Section title="Add an app">
+        <form onSubmit={submit(() => action.run(async () => {
+          const added = await call('/api/admin/app/add', { body: { name: name.trim(), allow_user_creation: allow } })
+          setToken({ app: added.app.name, token: added.auth_token })
+          setName('')
+          apps.reload()
+          return `App ${added.app.name} added.`
+        }))}>
+          <Field label="App name" name="app-name" required value={name} onInput={e => setName(e.currentTarget.value)} />
+          <Check label="Users may be created through this app" checked={allow} onChange={setAllow} />
+          <button type="submit" disabled={action.busy}>Add app</button>
+        </form>
+        <Status error={action.error} ok={action.ok} />
+        {token && (
+          <div class="secret">
+            <label class="field">
+              <span>App token of {token.app} (shown once; copy it now)</span>
+              <textarea readOnly rows={3} value={token.token} />
+            </label>
+          </div>
+        )}
+      </Section>
+      <Section title="Applications">
+        <Status error={apps.error} />
+        <Table caption="Applications" head={['Name', 'Users', 'Owner balance', 'Users may join', 'Created', 'Token']}
+          rows={(apps.data ?? []).map(app => [
+            <span title={app.id}>{app.name}</span>,
+            app.users,
+            sats(app.owner_balance_sats),
+            app.allow_user_creation ? 'yes' : 'no',
+            when(app.created_at),
+            <button type="button" class="secondary" aria-label={`New token for ${app.name}`}
+              onClick={() => action.run(async () => {
+                setToken({ app: app.name, token: await appToken(app.name) })
+                return `A new token for ${app.name} is shown above.`
+              })}>New token</button>,
+          ])} />
+        <p class="hint">App keys (Nostr): {(apps.data ?? []).map(app => `${app.name} ${short(app.npub, 8)}`).join(' · ') || '—'}</p>
+      </Section>
+    </>
+  )
+}

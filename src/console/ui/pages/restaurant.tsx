@@ -1,0 +1,172 @@
+// Restaurant: the owner's wallet (a user token, then its admin key), its restaurants, the menu tree editor
+// (categories, items, options, prices, availability), the live orders board and the print jobs. Every call is
+// the restaurant extension's own route with the wallet's admin key.
+import { useEffect, useState } from 'preact/hooks'
+import { call } from '../api.js'
+import { Check, Field, Section, Select, Status, Table, sats, submit, useAction } from '../parts.js'
+import { actAs } from './nwc.js'
+import { MenuEditor, type Menu } from './menu-editor.js'
+
+const base = '/restaurant/api/v1'
+
+export interface RestaurantRow {
+  id: string
+  name: string
+  slug: string
+  currency: string
+  active: boolean
+}
+
+interface Order {
+  id: string
+  status: string
+  items: { name: string; quantity: number }[]
+  subtotal: string
+  currency: string
+  table: string | null
+  created_at: string
+}
+
+interface PrintJob {
+  id: string
+  order_id: string
+  status: string
+  text: string
+  created_at: string
+}
+
+/** The short order number customers see on the order page (the first characters of the order id). */
+export const orderNumber = (id: string) => id.replace(/[-_]/g, '').slice(0, 6).toUpperCase()
+
+export function Restaurant() {
+  const [identifier, setIdentifier] = useState('')
+  const [key, setKey] = useState<string | undefined>()
+  const [restaurants, setRestaurants] = useState<RestaurantRow[]>([])
+  const [selected, setSelected] = useState<string | undefined>()
+  const [form, setForm] = useState({ name: '', slug: '', currency: 'sat' })
+  const action = useAction()
+
+  const loadRestaurants = async (apiKey: string) => {
+    const list = await call<RestaurantRow[]>(`${base}/restaurants`, { apiKey })
+    setRestaurants(list)
+    if (!selected && list[0]) setSelected(list[0].id)
+  }
+  const restaurant = restaurants.find(r => r.id === selected)
+  return (
+    <>
+      <h1>Restaurant</h1>
+      <Section title="Owner wallet">
+        <form class="row" onSubmit={submit(() => action.run(async () => {
+          const { token } = await actAs(identifier)
+          const keys = await call('/api/user/wallet/keys', { method: 'POST', bearer: token })
+          await call('/api/v1/extension/restaurant/enable', { method: 'PUT', apiKey: keys.admin_key })
+          setKey(keys.admin_key)
+          setSelected(undefined)
+          await loadRestaurants(keys.admin_key)
+        }))}>
+          <Field label="Owner's user identifier" name="owner" required value={identifier} onInput={e => setIdentifier(e.currentTarget.value)} />
+          <button type="submit">Open</button>
+        </form>
+      </Section>
+      <Status error={action.error} ok={action.ok} />
+      {key && (
+        <>
+          <Section title="Restaurants">
+            {restaurants.length > 0 && (
+              <Select label="Restaurant" value={selected ?? ''} onChange={setSelected}
+                options={restaurants.map(r => [r.id, `${r.name} (/restaurant/r/${r.slug})`])} />
+            )}
+            {restaurant && <p>Customer page: <a href={`/restaurant/r/${restaurant.slug}`} target="_blank" rel="noopener">/restaurant/r/{restaurant.slug}</a></p>}
+            <form class="row" onSubmit={submit(() => action.run(async () => {
+              const made = await call<RestaurantRow>(`${base}/restaurants`, { apiKey: key, body: { name: form.name.trim(), slug: form.slug.trim(), currency: form.currency } })
+              setSelected(made.id)
+              setForm({ name: '', slug: '', currency: 'sat' })
+              await loadRestaurants(key)
+              return `${made.name} created.`
+            }))}>
+              <Field label="New restaurant name" name="restaurant-name" required value={form.name} onInput={e => setForm({ ...form, name: e.currentTarget.value })} />
+              <Field label="Address name (slug)" name="restaurant-slug" required pattern="[a-z0-9-]+" value={form.slug} onInput={e => setForm({ ...form, slug: e.currentTarget.value })} />
+              <Field label="Currency" name="restaurant-currency" required value={form.currency} onInput={e => setForm({ ...form, currency: e.currentTarget.value })} />
+              <button type="submit">Create restaurant</button>
+            </form>
+          </Section>
+          {restaurant && <RestaurantDetail key={restaurant.id} apiKey={key} restaurant={restaurant} onChanged={() => loadRestaurants(key)} />}
+        </>
+      )}
+    </>
+  )
+}
+
+function RestaurantDetail(props: { apiKey: string; restaurant: RestaurantRow; onChanged: () => void }) {
+  const { apiKey, restaurant } = props
+  const [menu, setMenu] = useState<Menu | undefined>()
+  const [orders, setOrders] = useState<Order[]>([])
+  const [jobs, setJobs] = useState<PrintJob[]>([])
+  const action = useAction()
+  const loadMenu = async () => setMenu(await call<Menu>(`${base}/restaurants/${restaurant.id}/menu`, { apiKey }))
+  const loadBoard = async () => {
+    const [o, j] = await Promise.all([
+      call<Order[]>(`${base}/restaurants/${restaurant.id}/orders`, { apiKey, query: { limit: 50 } }),
+      call<PrintJob[]>(`${base}/restaurants/${restaurant.id}/print_jobs`, { apiKey }),
+    ])
+    setOrders(o)
+    setJobs(j)
+  }
+  useEffect(() => {
+    action.run(loadMenu)
+    loadBoard().catch(() => {})
+    // The board is live: new orders and payments show up within a few seconds.
+    const timer = setInterval(() => loadBoard().catch(() => {}), 3000)
+    return () => clearInterval(timer)
+  }, [restaurant.id])
+
+  const move = (order: Order, status: string) => action.run(async () => {
+    await call(`${base}/orders/${order.id}/status/${status}`, { method: 'PUT', apiKey, body: {} })
+    await loadBoard()
+  })
+  const next: Record<string, string> = { paid: 'accepted', accepted: 'ready', ready: 'completed' }
+  const columns: [string, string[]][] = [['New', ['pending']], ['Paid', ['paid', 'accepted', 'ready']], ['Done', ['completed', 'canceled', 'refunded', 'expired']]]
+  return (
+    <>
+      <Status error={action.error} ok={action.ok} />
+      <Section title={`${restaurant.name}: settings`}>
+        <Check label="Taking orders" checked={restaurant.active} onChange={active => action.run(async () => {
+          await call(`${base}/restaurants/${restaurant.id}`, { method: 'PUT', apiKey, body: { active } })
+          props.onChanged()
+        })} />
+      </Section>
+      {menu && <MenuEditor apiKey={apiKey} menu={menu} reload={loadMenu} />}
+      <Section title="Orders (live)">
+        <div class="board">
+          {columns.map(([title, statuses]) => (
+            <div class="column" role="region" aria-label={`${title} orders`}>
+              <h3>{title}</h3>
+              {orders.filter(o => statuses.includes(o.status)).map(o => (
+                <article class="order" data-status={o.status}>
+                  <strong>#{orderNumber(o.id)}</strong> {o.table ? `table ${o.table}` : ''} · {o.status}
+                  <ul>{o.items.map(i => <li>{i.quantity} × {i.name}</li>)}</ul>
+                  <span>{o.currency === 'sat' ? sats(Number(o.subtotal)) : `${o.subtotal} ${o.currency}`}</span>
+                  {next[o.status] && <button type="button" class="secondary" onClick={() => move(o, next[o.status]!)}>Mark {next[o.status]}</button>}
+                </article>
+              ))}
+            </div>
+          ))}
+        </div>
+      </Section>
+      <Section title="Print jobs">
+        <Table caption="Kitchen tickets" head={['Order', 'Status', 'Ticket', '']}
+          rows={jobs.map(job => [
+            `#${orderNumber(job.order_id)}`,
+            job.status,
+            <pre class="ticket">{job.text}</pre>,
+            job.status === 'pending' ? (
+              <button type="button" class="secondary" onClick={() => action.run(async () => {
+                await call(`${base}/print_jobs/${job.id}/ack`, { method: 'PUT', apiKey })
+                await loadBoard()
+              })}>Mark printed</button>
+            ) : '',
+          ])} empty="No ticket yet." />
+      </Section>
+    </>
+  )
+}

@@ -1,0 +1,133 @@
+// Users and wallets: search by identifier, user id or npub; balance, history (the payments page filtered to the
+// wallet), ban; add a user to an app; fund it in test mode; pay from one user to another.
+import { useState } from 'preact/hooks'
+import { call } from '../api.js'
+import { Field, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
+import { appToken, listApps } from './apps.js'
+
+export interface UserRow {
+  user_id: string
+  identifier: string
+  app_name: string
+  app_id: string
+  nostr_pub: string
+  balance_sats: number
+  locked: boolean
+  created_at: number
+}
+
+export const searchUsers = (query: string) => call<{ users: UserRow[] }>('/api/operator/users', { query: { query, limit: 100 } }).then(r => r.users)
+
+/** The app an app user belongs to, for the calls that need its token. */
+async function appOf(identifier: string): Promise<string> {
+  const found = (await searchUsers(identifier)).find(user => user.identifier === identifier)
+  if (!found) throw new Error(`No user with the identifier ${identifier}.`)
+  return found.app_name
+}
+
+export function Users() {
+  const [query, setQuery] = useState('')
+  const [shown, setShown] = useState('')
+  const users = useLoad(() => searchUsers(shown), [shown])
+  const apps = useLoad(listApps)
+  const action = useAction()
+  const [app, setApp] = useState('')
+  const [identifier, setIdentifier] = useState('')
+  const [fund, setFund] = useState({ identifier: '', amount: '1000' })
+  const [pay, setPay] = useState({ from: '', to: '', amount: '100' })
+  const [bill, setBill] = useState({ from: '', invoice: '' })
+  const appName = app || apps.data?.[0]?.name || ''
+
+  const done = (message: string) => {
+    users.reload()
+    return message
+  }
+  return (
+    <>
+      <h1>Users &amp; wallets</h1>
+      <Section title="Find a wallet">
+        <form class="row" onSubmit={submit(() => setShown(query.trim()))}>
+          <Field label="Identifier, user id or npub" name="user-query" value={query} onInput={e => setQuery(e.currentTarget.value)} />
+          <button type="submit">Search</button>
+        </form>
+        <Status error={users.error} />
+        <Table caption="Wallets" head={['Identifier', 'App', 'Balance', 'State', 'Created', 'Actions']}
+          rows={(users.data ?? []).map(user => [
+            <span title={user.user_id}>{user.identifier || `owner of ${user.app_name}`}</span>,
+            user.app_name,
+            <span data-testid={`balance-${user.identifier}`}>{sats(user.balance_sats)}</span>,
+            user.locked ? 'banned' : 'active',
+            when(user.created_at),
+            <span class="actions">
+              <a href={`#/payments?query=${encodeURIComponent(user.identifier || user.user_id)}`}>History</a>
+              {!user.locked && (
+                <button type="button" class="danger" aria-label={`Ban ${user.identifier || short(user.user_id)}`}
+                  onClick={() => confirm(`Ban ${user.identifier || user.user_id}? Its balance is seized.`) &&
+                    action.run(async () => {
+                      const answer = await call('/api/admin/user/ban', { body: { user_id: user.user_id } })
+                      return done(`Banned; it held ${sats(answer.balance_sats)}.`)
+                    })}>Ban</button>
+              )}
+            </span>,
+          ])} />
+      </Section>
+      <Status error={action.error} ok={action.ok} />
+      <div class="grid">
+        <Section title="Add a user">
+          <form onSubmit={submit(() => action.run(async () => {
+            const token = await appToken(appName)
+            await call('/api/app/user/add', { bearer: token, body: { identifier: identifier.trim(), fail_if_exists: true, balance: 0 } })
+            setIdentifier('')
+            return done(`User ${identifier.trim()} added to ${appName}.`)
+          }))}>
+            <Select label="App" value={appName} options={(apps.data ?? []).map(a => [a.name, a.name])} onChange={setApp} />
+            <Field label="New user's identifier" name="new-identifier" required value={identifier} onInput={e => setIdentifier(e.currentTarget.value)} />
+            <button type="submit" disabled={action.busy || !appName}>Add user</button>
+          </form>
+        </Section>
+        <Section title="Fund (test mode)">
+          <form onSubmit={submit(() => action.run(async () => {
+            const token = await appToken(await appOf(fund.identifier.trim()))
+            await call('/api/app/mock/user/blance/set', { bearer: token, body: { user_identifier: fund.identifier.trim(), amount: Number(fund.amount) } })
+            return done(`Balance of ${fund.identifier.trim()} set to ${sats(Number(fund.amount))}.`)
+          }))}>
+            <Field label="User to fund" name="fund-identifier" required value={fund.identifier} onInput={e => setFund({ ...fund, identifier: e.currentTarget.value })} />
+            <Field label="New balance (sats)" name="fund-amount" type="number" min="0" required value={fund.amount} onInput={e => setFund({ ...fund, amount: e.currentTarget.value })} />
+            <button type="submit" disabled={action.busy}>Set balance</button>
+          </form>
+        </Section>
+        <Section title="Pay between users">
+          <form onSubmit={submit(() => action.run(async () => {
+            const from = pay.from.trim()
+            const to = pay.to.trim()
+            const token = await appToken(await appOf(from))
+            const { invoice } = await call('/api/app/user/add/invoice', { bearer: token, body: {
+              receiver_identifier: to, payer_identifier: from, http_callback_url: '',
+              invoice_req: { amountSats: Number(pay.amount), memo: `console: ${from} → ${to}` },
+            } })
+            const paid = await call('/api/app/invoice/pay', { bearer: token, body: { user_identifier: from, invoice, amount: 0 } })
+            return done(`Paid ${sats(paid.amount_paid)} from ${from} to ${to} (service fee ${sats(paid.service_fee)}).`)
+          }))}>
+            <Field label="From user" name="pay-from" required value={pay.from} onInput={e => setPay({ ...pay, from: e.currentTarget.value })} />
+            <Field label="To user" name="pay-to" required value={pay.to} onInput={e => setPay({ ...pay, to: e.currentTarget.value })} />
+            <Field label="Amount (sats)" name="pay-amount" type="number" min="1" required value={pay.amount} onInput={e => setPay({ ...pay, amount: e.currentTarget.value })} />
+            <button type="submit" disabled={action.busy}>Pay</button>
+          </form>
+        </Section>
+        <Section title="Pay an invoice">
+          <form onSubmit={submit(() => action.run(async () => {
+            const from = bill.from.trim()
+            const token = await appToken(await appOf(from))
+            const paid = await call('/api/app/invoice/pay', { bearer: token, body: { user_identifier: from, invoice: bill.invoice.trim(), amount: 0 } })
+            setBill({ ...bill, invoice: '' })
+            return done(`Paid ${sats(paid.amount_paid)} from ${from} (service fee ${sats(paid.service_fee)}).`)
+          }))}>
+            <Field label="Paying user" name="bill-from" required value={bill.from} onInput={e => setBill({ ...bill, from: e.currentTarget.value })} />
+            <Field label="Lightning invoice" name="bill-invoice" required value={bill.invoice} onInput={e => setBill({ ...bill, invoice: e.currentTarget.value })} />
+            <button type="submit" disabled={action.busy}>Pay invoice</button>
+          </form>
+        </Section>
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,51 @@
+// Debian's headless Chromium through playwright-core (no browser download: the system one, by executablePath),
+// with a fresh empty profile and everything that would reach the network switched off.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { chromium, type BrowserContext } from 'playwright-core'
+
+export function findChromium(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']
+  return candidates.find((file): file is string => !!file && fs.existsSync(file))
+}
+
+export interface Browser {
+  context: BrowserContext
+  close(): Promise<void>
+}
+
+export async function launchBrowser(executablePath: string, viewport = { width: 1280, height: 900 }): Promise<Browser> {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-console-chromium-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync',
+    ],
+  })
+  return {
+    context,
+    async close() {
+      await context.close()
+      fs.rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Polls `check` until it returns true (or throws its last error after `timeoutMs`). */
+export async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  while (Date.now() < deadline) {
+    try {
+      if (await check()) return
+    } catch (err) {
+      last = err
+    }
+    await new Promise(resolve => setTimeout(resolve, 200))
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`)
+}
