@@ -1,6 +1,17 @@
 // The files a running daemon leaves in its data dir for the CLI and tests. Their own module, so that `relaypay
 // init`, `call` and `models` find them without loading the whole daemon (every room, seconds on a busy machine).
+import fs from 'node:fs'
+import path from 'node:path'
 
 /** What `relaypay call` and tests read to find a running daemon. */
 export const daemonInfoFile = 'daemon.json'
 export const adminTokenFile = 'admin.token'
+
+/** Written once the daemon serves: its HTTP URL, its relays and its pid (mode 0600). */
+export function writeDaemonInfo(dataDir: string, info: { url: string; relays: string[]; pid: number }): void {
+  fs.writeFileSync(path.join(dataDir, daemonInfoFile), JSON.stringify(info) + '\n', { mode: 0o600 })
+}
+
+export function removeDaemonInfo(dataDir: string): void {
+  fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })
+}

@@ -1,11 +1,10 @@
 // The composition root: builds every part from the config, starts them in order and stops them in reverse.
 // Only this file knows every room.
-import fs from 'node:fs'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
-import { ensureSecret, listening, type Config } from './config/index.js'
+import { listening, type Config } from './config/index.js'
 import { openStore, ensureDataDir } from './store/index.js'
 import { startCheckpointWorker } from './store/checkpointer.js'
 import { createEventBus } from './bus/events.js'
@@ -17,19 +16,21 @@ import { createWebRtc } from './webrtc/index.js'
 import { hostPaymentHandlers } from './host-api/index.js'
 import { startPaidCallbacks } from './callbacks/index.js'
 import { Subject } from './bus/rx.js'
-import { systemClock, type Clock } from './bus/context.js'
-import { createAuthenticator, createTokenSigner } from './auth/index.js'
+import { systemClock, systemTimers, type Clock } from './bus/context.js'
+import { createAuthenticator } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
 import { createProbes, healthHandlers, type Probes } from './health/index.js'
-import { createNode, mockModeWarning, nodeHandlers, nodeNotReadyReason, nodeOptions, type LightningNode } from './node/index.js'
+import { nodeHandlers, nodeNotReadyReason, type LightningNode } from './node/index.js'
+import { startNode } from './lifecycle/node.js'
 import type { HttpServer } from './transports/http/index.js'
-import { createConsole } from './console/index.js'
+import { consoleFor } from './lifecycle/console.js'
+import { extensionWallets } from './lifecycle/extension-wallets.js'
+import { daemonSecrets } from './lifecycle/secrets.js'
 import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
 import { hostedExtensions, startExtensions } from './extensions/index.js'
-import { relayLimitsOf, startRelayThread, type RelayThread } from './threads/relay-thread.js'
-import { trustRelay } from './transports/nostr/relay-credential.js'
+import type { RelayThread } from './threads/relay-thread.js'
 import { nostrAccounts } from './wallet/index.js'
 import { createLinking } from './linking/index.js'
 import { liveStreamHandlers, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
@@ -37,12 +38,14 @@ import { createNwc } from './nwc/index.js'
 import { createLnurl } from './lnurl/index.js'
 import { createPublisher } from './extensions/publisher.js'
 import { createClink, debitNpubLimits } from './clink/index.js'
-import { daemonInfoFile, adminTokenFile } from './daemon-files.js'
+import { removeDaemonInfo, writeDaemonInfo } from './daemon-files.js'
+import { nostrTransportLimits, rateProviders, walletFees } from './lifecycle/options.js'
 import { createSwaps } from './swaps/index.js'
 import { levelledLogger } from './lifecycle/log-levels.js'
 import { reloadConfig } from './lifecycle/reload.js'
 import { startProbeServer } from './lifecycle/probe-server.js'
 import { startBackupSchedule } from './backup/index.js'
+import { embeddedRelayView, relayReadiness, startEmbeddedRelay } from './lifecycle/embedded-relay.js'
 
 export interface Daemon {
   url: string
@@ -53,10 +56,8 @@ export interface Daemon {
   dispatcher: Dispatcher
   /** Operations still answering "not implemented". */
   notImplemented: string[]
-  /**
-   * SIGHUP: reads the config again (`load` throws on a bad file: logged, the running config kept), applies what
-   * can change while running and logs one line naming it and what needs a restart. Never stops the daemon.
-   */
+  /** SIGHUP: reads the config again (a bad file is logged, the running config kept), applies what can change while
+   * running, logs one line naming it and what needs a restart (lifecycle/reload.ts). Never stops the daemon. */
   reload(load: () => Config): void
   /** The embedded relay's thread (its stats, new limits), when it runs. */
   embeddedRelay?: RelayThread
@@ -71,9 +72,7 @@ export interface DaemonDeps {
 /** Extension ids named by the catalogue (restaurant, payroll): the ones accounts can enable. */
 const extensionIds = [...new Set(catalogue.flatMap(entry => ('extension' in entry && entry.extension ? [entry.extension] : [])))]
 
-export { daemonInfoFile, adminTokenFile } from './daemon-files.js'
-
-// ---- lifecycle (h26ops): the probes answer from the first moment; operations wait for the rooms. ----
+// The probes answer from the first moment; operations wait for the rooms.
 export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promise<Daemon> {
   const levelled = deps.log ? undefined : levelledLogger(config.log.level, { pid: process.pid })
   const log = deps.log ?? levelled!.log
@@ -99,10 +98,10 @@ interface StartContext {
   accessLog: AccessLog | undefined
   setLogLevel(level: Config['log']['level']): void
 }
-// ---- end lifecycle ----
 
 async function startRooms(config: Config, { log, probes, http, setLogLevel, accessLog, ...deps }: StartContext): Promise<Daemon> {
   const clock = deps.clock ?? systemClock
+  const random = (bytes: number) => randomBytes(bytes)
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
 
@@ -114,68 +113,26 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   probes.set('migrations', true, `${store.applied.length} applied at this start`)
   probes.watchStore(store.db)
 
-  const adminToken = config.auth.admin_token ?? secretFile(path.join(dataDir, adminTokenFile), log, 'admin token')
-  const jwtSecret = config.auth.jwt_secret ?? secretFile(path.join(dataDir, '.jwt_secret'), log, 'token signing secret')
-  const tokens = createTokenSigner(jwtSecret)
+  const { adminToken, tokens } = daemonSecrets(config, dataDir, log)
 
-  // The offline default: with no external relay configured, the daemon runs its own on loopback, on a thread of its
-  // own; the daemon's links show it a per-process secret (reserved slots, none of a stranger's caps).
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
-  let relay: RelayThread | undefined
-  let forgetRelaySecret = () => {}
-  if (config.nostr.relays.length === 0) {
-    const ownSecret = randomBytes(32).toString('hex')
-    relay = await listening(
-      startRelayThread({
-        host: '127.0.0.1',
-        port: config.nostr.embedded_relay_port,
-        dataDir,
-        limits: relayLimitsOf(config.nostr),
-        ownSecret,
-        // The relay thread logs on its own (it also runs alone, `relaypay relay`) and names its room itself.
-        log,
-        logLevel: config.log.level,
-      }),
-      'nostr.embedded_relay_port',
-    )
-    forgetRelaySecret = trustRelay(relay.url, ownSecret)
-    log.info({ url: relay.url, verifier: verifier.engine }, 'embedded relay listening')
-  }
+  const embedded = config.nostr.relays.length === 0 ? await startEmbeddedRelay(config, dataDir, log) : undefined
+  const relay = embedded?.relay
   const relayUrls = relay ? [relay.url] : config.nostr.relays
 
-  let node: LightningNode
-  try {
-    node = await createNode(
-      nodeOptions(config.node, dataDir, process.env),
-      { db: store.db, clock, random: bytes => randomBytes(bytes), log: log.child({ room: 'node' }) },
-    )
-  } catch (err) {
+  const node = await startNode(config, dataDir, { db: store.db, clock, log, probes }).catch(async err => {
     await relay?.close()
     closeStore()
     throw err
-  }
-  const nodeInfo = await node.getInfo()
-  log.info({ backend: config.node.backend, network: nodeInfo.network, pubkey: nodeInfo.pubkey }, 'lightning node ready')
-  probes.watchNode(() => nodeNotReadyReason(node), {
-    everyMs: config.health.node_check_seconds * 1000,
-    timeoutMs: config.health.node_timeout_seconds * 1000,
   })
-  if (node.mock) log.warn(mockModeWarning)
 
   const events = createEventBus()
   const wallet = createWallet({
     db: store.db,
     tokens,
-    random: bytes => randomBytes(bytes),
+    random,
     now: () => clock.now(),
-    fees: {
-      serviceFeeBps: config.fees.service_fee_bps,
-      serviceFeeFloorSats: config.fees.service_fee_floor_sats,
-      routingFeeLimitBps: config.fees.routing_fee_limit_bps,
-      routingFeeFloorSats: config.fees.routing_fee_floor_sats,
-      internalUserFeeBps: config.fees.internal_user_fee_bps,
-      internalRootFeeBps: config.fees.internal_root_fee_bps,
-    },
+    fees: walletFees(config.fees),
     relayUrl: () => relayUrls[0]!,
     bridgeUrl: config.apps.bridge_url,
     allowBalanceMigration: config.apps.allow_balance_migration,
@@ -198,7 +155,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     db: store.db,
     dataDir,
     clock,
-    random: bytes => randomBytes(bytes),
+    random,
     log: log.child({ room: 'models' }),
     env: process.env,
   })
@@ -206,16 +163,16 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(wallet.handlers, 'wallet')
-  const nwc = createNwc({ db: store.db, wallet, node, relays: relayUrls, clock, random: bytes => randomBytes(bytes), log: log.child({ room: 'nwc' }) })
+  const nwc = createNwc({ db: store.db, wallet, node, relays: relayUrls, clock, random, log: log.child({ room: 'nwc' }) })
   registry.register(nwc.handlers, 'nwc')
-  const nostrUsers = nostrAccounts({ db: store.db, accounts: wallet.accounts, random: bytes => randomBytes(bytes) })
+  const nostrUsers = nostrAccounts({ db: store.db, accounts: wallet.accounts, random })
   const linking = createLinking({
     db: store.db,
     accounts: wallet.accounts,
     nostr: nostrUsers,
     tokens,
     clock,
-    random: bytes => randomBytes(bytes),
+    random,
     log: log.child({ room: 'linking' }),
     dataDir,
     defaultAppId: defaultApp.id,
@@ -247,7 +204,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     metaText: config.lnurl.meta_text,
     callbacks: { perMinute: config.lnurl.callbacks_per_minute, burst: config.lnurl.callbacks_burst },
     fees: { serviceFeeBps: config.fees.service_fee_bps, serviceFeeFloorSats: config.fees.service_fee_floor_sats },
-    random: bytes => randomBytes(bytes),
+    random,
     clock,
     log: log.child({ room: 'lnurl' }),
   })
@@ -260,7 +217,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     emit: event => events.emit(event),
     relayUrl: () => relayUrls[0]!,
     clock,
-    random: bytes => randomBytes(bytes),
+    random,
     log: log.child({ room: 'clink' }),
     allowLoopbackCallbacks: config.callbacks.allow_loopback,
     debitRequestLifetimeMs: config.clink.debit_request_seconds * 1000,
@@ -268,11 +225,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(clink.handlers, 'clink')
   const rates = createRates({
     db: store.db,
-    // Only the providers the operator named: no public API is contacted by default.
-    providers: {
-      coinbase: false, kraken: false, bitstamp: false, binance: false, bitfinex: false, yadio: false, coingecko: false,
-      ...config.rates.providers,
-    },
+    providers: rateProviders(config.rates),
     timeoutMs: config.rates.timeout_ms,
     clock,
     log: log.child({ room: 'rates' }),
@@ -285,15 +238,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     rates,
     relays: relayUrls,
     events$: events.events$,
-    wallets: {
-      get: id => {
-        const user = wallet.accounts.userById(id)
-        return user && { id: user.id, accountId: user.account_id, name: user.name, balanceMsat: user.balance_msat }
-      },
-      createInvoice: (walletId, request) => wallet.createInvoiceFor(walletId, request),
-      payInvoice: (walletId, paymentRequest) => wallet.payInvoiceFor(walletId, paymentRequest),
-      forgetExpiredInvoice: (paymentHash, tag) => wallet.forgetExpiredInvoice(paymentHash, tag, clock.now()),
-    },
+    wallets: extensionWallets(wallet, clock),
     paidInvoicesTagged: tag => wallet.paidInvoicesTagged(tag),
   })
   for (const { id, running } of extensions.started) registry.register(running.handlers, `extension ${id}`)
@@ -328,14 +273,9 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     network: config.node.network,
     node,
     wallet,
-    random: bytes => randomBytes(bytes),
+    random,
     now: () => clock.now(),
-    timers: {
-      after(ms, fn) {
-        const timer = setTimeout(fn, ms)
-        return () => clearTimeout(timer)
-      },
-    },
+    timers: systemTimers,
     log: log.child({ room: 'swaps' }),
   })
   registry.register(swaps.handlers, 'swaps')
@@ -368,18 +308,11 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog })
   dispatcher.outcomes$.subscribe(outcomes)
 
-  http.attach(dispatcher, config.console.enabled ? createConsole({
-    adminToken,
-    config: config.console,
-    log: log.child({ room: 'console' }),
-    about: () => ({
-      backend: config.node.backend,
-      network: config.node.network,
-      mock: Boolean(node.mock),
-      relays: nostr?.relayStatus() ?? [],
-      embeddedRelay: relay ? { limits: { maxStoreBytes: config.nostr.relay_max_store_bytes, maxConnections: config.nostr.relay_max_connections }, stats: relay.stats() } : undefined,
-    }),
-  }) : undefined)
+  http.attach(dispatcher, consoleFor(config, adminToken, log, () => ({
+    mock: Boolean(node.mock),
+    relays: nostr?.relayStatus() ?? [],
+    embeddedRelay: embeddedRelayView(relay, config.nostr),
+  })))
   let nostr: NostrTransport
   try {
     nostr = await startNostrTransport({
@@ -395,10 +328,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       clock,
       log: log.child({ room: 'nostr' }),
       dataDir,
-      maxEventAgeSeconds: config.nostr.max_event_age_seconds,
-      maxEventBytes: config.nostr.max_event_bytes,
-      maxContentLength: config.nostr.max_content_length,
-      fees: { serviceFeeFloor: config.fees.service_fee_floor_sats, serviceFeeBps: config.fees.service_fee_bps },
+      ...nostrTransportLimits(config),
       clink: clink.server,
     })
   } catch (err) {
@@ -410,14 +340,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   relayStatus = () => nostr.relayStatus()
   linking.openEnrollment(nostr.nprofile)
   await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds, accessLog })
-  probes.watchRelays(() => {
-    if (relay) return { ok: true, detail: `embedded relay up at ${relay.url}` }
-    const status = nostr.relayStatus()
-    const connected = status.filter(link => link.connected).length
-    return { ok: connected > 0, detail: `${connected} of ${status.length} relays connected` }
-  })
-  const daemonInfo = JSON.stringify({ url: http.url, relays: relayUrls, pid: process.pid }) + '\n'
-  fs.writeFileSync(path.join(dataDir, daemonInfoFile), daemonInfo, { mode: 0o600 })
+  probes.watchRelays(relayReadiness(relay, () => nostr.relayStatus()))
+  writeDaemonInfo(dataDir, { url: http.url, relays: relayUrls, pid: process.pid })
   log.info({ url: http.url, dataDir }, 'http listening')
   // After the ready file: a start does not wait for the audit worker or for warming up, nor compete with them.
   serving()
@@ -433,12 +357,11 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     dataDir,
     dispatcher,
     notImplemented,
-    // ---- lifecycle (h26ops) ----
     reload: load => {
-      config = reloadConfig({ running: config, load, log, setLogLevel, setHttpLimits: http.setLimits })
+      const setLevel = (level: Config['log']['level']) => (setLogLevel(level), relay?.setLogLevel(level))
+      config = reloadConfig({ running: config, load, log, setLogLevel: setLevel, setHttpLimits: http.setLimits, relay })
     },
-    // ---- end lifecycle ----
-    ...(relay ? { embeddedRelay: relay } : {}),
+        ...(relay ? { embeddedRelay: relay } : {}),
     stop: () =>
       (stopping ??= (async () => {
         log.info('stopping')
@@ -465,19 +388,12 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
         await extensions.stop()
         events.complete()
         await relay?.close()
-        forgetRelaySecret()
+        embedded?.forgetSecret()
         await verifier.stop()
         await node.close()
         closeStore()
-        fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })
+        removeDaemonInfo(dataDir)
         log.info('stopped')
       })()),
   }
-}
-
-/** A secret kept in the data dir; the log names the file, never the value. */
-function secretFile(file: string, log: Logger, what: string): string {
-  const { value, created } = ensureSecret(file)
-  if (created) log.info({ file }, `generated the ${what}`)
-  return value
 }

@@ -41,6 +41,19 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() }
 
+/** A one-shot timer source; injected so simulated delays and schedules are driven by tests instead of slept through. */
+export interface Timers {
+  /** Runs `fn` once after `ms`; the returned function cancels it. */
+  after(ms: number, fn: () => void): () => void
+}
+
+export const systemTimers: Timers = {
+  after(ms, fn) {
+    const timer = setTimeout(fn, ms)
+    return () => clearTimeout(timer)
+  },
+}
+
 export type Transport = 'http' | 'nostr' | 'cli' | 'batch' | 'internal'
 
 export interface CallContext<C = Caller> {

@@ -3,6 +3,8 @@
 // (and keeps its running value, so the next reload names it again until the daemon restarts).
 import type { Logger } from 'pino'
 import type { Config } from '../config/index.js'
+import type { RelayLimits } from '../relay/index.js'
+import { relayLimitsOf } from '../threads/relay-thread.js'
 
 /** Keys applied by a reload; the daemon knows how to apply each (daemon.ts). */
 export const reloadableKeys = [
@@ -11,6 +13,27 @@ export const reloadableKeys = [
   'http.guest_max_body_bytes',
   'http.headers_timeout_seconds',
   'http.request_timeout_seconds',
+  // The embedded relay's limits (relayLimitsOf in threads/relay-thread.ts), sent to its thread.
+  'nostr.relay_open_writes',
+  'nostr.relay_max_connections',
+  'nostr.relay_max_connections_per_address',
+  'nostr.relay_connections_per_second_per_address',
+  'nostr.relay_reserved_connections',
+  'nostr.relay_idle_timeout_seconds',
+  'nostr.relay_max_subscriptions',
+  'nostr.relay_max_subscriptions_per_address',
+  'nostr.relay_max_limit',
+  'nostr.relay_max_ephemeral_limit',
+  'nostr.relay_stored_events_per_second',
+  'nostr.relay_stored_events_per_second_per_address',
+  'nostr.relay_events_per_second_per_author',
+  'nostr.relay_events_per_second_per_address',
+  'nostr.relay_messages_per_second_per_address',
+  'nostr.relay_max_store_bytes',
+  'nostr.relay_max_author_bytes',
+  'nostr.relay_max_address_bytes',
+  'nostr.relay_min_free_bytes',
+  'nostr.relay_trusted_proxies',
 ] as const
 export type ReloadableKey = (typeof reloadableKeys)[number]
 
@@ -69,10 +92,12 @@ export interface ReloadDeps {
   log: Logger
   setLogLevel(level: Config['log']['level']): void
   setHttpLimits(limits: { maxBodyBytes: number; guestMaxBodyBytes: number; headersTimeoutMs: number; requestTimeoutMs: number }): void
+  /** The embedded relay's thread, when it runs: it gets the `[nostr] relay_*` limits of the new config. */
+  relay?: { setLimits(limits: Partial<RelayLimits>): void }
 }
 
 /** Applies a SIGHUP; returns the config now running (the old one when the file could not be read). */
-export function reloadConfig({ running, load, log, setLogLevel, setHttpLimits }: ReloadDeps): Config {
+export function reloadConfig({ running, load, log, setLogLevel, setHttpLimits, relay }: ReloadDeps): Config {
   let read: Config
   try {
     read = load()
@@ -92,6 +117,7 @@ export function reloadConfig({ running, load, log, setLogLevel, setHttpLimits }:
     headersTimeoutMs: plan.next.http.headers_timeout_seconds * 1000,
     requestTimeoutMs: plan.next.http.request_timeout_seconds * 1000,
   })
+  if (plan.applied.some(key => key.startsWith('nostr.relay_'))) relay?.setLimits(relayLimitsOf(plan.next.nostr))
   if (!quieter) log.info(summary, reloadSummary(plan))
   return plan.next
 }

@@ -34,11 +34,8 @@ export interface LndConnectionConfig {
   macaroonPath: string
 }
 
-/** A one-shot timer source; injected so simulated delays are driven by tests instead of slept through. */
-export interface Timers {
-  /** Runs `fn` once after `ms`; the returned function cancels it. */
-  after(ms: number, fn: () => void): () => void
-}
+export type { Timers } from '../bus/context.js'
+import type { Timers } from '../bus/context.js'
 
 export interface NodeDeps {
   db: Db

@@ -35,6 +35,8 @@ export interface RelayThread {
   stats(): RelayStats | undefined
   /** Replaces limits (merged into the current ones); they survive a restart of the thread. */
   setLimits(limits: Partial<RelayLimits>): void
+  /** The thread's log level (SIGHUP); kept for a restart of the thread. */
+  setLogLevel(level: RelayThreadData['logLevel']): void
   /** Asks the thread to close every connection and its store, and waits for it to end. */
   close(): Promise<void>
 }
@@ -50,6 +52,7 @@ const healthyRunMs = 60_000
 export async function startRelayThread(opts: RelayThreadOptions): Promise<RelayThread> {
   const log = opts.log
   let limits = { ...opts.limits }
+  let logLevel = opts.logLevel
   let latest: RelayStats | undefined
   let stopping = false
   let restartDelay = firstRestartMs
@@ -62,7 +65,7 @@ export async function startRelayThread(opts: RelayThreadOptions): Promise<RelayT
       dataDir: opts.dataDir,
       limits,
       ownSecret: opts.ownSecret,
-      logLevel: opts.logLevel,
+      logLevel,
       statsIntervalMs: opts.statsIntervalMs ?? 5000,
     }
     const worker = new Worker(new URL('./relay-worker.js', import.meta.url), {
@@ -134,6 +137,10 @@ export async function startRelayThread(opts: RelayThreadOptions): Promise<RelayT
     setLimits(next) {
       limits = { ...limits, ...next }
       current.worker.postMessage({ type: 'limits', limits: next } satisfies ToRelayThread)
+    },
+    setLogLevel(level) {
+      logLevel = level
+      current.worker.postMessage({ type: 'logLevel', level } satisfies ToRelayThread)
     },
     async close() {
       stopping = true

@@ -18,7 +18,10 @@ export interface RelayThreadData {
 }
 
 /** Main thread → relay thread. */
-export type ToRelayThread = { type: 'limits'; limits: Partial<RelayLimits> } | { type: 'stop' }
+export type ToRelayThread =
+  | { type: 'limits'; limits: Partial<RelayLimits> }
+  | { type: 'logLevel'; level: RelayThreadData['logLevel'] }
+  | { type: 'stop' }
 /** Relay thread → main thread. */
 export type FromRelayThread =
   | { type: 'listening'; port: number; url: string }
@@ -63,6 +66,8 @@ port.on('message', (message: ToRelayThread) => {
     } catch (err) {
       log.error({ err }, 'relay limits refused; the previous ones stay')
     }
+  } else if (message.type === 'logLevel') {
+    log.level = message.level
   } else if (message.type === 'stop') {
     clearInterval(statsTimer)
     void relay.close().then(() => {

@@ -35,6 +35,7 @@ import { operatorViews } from './operator-views.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { clinkPointerCache } from './user-info.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
+import { systemTimers } from '../bus/context.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export { maxWithdrawableSats, type FeePolicy } from './fees.js'
@@ -77,13 +78,6 @@ export interface WalletDeps {
   debitLimit?: (payment: { payerId: string; appId: string; debitNpub: string }) => SpendLimit
 }
 
-const realTimers: Timers = {
-  after(ms, fn) {
-    const timer = setTimeout(fn, ms)
-    return () => clearTimeout(timer)
-  },
-}
-
 export function createWallet(deps: WalletDeps) {
   checkFeeSpread(deps.fees)
   const { db, node, emit, log, now } = deps
@@ -97,7 +91,7 @@ export function createWallet(deps: WalletDeps) {
   const issue = invoiceIssuer({ node, accounts, invoices, now, callbackGuard: { allowLoopback: deps.allowLoopbackCallbacks ?? false } })
   const settled = settlement({ db, node, ledger, invoices, emit, log })
   const payments = paymentStore(db, ledger, invoices)
-  const resolution = paymentResolution({ store: payments, node, emit, timers: deps.timers ?? realTimers, now, log })
+  const resolution = paymentResolution({ store: payments, node, emit, timers: deps.timers ?? systemTimers, now, log })
   const payer = invoicePayer({
     node, accounts, invoices, payments, commits, resolution, collectors, gate, fees: deps.fees, emit, now, log,
   })

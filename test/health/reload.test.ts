@@ -108,6 +108,39 @@ reload('a file that does not parse is logged and the running config kept; a seco
   assert.not.match(accepted.text, /too large/)
 })
 
+/** Opens `count` sockets to the relay and resolves with how each ended within a second: open, or its close reason. */
+const openSockets = async (url: string, count: number) => {
+  const sockets = Array.from({ length: count }, () => new WebSocket(url))
+  const states = await Promise.all(
+    sockets.map(
+      socket =>
+        new Promise<string>(resolve => {
+          socket.once('close', (_code, reason) => resolve(`closed: ${reason.toString()}`))
+          socket.once('error', () => resolve('error'))
+          setTimeout(() => resolve('open'), 1000)
+        }),
+    ),
+  )
+  sockets.forEach(socket => socket.terminate())
+  return states
+}
+
+reload('a reload hands the embedded relay its new limits: a lower cap per address refuses the extra sockets', async () => {
+  const before = await openSockets(relayUrl, 3)
+  assert.equal(before, ['open', 'open', 'open'])
+  fs.writeFileSync(configFile, '[log]\nlevel = "warn"\n[nostr]\nrelay_max_connections_per_address = 2\n')
+  daemon.process.kill('SIGHUP')
+  // The line is at info, silenced at warn: the effect is what shows it.
+  let after: string[] = []
+  for (let attempt = 0; attempt < 20; attempt++) {
+    after = await openSockets(relayUrl, 3)
+    if (after.some(state => state.startsWith('closed'))) break
+  }
+  assert.equal(after.filter(state => state === 'open').length, 2, JSON.stringify(after))
+  assert.ok(after.includes('closed: rate-limited: too many connections from your address'), JSON.stringify(after))
+  assert.equal((await daemon.request('GET', '/api/health')).json, { status: 'OK' })
+})
+
 reload('SIGTERM still stops the daemon cleanly after reloads; at level warn its info lines are gone', async () => {
   const before = lines(daemon).length
   assert.is(await daemon.stop(), 0)

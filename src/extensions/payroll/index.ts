@@ -12,13 +12,7 @@ import { payrollRef, payrollTag } from './payment-marker.js'
 import type { PayrollRoom } from './payroll-room.js'
 import { runTick, startScheduler, type SchedulerTimers } from './scheduler.js'
 import { payrollClock, payrollSettings } from './settings.js'
-
-const realTimers: SchedulerTimers = {
-  after(ms, fn) {
-    const timer = setTimeout(fn, ms)
-    return () => clearTimeout(timer)
-  },
-}
+import { systemTimers } from '../../bus/context.js'
 
 /** Hosted by the daemon; `id` is the `extra.tag`, the extension gate's id and the enable route's `ext_id`. */
 export const payrollExtension: Extension = {
@@ -47,7 +41,7 @@ export const payrollExtension: Extension = {
     })
 
     const scheduler = startScheduler(settings, () => runTick({ contracts, ledger, locks, pay, clock, log: host.log }), {
-      timers: realTimers,
+      timers: systemTimers,
       log: host.log,
     })
     const room: PayrollRoom = { contracts, ledger, locks, pay, scheduler, wallets: host.wallets, rates: host.rates, clock, newId }

@@ -4,7 +4,7 @@
 // ends that contract's tick; the fifth failure of one period pauses the contract with a reason naming it.
 // Paused contracts are never visited.
 import type { Logger } from 'pino'
-import type { Clock } from '../../bus/context.js'
+import type { Clock, Timers } from '../../bus/context.js'
 import type { ContractLocks } from './contract-locks.js'
 import type { ContractsStore } from './contracts-store.js'
 import type { LedgerStore, Payout } from './ledger-store.js'
@@ -95,10 +95,7 @@ export interface SchedulerTimes {
 }
 
 /** Where the scheduler's timer comes from: real timers in the daemon, a manual clock in tests. */
-export interface SchedulerTimers {
-  /** Runs `fn` once after `ms`; the returned function cancels it. */
-  after(ms: number, fn: () => void): () => void
-}
+export type SchedulerTimers = Timers
 
 /**
  * Ticks `firstTickMs` after start, then `tickMs` after each tick ends, so ticks never overlap. Ticks asked for

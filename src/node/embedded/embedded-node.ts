@@ -4,7 +4,7 @@
 import { Observable, Subject } from '../../bus/rx.js'
 import { OperationError } from '../../bus/errors.js'
 import type { Db } from '../../store/index.js'
-import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice, Timers } from '../lightning-node.js'
+import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice } from '../lightning-node.js'
 import { decodeInvoice, preloadBolt11 } from './bolt11-invoice.js'
 import { assertSats, blockHeightAt, chainWallet, defaultSatPerVbyte, txVbytes } from './chain-wallet.js'
 import { channelBook } from './channels.js'
@@ -15,17 +15,11 @@ import { loadOrCreateNodeKey, seedWords } from './node-key.js'
 import { networkParams } from './network-params.js'
 import { paymentDesk } from './payments.js'
 import { peerList } from './peers.js'
+import { systemTimers } from '../../bus/context.js'
 
 export const embeddedNodeVersion = '0.1.0-relaypay-embedded'
 /** Upstream's historical mock paid outgoing invoices after 200 ms. */
 const defaultSimulatedDelayMs = 200
-
-const realTimers: Timers = {
-  after(ms, fn) {
-    const timer = setTimeout(fn, ms)
-    return () => clearTimeout(timer)
-  },
-}
 
 export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): LightningNode {
   const { db, clock, random } = deps
@@ -48,7 +42,7 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
     invoices,
     clock,
     random,
-    timers: deps.timers ?? realTimers,
+    timers: deps.timers ?? systemTimers,
     simulatePayments: config.simulatePayments,
     simulatedDelayMs: deps.simulatedPaymentDelayMs ?? defaultSimulatedDelayMs,
     onSettled: emit,

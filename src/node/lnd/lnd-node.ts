@@ -13,14 +13,14 @@ import { lndInvoices } from './invoices.js'
 import { connectLnd, networkOfChains } from './lnd-connection.js'
 import { lndError } from './lnd-errors.js'
 import { lndPayments } from './payments.js'
-import { realTimers } from './reconnect-backoff.js'
+import { systemTimers } from '../../bus/context.js'
 
 /** Connects (or waits for LND, with `waitForNode`); settlements are subscribed to by whoever follows them. */
 export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise<LightningNode> {
   if (!config.lnd) {
     throw new Error('[node] backend = "lnd" needs lnd_socket and lnd_macaroon_path (or LND_ADDRESS and LND_MACAROON_PATH)')
   }
-  const timers = deps.timers ?? realTimers
+  const timers = deps.timers ?? systemTimers
   const { clock, log } = deps
   const { client, info: started } = await connectLnd({
     connection: config.lnd,
