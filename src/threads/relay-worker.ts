@@ -57,6 +57,7 @@ try {
 }
 
 post({ type: 'listening', port: relay.port, url: relay.url })
+post({ type: 'stats', stats: relay.stats() })
 const statsTimer = setInterval(() => post({ type: 'stats', stats: relay.stats() }), data.statsIntervalMs)
 port.on('message', (message: ToRelayThread) => {
   if (message.type === 'limits') {

@@ -96,9 +96,10 @@ e2e('sign in: a wrong token is refused with a message, the right one opens the o
   await page.getByText('relaypay', { exact: true }).first().waitFor()
   // Mock mode is on in this test daemon, and shown loudly.
   await page.getByRole('alert').filter({ hasText: 'MOCK MODE' }).waitFor()
-  // The embedded relay's link is up, and its store size is shown.
+  // The embedded relay's link is up; its connections and store are shown against their limits.
   await page.getByRole('cell', { name: 'connected', exact: true }).waitFor()
-  await page.getByText(/Embedded relay store: \d+\.\d MiB/).waitFor()
+  await eventually(async () => /Embedded relay connections[1-9]\d* of 1024/.test((await page.getByTestId('embedded-relay').textContent()) ?? ''), 'relay connections')
+  assert.match((await page.getByTestId('embedded-relay').textContent()) ?? '', /Embedded relay store\d+\.\d MiB of 256\.0 MiB quota/)
   await eventually(async () => (await page.getByTestId('audit-result').textContent())?.startsWith('clean') ?? false, 'the start audit shown')
   // Keyboard: Tab from the top reaches the Apps link, and Enter opens the page.
   await page.evaluate('document.activeElement && document.activeElement.blur()')

@@ -78,7 +78,8 @@ export function Table(props: { caption: string; head: string[]; rows: ComponentC
 }
 
 /** Loads with `load` now and whenever `reload` is called; errors become a message. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
+/** Loads once, and again every `everyMs` while the page shows (the overview's live figures). */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = [], everyMs?: number) {
   const [data, setData] = useState<T | undefined>(undefined)
   const [error, setError] = useState<string | undefined>(undefined)
   const reload = useCallback(() => {
@@ -90,7 +91,12 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
       (err: Error) => setError(err.message),
     )
   }, deps)
-  useEffect(reload, [reload])
+  useEffect(() => {
+    reload()
+    if (!everyMs) return undefined
+    const timer = setInterval(reload, everyMs)
+    return () => clearInterval(timer)
+  }, [reload])
   return { data, error, reload }
 }
 

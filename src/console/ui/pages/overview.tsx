@@ -31,13 +31,12 @@ interface Audit {
 }
 
 export function Overview() {
-  const about = useLoad(() => call<About>('/console/api/about'))
+  const about = useLoad(() => call<About>('/console/api/about'), [], 5000)
   const info = useLoad(() => call('/api/admin/node/getinfo', { body: { nodeId: 0 } }))
   const books = useLoad(() => call('/api/admin/assets/liabilities', { body: {} }))
   const channels = useLoad(() => call('/api/admin/channels'))
-  const errors = useLoad(() => call('/api/reports/errors', { method: 'POST' }))
-  const minuteAgo = Math.floor(Date.now() / 1000) - 60
-  const recent = useLoad(() => call('/api/operator/payments', { query: { since: minuteAgo, limit: 500 } }))
+  const errors = useLoad(() => call('/api/reports/errors', { method: 'POST' }), [], 5000)
+  const recent = useLoad(() => call('/api/operator/payments', { query: { since: Math.floor(Date.now() / 1000) - 60, limit: 500 } }), [], 5000)
   const audit = useLoad(() => call<Audit>('/api/operator/audit'))
   const run = useAction()
 
