@@ -3,9 +3,8 @@
 import { SimplePool, useWebSocketImplementation } from 'nostr-tools/pool'
 import { AbstractSimplePool } from 'nostr-tools/abstract-pool'
 import { finalizeEvent, verifyEvent } from 'nostr-tools/pure'
-import { CredentialedWebSocket } from '../transports/nostr/relay-credential.js'
 import type { Logger } from 'pino'
-import { checkOutboundUrl, guardedWebSocket, relayUrl, type GuardOptions } from '../callbacks/index.js'
+import { checkOutboundUrl, CredentialedWebSocket, guardedWebSocket, relayUrl, type GuardOptions } from '../callbacks/index.js'
 import type { NostrPublisher } from './host.js'
 
 // To the embedded relay, the daemon's publisher shows its secret like the daemon's other links.

@@ -12,7 +12,7 @@ import type { Clock } from '../bus/context.js'
 import type { DomainEvent } from '../bus/events.js'
 import type { EventVerifier } from '../transports/nostr/verify.js'
 import { createRelayPool, type Backoff } from '../transports/nostr/relay-pool.js'
-import { isOwnRelay } from '../transports/nostr/relay-credential.js'
+import { isOwnRelay } from '../callbacks/index.js'
 import { createEventSigner } from '../transports/nostr/sign.js'
 import { nwcCipher, requestedEncryption, supportedEncryptions, type NwcEncryption } from './encryption.js'
 import { NwcError, isNwcMethod, methodsOf, methodTable, nwcNotificationTypes, type MethodDeps } from './methods.js'
@@ -95,7 +95,7 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
       since: Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds),
     }),
     onEvent: (event, relay, stored) => {
-      if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (relay-credential.ts)
+      if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (callbacks/relay-credential.ts)
       if (stopping || (stored && answered.has(event?.id))) return
       const done = receive(event).catch(err => log.error({ err, id: event?.id }, 'an NWC request failed unexpectedly'))
       running.add(done)

@@ -22,7 +22,7 @@ import { addressBook, clientAddress } from './addresses.js'
 import { startReader } from './reader.js'
 import type { NostrEvent } from './nostr-event.js'
 
-/** The header by which the daemon's own connections show the relay's secret (src/transports/nostr/relay-credential.ts). */
+/** The header by which the daemon's own connections show the relay's secret (src/callbacks/relay-credential.ts). */
 export const ownConnectionHeader = 'x-relaypay-relay-secret'
 
 export interface RelayOptions {

@@ -2,7 +2,7 @@
 // checks and store run on that thread's event loop, with its own connection to relay.sqlite, so nothing a relay
 // client does can delay an HTTP answer, a payment or a Nostr reply on the main thread. The daemon reaches it as it
 // reaches any relay, over a WebSocket on loopback, with the per-process secret that gives its own connections their
-// reserved slots (src/transports/nostr/relay-credential.ts).
+// reserved slots (src/callbacks/relay-credential.ts).
 //
 // A crash of the relay thread (an uncaught error, its heap limit) is logged and the thread started again on the same
 // port, after a pause that doubles up to 30 s while it keeps failing; the daemon's relay links reconnect by

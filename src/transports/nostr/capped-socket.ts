@@ -3,7 +3,7 @@
 // may not), and every delivered message would otherwise be turned into a string, JSON-parsed, signature-checked and
 // decrypted. ws hands each complete message to `emit('message', data, isBinary)` as bytes, before the string
 // conversion its `onmessage` wrapper does for nostr-tools, so the size is known there at no cost.
-import { CredentialedWebSocket } from './relay-credential.js'
+import { CredentialedWebSocket } from '../../callbacks/index.js'
 
 /** The largest request we accept by default: the embedded relay's own message limit (src/relay/limits.ts). */
 export const defaultMaxEventBytes = 256 * 1024
@@ -20,7 +20,7 @@ function byteLength(data: RawData): number {
  * message, `["EVENT", <subscription>, <event>]`, a few dozen bytes more than the event) and reports each drop.
  */
 export function cappedWebSocket(maxBytes: number, onDropped: (bytes: number) => void): typeof globalThis.WebSocket {
-  // Credentialed: to the embedded relay, the daemon's links show its secret (relay-credential.ts).
+  // Credentialed: to the embedded relay, the daemon's links show its secret (callbacks/relay-credential.ts).
   class CappedWebSocket extends CredentialedWebSocket {
     override emit(event: string | symbol, ...args: unknown[]): boolean {
       if (event === 'message') {

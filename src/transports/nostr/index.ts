@@ -18,7 +18,7 @@ import { processedRequests } from './processed-requests.js'
 import { replySender, pubRpcKind } from './reply-sender.js'
 import { rpcServer } from './rpc-server.js'
 import { createRelayPool, type Backoff } from './relay-pool.js'
-import { isOwnRelay } from './relay-credential.js'
+import { isOwnRelay } from '../../callbacks/index.js'
 import { createEventSigner, type SendEvent } from './sign.js'
 import { loadSchnorr } from './schnorr.js'
 import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
@@ -116,7 +116,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       since: Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds),
     }),
     onEvent: (event, relay, stored) => {
-      if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (relay-credential.ts)
+      if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (callbacks/relay-credential.ts)
       receive(event, stored)
     },
   })

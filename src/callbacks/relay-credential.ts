@@ -5,7 +5,7 @@
 // a header rather than the URL, so it is in no relay list, nprofile or log line.
 import { WebSocket } from 'ws'
 
-/** The header name, as src/relay/server.ts reads it (kept here so the transport does not import the relay). */
+/** The header name, as src/relay/server.ts reads it (kept here so no client of the relay imports the relay room). */
 export const relaySecretHeader = 'x-relaypay-relay-secret'
 
 const secrets = new Map<string, string>()
