@@ -42,7 +42,7 @@ import { removeDaemonInfo, writeDaemonInfo } from './daemon-files.js'
 import { nostrTransportLimits, rateProviders, walletFees } from './lifecycle/options.js'
 import { createSwaps } from './swaps/index.js'
 import { levelledLogger } from './lifecycle/log-levels.js'
-import { reloadConfig } from './lifecycle/reload.js'
+import { relayMover, reloadConfig } from './lifecycle/reload.js'
 import { startProbeServer } from './lifecycle/probe-server.js'
 import { startBackupSchedule } from './backup/index.js'
 import { embeddedRelayView, relayReadiness, startEmbeddedRelay } from './lifecycle/embedded-relay.js'
@@ -114,11 +114,10 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   probes.watchStore(store.db)
 
   const { adminToken, tokens } = daemonSecrets(config, dataDir, log)
-
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
   const embedded = config.nostr.relays.length === 0 ? await startEmbeddedRelay(config, dataDir, log) : undefined
   const relay = embedded?.relay
-  const relayUrls = relay ? [relay.url] : config.nostr.relays
+  const relayUrls = relay ? [relay.url] : [...config.nostr.relays]
 
   const node = await startNode(config, dataDir, { db: store.db, clock, log, probes }).catch(async err => {
     await relay?.close()
@@ -341,7 +340,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   linking.openEnrollment(nostr.nprofile)
   await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds, accessLog })
   probes.watchRelays(relayReadiness(relay, () => nostr.relayStatus()))
-  writeDaemonInfo(dataDir, { url: http.url, relays: relayUrls, pid: process.pid })
+  const daemonInfo = () => ({ url: http.url, relays: relayUrls, pid: process.pid })
+  writeDaemonInfo(dataDir, daemonInfo())
   log.info({ url: http.url, dataDir }, 'http listening')
   // After the ready file: a start does not wait for the audit worker or for warming up, nor compete with them.
   serving()
@@ -359,7 +359,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     notImplemented,
     reload: load => {
       const setLevel = (level: Config['log']['level']) => (setLogLevel(level), relay?.setLogLevel(level))
-      config = reloadConfig({ running: config, load, log, setLogLevel: setLevel, setHttpLimits: http.setLimits, relay })
+      const moves = relay ? {} : { setRelays: relayMover(relayUrls, [nostr, nwc], () => writeDaemonInfo(dataDir, daemonInfo())) }
+      config = reloadConfig({ running: config, load, log, setLogLevel: setLevel, setHttpLimits: http.setLimits, relay, ...moves })
     },
         ...(relay ? { embeddedRelay: relay } : {}),
     stop: () =>

@@ -35,7 +35,7 @@ export const reloadableKeys = [
   'nostr.relay_min_free_bytes',
   'nostr.relay_trusted_proxies',
 ] as const
-export type ReloadableKey = (typeof reloadableKeys)[number]
+export type ReloadableKey = (typeof reloadableKeys)[number] | 'nostr.relays'
 
 export interface ReloadPlan {
   /** The config to run with from now on: the new values of the reloadable keys, the running ones elsewhere. */
@@ -44,10 +44,16 @@ export interface ReloadPlan {
   needsRestart: string[]
 }
 
-export function planReload(running: Config, read: Config): ReloadPlan {
+/**
+ * `relaysReloadable`: the daemon serves on external relays and can move to others while running. Moving between the
+ * embedded relay (an empty list) and external ones needs a restart either way.
+ */
+export function planReload(running: Config, read: Config, relaysReloadable = false): ReloadPlan {
   const changed = changedKeys(running, read)
-  const applied = changed.filter((key): key is ReloadableKey => (reloadableKeys as readonly string[]).includes(key))
-  const needsRestart = changed.filter(key => !(reloadableKeys as readonly string[]).includes(key))
+  const relays = relaysReloadable && running.nostr.relays.length > 0 && read.nostr.relays.length > 0
+  const reloadable = (key: string) => (reloadableKeys as readonly string[]).includes(key) || (relays && key === 'nostr.relays')
+  const applied = changed.filter((key): key is ReloadableKey => reloadable(key))
+  const needsRestart = changed.filter(key => !reloadable(key))
   const next = structuredClone(running)
   for (const key of applied) setKey(next, key, getKey(read, key))
   return { next, applied, needsRestart }
@@ -94,10 +100,12 @@ export interface ReloadDeps {
   setHttpLimits(limits: { maxBodyBytes: number; guestMaxBodyBytes: number; headersTimeoutMs: number; requestTimeoutMs: number }): void
   /** The embedded relay's thread, when it runs: it gets the `[nostr] relay_*` limits of the new config. */
   relay?: { setLimits(limits: Partial<RelayLimits>): void }
+  /** Moves the daemon to other external relays; absent when it runs the embedded one. */
+  setRelays?(urls: readonly string[]): Promise<void>
 }
 
 /** Applies a SIGHUP; returns the config now running (the old one when the file could not be read). */
-export function reloadConfig({ running, load, log, setLogLevel, setHttpLimits, relay }: ReloadDeps): Config {
+export function reloadConfig({ running, load, log, setLogLevel, setHttpLimits, relay, setRelays }: ReloadDeps): Config {
   let read: Config
   try {
     read = load()
@@ -105,7 +113,7 @@ export function reloadConfig({ running, load, log, setLogLevel, setHttpLimits, r
     log.error({ error: (err as Error).message }, 'config reload failed; the running config is kept')
     return running
   }
-  const plan = planReload(running, read)
+  const plan = planReload(running, read, setRelays !== undefined)
   const summary = { applied: plan.applied, needs_restart: plan.needsRestart }
   // The line is written at the more verbose of the two levels, so that it shows whichever way the level moved.
   const quieter = pinoLevels[plan.next.log.level] > pinoLevels[running.log.level]
@@ -118,8 +126,23 @@ export function reloadConfig({ running, load, log, setLogLevel, setHttpLimits, r
     requestTimeoutMs: plan.next.http.request_timeout_seconds * 1000,
   })
   if (plan.applied.some(key => key.startsWith('nostr.relay_'))) relay?.setLimits(relayLimitsOf(plan.next.nostr))
+  if (plan.applied.includes('nostr.relays')) {
+    setRelays!(plan.next.nostr.relays).catch(err => log.error({ err }, 'could not move to the new relays'))
+  }
   if (!quieter) log.info(summary, reloadSummary(plan))
   return plan.next
 }
 
 const pinoLevels: Record<Config['log']['level'], number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
+
+/**
+ * The daemon's move to other external relays: the shared list is changed in place (its users read it at each use:
+ * invoices' pointers, NWC URIs, the extensions' publisher), then each transport's links follow, then `after`.
+ */
+export function relayMover(relayUrls: string[], targets: { setRelays(urls: readonly string[]): Promise<void> }[], after: () => void) {
+  return async (urls: readonly string[]) => {
+    relayUrls.splice(0, relayUrls.length, ...urls)
+    await Promise.all(targets.map(target => target.setRelays(urls)))
+    after()
+  }
+}

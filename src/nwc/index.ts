@@ -40,6 +40,8 @@ export interface Nwc {
   handlers: HandlerTable
   /** Subscribes on the relays and publishes the live connections' info events. */
   start(deps: NwcStartDeps): Promise<void>
+  /** Serves on these relays from now on (a SIGHUP changed `[nostr] relays`). */
+  setRelays(urls: readonly string[]): Promise<void>
   stop(): Promise<void>
 }
 
@@ -68,6 +70,9 @@ export function createNwc(deps: NwcDeps): Nwc {
         clock: deps.clock,
         log: deps.log,
       })
+    },
+    async setRelays(urls) {
+      await service?.setRelays(urls)
     },
     async stop() {
       await service?.stop()

@@ -46,6 +46,8 @@ export interface NwcServiceDeps extends MethodDeps {
 export interface NwcService {
   /** A connection was created or changed: widen the subscription and (re)publish its info event. */
   connectionChanged(connection: ConnectionRow): void
+  /** Serves on these relays from now on; the live connections' info events are published to them. */
+  setRelays(urls: readonly string[]): Promise<void>
   stop(): Promise<void>
 }
 
@@ -253,7 +255,8 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
   pruner.unref()
 
   await pool.ready(readyTimeoutMs)
-  const live = store.all().filter(c => c.revoked_at === null && (c.expires_at === null || c.expires_at > clock.now()))
+  const liveConnections = () => store.all().filter(c => c.revoked_at === null && (c.expires_at === null || c.expires_at > clock.now()))
+  const live = liveConnections()
   for (const connection of live) publishInfo(connection)
   log.info({ relays: deps.relays, connections: live.length, signer: signer.engine }, 'NWC service subscribed')
 
@@ -264,6 +267,12 @@ export async function startNwcService(deps: NwcServiceDeps): Promise<NwcService>
         pool.resubscribe()
       }
       publishInfo(connection)
+    },
+    async setRelays(urls) {
+      await pool.setUrls(urls)
+      // Published to every relay of the pool; the ones that had it already keep the same replaceable event.
+      for (const connection of liveConnections()) publishInfo(connection)
+      log.info({ relays: urls }, 'NWC service now serves on these relays')
     },
     async stop() {
       stopping = true

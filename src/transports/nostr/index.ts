@@ -80,6 +80,8 @@ export interface NostrTransport {
   /** Each relay the transport uses, whether it is connected now and what waits to be sent (the
    * relaypay_relay_connected gauge, the readiness probe, the console's overview). */
   relayStatus(): { url: string; connected: boolean; queued: number }[]
+  /** Serves on these relays from now on (a SIGHUP changed `[nostr] relays`); the nprofile names them. */
+  setRelays(urls: readonly string[]): Promise<void>
   stop(): Promise<void>
 }
 
@@ -186,8 +188,13 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
 
   const defaultApp = apps.byAppId(deps.defaultAppId)
   if (!defaultApp) throw new Error('the default app has no key')
-  const nprofile = nprofileEncode({ pubkey: defaultApp.pubkey, relays: [...deps.relays] })
-  fs.writeFileSync(path.join(deps.dataDir, appProfileFile), nprofile + '\n')
+  // What a wallet connects to, kept in the data dir for the CLI and tests; written again when the relays change.
+  const profileOn = (relays: readonly string[]) => {
+    const encoded = nprofileEncode({ pubkey: defaultApp.pubkey, relays: [...relays] })
+    fs.writeFileSync(path.join(deps.dataDir, appProfileFile), encoded + '\n')
+    return encoded
+  }
+  let nprofile = profileOn(deps.relays)
 
   await pool.ready(readyTimeoutMs)
   deps.clink?.attach(clink.outbox)
@@ -195,9 +202,17 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   log.info({ relays: deps.relays, apps: apps.all().length, signer: signer.engine }, 'relay transport subscribed')
 
   return {
-    nprofile,
+    get nprofile() {
+      return nprofile
+    },
     apps,
     relayStatus: () => pool.status(),
+    async setRelays(urls) {
+      await pool.setUrls(urls)
+      nprofile = profileOn(urls)
+      beacon.announce() // the new relays learn the service at once
+      log.info({ relays: urls }, 'relay transport now serves on these relays')
+    },
     async stop() {
       stopping = true
       beacon.stop()

@@ -51,11 +51,16 @@ export interface RelayPool {
   /** Fires the subscription again on every connected relay (the filter changed: a new app key). */
   resubscribe(): void
   status(): { url: string; connected: boolean; queued: number }[]
+  /**
+   * Serves on these relays from now on (a SIGHUP): links to new URLs connect and subscribe, links to URLs no longer
+   * named close (after their last confirmations), the others are left as they are.
+   */
+  setUrls(urls: readonly string[]): Promise<void>
   close(): Promise<void>
 }
 
 export function createRelayPool(opts: RelayPoolOptions): RelayPool {
-  const links = opts.urls.map(url => relayLink(url, opts))
+  let links = opts.urls.map(url => relayLink(url, opts))
   return {
     ready: timeoutMs => {
       let timer: NodeJS.Timeout | undefined
@@ -67,6 +72,13 @@ export function createRelayPool(opts: RelayPoolOptions): RelayPool {
     publish: event => links.forEach(link => link.publish(event)),
     resubscribe: () => links.forEach(link => link.subscribe()),
     status: () => links.map(link => link.status()),
+    setUrls: async urls => {
+      const gone = links.filter(link => !urls.includes(link.url))
+      const kept = links.filter(link => urls.includes(link.url))
+      const added = [...new Set(urls)].filter(url => !kept.some(link => link.url === url)).map(url => relayLink(url, opts))
+      links = [...kept, ...added]
+      await Promise.all(gone.map(link => link.close()))
+    },
     close: async () => {
       await Promise.all(links.map(link => link.close()))
     },
@@ -204,6 +216,7 @@ function relayLink(url: string, opts: RelayPoolOptions) {
   void connect()
 
   return {
+    url,
     subscribed,
     publish,
     subscribe,
