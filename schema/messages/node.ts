@@ -12,7 +12,7 @@ export const NodeGetInfoResponse = message('NodeGetInfoResponse', {
   synced_to_chain: bool(),
   synced_to_graph: bool(),
   watchdog_barking: bool(), // true when outgoing ops are locked by the watchdog
-  mock: bool(), // relaypay addition: true while test mode ([node] mock) lets anyone credit wallets from nothing
+  mock: optional(bool()), // relaypay addition: true while test mode ([node] mock) lets anyone credit wallets from nothing
 })
 
 export const NodeSeed = message('NodeSeed', {

@@ -247,6 +247,10 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       } else if (outcome === 'full') {
         if (ephemeral) return relayUnstored(event) // as below the disk floor: relayed live, not kept
         ok(event.id, false, `blocked: the relay's storage is full (${core.limits.maxStoreBytes} bytes)`)
+      } else if (ephemeral && (outcome === 'author-full' || outcome === 'address-full')) {
+        // A busy wallet or operator past its storage budget: its requests still reach the daemon live (ephemeral
+        // events need no storage, NIP-01); only a replay after a daemon restart would miss them.
+        return relayUnstored(event)
       } else if (outcome === 'author-full') {
         ok(event.id, false, `blocked: this author's storage budget (${core.limits.maxAuthorBytes} bytes) is used up`)
       } else if (outcome === 'address-full') {

@@ -92,7 +92,12 @@ test('money counters: received, internal with its fee, sent with its fee; a sett
 })
 
 test('relay gauges: the embedded relay has clients (the daemon itself), each relay the daemon uses is connected', async () => {
-  const text = await scrape()
+  // The relay thread reports its figures every second: the daemon's own links show within a few reports.
+  let text = await scrape()
+  for (let tries = 0; tries < 50 && !(sample(text, 'relaypay_embedded_relay_connections') >= 1); tries++) {
+    await new Promise(resolve => setTimeout(resolve, 100))
+    text = await scrape()
+  }
   assert.ok(sample(text, 'relaypay_embedded_relay_connections') >= 1, text)
   const url = JSON.parse(fs.readFileSync(path.join(daemon.dataDir, 'daemon.json'), 'utf8')).relays[0]
   assert.is(sample(text, `relaypay_relay_connected{relay="${url}"}`), 1)

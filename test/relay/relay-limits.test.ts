@@ -45,6 +45,33 @@ limits('subscriptions beyond the limit are closed; replacing one or closing one 
   }),
 )
 
+limits("requests past their author's storage budget still reach listeners live; the store keeps no more", () =>
+  withRelay({ maxAuthorBytes: 2048 }, async (relay, wire) => {
+    const listener = await connectWire(relay.url)
+    try {
+      const wallet = getPublicKey(generateSecretKey())
+      await listener.query('live', { kinds: [21000], '#p': [wallet] })
+      const sender = generateSecretKey()
+      const sent = Array.from({ length: 6 }, (_, i) =>
+        finalizeEvent({ kind: 21000, created_at: nowSeconds(), tags: [['p', wallet]], content: `${i}`.padEnd(600, 'x') }, sender),
+      )
+      const arrived = new Set<string>()
+      const live = (async () => {
+        while (arrived.size < sent.length) {
+          const m = await listener.next(m => m[0] === 'EVENT' && m[1] === 'live')
+          arrived.add((m[2] as NostrEvent).id)
+        }
+      })()
+      for (const event of sent) assert.equal(await wire.publish(event), [true, ''])
+      await live
+      assert.equal([...arrived].sort(), sent.map(event => event.id).sort())
+      assert.ok(relay.stats().storeBytes <= 2048, `stored ${relay.stats().storeBytes} bytes`)
+    } finally {
+      listener.close()
+    }
+  }),
+)
+
 limits('too many filters in one REQ are refused', () =>
   withRelay({ maxFilters: 2 }, async (_, wire) => {
     wire.send(['REQ', 'many', { kinds: [1] }, { kinds: [2] }, { kinds: [3] }])

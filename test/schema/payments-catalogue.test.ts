@@ -194,7 +194,8 @@ const additions = {
   operations: ['SetLightningAddress', 'GetLnurlChannelInfo', 'HandleLnurlChannel'],
   // issue 6: LUD-12 comments
   query: { HandleLnurlPay: ['comment'] } as Record<string, string[]>,
-  fields: { LnurlPayInfoResponse: ['commentAllowed'] } as Record<string, string[]>,
+  // issue 22: NodeGetInfo says when test mode (`[node] mock`) is on
+  fields: { LnurlPayInfoResponse: ['commentAllowed'], NodeGetInfoResponse: ['mock'] } as Record<string, string[]>,
 }
 const withoutAdded = (names: readonly string[], added: readonly string[] | undefined) =>
   names.filter(name => !(added ?? []).includes(name))

@@ -85,6 +85,15 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
       // Nothing listens there: a download fails at once instead of reaching for the public model hub.
       'base_url = "http://127.0.0.1:9/models"',
       'engine = "missing"',
+      '[nostr]',
+      // Every fuzz client writes from loopback, one address: the campaign is about the daemon's answers, so the
+      // embedded relay's per-address and per-author budgets (tested in test/relay and test/security) stay out of it.
+      'relay_events_per_second_per_author = 100000',
+      'relay_events_per_second_per_address = 100000',
+      'relay_messages_per_second_per_address = 100000',
+      'relay_connections_per_second_per_address = 100000',
+      `relay_max_author_bytes = ${1024 ** 3}`,
+      `relay_max_address_bytes = ${1024 ** 3}`,
       '',
     ].join('\n'),
     env: { RELAYPAY_LOG_LEVEL: 'warn' },

@@ -38,18 +38,23 @@ export interface NostrCase {
 const isPlainObject = (value: unknown) =>
   value instanceof RawJson ? value.text.startsWith('{') : typeof value === 'object' && value !== null && !Array.isArray(value)
 
-/** Envelope rules of reference/pub-protocol.md §3.4 broken one at a time: each is dropped without a reply. */
-type BrokenEnvelope = { how: string; envelope(auth: string, requestId: string, rpcName: string): string }
+/**
+ * Envelope rules of reference/pub-protocol.md §3.4 broken one at a time. What names no author or requestId to
+ * answer by is dropped without a reply; an envelope that names its requestId but no operation served over the relay,
+ * or a body or query that is not an object, gets an ERROR reply (issue 21: upstream drops those too, leaving its
+ * clients to wait out their timeout).
+ */
+type BrokenEnvelope = { how: string; answered: boolean; envelope(auth: string, requestId: string, rpcName: string): string }
 const brokenEnvelopes: fc.Arbitrary<BrokenEnvelope> = fc.constantFrom<BrokenEnvelope>(
-  { how: 'authIdentifier of another key', envelope: (_a, r, n) => JSON.stringify({ rpcName: n, requestId: r, authIdentifier: 'f'.repeat(64), body: {} }) },
-  { how: 'no authIdentifier', envelope: (_a, r, n) => JSON.stringify({ rpcName: n, requestId: r, body: {} }) },
-  { how: 'rpcName not a string', envelope: (a, r) => JSON.stringify({ rpcName: ['NewInvoice'], requestId: r, authIdentifier: a, body: {} }) },
-  { how: 'unknown rpcName', envelope: (a, r) => JSON.stringify({ rpcName: 'DropTables', requestId: r, authIdentifier: a, body: {} }) },
-  { how: 'HTTP-only rpcName', envelope: (a, r) => JSON.stringify({ rpcName: 'AddAppUser', requestId: r, authIdentifier: a, body: {} }) },
-  { how: 'body an array', envelope: (a, r, n) => JSON.stringify({ rpcName: n, requestId: r, authIdentifier: a, body: [1] }) },
-  { how: 'query a string', envelope: (a, r, n) => JSON.stringify({ rpcName: n, requestId: r, authIdentifier: a, body: {}, query: 'x' }) },
-  { how: 'not JSON', envelope: () => '{"rpcName":' },
-  { how: 'a JSON array', envelope: (a, r, n) => JSON.stringify([n, r, a]) },
+  { how: 'authIdentifier of another key', answered: false, envelope: (_a, r, n) => JSON.stringify({ rpcName: n, requestId: r, authIdentifier: 'f'.repeat(64), body: {} }) },
+  { how: 'no authIdentifier', answered: false, envelope: (_a, r, n) => JSON.stringify({ rpcName: n, requestId: r, body: {} }) },
+  { how: 'rpcName not a string', answered: false, envelope: (a, r) => JSON.stringify({ rpcName: ['NewInvoice'], requestId: r, authIdentifier: a, body: {} }) },
+  { how: 'unknown rpcName', answered: true, envelope: (a, r) => JSON.stringify({ rpcName: 'DropTables', requestId: r, authIdentifier: a, body: {} }) },
+  { how: 'HTTP-only rpcName', answered: true, envelope: (a, r) => JSON.stringify({ rpcName: 'AddAppUser', requestId: r, authIdentifier: a, body: {} }) },
+  { how: 'body an array', answered: true, envelope: (a, r, n) => JSON.stringify({ rpcName: n, requestId: r, authIdentifier: a, body: [1] }) },
+  { how: 'query a string', answered: true, envelope: (a, r, n) => JSON.stringify({ rpcName: n, requestId: r, authIdentifier: a, body: {}, query: 'x' }) },
+  { how: 'not JSON', answered: false, envelope: () => '{"rpcName":' },
+  { how: 'a JSON array', answered: false, envelope: (a, r, n) => JSON.stringify([n, r, a]) },
 )
 
 export function nostrCases(entry: CatalogueEntry, samples: FuzzSamples): fc.Arbitrary<NostrCase> {
@@ -58,15 +63,16 @@ export function nostrCases(entry: CatalogueEntry, samples: FuzzSamples): fc.Arbi
   const scheme = fc.oneof({ weight: 4, arbitrary: fc.constant<'nip44v1' | 'nip44v2'>('nip44v1') }, { weight: 1, arbitrary: fc.constant<'nip44v1' | 'nip44v2'>('nip44v2') })
   const wellFormed = fc.tuple(inputCases(entry, samples), caller, scheme, fc.boolean()).map(([input, who, s, asQuery]): NostrCase => {
     const body = input.input
-    // Over the relay the body must be an object (or absent); anything else is not a request envelope.
-    const answered = !entry.stream && (body === undefined || body === null || isPlainObject(body))
+    // Over the relay the body must be an object (or absent): anything else is answered with an ERROR, even for a
+    // stream (which otherwise answers nothing to the request itself and only pushes).
+    const answered = body === undefined || body === null || isPlainObject(body) ? !entry.stream : true
     return {
       op: entry.name,
       how: `${input.how}; ${who}; ${s}${asQuery ? '; as query' : ''}`,
       caller: who,
       scheme: s,
       answered,
-      dropped: !entry.stream && !answered,
+      dropped: false,
       envelope: (authIdentifier, requestId) =>
         encodeJson({ rpcName: entry.name, requestId, authIdentifier, ...(asQuery && isPlainObject(body) ? { body: {}, query: body } : { body, query: {} }) }),
     }
@@ -76,8 +82,8 @@ export function nostrCases(entry: CatalogueEntry, samples: FuzzSamples): fc.Arbi
     how: `envelope: ${b.how}; ${s}`,
     caller: right,
     scheme: s,
-    answered: false,
-    dropped: true,
+    answered: b.answered,
+    dropped: !b.answered,
     envelope: (auth, requestId) => b.envelope(auth, requestId, entry.name),
   }))
   return fc.oneof({ weight: 12, arbitrary: wellFormed }, { weight: 1, arbitrary: broken })
