@@ -73,8 +73,8 @@ test('store fill with large events and foreign kinds: blocked:, within the budge
   assertServed(outcome, 'store fill')
   const { report } = outcome
   assert.ok(refusals(report, 'blocked: this relay carries only requests') > 0, `kind 1 is blocked: (${JSON.stringify(report.reasons)})`)
-  const budgetOrRate = refusals(report, "blocked: your address's storage budget") + refusals(report, 'rate-limited: ')
-  assert.ok(budgetOrRate > 0, `the address's budget or rate stopped it (${JSON.stringify(report.reasons)})`)
+  // Requests past the address's storage budget are relayed live but not kept (docs/exposing.md, Storage): what
+  // bounds the attacker is the stored-bytes check below, whatever the relay answered.
   const relayFiles = ['relay.sqlite', 'relay.sqlite-wal'].reduce((sum, f) => sum + (fs.statSync(path.join(daemon!.dataDir, f), { throwIfNoEntry: false })?.size ?? 0), 0)
   // Accepted: at most the 2 MiB address budget (plus the WAL's pages for it): far from the attacker's offer.
   assert.ok(relayFiles - before < 16 * 1024 * 1024, `the relay files grew by ${relayFiles - before} bytes`)
