@@ -62,6 +62,9 @@ export const OperatorPayments = message('OperatorPayments', { payments: list(Ope
 export const OperatorUserTokenRequest = message('OperatorUserTokenRequest', { identifier: text() })
 export const OperatorUserToken = message('OperatorUserToken', { token: text(), user_id: text(), app_id: text() })
 
+export const OperatorRotateAppTokenRequest = message('OperatorRotateAppTokenRequest', { app_id: text() })
+export const OperatorAppToken = message('OperatorAppToken', { app_id: text(), name: text(), auth_token: text() })
+
 export const OperatorAudit = message('OperatorAudit', {
   ran: bool(), // false until an audit has run in this process
   ok: bool(),

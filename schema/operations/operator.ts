@@ -3,7 +3,7 @@
 import { operation } from '../operation.js'
 import { Empty } from '../dsl.js'
 import {
-  OperatorApps, OperatorAudit, OperatorPaymentSearch, OperatorPayments, OperatorUserSearch, OperatorUserToken,
+  OperatorApps, OperatorAppToken, OperatorAudit, OperatorRotateAppTokenRequest, OperatorPaymentSearch, OperatorPayments, OperatorUserSearch, OperatorUserToken,
   OperatorUserTokenRequest, OperatorUsers,
 } from '../messages/operator.js'
 import { ModelNameRequest, TranscriptionModel } from '../messages/models.js'
@@ -16,6 +16,12 @@ export const operatorOperations = [
     http: { method: 'GET', path: '/api/operator/apps', body: 'none' },
     input: Empty, output: OperatorApps,
     summary: 'Every application with its user count and its owner wallet balance.',
+  }),
+  operation({
+    name: 'OperatorRotateAppToken', ...operator,
+    http: { method: 'POST', path: '/api/operator/apps/token' },
+    input: OperatorRotateAppTokenRequest, output: OperatorAppToken,
+    summary: "A new token for the app `app_id`; every token issued for it before stops working at once (AuthApp then hands out the new generation).",
   }),
   operation({
     name: 'OperatorSearchUsers', ...operator,

@@ -14,9 +14,13 @@ export async function authenticateApp(
   if (!token) throw new OperationError('unauthenticated', 'empty app token provided')
   const verified = await deps.tokens.verify(token)
   if (!verified.ok) throw new OperationError('unauthenticated', verified.reason)
-  const appId = verified.payload.appId
-  if (typeof appId !== 'string' || !deps.directory.appExists(appId)) {
+  const { appId, gen } = verified.payload
+  const current = typeof appId === 'string' ? deps.directory.appTokenGeneration(appId) : undefined
+  if (typeof appId !== 'string' || current === undefined) {
     throw new OperationError('unauthenticated', 'the provided token is not an app token')
+  }
+  if ((typeof gen === 'number' ? gen : 0) !== current) {
+    throw new OperationError('unauthenticated', 'this app token was replaced by a newer one (the operator rotated it): use the new token')
   }
   return { kind: 'app', appId }
 }

@@ -8,7 +8,8 @@ export interface WalletKeyOwner {
 }
 
 export interface AccountDirectory {
-  appExists(appId: string): boolean
+  /** The generation an app's tokens must carry now; undefined when there is no such app. */
+  appTokenGeneration(appId: string): number | undefined
   /** True when the user of a user token still exists under that app user. */
   userTokenValid(claims: { user_id: string; app_id: string; app_user_id: string }): boolean
   walletByKey(key: string): WalletKeyOwner | undefined

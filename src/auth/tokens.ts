@@ -10,7 +10,8 @@ export interface UserClaims {
 }
 
 export interface TokenSigner {
-  appToken(appId: string): Promise<string>
+  /** Generation 0 tokens carry `{appId}` only, as upstream issues them; later ones add `gen` (a rotation). */
+  appToken(appId: string, generation?: number): Promise<string>
   userToken(claims: UserClaims): Promise<string>
   /** The payload of a token signed with our secret, or a short reason why it is not one. */
   verify(token: string): Promise<{ ok: true; payload: Record<string, unknown> } | { ok: false; reason: string }>
@@ -32,7 +33,7 @@ export function createTokenSigner(secret: string): TokenSigner {
   const sign = async (payload: Record<string, unknown>) =>
     new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().sign(await key)
   return {
-    appToken: appId => sign({ appId }),
+    appToken: (appId, generation = 0) => sign(generation === 0 ? { appId } : { appId, gen: generation }),
     userToken: claims => sign({ ...claims }),
     async verify(token) {
       const known = verified.get(token)

@@ -16,6 +16,8 @@ export interface AppRow {
   nostr_private_key: string
   nostr_public_key: string
   created_at: number
+  /** The generation current app tokens carry; a rotation moves to the next and older tokens stop working. */
+  token_generation: number
 }
 
 export interface UserRow {
@@ -58,6 +60,7 @@ export function accountStore({ db, random, now }: AccountsDeps) {
                            VALUES (@id, @name, @ownerUserId, @allowUserCreation, @privateKey, @publicKey, @createdAt)`),
     appByName: db.prepare('SELECT * FROM apps WHERE name = ?'),
     appById: db.prepare('SELECT * FROM apps WHERE id = ?'),
+    rotateAppToken: db.prepare('UPDATE apps SET token_generation = token_generation + 1 WHERE id = ? RETURNING token_generation'),
     allApps: db.prepare('SELECT * FROM apps ORDER BY created_at'),
     appUserToken: db.prepare('SELECT 1 FROM app_users WHERE identifier = ? AND user_id = ? AND app_id = ?'),
     walletByKey: db.prepare(`SELECT id, account_id, admin_key = @key AS is_admin FROM users
@@ -144,6 +147,10 @@ export function accountStore({ db, random, now }: AccountsDeps) {
       return statements.userById.get(userId) as UserRow
     },
     setAllowUserCreation: (appId: string, allow: boolean) => statements.updateAllowUserCreation.run(allow ? 1 : 0, appId),
+    /** Moves the app's tokens to the next generation (older ones stop working); the new generation. */
+    rotateAppToken(appId: string): number {
+      return (statements.rotateAppToken.get(appId) as { token_generation: number }).token_generation
+    },
     setExtension(accountId: string, extension: string, enabled: boolean): void {
       if (enabled) statements.enableExtension.run(accountId, extension, now())
       else statements.disableExtension.run(accountId, extension)
@@ -158,7 +165,7 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     },
     directory(): AccountDirectory {
       return {
-        appExists: appId => statements.appById.get(appId) !== undefined,
+        appTokenGeneration: appId => (statements.appById.get(appId) as AppRow | undefined)?.token_generation,
         userTokenValid: claims => {
           // A valid triple stays valid: app users are never removed and their wallet and app never change.
           const key = `${claims.app_user_id} ${claims.user_id} ${claims.app_id}`

@@ -112,4 +112,27 @@ views('only the operator may call them', async () => {
   }
 })
 
+views('rotating an app token: the old token is refused, the new one and AuthApp\'s work, also after a restart', async () => {
+  const rotate = (body: unknown, headers = admin()) => daemon.request('POST', '/api/operator/apps/token', { body, headers })
+  const old = appToken
+  const appId = (await daemon.request('POST', '/api/app/get', { headers: app() })).json.id
+  const rotated = await rotate({ app_id: appId })
+  assert.is(rotated.status, 200, rotated.text)
+  assert.is(rotated.json.name, 'views-shop')
+  appToken = rotated.json.auth_token
+  const refused = await daemon.request('POST', '/api/app/get', { headers: { authorization: `Bearer ${old}` } })
+  assert.match(refused.text, /this app token was replaced by a newer one/)
+  assert.is((await daemon.request('POST', '/api/app/get', { headers: app() })).json.name, 'views-shop')
+  // AuthApp hands out a token of the generation in force, not one of the old.
+  const authed = await daemon.request('POST', '/api/admin/app/auth', { body: { name: 'views-shop' }, headers: admin() })
+  assert.is((await daemon.request('POST', '/api/app/get', { headers: { authorization: `Bearer ${authed.json.auth_token}` } })).json.name, 'views-shop')
+  assert.is((await rotate({ app_id: 'no-such-app' })).status, 404)
+  assert.is((await rotate({ app_id: appId }, app())).status, 401, 'an app cannot rotate its own token: the operator does')
+  // Kept in the database: a restart does not bring the old token back.
+  await daemon.stop()
+  daemon = await startDaemon({ dataDir: daemon.dataDir })
+  assert.match((await daemon.request('POST', '/api/app/get', { headers: { authorization: `Bearer ${old}` } })).text, /replaced by a newer one/)
+  assert.is((await daemon.request('POST', '/api/app/get', { headers: app() })).json.name, 'views-shop')
+})
+
 views.run()

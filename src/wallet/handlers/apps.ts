@@ -39,15 +39,21 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
       if (name.length === 0) throw new OperationError('invalid_input', 'app name must not be empty')
       if (accounts.appByName(name)) throw new OperationError('conflict', `an app named "${name}" already exists`)
       const app = accounts.createApp(name, input.allow_user_creation)
-      return { app: application(app), auth_token: await tokens.appToken(app.id) }
+      return { app: application(app), auth_token: await tokens.appToken(app.id, app.token_generation) }
     },
     AuthApp: async input => {
       const app = accounts.appByName(input.name)
       if (!app) throw new OperationError('not_found', `no app named "${input.name}"`)
       if (input.allow_user_creation !== undefined) accounts.setAllowUserCreation(app.id, input.allow_user_creation)
-      return { app: application(accounts.appById(app.id)!), auth_token: await tokens.appToken(app.id) }
+      return { app: application(accounts.appById(app.id)!), auth_token: await tokens.appToken(app.id, app.token_generation) }
     },
     GetApp: async (_input, ctx) => application(accounts.appById(ctx.caller.appId)!),
+    OperatorRotateAppToken: async input => {
+      const app = accounts.appById(input.app_id)
+      if (!app) throw new OperationError('not_found', `no app with id "${input.app_id}"`)
+      const generation = accounts.rotateAppToken(app.id)
+      return { app_id: app.id, name: app.name, auth_token: await tokens.appToken(app.id, generation) }
+    },
     AddAppUser: async (input, ctx) => {
       const identifier = input.identifier.trim()
       if (identifier.length === 0 || identifier.length > 256) {

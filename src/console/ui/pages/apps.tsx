@@ -1,5 +1,5 @@
-// Apps: the list, adding one, and issuing a fresh app token (AuthApp). A token is shown once, here, and kept
-// nowhere else.
+// Apps: the list, adding one, and rotating an app's token (OperatorRotateAppToken: the old token stops working).
+// A token is shown once, here, and kept nowhere else.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Check, Field, Section, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
@@ -16,7 +16,7 @@ export interface AppRow {
 
 export const listApps = () => call<{ apps: AppRow[] }>('/api/operator/apps').then(r => r.apps)
 
-/** A fresh app token for `name` (app tokens do not expire; issuing one does not revoke the others). */
+/** The app's current token (AuthApp: the generation in force; other pages act as the app with it). */
 export const appToken = (name: string) => call<{ auth_token: string }>('/api/admin/app/auth', { body: { name } }).then(r => r.auth_token)
 
 export function Apps() {
@@ -59,11 +59,12 @@ export function Apps() {
             sats(app.owner_balance_sats),
             app.allow_user_creation ? 'yes' : 'no',
             when(app.created_at),
-            <button type="button" class="secondary" aria-label={`New token for ${app.name}`}
+            <button type="button" class="secondary" aria-label={`Rotate the token of ${app.name}`}
               onClick={() => action.run(async () => {
-                setToken({ app: app.name, token: await appToken(app.name) })
-                return `A new token for ${app.name} is shown above.`
-              })}>New token</button>,
+                const rotated = await call<{ auth_token: string }>('/api/operator/apps/token', { body: { app_id: app.id } })
+                setToken({ app: app.name, token: rotated.auth_token })
+                return `A new token for ${app.name} is shown above; the old one no longer works.`
+              })}>Rotate token</button>,
           ])} />
         <p class="hint">App keys (Nostr): {(apps.data ?? []).map(app => `${app.name} ${short(app.npub, 8)}`).join(' · ') || '—'}</p>
       </Section>
