@@ -9,7 +9,12 @@ import { WebSocket } from 'ws'
 
 export function findChromium(): string | undefined {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
-  return candidates.find((file): file is string => !!file && fs.existsSync(file))
+  const found = candidates.find((file): file is string => !!file && fs.existsSync(file))
+  // CI (.ci/run) installs the browser and the QR reader and sets this: there a missing one is a failure, not a skip.
+  if (process.env.RELAYPAY_TEST_REQUIRE_BROWSER && (!found || !fs.existsSync('/usr/bin/zbarimg'))) {
+    throw new Error('RELAYPAY_TEST_REQUIRE_BROWSER is set but chromium or /usr/bin/zbarimg is missing')
+  }
+  return found
 }
 
 export interface BrowserPage {
