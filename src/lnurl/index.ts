@@ -20,7 +20,6 @@ import { publishZapReceipts, type ZapPublisher } from './zaps.js'
 
 export { lnurlDisabledMessage } from './service-url.js'
 export { encodeLnurl, decodeLnurl } from './lnurl-string.js'
-export { validateZapRequest, type ZapRequest } from './zaps.js'
 
 export interface LnurlDeps extends ServiceUrlConfig {
   db: Db

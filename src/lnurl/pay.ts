@@ -9,7 +9,7 @@ import type { AccountStore, Wallet } from '../wallet/index.js'
 import type { LnurlKeysStore, PayKeyRow } from './keys-store.js'
 import type { ServiceUrl } from './service-url.js'
 import { encodeLnurl } from './lnurl-string.js'
-import { validateZapRequest } from './zaps.js'
+import { validateZapRequest } from '../nostr-codecs/index.js'
 
 /** Upstream's floor: 10 sats. */
 export const minSendableMsat = 10_000
