@@ -1,6 +1,6 @@
 // The wallets as the extensions see them (extensions/host.ts ExtensionWallets): a summary, an invoice, a payment
 // and the purge of an expired unpaid invoice, each through the wallet's own paths and ledger.
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import type { ExtensionWallets } from '../extensions/index.js'
 import type { Wallet } from '../wallet/index.js'
 

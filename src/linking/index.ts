@@ -2,8 +2,7 @@
 // invites), what a user's devices registered, the HTTP upgrade, and BatchUser.
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
-import type { Clock } from '../bus/context.js'
-import type { HandlerTable } from '../bus/handler.js'
+import type { Clock, HandlerTable } from '../bus/index.js'
 import type { TokenSigner } from '../auth/index.js'
 import type { AccountStore, NostrAccounts } from '../wallet/index.js'
 import { linkingStore } from './store.js'

@@ -2,13 +2,11 @@
 // NIP-57 zap receipts. `createLnurl` builds the handlers and starts the receipt publisher; call it before the
 // wallet starts so that payments credited at start-up still get their receipts.
 import type { Logger } from 'pino'
-import type { Observable } from '../bus/rx.js'
+import {
+  type Observable, type Clock, type DomainEvent, type HandlerTable, type CallContext, RateLimiter, addressKey,
+  type RateBudget,
+} from '../bus/index.js'
 import type { Db } from '../store/index.js'
-import type { Clock } from '../bus/context.js'
-import type { DomainEvent } from '../bus/events.js'
-import type { HandlerTable } from '../bus/handler.js'
-import type { CallContext } from '../bus/context.js'
-import { RateLimiter, addressKey, type RateBudget } from '../bus/rate-limit.js'
 import type { LightningNode } from '../node/index.js'
 import type { AccountStore, Wallet } from '../wallet/index.js'
 import { lnurlKeysStore } from './keys-store.js'

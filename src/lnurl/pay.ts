@@ -2,8 +2,7 @@
 // links, the payRequest answer, the callback that issues the invoice, and human-readable address names.
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { HandlerTable, OutputOf } from '../bus/handler.js'
-import { OperationError } from '../bus/errors.js'
+import { type HandlerTable, type OutputOf, OperationError } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { AccountStore, Wallet } from '../wallet/index.js'
 import type { LnurlKeysStore, PayKeyRow } from './keys-store.js'

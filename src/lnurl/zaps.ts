@@ -2,9 +2,8 @@
 // request's relays once the invoice is paid — whether it was paid over Lightning or from another wallet of this
 // service.
 import { hexToBytes } from '@noble/hashes/utils.js'
-import { mergeMap, type Observable, type Subscription } from '../bus/rx.js'
+import { mergeMap, type Observable, type Subscription, ofType, type DomainEvent } from '../bus/index.js'
 import type { Logger } from 'pino'
-import { ofType, type DomainEvent } from '../bus/events.js'
 import { validateZapRequest, type ZapRequest } from '../nostr-codecs/index.js'
 import type { LnurlKeysStore } from './keys-store.js'
 

@@ -1,10 +1,8 @@
 // The Metrics caller's operations. They only read what the recorders wrote (and reset or archive it); nothing
 // here records a call: the dispatcher's outcomes and the event stream do that.
-import { OperationError } from '../bus/errors.js'
-import type { HandlerTable } from '../bus/handler.js'
+import { OperationError, type HandlerTable, type Clock } from '../bus/index.js'
 import type { Db } from '../store/index.js'
 import type { LightningNode } from '../node/index.js'
-import type { Clock } from '../bus/context.js'
 import { appsReport } from './apps-report.js'
 import { createMetricsArchiver } from './archive.js'
 import { rootApp } from './bundle.js'

@@ -2,7 +2,7 @@
 // and the daemon's memory. Samples go to bundle series under `_root`, written only when a value changed.
 import Database from 'better-sqlite3'
 import type { Logger } from 'pino'
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { Db } from '../store/index.js'
 import { rootApp, type BundleRecorder } from './bundle.js'

@@ -12,7 +12,7 @@ import { payrollRef, payrollTag } from './payment-marker.js'
 import type { PayrollRoom } from './payroll-room.js'
 import { runTick, startScheduler, type SchedulerTimers } from './scheduler.js'
 import { payrollClock, payrollSettings } from './settings.js'
-import { systemTimers } from '../../bus/context.js'
+import { systemTimers } from '../../bus/index.js'
 
 /** Hosted by the daemon; `id` is the `extra.tag`, the extension gate's id and the enable route's `ext_id`. */
 export const payrollExtension: Extension = {
