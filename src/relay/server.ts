@@ -4,7 +4,7 @@
 // limits.ts), budgets per connection, address and author with NIP-01 reasons, a write policy that carries only the
 // daemon's traffic, storage quotas, NIP-40 on read, and a store in our own better-sqlite3 file. A few hundred lines
 // of our own are easier to hold to these rules than plugins around a 0.0.x library.
-// In the daemon it runs on a thread of its own (src/threads/relay-thread.ts): nothing here can hold up a payment.
+// In the daemon it runs on a thread of its own (src/relay/relay-thread.ts): nothing here can hold up a payment.
 import fs from 'node:fs'
 import path from 'node:path'
 import { timingSafeEqual } from 'node:crypto'

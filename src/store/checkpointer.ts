@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { Db } from './index.js'
-import { smallWorker } from '../threads/worker-limits.js'
+import { smallWorker } from '../threads/index.js'
 
 export interface CheckpointWorker {
   /** Checkpoints `db`'s file in the background from now on; the result stops watching it (before it closes). */
