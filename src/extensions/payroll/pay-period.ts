@@ -9,7 +9,7 @@
 import type { Logger } from 'pino'
 import { isOperationError, type Clock } from '../../bus/index.js'
 import type { Rates } from '../../rates/index.js'
-import type { ExtensionWallets } from '../host.js'
+import type { ExtensionWallets } from '../host/index.js'
 import type { Contract } from './contracts-store.js'
 import type { Attempt, LedgerStore, Payout } from './ledger-store.js'
 import { extraOf, memoOf, type MarkedPeriod } from './payment-marker.js'
