@@ -5,8 +5,7 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
 import { listening, type Config } from './config/index.js'
-import { openStore, ensureDataDir } from './store/index.js'
-import { startCheckpointWorker } from './store/checkpointer.js'
+import { openStore, ensureDataDir, startCheckpointWorker } from './store/index.js'
 import {
   createAccessLog, createDispatcher, createEventBus, createRegistry, Subject, systemClock, systemTimers, type AccessLog,
   type CallOutcome, type Clock, type Dispatcher,

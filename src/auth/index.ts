@@ -18,6 +18,7 @@ import { credentialMismatch } from './mismatch.js'
 export type { Authenticate, Credentials } from '../bus/index.js'
 export type { AccountDirectory, WalletKeyOwner } from './directory.js'
 export { createTokenSigner, type TokenSigner, type UserClaims } from './tokens.js'
+export { sameSecret } from './secret-compare.js'
 
 export interface AuthDeps {
   adminToken: string

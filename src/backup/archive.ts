@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import * as tar from 'tar'
-import { auditLedgerFile } from '../wallet/audit.js'
+import { auditLedgerFile } from '../wallet/index.js'
 
 export const manifestFormat = 'relaypay-backup/1'
 const ledgerFile = 'relaypay.sqlite'

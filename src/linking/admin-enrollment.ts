@@ -8,7 +8,7 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Logger } from 'pino'
 import { OperationError, type Clock } from '../bus/index.js'
 import type { LinkingStore } from './store.js'
-import { sameSecret } from '../auth/secret-compare.js'
+import { sameSecret } from '../auth/index.js'
 
 export const adminEnrollFile = 'admin.enroll'
 export const adminConnectFile = 'admin.connect'

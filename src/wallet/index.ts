@@ -44,7 +44,7 @@ export type { UserOperation } from './user-operations.js'
 export type {
   CreatedInvoice, InvoiceForWallet, OfferInvoiceView, WalletInvoice, WalletPayment, WalletPaidInvoice,
 } from './money-views.js'
-export { auditLedger, type AuditReport } from './audit.js'
+export { auditLedger, auditLedgerFile, type AuditReport } from './audit.js'
 export type { PaymentTerms, SpendLimit } from './payments/store.js'
 export { nostrAccounts, type NostrAccounts, type NostrUser } from './nostr-accounts.js'
 
