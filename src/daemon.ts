@@ -29,7 +29,6 @@ import { createRates } from './rates/index.js'
 import { hostedExtensions } from './extensions/index.js'
 import { createPublisher, startExtensions } from './extensions/host/index.js'
 import type { RelayThread } from './relay/index.js'
-import { nostrAccounts } from './wallet/index.js'
 import { createLinking } from './linking/index.js'
 import { liveStreamHandlers, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
 import { createNwc } from './nwc/index.js'
@@ -161,11 +160,10 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(wallet.handlers, 'wallet')
   const nwc = createNwc({ db: store.db, wallet, node, relays: relayUrls, clock, random, log: log.child({ room: 'nwc' }) })
   registry.register(nwc.handlers, 'nwc')
-  const nostrUsers = nostrAccounts({ db: store.db, accounts: wallet.accounts, random })
   const linking = createLinking({
     db: store.db,
     accounts: wallet.accounts,
-    nostr: nostrUsers,
+    nostr: wallet.nostr,
     tokens,
     clock,
     random,
@@ -248,6 +246,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     events$: events.events$,
     node,
     db: store.db,
+    wallet,
     clock,
     log: log.child({ room: 'metrics' }),
     config: config.metrics,
@@ -297,7 +296,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     adminToken,
     metricsToken: config.auth.metrics_token,
     tokens,
-    directory: { ...wallet.directory, userForPubkey: nostrUsers.userForPubkey },
+    directory: { ...wallet.directory, userForPubkey: wallet.nostr.userForPubkey },
     adminPubkey: linking.adminPubkey,
     adminOnlyExtensions: config.extensions.admin_only,
   })

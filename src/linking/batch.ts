@@ -3,7 +3,7 @@
 // answer holds one OK/ERROR object per entry, in order; reasons are upstream's (typos included: clients match).
 import { lastValueFrom, type HandlerTable, type Dispatcher, OperationError, isOperationError } from '../bus/index.js'
 import type { Credentials, TokenSigner } from '../auth/index.js'
-import type { AccountStore } from '../wallet/index.js'
+import type { WalletAccounts } from '../wallet/index.js'
 
 /** Upstream's batch limit. */
 export const maxBatchEntries = 10
@@ -12,7 +12,7 @@ export interface BatchDeps {
   /** The daemon's dispatcher (passed as a forwarding object: it is built after the handlers are registered). */
   dispatcher: Pick<Dispatcher, 'resolve' | 'dispatch'>
   tokens: TokenSigner
-  accounts: AccountStore
+  accounts: WalletAccounts
 }
 
 export function batchHandlers({ dispatcher, tokens, accounts }: BatchDeps): HandlerTable {

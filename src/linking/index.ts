@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { Clock, HandlerTable } from '../bus/index.js'
 import type { TokenSigner } from '../auth/index.js'
-import type { AccountStore, NostrAccounts } from '../wallet/index.js'
+import type { NostrAccounts, WalletAccounts } from '../wallet/index.js'
 import { linkingStore } from './store.js'
 import { adminEnrollment } from './admin-enrollment.js'
 import { npubLinkingHandlers } from './npub-linking.js'
@@ -19,7 +19,7 @@ export { maxBatchEntries } from './batch.js'
 
 export interface LinkingDeps {
   db: Db
-  accounts: AccountStore
+  accounts: WalletAccounts
   nostr: NostrAccounts
   tokens: TokenSigner
   clock: Clock

@@ -8,7 +8,7 @@ import {
 } from '../bus/index.js'
 import type { Db } from '../store/index.js'
 import type { LightningNode } from '../node/index.js'
-import type { AccountStore, Wallet } from '../wallet/index.js'
+import type { Wallet, WalletAccounts } from '../wallet/index.js'
 import { lnurlKeysStore } from './keys-store.js'
 import { serviceUrl, type ServiceUrlConfig } from './service-url.js'
 import { payHandlers } from './pay.js'
@@ -22,8 +22,8 @@ export { encodeLnurl, decodeLnurl } from './lnurl-string.js'
 export interface LnurlDeps extends ServiceUrlConfig {
   db: Db
   node: LightningNode
-  accounts: Pick<AccountStore, 'userById' | 'appUserOf' | 'appUser' | 'appById'>
-  wallet: Pick<Wallet, 'createInvoiceFor' | 'payInvoiceFor' | 'invoiceByPaymentHash'>
+  accounts: Pick<WalletAccounts, 'userById' | 'appUserOf' | 'appUser' | 'appById'>
+  wallet: Pick<Wallet, 'createInvoiceFor' | 'payInvoiceFor' | 'invoiceByPaymentHash' | 'nostr'>
   defaultAppId: string
   events$: Observable<DomainEvent>
   /** Signs and queues Nostr events to the relays given (the zap request's). */

@@ -3,7 +3,7 @@
 // path. The key is claimed atomically before paying, so a link pays out at most once.
 import { type HandlerTable, OperationError, isOperationError } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
-import type { AccountStore, Wallet } from '../wallet/index.js'
+import type { Wallet, WalletAccounts } from '../wallet/index.js'
 import type { LnurlKeysStore } from './keys-store.js'
 import type { ServiceUrl } from './service-url.js'
 import { maxWithdrawableSats } from '../wallet/index.js'
@@ -19,7 +19,7 @@ export interface WithdrawFees {
 export interface WithdrawDeps {
   keys: LnurlKeysStore
   url: ServiceUrl
-  accounts: Pick<AccountStore, 'userById'>
+  accounts: Pick<WalletAccounts, 'userById'>
   wallet: Pick<Wallet, 'payInvoiceFor'>
   node: Pick<LightningNode, 'decodeInvoice'>
   fees: WithdrawFees

@@ -9,6 +9,7 @@ import type { Logger } from 'pino'
 import { catalogue } from '../../schema/catalogue.js'
 import type { LightningNode } from '../node/index.js'
 import type { Db } from '../store/index.js'
+import type { Wallet } from '../wallet/index.js'
 import { archivesDirName } from './archive.js'
 import { createBundleRecorder } from './bundle.js'
 import { openErrorCounters } from './error-windows.js'
@@ -43,7 +44,10 @@ export interface MetricsDeps {
   outcomes$: Observable<CallOutcome>
   events$: Observable<DomainEvent>
   node: LightningNode
+  /** Checked by PingSubProcesses. */
   db: Db
+  /** The wallet's door: GetAppsMetrics and the users' balance samples. */
+  wallet: Pick<Wallet, 'appsMetrics' | 'openBalanceReader'>
   clock: Clock
   log: Logger
   config: MetricsSettings
@@ -95,7 +99,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   let bundle = createBundleRecorder(bundles, clock)
   const watch = createNodeWatch({
     node: deps.node,
-    db: deps.db,
+    wallet: deps.wallet,
     bundle: { add: (...args) => bundle.add(...args), onEvent: event => bundle.onEvent(event) },
     clock,
     log,
@@ -172,7 +176,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     prometheus,
     watch,
     node: deps.node,
-    db: deps.db,
+    wallet: deps.wallet,
     clock,
     metricsDir,
     allowReset: config.allow_reset,

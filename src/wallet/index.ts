@@ -34,6 +34,10 @@ import { operatorViews } from './operator-views.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { clinkPointerCache } from './user-info.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
+import { nostrAccounts } from './nostr-accounts.js'
+import { appsReport } from './apps-report.js'
+import { openBalanceReader } from './balance-reader.js'
+import type { Wallet } from './door.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export { maxWithdrawableSats, type FeePolicy } from './fees.js'
@@ -44,9 +48,10 @@ export type { UserOperation } from './user-operations.js'
 export type {
   CreatedInvoice, InvoiceForWallet, OfferInvoiceView, WalletInvoice, WalletPayment, WalletPaidInvoice,
 } from './money-views.js'
-export { auditLedger, auditLedgerFile, type AuditReport } from './audit.js'
+export { auditLedger, auditLedgerFile, lastLedgerEntryId, type AuditReport } from './audit.js'
 export type { PaymentTerms, SpendLimit } from './payments/store.js'
-export { nostrAccounts, type NostrAccounts, type NostrUser } from './nostr-accounts.js'
+export type { NostrAccounts, NostrUser } from './nostr-accounts.js'
+export type { Wallet, WalletAccounts, WalletBalanceReader } from './door.js'
 
 
 export interface WalletDeps {
@@ -76,7 +81,7 @@ export interface WalletDeps {
   debitLimit?: (payment: { payerId: string; appId: string; debitNpub: string }) => SpendLimit
 }
 
-export function createWallet(deps: WalletDeps) {
+export function createWallet(deps: WalletDeps): Wallet {
   checkFeeSpread(deps.fees)
   const { db, node, emit, log, now } = deps
   const accounts = accountStore(deps)
@@ -125,11 +130,15 @@ export function createWallet(deps: WalletDeps) {
 
   let settlementStream: { unsubscribe(): void } | undefined
 
+  const appsMetrics = appsReport(db)
   return {
     accounts,
+    nostr: nostrAccounts({ db, accounts, random: deps.random }),
     defaultApp,
     handlers,
     directory: accounts.directory(),
+    appsMetrics,
+    openBalanceReader: () => openBalanceReader(db),
     ...walletMoneyViews({ issue, payer, invoices, payments }),
     /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
     attachSwapPayer(payer: AddressSwapPayer): void {
@@ -197,5 +206,3 @@ export function createWallet(deps: WalletDeps) {
     },
   }
 }
-
-export type Wallet = ReturnType<typeof createWallet>
