@@ -5,18 +5,15 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
 import { listening, type Config } from './config/index.js'
-import { openStore, ensureDataDir } from './store/index.js'
-import { startCheckpointWorker } from './store/checkpointer.js'
-import { createEventBus } from './bus/events.js'
-import { createRegistry } from './bus/registry.js'
-import { createDispatcher, type CallOutcome, type Dispatcher } from './bus/dispatcher.js'
-import { createAccessLog, type AccessLog } from './bus/access-log.js'
+import { openStore, ensureDataDir, startCheckpointWorker } from './store/index.js'
+import {
+  createAccessLog, createDispatcher, createEventBus, createRegistry, Subject, systemClock, systemTimers, type AccessLog,
+  type CallOutcome, type Clock, type Dispatcher,
+} from './bus/index.js'
 import { createMetrics } from './metrics/index.js'
 import { createWebRtc } from './webrtc/index.js'
 import { hostPaymentHandlers } from './host-api/index.js'
 import { startPaidCallbacks } from './callbacks/index.js'
-import { Subject } from './bus/rx.js'
-import { systemClock, systemTimers, type Clock } from './bus/context.js'
 import { createAuthenticator } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
 import { createProbes, healthHandlers, type Probes } from './health/index.js'
@@ -29,14 +26,13 @@ import { daemonSecrets } from './lifecycle/secrets.js'
 import { modelHandlers, startModelRoom } from './models/index.js'
 import { createEventVerifier } from './transports/nostr/verify.js'
 import { createRates } from './rates/index.js'
-import { hostedExtensions, startExtensions } from './extensions/index.js'
-import type { RelayThread } from './threads/relay-thread.js'
-import { nostrAccounts } from './wallet/index.js'
+import { hostedExtensions } from './extensions/index.js'
+import { createPublisher, startExtensions } from './extensions/host/index.js'
+import type { RelayThread } from './relay/index.js'
 import { createLinking } from './linking/index.js'
 import { liveStreamHandlers, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
 import { createNwc } from './nwc/index.js'
 import { createLnurl } from './lnurl/index.js'
-import { createPublisher } from './extensions/publisher.js'
 import { createClink, debitNpubLimits } from './clink/index.js'
 import { removeDaemonInfo, writeDaemonInfo } from './daemon-files.js'
 import { nostrTransportLimits, rateProviders, walletFees } from './lifecycle/options.js'
@@ -164,11 +160,10 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(wallet.handlers, 'wallet')
   const nwc = createNwc({ db: store.db, wallet, node, relays: relayUrls, clock, random, log: log.child({ room: 'nwc' }) })
   registry.register(nwc.handlers, 'nwc')
-  const nostrUsers = nostrAccounts({ db: store.db, accounts: wallet.accounts, random })
   const linking = createLinking({
     db: store.db,
     accounts: wallet.accounts,
-    nostr: nostrUsers,
+    nostr: wallet.nostr,
     tokens,
     clock,
     random,
@@ -251,6 +246,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     events$: events.events$,
     node,
     db: store.db,
+    wallet,
     clock,
     log: log.child({ room: 'metrics' }),
     config: config.metrics,
@@ -300,7 +296,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     adminToken,
     metricsToken: config.auth.metrics_token,
     tokens,
-    directory: { ...wallet.directory, userForPubkey: nostrUsers.userForPubkey },
+    directory: { ...wallet.directory, userForPubkey: wallet.nostr.userForPubkey },
     adminPubkey: linking.adminPubkey,
     adminOnlyExtensions: config.extensions.admin_only,
   })

@@ -1,7 +1,6 @@
 // Admin: the static admin token over HTTP, or the enrolled admin pubkey over Nostr (reference/pub-protocol.md
 // §2.2, §3.7). Error reasons are upstream's.
-import { OperationError } from '../bus/errors.js'
-import type { Caller } from '../bus/context.js'
+import { OperationError, type Caller } from '../bus/index.js'
 import { bearerValue, type Credentials } from './credentials.js'
 import { sameSecret } from './secret-compare.js'
 

@@ -1,6 +1,5 @@
 // App: an HS256 JWT whose payload is `{appId}`; HTTP only.
-import { OperationError } from '../bus/errors.js'
-import type { Caller } from '../bus/context.js'
+import { OperationError, type Caller } from '../bus/index.js'
 import { bearerValue, type Credentials } from './credentials.js'
 import type { TokenSigner } from './tokens.js'
 import type { AccountDirectory } from './directory.js'

@@ -1,13 +1,4 @@
-// What a transport hands to authentication: the raw credentials it saw, nothing interpreted yet.
-
-export interface Credentials {
-  /** HTTP `authorization` header. */
-  authorization?: string
-  /** HTTP `X-Api-Key` header or `api-key` query parameter (wallet keys). */
-  apiKey?: string
-  /** Nostr: the verified author of the request event, and the app its `p` tag addressed. */
-  nostr?: { pubkey: string; appId: string }
-}
+// Reading the credentials a transport handed over (their shape is the bus's: `Credentials` in bus/context.ts).
 
 /** The `authorization` value without an optional `Bearer ` prefix (upstream accepts both). */
 export function bearerValue(header: string | undefined): string | undefined {
@@ -15,3 +6,5 @@ export function bearerValue(header: string | undefined): string | undefined {
   const value = header.replace(/^Bearer\s+/i, '').trim()
   return value.length > 0 ? value : undefined
 }
+
+export type { Credentials } from '../bus/index.js'

@@ -1,5 +1,5 @@
 // What authentication needs to know about accounts. The wallet room implements it; auth never reads tables.
-import type { Caller } from '../bus/context.js'
+import type { Caller } from '../bus/index.js'
 
 export interface WalletKeyOwner {
   walletId: string

@@ -1,6 +1,5 @@
 // GuestWithPub: only over Nostr, where the event's pubkey and the addressed app are the context.
-import { OperationError } from '../bus/errors.js'
-import type { Caller } from '../bus/context.js'
+import { OperationError, type Caller } from '../bus/index.js'
 import type { Credentials } from './credentials.js'
 
 export function authenticateGuestPub(creds: Credentials): Extract<Caller, { kind: 'guestPub' }> {

@@ -2,9 +2,7 @@
 // of the wallet host (reference/wallet-host.md) applies to authenticated calls of extension operations.
 import type { CatalogueEntry } from '../../schema/catalogue.js'
 import type { AuthKind } from '../../schema/operation.js'
-import type { Caller } from '../bus/context.js'
-import { OperationError } from '../bus/errors.js'
-import type { Credentials } from './credentials.js'
+import { OperationError, type Authenticate, type Caller, type Credentials } from '../bus/index.js'
 import type { AccountDirectory } from './directory.js'
 import type { TokenSigner } from './tokens.js'
 import { authenticateAdmin } from './admin.js'
@@ -17,9 +15,10 @@ import { authenticateOperator } from './operator.js'
 import { authenticateMember } from './member.js'
 import { credentialMismatch } from './mismatch.js'
 
-export type { Credentials } from './credentials.js'
+export type { Authenticate, Credentials } from '../bus/index.js'
 export type { AccountDirectory, WalletKeyOwner } from './directory.js'
 export { createTokenSigner, type TokenSigner, type UserClaims } from './tokens.js'
+export { sameSecret } from './secret-compare.js'
 
 export interface AuthDeps {
   adminToken: string
@@ -31,8 +30,6 @@ export interface AuthDeps {
   /** Extensions only the operator may use (`[extensions] admin_only`). */
   adminOnlyExtensions: readonly string[]
 }
-
-export type Authenticate = (entry: CatalogueEntry, creds: Credentials) => Promise<Caller>
 
 export function createAuthenticator(deps: AuthDeps): Authenticate {
   const byKind: Record<AuthKind, (creds: Credentials) => Caller | Promise<Caller>> = {

@@ -1,7 +1,6 @@
 // Any authenticated person (the model registry's "current user", reference/models.md): a wallet key, the
 // operator's admin token, or a user token.
-import { OperationError } from '../bus/errors.js'
-import type { Caller } from '../bus/context.js'
+import { OperationError, type Caller } from '../bus/index.js'
 import { bearerValue, type Credentials } from './credentials.js'
 import type { TokenSigner } from './tokens.js'
 import type { AccountDirectory } from './directory.js'

@@ -1,6 +1,5 @@
 // Metrics: the metrics token, falling back to the admin token; over Nostr the enrolled admin pubkey.
-import { OperationError } from '../bus/errors.js'
-import type { Caller } from '../bus/context.js'
+import { OperationError, type Caller } from '../bus/index.js'
 import { bearerValue, type Credentials } from './credentials.js'
 import { sameSecret } from './secret-compare.js'
 import { enrolledAdmin, type AdminAuthDeps } from './admin.js'

@@ -1,7 +1,6 @@
 // The host super user of the extensions: the operator's admin token as `Authorization: Bearer <token>`, or the
 // enrolled admin pubkey over Nostr.
-import { OperationError } from '../bus/errors.js'
-import type { Caller } from '../bus/context.js'
+import { OperationError, type Caller } from '../bus/index.js'
 import { bearerValue, type Credentials } from './credentials.js'
 import { sameSecret } from './secret-compare.js'
 import { enrolledAdmin, type AdminAuthDeps } from './admin.js'

@@ -1,7 +1,7 @@
 // HS256 JWTs for apps (`{appId}`) and users (`{user_id, app_id, app_user_id}`), as upstream issues them:
 // no expiry, so clients that stored a token keep working (reference/pub-protocol.md §2.2).
 import { SignJWT, jwtVerify, errors } from 'jose'
-import { BoundedMap } from '../bus/bounded.js'
+import { BoundedMap } from '../bus/index.js'
 
 export interface UserClaims {
   user_id: string

@@ -1,7 +1,6 @@
 // User: an HS256 JWT `{user_id, app_id, app_user_id}` over HTTP; over Nostr, the event's pubkey mapped to an app
 // user (auto-provisioned where the app allows it).
-import { OperationError } from '../bus/errors.js'
-import type { Caller } from '../bus/context.js'
+import { OperationError, type Caller } from '../bus/index.js'
 import { bearerValue, type Credentials } from './credentials.js'
 import type { TokenSigner } from './tokens.js'
 import type { AccountDirectory } from './directory.js'

@@ -1,7 +1,6 @@
 // Wallet keys of the wallet host (reference/wallet-host.md): `X-Api-Key` header or `api-key` query parameter,
 // with the host's exact error texts and status codes.
-import { OperationError } from '../bus/errors.js'
-import type { Caller } from '../bus/context.js'
+import { OperationError, type Caller } from '../bus/index.js'
 import type { Credentials } from './credentials.js'
 import type { AccountDirectory } from './directory.js'
 

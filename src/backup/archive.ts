@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import * as tar from 'tar'
-import { auditLedgerFile } from '../wallet/audit.js'
+import { auditLedgerFile, lastLedgerEntryId } from '../wallet/index.js'
 
 export const manifestFormat = 'relaypay-backup/1'
 const ledgerFile = 'relaypay.sqlite'
@@ -234,18 +234,12 @@ function schemaVersionOf(file: string): number {
 
 function ledgerSummary(file: string): BackupManifest['ledger'] {
   const report = auditLedgerFile(file)
-  const db = new Database(file, { readonly: true, fileMustExist: true })
-  try {
-    const last = (db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM ledger_entries').get() as { id: number }).id
-    return {
-      audit_ok: report.ok,
-      wallets: report.wallets,
-      wallets_total_msat: report.walletsTotalMsat,
-      transactions: report.transactions,
-      last_entry_id: last,
-    }
-  } finally {
-    db.close()
+  return {
+    audit_ok: report.ok,
+    wallets: report.wallets,
+    wallets_total_msat: report.walletsTotalMsat,
+    transactions: report.transactions,
+    last_entry_id: lastLedgerEntryId(file),
   }
 }
 

@@ -34,6 +34,16 @@ export type CallerFor<K extends AuthKind> = K extends 'guest'
                   ? Extract<Caller, { kind: 'guest' | 'wallet' }>
                   : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
 
+/** What a transport hands to authentication: the raw credentials it saw, nothing interpreted yet. */
+export interface Credentials {
+  /** HTTP `authorization` header. */
+  authorization?: string
+  /** HTTP `X-Api-Key` header or `api-key` query parameter (wallet keys). */
+  apiKey?: string
+  /** Nostr: the verified author of the request event, and the app its `p` tag addressed. */
+  nostr?: { pubkey: string; appId: string }
+}
+
 /** Milliseconds since the epoch; injected so schedules, expiry and retries are testable. */
 export interface Clock {
   now(): number

@@ -6,14 +6,16 @@ import { Observable, Subject, defer, from, isObservable, type Observer } from '.
 import type { Logger } from 'pino'
 import type { z } from 'zod'
 import type { CatalogueEntry } from '../../schema/catalogue.js'
-import type { Credentials, Authenticate } from '../auth/index.js'
-import type { Caller, Clock, Transport } from './context.js'
+import type { Caller, Clock, Credentials, Transport } from './context.js'
 import { OperationError, isOperationError } from './errors.js'
 import type { Registry } from './registry.js'
 import type { CallTimings } from './events.js'
 import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
 import { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.js'
 import type { AccessLine, AccessLog } from './access-log.js'
+
+/** Turns a call's credentials into a caller for the operation; the auth room supplies it at start. */
+export type Authenticate = (entry: CatalogueEntry, creds: Credentials) => Promise<Caller>
 
 export interface Call {
   /** Operation name or alias. */

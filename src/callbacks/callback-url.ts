@@ -1,7 +1,7 @@
 // A paid-invoice callback URL as a caller hands it to us (UpdateCallbackUrl, AddAppInvoice, AddAppUserInvoice, a
 // CLINK offer), checked by the guard when it is given, so a refused one is an error to that caller rather than a
 // silent drop once the invoice is paid. The call itself checks again, on the address it connects to.
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 import { checkOutboundUrl, type GuardOptions } from './outbound-guard.js'
 
 /** Upstream stores at most this much of a callback URL template. */

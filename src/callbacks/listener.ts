@@ -1,9 +1,8 @@
 // Sends the paid-invoice callback for every credited invoice that has a callback URL: the one given when the
 // invoice was made, else the wallet's saved callback_url (UpdateCallbackUrl). Fire-and-forget: failures are
 // logged and never touch the credit, which committed before the event was emitted.
-import { mergeMap, type Observable, type Subscription } from '../bus/rx.js'
+import { mergeMap, type Observable, type Subscription, ofType, type DomainEvent } from '../bus/index.js'
 import type { Logger } from 'pino'
-import { ofType, type DomainEvent } from '../bus/events.js'
 import { sendPaidCallback } from './paid-callback.js'
 import type { GuardOptions } from './outbound-guard.js'
 

@@ -7,7 +7,7 @@
 import dns from 'node:dns'
 import net from 'node:net'
 import { WebSocket, type ClientOptions } from 'ws'
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 
 const blocked = new net.BlockList()
 for (const [prefix, bits] of [

@@ -3,7 +3,7 @@
 import path from 'node:path'
 import fs from 'node:fs'
 import { openStore } from '../store/index.js'
-import { auditLedger } from '../wallet/audit.js'
+import { auditLedger } from '../wallet/index.js'
 
 export function runAudit(opts: { dataDir: string; json?: boolean }): void {
   const dataDir = path.resolve(opts.dataDir)

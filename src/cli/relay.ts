@@ -4,8 +4,7 @@
 import path from 'node:path'
 import { pino } from 'pino'
 import { loadConfig } from '../config/index.js'
-import { startRelay } from '../relay/index.js'
-import { relayLimitsOf } from '../threads/relay-thread.js'
+import { relayLimitsOf, startRelay } from '../relay/index.js'
 import { createEventVerifier } from '../transports/nostr/verify.js'
 
 export async function runRelay(opts: { dataDir: string; host: string; port: number }): Promise<void> {

@@ -1,6 +1,2 @@
-export {
-  encodeNoffer, decodeNoffer, encodeNdebit, decodeNdebit, encodeNmanage, decodeNmanage,
-  type OfferPointer, type AccessPointer, type OfferPriceType,
-} from './pointers.js'
 export { createClink, type Clink, type ClinkDeps, type ClinkPart } from './room.js'
 export { debitNpubLimits } from './debit-budget.js'

@@ -15,7 +15,7 @@ import type { OfferConfig } from '../../schema/messages/offers.js'
 import { OperationError } from '../bus/errors.js'
 import type { HandlerTable } from '../bus/handler.js'
 import { msatAsSats, unixSeconds, type Wallet } from '../wallet/index.js'
-import { encodeNoffer } from './pointers.js'
+import { encodeNoffer } from '../nostr-codecs/index.js'
 import { checkOfferFields, OfferFieldError, type OfferFieldsInput } from './offer-fields.js'
 import { payerDataOf, type OfferFields, type OfferRow, type OfferStore } from './offer-store.js'
 

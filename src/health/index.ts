@@ -1,7 +1,6 @@
 // The Health probe (`GET /api/health`): answers OK while the daemon can serve, ERROR with the reason otherwise.
 // The service-manager probes (`/healthz`, `/readyz`) are in probes.ts.
-import type { HandlerTable } from '../bus/handler.js'
-import { OperationError } from '../bus/errors.js'
+import { type HandlerTable, OperationError } from '../bus/index.js'
 
 export { createProbes, type Probes, type CheckResult, type CheckName, type ProbeAnswer } from './probes.js'
 

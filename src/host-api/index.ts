@@ -2,8 +2,7 @@
 // create an invoice or pay one with a wallet key, and read a payment by its hash. Everything goes through the
 // wallet's normal invoice and payment path, ledger and fees.
 import { decode as decodeBolt11 } from 'light-bolt11-decoder'
-import type { HandlerTable } from '../bus/handler.js'
-import { OperationError, isOperationError } from '../bus/errors.js'
+import { type HandlerTable, OperationError, isOperationError } from '../bus/index.js'
 import { fiatToMsat, isKnownCurrency, type Rates } from '../rates/index.js'
 import { positiveSatsAsMsat, type CreatedInvoice, type InvoiceForWallet, type WalletInvoice, type WalletPayment } from '../wallet/index.js'
 

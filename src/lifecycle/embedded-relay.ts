@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import { listening, type Config } from '../config/index.js'
-import { relayLimitsOf, startRelayThread, type RelayThread } from '../threads/relay-thread.js'
+import { relayLimitsOf, startRelayThread, type RelayThread } from '../relay/index.js'
 import { trustRelay } from '../callbacks/index.js'
 
 export interface EmbeddedRelay {

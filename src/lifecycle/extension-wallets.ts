@@ -1,7 +1,7 @@
-// The wallets as the extensions see them (extensions/host.ts ExtensionWallets): a summary, an invoice, a payment
+// The wallets as the extensions see them (ExtensionWallets in extensions/host/): a summary, an invoice, a payment
 // and the purge of an expired unpaid invoice, each through the wallet's own paths and ledger.
-import type { Clock } from '../bus/context.js'
-import type { ExtensionWallets } from '../extensions/index.js'
+import type { Clock } from '../bus/index.js'
+import type { ExtensionWallets } from '../extensions/host/index.js'
 import type { Wallet } from '../wallet/index.js'
 
 export function extensionWallets(wallet: Wallet, clock: Clock): ExtensionWallets {

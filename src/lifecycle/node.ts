@@ -2,7 +2,7 @@
 // `wait_for_node` says so), watched by the readiness probe, and loud about mock mode.
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import type { Config } from '../config/index.js'
 import type { Probes } from '../health/index.js'
 import { createNode, mockModeWarning, nodeNotReadyReason, nodeOptions, type LightningNode } from '../node/index.js'

@@ -6,7 +6,7 @@ import type { CatalogueEntry } from '../../schema/catalogue.js'
 import type { Config } from '../config/index.js'
 import type { Probes } from '../health/index.js'
 import { startHttpServer, type HttpServer } from '../transports/http/index.js'
-import type { AccessLog } from '../bus/access-log.js'
+import type { AccessLog } from '../bus/index.js'
 
 export function startProbeServer(config: Config, catalogue: readonly CatalogueEntry[], probes: Probes, log: Logger, accessLog?: AccessLog): Promise<HttpServer> {
   return startHttpServer({

@@ -3,8 +3,7 @@
 // (and keeps its running value, so the next reload names it again until the daemon restarts).
 import type { Logger } from 'pino'
 import type { Config } from '../config/index.js'
-import type { RelayLimits } from '../relay/index.js'
-import { relayLimitsOf } from '../threads/relay-thread.js'
+import { relayLimitsOf, type RelayLimits } from '../relay/index.js'
 
 /** Keys applied by a reload; the daemon knows how to apply each (daemon.ts). */
 export const reloadableKeys = [
@@ -13,7 +12,7 @@ export const reloadableKeys = [
   'http.guest_max_body_bytes',
   'http.headers_timeout_seconds',
   'http.request_timeout_seconds',
-  // The embedded relay's limits (relayLimitsOf in threads/relay-thread.ts), sent to its thread.
+  // The embedded relay's limits (relayLimitsOf in relay/relay-thread.ts), sent to its thread.
   'nostr.relay_open_writes',
   'nostr.relay_max_connections',
   'nostr.relay_max_connections_per_address',

@@ -1,12 +1,9 @@
 // BatchUser (reference/pub-protocol.md §2.5): up to ten user operations run one after another, each through the
 // dispatcher as the same user, so every entry gets the auth, validation and metrics of a call of its own. The
 // answer holds one OK/ERROR object per entry, in order; reasons are upstream's (typos included: clients match).
-import { lastValueFrom } from '../bus/rx.js'
-import type { HandlerTable } from '../bus/handler.js'
-import type { Dispatcher } from '../bus/dispatcher.js'
+import { lastValueFrom, type HandlerTable, type Dispatcher, OperationError, isOperationError } from '../bus/index.js'
 import type { Credentials, TokenSigner } from '../auth/index.js'
-import { OperationError, isOperationError } from '../bus/errors.js'
-import type { AccountStore } from '../wallet/index.js'
+import type { WalletAccounts } from '../wallet/index.js'
 
 /** Upstream's batch limit. */
 export const maxBatchEntries = 10
@@ -15,7 +12,7 @@ export interface BatchDeps {
   /** The daemon's dispatcher (passed as a forwarding object: it is built after the handlers are registered). */
   dispatcher: Pick<Dispatcher, 'resolve' | 'dispatch'>
   tokens: TokenSigner
-  accounts: AccountStore
+  accounts: WalletAccounts
 }
 
 export function batchHandlers({ dispatcher, tokens, accounts }: BatchDeps): HandlerTable {

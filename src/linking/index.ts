@@ -2,10 +2,9 @@
 // invites), what a user's devices registered, the HTTP upgrade, and BatchUser.
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
-import type { Clock } from '../bus/context.js'
-import type { HandlerTable } from '../bus/handler.js'
+import type { Clock, HandlerTable } from '../bus/index.js'
 import type { TokenSigner } from '../auth/index.js'
-import type { AccountStore, NostrAccounts } from '../wallet/index.js'
+import type { NostrAccounts, WalletAccounts } from '../wallet/index.js'
 import { linkingStore } from './store.js'
 import { adminEnrollment } from './admin-enrollment.js'
 import { npubLinkingHandlers } from './npub-linking.js'
@@ -20,7 +19,7 @@ export { maxBatchEntries } from './batch.js'
 
 export interface LinkingDeps {
   db: Db
-  accounts: AccountStore
+  accounts: WalletAccounts
   nostr: NostrAccounts
   tokens: TokenSigner
   clock: Clock

@@ -3,8 +3,7 @@
 // does not let clients open accounts on their own.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Db } from '../store/index.js'
-import type { HandlerTable } from '../bus/handler.js'
-import { OperationError } from '../bus/errors.js'
+import { type HandlerTable, OperationError } from '../bus/index.js'
 import type { NostrAccounts } from '../wallet/index.js'
 import type { LinkingStore } from './store.js'
 

@@ -2,9 +2,8 @@
 // over HTTP, hands it to its user, and the user's client presents it over the relay with LinkNPubThroughToken.
 // Tokens are persisted, so a restart within the two minutes does not void them.
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { HandlerTable } from '../bus/handler.js'
-import { OperationError } from '../bus/errors.js'
-import type { AccountStore, NostrAccounts } from '../wallet/index.js'
+import { type HandlerTable, OperationError } from '../bus/index.js'
+import type { NostrAccounts, WalletAccounts } from '../wallet/index.js'
 import type { LinkingStore } from './store.js'
 
 /** Upstream's linking tokens live two minutes. */
@@ -13,7 +12,7 @@ const tokenBytes = 32
 
 export interface NpubLinkingDeps {
   store: LinkingStore
-  accounts: AccountStore
+  accounts: WalletAccounts
   nostr: NostrAccounts
   random(bytes: number): Uint8Array
 }

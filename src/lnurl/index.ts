@@ -2,15 +2,13 @@
 // NIP-57 zap receipts. `createLnurl` builds the handlers and starts the receipt publisher; call it before the
 // wallet starts so that payments credited at start-up still get their receipts.
 import type { Logger } from 'pino'
-import type { Observable } from '../bus/rx.js'
+import {
+  type Observable, type Clock, type DomainEvent, type HandlerTable, type CallContext, RateLimiter, addressKey,
+  type RateBudget,
+} from '../bus/index.js'
 import type { Db } from '../store/index.js'
-import type { Clock } from '../bus/context.js'
-import type { DomainEvent } from '../bus/events.js'
-import type { HandlerTable } from '../bus/handler.js'
-import type { CallContext } from '../bus/context.js'
-import { RateLimiter, addressKey, type RateBudget } from '../bus/rate-limit.js'
 import type { LightningNode } from '../node/index.js'
-import type { AccountStore, Wallet } from '../wallet/index.js'
+import type { Wallet, WalletAccounts } from '../wallet/index.js'
 import { lnurlKeysStore } from './keys-store.js'
 import { serviceUrl, type ServiceUrlConfig } from './service-url.js'
 import { payHandlers } from './pay.js'
@@ -20,13 +18,12 @@ import { publishZapReceipts, type ZapPublisher } from './zaps.js'
 
 export { lnurlDisabledMessage } from './service-url.js'
 export { encodeLnurl, decodeLnurl } from './lnurl-string.js'
-export { validateZapRequest, type ZapRequest } from './zaps.js'
 
 export interface LnurlDeps extends ServiceUrlConfig {
   db: Db
   node: LightningNode
-  accounts: Pick<AccountStore, 'userById' | 'appUserOf' | 'appUser' | 'appById'>
-  wallet: Pick<Wallet, 'createInvoiceFor' | 'payInvoiceFor' | 'invoiceByPaymentHash'>
+  accounts: Pick<WalletAccounts, 'userById' | 'appUserOf' | 'appUser' | 'appById'>
+  wallet: Pick<Wallet, 'createInvoiceFor' | 'payInvoiceFor' | 'invoiceByPaymentHash' | 'nostr'>
   defaultAppId: string
   events$: Observable<DomainEvent>
   /** Signs and queues Nostr events to the relays given (the zap request's). */

@@ -61,7 +61,6 @@ export function lnurlKeysStore(db: Db, random: (bytes: number) => Uint8Array, no
     dropAddressOfUser: db.prepare('DELETE FROM lightning_addresses WHERE user_id = ?'),
     insertAddress: db.prepare('INSERT INTO lightning_addresses (name, user_id, created_at) VALUES (?, ?, ?)'),
     // The app-user table belongs to the wallet room; upstream's pubkey addresses need this one read-only lookup.
-    userForNostrPubkey: db.prepare('SELECT user_id FROM app_users WHERE nostr_public_key = ?').pluck(),
     zapReceipt: db.prepare('SELECT event_id FROM zap_receipts WHERE payment_hash = ?').pluck(),
     insertZapReceipt: db.prepare(`INSERT INTO zap_receipts (payment_hash, event_id, published_at) VALUES (?, ?, ?)
                                   ON CONFLICT DO NOTHING`),
@@ -121,7 +120,6 @@ export function lnurlKeysStore(db: Db, random: (bytes: number) => Uint8Array, no
       statements.insertAddress.run(name, userId, now())
       return true
     }),
-    userForNostrPubkey: (pubkey: string) => statements.userForNostrPubkey.get(pubkey) as string | undefined,
 
     zapReceiptFor: (paymentHash: string) => statements.zapReceipt.get(paymentHash) as string | undefined,
     recordZapReceipt(paymentHash: string, eventId: string): void {

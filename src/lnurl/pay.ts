@@ -2,14 +2,13 @@
 // links, the payRequest answer, the callback that issues the invoice, and human-readable address names.
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { HandlerTable, OutputOf } from '../bus/handler.js'
-import { OperationError } from '../bus/errors.js'
+import { type HandlerTable, type OutputOf, OperationError } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
-import type { AccountStore, Wallet } from '../wallet/index.js'
+import type { Wallet, WalletAccounts } from '../wallet/index.js'
 import type { LnurlKeysStore, PayKeyRow } from './keys-store.js'
 import type { ServiceUrl } from './service-url.js'
 import { encodeLnurl } from './lnurl-string.js'
-import { validateZapRequest } from './zaps.js'
+import { validateZapRequest } from '../nostr-codecs/index.js'
 
 /** Upstream's floor: 10 sats. */
 export const minSendableMsat = 10_000
@@ -24,8 +23,8 @@ const hexPubkey = /^[0-9a-f]{64}$/
 export interface PayDeps {
   keys: LnurlKeysStore
   url: ServiceUrl
-  accounts: Pick<AccountStore, 'userById' | 'appUserOf' | 'appUser' | 'appById'>
-  wallet: Pick<Wallet, 'createInvoiceFor'>
+  accounts: Pick<WalletAccounts, 'userById' | 'appUserOf' | 'appUser' | 'appById'>
+  wallet: Pick<Wallet, 'createInvoiceFor' | 'nostr'>
   node: Pick<LightningNode, 'getBalances'>
   metaText: string
   /** The app of wallets that belong to no app user (they still get a pay key and a receipt signer). */
@@ -61,7 +60,7 @@ export function payHandlers(deps: PayDeps): HandlerTable {
 
   /** The wallet behind an address: a claimed name, else (upstream) an app user's hex Nostr pubkey. */
   const userForAddress = (name: string): string | undefined =>
-    keys.userForAddress(name) ?? (hexPubkey.test(name) ? keys.userForNostrPubkey(name) : undefined)
+    keys.userForAddress(name) ?? (hexPubkey.test(name) ? deps.wallet.nostr.appUserByPubkey(name)?.user_id : undefined)
 
   return {
     GetLnurlPayLink: async (_input, ctx) => {

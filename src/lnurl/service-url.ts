@@ -1,7 +1,7 @@
 // Where LNURL links point, and whether they may be handed out at all. A link built on a loopback address is
 // useless to any wallet but one on this machine, so (as upstream) every LNURL feature refuses while the public
 // URL is unset or loopback, unless `[lnurl] allow_loopback` says this is a test.
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 
 /** Upstream's wording, kept because clients match on it. */
 export const lnurlDisabledMessage = 'Lnurl not enabled. Make sure to set SERVICE_URL env variable'

@@ -1,8 +1,7 @@
 // Bundle metrics: time series of money movements and balances (reference/pub-protocol.md §10). Movements are
 // keyed `<action>_<from>_<used>[_meta][_failed]`; balance points are written only when the value changed.
 // Amounts are whole sats, as upstream records them.
-import type { DomainEvent } from '../bus/events.js'
-import type { Clock } from '../bus/context.js'
+import type { DomainEvent, Clock } from '../bus/index.js'
 import { encodeBundleSample } from './records.js'
 import type { TlvFileStore } from './tlv-file-store.js'
 

@@ -2,7 +2,7 @@
 // and saved to a file so the windows survive a restart.
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 
 export const errorWindows = { past24h: 86_400, past6h: 21_600, past1h: 3_600, past10m: 600, past1m: 60 } as const
 export type ErrorWindowName = keyof typeof errorWindows

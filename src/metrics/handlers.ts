@@ -1,11 +1,8 @@
 // The Metrics caller's operations. They only read what the recorders wrote (and reset or archive it); nothing
 // here records a call: the dispatcher's outcomes and the event stream do that.
-import { OperationError } from '../bus/errors.js'
-import type { HandlerTable } from '../bus/handler.js'
-import type { Db } from '../store/index.js'
+import { OperationError, type HandlerTable, type Clock } from '../bus/index.js'
+import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
-import type { Clock } from '../bus/context.js'
-import { appsReport } from './apps-report.js'
 import { createMetricsArchiver } from './archive.js'
 import { rootApp } from './bundle.js'
 import { withDeadline } from './deadline.js'
@@ -27,7 +24,8 @@ export interface MetricsHandlerDeps {
   prometheus: PrometheusMetrics
   watch: NodeWatch
   node: LightningNode
-  db: Db
+  /** GetAppsMetrics is the wallet's report over its own tables. */
+  wallet: Pick<Wallet, 'appsMetrics'>
   clock: Clock
   metricsDir: string
   allowReset: boolean
@@ -43,7 +41,6 @@ export interface MetricsHandlerDeps {
 
 export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
   const { usage, bundles, errors, clock } = deps
-  const appsMetrics = appsReport(deps.db)
   const nodes = nodeReport({ node: deps.node, bundles, clock, sampleNow: deps.sampleNow })
   let lockedSince: number | undefined
   const archiver = createMetricsArchiver({
@@ -79,7 +76,7 @@ export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
 
     GetErrorStats: async () => errors.report(),
 
-    GetAppsMetrics: async input => appsMetrics(input),
+    GetAppsMetrics: async input => deps.wallet.appsMetrics(input),
 
     GetNodeMetrics: async input => nodes.nodeMetrics(input),
 

@@ -4,15 +4,12 @@
 //   usage/<app>/<operation>/<chunk>.mtlv   bundle/<app>/<series>/<chunk>.mtlv   cache/error-stats.json   archives/
 import path from 'node:path'
 import fs from 'node:fs'
-import type { Observable, Subscription } from '../bus/rx.js'
+import type { Observable, Subscription, CallOutcome, DomainEvent, Clock, HandlerTable } from '../bus/index.js'
 import type { Logger } from 'pino'
 import { catalogue } from '../../schema/catalogue.js'
-import type { CallOutcome } from '../bus/dispatcher.js'
-import type { DomainEvent } from '../bus/events.js'
-import type { Clock } from '../bus/context.js'
-import type { HandlerTable } from '../bus/handler.js'
 import type { LightningNode } from '../node/index.js'
 import type { Db } from '../store/index.js'
+import type { Wallet } from '../wallet/index.js'
 import { archivesDirName } from './archive.js'
 import { createBundleRecorder } from './bundle.js'
 import { openErrorCounters } from './error-windows.js'
@@ -47,7 +44,10 @@ export interface MetricsDeps {
   outcomes$: Observable<CallOutcome>
   events$: Observable<DomainEvent>
   node: LightningNode
+  /** Checked by PingSubProcesses. */
   db: Db
+  /** The wallet's door: GetAppsMetrics and the users' balance samples. */
+  wallet: Pick<Wallet, 'appsMetrics' | 'openBalanceReader'>
   clock: Clock
   log: Logger
   config: MetricsSettings
@@ -99,7 +99,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   let bundle = createBundleRecorder(bundles, clock)
   const watch = createNodeWatch({
     node: deps.node,
-    db: deps.db,
+    wallet: deps.wallet,
     bundle: { add: (...args) => bundle.add(...args), onEvent: event => bundle.onEvent(event) },
     clock,
     log,
@@ -176,7 +176,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     prometheus,
     watch,
     node: deps.node,
-    db: deps.db,
+    wallet: deps.wallet,
     clock,
     metricsDir,
     allowReset: config.allow_reset,

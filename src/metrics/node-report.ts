@@ -1,8 +1,7 @@
 // GetNodeMetrics and GetNodeForwardingMetrics (and their upstream aliases GetLndMetrics, GetLndForwardingMetrics):
 // the node's channels and forwards as the node reports them now, and its balance graphs from the sampled series.
 // Sats on the wire; graph points are (unix seconds, sats) at each change of the sampled balance.
-import type { InputOf, OutputOf } from '../bus/handler.js'
-import type { Clock } from '../bus/context.js'
+import type { InputOf, OutputOf, Clock } from '../bus/index.js'
 import type { LightningNode, NodeChannel, NodeForward } from '../node/index.js'
 import { rootApp } from './bundle.js'
 import { nodeBalanceSeries } from './node-watch.js'

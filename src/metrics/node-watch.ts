@@ -1,15 +1,11 @@
 // Periodic samples of what no event announces: the node's balances and reachability, the users' total balance,
 // and the daemon's memory. Samples go to bundle series under `_root`, written only when a value changed.
-import Database from 'better-sqlite3'
 import type { Logger } from 'pino'
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
-import type { Db } from '../store/index.js'
+import type { Wallet } from '../wallet/index.js'
 import { rootApp, type BundleRecorder } from './bundle.js'
 import { withDeadline } from './deadline.js'
-
-/** Page cache of the connection the users' sum is read on: a sequential scan reuses a few pages. */
-const readerCacheKib = 512
 
 /** Series the node report reads back as its balance graphs. */
 export const nodeBalanceSeries = { chain: 'walletBalance', channels: 'channelBalance', external: 'providerBalance' } as const
@@ -37,22 +33,18 @@ export interface NodeWatch {
 
 export interface NodeWatchDeps {
   node: LightningNode
-  db: Db
+  wallet: Pick<Wallet, 'openBalanceReader'>
   bundle: BundleRecorder
   clock: Clock
   log: Logger
   timeoutMs: number
 }
 
-export function createNodeWatch({ node, db, bundle, clock, log, timeoutMs }: NodeWatchDeps): NodeWatch {
+export function createNodeWatch({ node, wallet, bundle, clock, log, timeoutMs }: NodeWatchDeps): NodeWatch {
   const state: NodeState = { reachable: undefined }
-  // The sum reads every wallet row: on the daemon's connection those pages would stay in its 16 MB page cache
-  // though payments need few of them (RSS after start with 100k wallets: 178 MB before, 147-165 MB after this). A
-  // read-only connection of its own, with a small cache, sees the same committed rows. An in-memory database has no
-  // second connection.
-  const reader = db.memory ? db : new Database(db.name, { readonly: true, fileMustExist: true })
-  if (reader !== db) reader.pragma(`cache_size = -${readerCacheKib}`)
-  const usersBalance = reader.prepare('SELECT COALESCE(SUM(balance_msat), 0) FROM users').pluck()
+  // The wallet reads the sum on a connection of its own (src/wallet/balance-reader.ts): sampling must not fill the
+  // payment path's page cache.
+  const balances = wallet.openBalanceReader()
   const sats = (msat: number) => Math.floor(msat / 1000)
 
   function markReachable(reachable: boolean) {
@@ -73,15 +65,13 @@ export function createNodeWatch({ node, db, bundle, clock, log, timeoutMs }: Nod
     return state.reachable === true
   }
 
-  const usersBalanceMsat = () => Number(usersBalance.get())
+  const usersBalanceMsat = () => balances.usersBalanceMsat()
 
   return {
     checkNode,
     state: () => ({ ...state }),
     usersBalanceMsat,
-    close: () => {
-      if (reader !== db) reader.close()
-    },
+    close: () => balances.close(),
     async sample() {
       const memory = process.memoryUsage()
       const kb = (bytes: number) => Math.ceil(bytes / 1000)

@@ -3,8 +3,7 @@
 // scraped (users' balance, relay connections, store bytes, node reachability, scheduler runs). One registry per
 // daemon, never prom-client's global one, so two daemons in one process do not share counters.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { CallOutcome } from '../bus/dispatcher.js'
-import type { DomainEvent } from '../bus/events.js'
+import type { CallOutcome, DomainEvent } from '../bus/index.js'
 import type { BuildInfo } from './build-info.js'
 
 export interface PrometheusSources {

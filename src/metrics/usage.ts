@@ -1,6 +1,5 @@
 // Usage metrics: one record per finished call, filed per application and per operation name (pub-protocol.md §10).
-import type { CallOutcome } from '../bus/dispatcher.js'
-import type { Caller } from '../bus/context.js'
+import type { CallOutcome, Caller } from '../bus/index.js'
 import { rootApp } from './bundle.js'
 import { encodeUsageRecord } from './records.js'
 import { isSafeSeriesName } from './tlv-file-store.js'

@@ -1,5 +1,5 @@
 // The model registry's operations (seed 002) and the recordings built on it (issue 10), mapped onto the rooms.
-import type { HandlerTable } from '../bus/handler.js'
+import type { HandlerTable } from '../bus/index.js'
 import type { Recordings } from './recordings.js'
 import type { ModelRegistry } from './registry.js'
 

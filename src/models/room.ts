@@ -3,7 +3,7 @@
 import type { Logger } from 'pino'
 import type { Config } from '../config/index.js'
 import type { Db } from '../store/index.js'
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import { defaultModelsBaseUrl } from './base-url.js'
 import { detectLocalEngine, fixedEngine } from './engine.js'
 import { readTestCatalogue } from './catalogue-file.js'

@@ -1,6 +1,6 @@
 // The node room's operations, answered from the configured LightningNode: the operator's node administration
 // (info, seed, assets, peers, channels, on-chain bumps) and the node-only invoice operations.
-import type { HandlerTable } from '../bus/handler.js'
+import type { HandlerTable } from '../bus/index.js'
 import type { LightningNode } from './lightning-node.js'
 import { chainHandlers } from './handlers/chain.js'
 import { channelHandlers } from './handlers/channels.js'

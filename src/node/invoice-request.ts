@@ -1,6 +1,6 @@
 // The rules every backend applies to an invoice request, so the embedded node and LND refuse the same requests
 // with the same words.
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 import type { CreateInvoiceRequest } from './lightning-node.js'
 
 /** Upstream's default and cap (reference/pub-protocol.md §7.5). */

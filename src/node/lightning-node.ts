@@ -1,9 +1,8 @@
 // The one Lightning node surface the daemon uses, whichever backend stands behind it. Amounts carry their unit in
 // the name (msat for Lightning, sats where Bitcoin itself has no msat); times are unix milliseconds.
 // Failures are thrown as OperationError; absence that is normal (an unknown payment hash) is `undefined`.
-import type { Observable } from '../bus/rx.js'
+import type { Observable, Clock, Timers } from '../bus/index.js'
 import type { Logger } from 'pino'
-import type { Clock } from '../bus/context.js'
 import type { Db } from '../store/index.js'
 
 export type BitcoinNetwork = 'regtest' | 'testnet' | 'signet' | 'mainnet'
@@ -34,8 +33,7 @@ export interface LndConnectionConfig {
   macaroonPath: string
 }
 
-export type { Timers } from '../bus/context.js'
-import type { Timers } from '../bus/context.js'
+export type { Timers } from '../bus/index.js'
 
 export interface NodeDeps {
   db: Db

@@ -10,7 +10,7 @@
 // is the fallback only for currencies the exchange does not quote (seed pricing rule 5): a Kraken currency
 // never falls through to CoinGecko, whose 00:00 snapshot is a different number from the day's close.
 import type { Logger } from 'pino'
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import { coingeckoPriceOn } from './coingecko-history.js'
 import { krakenFiat } from './currencies.js'
 import { krakenDailySeries } from './kraken-ohlc.js'

@@ -1,7 +1,7 @@
 // What the rates room answers, and how it says it cannot. A missing rate is always an error naming the currency
 // (and the day, for history): never a made-up rate, never today's rate standing in for a past day
 // (seed 001 part B, pricing rule 4; lnbits/tpos#52 issued a 1-sat invoice for a €30.50 order that way).
-import { OperationError, type ErrorCode } from '../bus/errors.js'
+import { OperationError, type ErrorCode } from '../bus/index.js'
 
 /** Where a rate came from; payroll records it as `rate_source`. */
 export type RateSource = 'spot' | 'kraken' | 'coingecko'

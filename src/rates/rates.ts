@@ -1,8 +1,7 @@
 // The rates room: current BTC prices for restaurant quotes and payroll's `current` mode, and closed days'
 // prices for payroll's `payday` mode. Built once by the daemon with the provider base URLs from config.
 import type { Logger } from 'pino'
-import type { Clock } from '../bus/context.js'
-import { OperationError } from '../bus/errors.js'
+import { type Clock, OperationError } from '../bus/index.js'
 import type { Db } from '../store/index.js'
 import { isKnownCurrency } from './currencies.js'
 import { createHistoricalRates } from './historical.js'

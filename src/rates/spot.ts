@@ -2,7 +2,7 @@
 // timeout; failures are dropped, outliers trimmed, the median taken (trimmed-median.ts), and the answer kept
 // for a short while so a burst of quotes costs the providers one round.
 import type { Logger } from 'pino'
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import { normalizeDecimal, parseDecimal } from './decimal.js'
 import { getProviderJson, joinUrl, ProviderFailure } from './provider-request.js'
 import { RateUnavailable, type RateQuote } from './rate-quote.js'

@@ -6,7 +6,7 @@
 // arrive from loopback.
 import net from 'node:net'
 import type { IncomingMessage } from 'node:http'
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import { tokenBucket, type RelayLimits, type TokenBucket } from './limits.js'
 
 export function clientAddress(req: IncomingMessage, trustedProxies: readonly string[]): string {

@@ -155,7 +155,7 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     db.close()
     throw new Error(`${file} has relay schema ${version}, newer than this relay (${schemaVersion})`)
   }
-  // The relay has its own thread (src/threads/relay-thread.ts) and is this file's only connection: SQLite's own
+  // The relay has its own thread (src/relay/relay-thread.ts) and is this file's only connection: SQLite's own
   // checkpoints inside commits stall nobody else, and a WAL that grew under a burst is cut back to this size.
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`)
   db.transaction(() => {

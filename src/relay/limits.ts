@@ -1,7 +1,7 @@
 // What protects the embedded relay from a misbehaving client, with defaults sized for one daemon and its clients
 // on one machine (docs/exposing.md lists them with the reasons). The NIP-11 document publishes what a client needs
 // to stay inside them. One object, replaced whole at run time (RunningRelay.setLimits): nothing keeps a copy.
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 
 export interface RelayLimits {
   /** Largest client message accepted, in bytes; larger ones are refused with OK/NOTICE "invalid:". */

@@ -5,7 +5,7 @@
 // per turn of the event loop, the daemon's own first. A job waits (and others go on) while its client has more than
 // `maxPendingBytes` unsent, or while its connection's or its address's stored-event budget is spent: that is
 // back-pressure for the one client, never a stall for the others.
-import type { Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import type { EventStore, QueryCursor, StoredEvent } from './event-store.js'
 import type { Filter } from './filter.js'
 import type { RelayLimits, TokenBucket } from './limits.js'

@@ -2,10 +2,10 @@
 // transaction of several index writes: ~0.1-0.2 ms apiece on a small machine. Events that arrive in one turn of the
 // relay thread's event loop are stored in one transaction, each in its own savepoint (a failure rolls back alone),
 // through src/threads/batch-worker.ts run on this thread: the relay has a thread of its own
-// (src/threads/relay-thread.ts), so a second one for the store would only add a hop.
+// (src/relay/relay-thread.ts), so a second one for the store would only add a hop.
 // An event's OK and its broadcast wait for that commit, so nothing is acknowledged or relayed before it is stored.
 import type { Logger } from 'pino'
-import { startBatchWorker } from '../threads/batch-worker.js'
+import { startBatchWorker } from '../threads/index.js'
 import type { EventStore, SaveOutcome, SaveSource } from './event-store.js'
 import type { NostrEvent } from './nostr-event.js'
 

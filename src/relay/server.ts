@@ -4,7 +4,7 @@
 // limits.ts), budgets per connection, address and author with NIP-01 reasons, a write policy that carries only the
 // daemon's traffic, storage quotas, NIP-40 on read, and a store in our own better-sqlite3 file. A few hundred lines
 // of our own are easier to hold to these rules than plugins around a 0.0.x library.
-// In the daemon it runs on a thread of its own (src/threads/relay-thread.ts): nothing here can hold up a payment.
+// In the daemon it runs on a thread of its own (src/relay/relay-thread.ts): nothing here can hold up a payment.
 import fs from 'node:fs'
 import path from 'node:path'
 import { timingSafeEqual } from 'node:crypto'
@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { pino, type Logger } from 'pino'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import { verifyEvent } from 'nostr-tools/pure'
-import { systemClock, type Clock } from '../bus/context.js'
+import type { Clock } from '../bus/index.js'
 import { clientSession, type ClientSession, type RelayCore } from './client-session.js'
 import { openEventStore, type EventStore } from './event-store.js'
 import { saveQueue } from './save-queue.js'
@@ -77,7 +77,8 @@ export interface RunningRelay {
 const closeGraceMs = 1000
 
 export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
-  const clock = opts.clock ?? systemClock
+  // The relay's thread loads nothing of the bus but its types, so the wall clock is written out here.
+  const clock: Clock = opts.clock ?? { now: () => Date.now() }
   const log = (opts.log ?? pino({ level: 'silent' })).child({ room: 'relay' })
   let limits = resolveLimits(opts.limits)
   const store: EventStore = openEventStore({

@@ -9,12 +9,12 @@
 // default mark is restored on every watched connection.
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
-import type { Db } from './index.js'
-import { smallWorker } from '../threads/worker-limits.js'
+import type { Database } from 'better-sqlite3'
+import { smallWorker } from '../threads/index.js'
 
 export interface CheckpointWorker {
   /** Checkpoints `db`'s file in the background from now on; the result stops watching it (before it closes). */
-  watch(db: Db): () => void
+  watch(db: Database): () => void
   /** Stops the worker; a checkpoint it is in the middle of completes or is safely abandoned by SQLite. */
   stop(): void
 }
@@ -26,7 +26,7 @@ export const backgroundAutocheckpoint = 10_000
 const journalSizeLimit = 64 * 1024 * 1024
 
 export function startCheckpointWorker(opts: { intervalMs?: number; log?: Logger } = {}): CheckpointWorker {
-  const watched = new Set<Db>()
+  const watched = new Set<Database>()
   let stopped = false
   const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
     workerData: { intervalMs: opts.intervalMs ?? 250 },

@@ -5,6 +5,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CheckpointWorker } from './checkpointer.js'
 
+export { startCheckpointWorker, type CheckpointWorker } from './checkpointer.js'
+
 export type Db = Database.Database
 
 export interface StoreOptions {

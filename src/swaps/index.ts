@@ -3,8 +3,7 @@
 // by default; then, and on the embedded node (which has no real chain), the three lists answer empty (as
 // Lightning.Pub does: a wallet shows "no swaps", not an error) and every other swap operation answers why not.
 import type { Logger } from 'pino'
-import { OperationError } from '../bus/errors.js'
-import type { HandlerTable } from '../bus/handler.js'
+import { OperationError, type HandlerTable } from '../bus/index.js'
 import type { Config } from '../config/index.js'
 import type { LightningNode, Timers } from '../node/index.js'
 import type { Db } from '../store/index.js'

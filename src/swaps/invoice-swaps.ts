@@ -5,7 +5,7 @@
 // invoice is paid. Refund: cooperatively as soon as the swap failed, otherwise through the script path after the
 // timeout; a refund is stored before it is broadcast, so asking again returns the same transaction.
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
-import { OperationError, isOperationError } from '../bus/errors.js'
+import { OperationError, isOperationError } from '../bus/index.js'
 import { providerFor, quoteAll, QuoteRefused, swapSecretKey, unixSecondsOrZero, type Provider, type SwapDeskDeps } from './providers.js'
 import { shownUrl } from './provider-api.js'
 import { swapFollowers, type SwapUpdate } from './provider-updates.js'

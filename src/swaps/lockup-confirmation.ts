@@ -4,7 +4,7 @@
 // node drops (LND restarting, a broken stream) is asked again after a backoff, and a restart arms it again from
 // the stored lockup. The node's answer is checked to be the lockup asked for before anyone hears of it.
 import type { Logger } from 'pino'
-import { isOperationError } from '../bus/errors.js'
+import { isOperationError } from '../bus/index.js'
 import type { ChainConfirmation, ConfirmationRequest, LightningNode, Timers } from '../node/index.js'
 
 const firstRetryMs = 1_000

@@ -1,7 +1,7 @@
 // The configured providers and what every swap flow shares: asking all of them at once, and the dependencies
 // the transaction-swap and invoice-swap desks both use.
 import type { Logger } from 'pino'
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 import type { LightningNode, Timers } from '../node/index.js'
 import type { UserOperation, WalletPayment } from '../wallet/index.js'
 import { ProviderError, shownUrl, type ProviderApi } from './provider-api.js'

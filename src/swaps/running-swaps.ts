@@ -1,6 +1,6 @@
 // Swaps running: the configured providers (HTTP and WebSocket each), the two desks, the handlers, and a look at
 // the node's block height every few seconds that removes quotes past their timeout.
-import type { HandlerTable } from '../bus/handler.js'
+import type { HandlerTable } from '../bus/index.js'
 import { operationId } from '../wallet/index.js'
 import type { Swaps, SwapsDeps } from './index.js'
 import { invoiceSwapDesk } from './invoice-swaps.js'

@@ -8,7 +8,7 @@
 // and keep the payment. A lockup that does not confirm before the swap's timeout is never claimed, and the
 // payment fails back. Every step is stored before the next, so a restart resumes a paid swap where it stopped.
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
-import { OperationError, isOperationError } from '../bus/errors.js'
+import { OperationError, isOperationError } from '../bus/index.js'
 import { providerFor, quoteAll, type Provider, type SwapDeskDeps, type SwapWallet } from './providers.js'
 import { lockupConfirmations } from './lockup-confirmation.js'
 import { swapFollowers, type SwapUpdate } from './provider-updates.js'

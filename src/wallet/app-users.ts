@@ -1,5 +1,5 @@
 // App users as an application addresses them: by identifier, inside its own app.
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 import type { AccountStore, AppUserRow } from './accounts.js'
 
 /** The app user `identifier` of app `appId`; not_found when it does not exist or belongs to another app. */

@@ -190,3 +190,13 @@ export function auditLedgerFile(file: string): AuditReport {
     db.close()
   }
 }
+
+/** The id of the last journal entry in a database file (0 for none): a backup's manifest names it. */
+export function lastLedgerEntryId(file: string): number {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    return (db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM ledger_entries').get() as { id: number }).id
+  } finally {
+    db.close()
+  }
+}

@@ -4,8 +4,7 @@
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { TokenSigner } from '../auth/index.js'
-import type { DomainEvent } from '../bus/events.js'
-import type { HandlerTable } from '../bus/handler.js'
+import { type DomainEvent, type HandlerTable, systemTimers } from '../bus/index.js'
 import { nodeNotReadyReason, type LightningNode, type Timers } from '../node/index.js'
 import { accountStore, type Random } from './accounts.js'
 import { appHandlers } from './handlers/apps.js'
@@ -35,7 +34,10 @@ import { operatorViews } from './operator-views.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { clinkPointerCache } from './user-info.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
-import { systemTimers } from '../bus/context.js'
+import { nostrAccounts } from './nostr-accounts.js'
+import { appsReport } from './apps-report.js'
+import { openBalanceReader } from './balance-reader.js'
+import type { Wallet } from './door.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export { maxWithdrawableSats, type FeePolicy } from './fees.js'
@@ -46,9 +48,10 @@ export type { UserOperation } from './user-operations.js'
 export type {
   CreatedInvoice, InvoiceForWallet, OfferInvoiceView, WalletInvoice, WalletPayment, WalletPaidInvoice,
 } from './money-views.js'
-export { auditLedger, type AuditReport } from './audit.js'
+export { auditLedger, auditLedgerFile, lastLedgerEntryId, type AuditReport } from './audit.js'
 export type { PaymentTerms, SpendLimit } from './payments/store.js'
-export { nostrAccounts, type NostrAccounts, type NostrUser } from './nostr-accounts.js'
+export type { NostrAccounts, NostrUser } from './nostr-accounts.js'
+export type { Wallet, WalletAccounts, WalletBalanceReader } from './door.js'
 
 
 export interface WalletDeps {
@@ -78,7 +81,7 @@ export interface WalletDeps {
   debitLimit?: (payment: { payerId: string; appId: string; debitNpub: string }) => SpendLimit
 }
 
-export function createWallet(deps: WalletDeps) {
+export function createWallet(deps: WalletDeps): Wallet {
   checkFeeSpread(deps.fees)
   const { db, node, emit, log, now } = deps
   const accounts = accountStore(deps)
@@ -127,11 +130,15 @@ export function createWallet(deps: WalletDeps) {
 
   let settlementStream: { unsubscribe(): void } | undefined
 
+  const appsMetrics = appsReport(db)
   return {
     accounts,
+    nostr: nostrAccounts({ db, accounts, random: deps.random }),
     defaultApp,
     handlers,
     directory: accounts.directory(),
+    appsMetrics,
+    openBalanceReader: () => openBalanceReader(db),
     ...walletMoneyViews({ issue, payer, invoices, payments }),
     /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
     attachSwapPayer(payer: AddressSwapPayer): void {
@@ -199,5 +206,3 @@ export function createWallet(deps: WalletDeps) {
     },
   }
 }
-
-export type Wallet = ReturnType<typeof createWallet>

@@ -1,7 +1,7 @@
 // The journal. `post` must run inside the same better-sqlite3 transaction as the business row that causes the
 // balance change (an invoice marked paid, a payment row inserted): nothing here opens its own transaction, so a
 // caller cannot split one change into two commits.
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 import type { Db } from '../store/index.js'
 
 /** Accounts outside the wallets: where money enters and leaves the service. */

@@ -1,8 +1,7 @@
 // Test mode (reference/pub-protocol.md §8.2): SetMockAppUserBalance and SetMockAppBalance set a balance directly.
 // Historically they overwrote the balance column; here the difference is posted against `system:mock`, so the
 // audit still balances. Without the node's mock controls both answer upstream's error.
-import { OperationError } from '../bus/errors.js'
-import type { HandlerTable } from '../bus/handler.js'
+import { OperationError, type HandlerTable } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { Db } from '../store/index.js'
 import type { AccountStore } from './accounts.js'

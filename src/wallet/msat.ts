@@ -1,6 +1,6 @@
 // Amounts entering the wallet from the wire: whole sats there, integer msat inside. Every conversion refuses what
 // would not stay exact (JS numbers are exact up to 2^53 msat).
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 
 export const msatPerSat = 1000
 

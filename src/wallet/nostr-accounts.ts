@@ -2,8 +2,7 @@
 // user found by its linked pubkey across all apps, or a new one where the addressed app lets clients open
 // accounts. Linking and invites bind a pubkey to an app user through the same functions.
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { OperationError } from '../bus/errors.js'
-import type { Caller } from '../bus/context.js'
+import { OperationError, type Caller } from '../bus/index.js'
 import type { Db } from '../store/index.js'
 import type { AccountStore, AppUserRow, Random } from './accounts.js'
 

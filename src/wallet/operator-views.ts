@@ -3,8 +3,7 @@
 // except the audit, which runs on a worker thread with a read-only connection of its own (start-audit.ts) so a
 // large journal never stalls the money thread.
 import { decode as decodeNip19 } from 'nostr-tools/nip19'
-import { OperationError } from '../bus/errors.js'
-import type { HandlerTable } from '../bus/handler.js'
+import { OperationError, type HandlerTable } from '../bus/index.js'
 import type { TokenSigner } from '../auth/index.js'
 import type { Db } from '../store/index.js'
 import type { AuditReport } from './audit.js'

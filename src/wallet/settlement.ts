@@ -3,9 +3,8 @@
 // twice, or again after a restart, finds the invoice paid and credits nothing (and the journal refuses a second
 // `invoice_credit` for one hash). At start the wallet follows the node from the stored index: what was settled
 // while the daemon was down arrives first, in settle-index order, so the index never passes an uncredited one.
-import type { Subscription } from '../bus/rx.js'
+import type { Subscription, DomainEvent } from '../bus/index.js'
 import type { Logger } from 'pino'
-import type { DomainEvent } from '../bus/events.js'
 import type { Db } from '../store/index.js'
 import type { LightningNode, SettledInvoice } from '../node/index.js'
 import { userAccount, type Ledger } from './ledger.js'

@@ -1,9 +1,7 @@
 // Wallet-to-wallet transfers (reference/pub-protocol.md §7.6): app user to app user, app user to the app, and a
 // payment to an on-chain address this service issued. One transaction each: both wallets unlocked, the sender
 // debited amount + fee, the receiver credited, the fee collector paid, the row written.
-import { OperationError } from '../bus/errors.js'
-import type { DomainEvent } from '../bus/events.js'
-import type { HandlerTable } from '../bus/handler.js'
+import { OperationError, type DomainEvent, type HandlerTable } from '../bus/index.js'
 import type { Db } from '../store/index.js'
 import type { AccountStore } from './accounts.js'
 import { appUserOf, appUserOrCreate } from './app-users.js'

@@ -2,10 +2,10 @@
 // wallets pay, debit and manage this user over Nostr.
 import type { z } from 'zod'
 import type { UserInfo } from '../../schema/messages/users.js'
-import { encodeNdebit, encodeNmanage, encodeNoffer } from '../clink/index.js'
+import { encodeNdebit, encodeNmanage, encodeNoffer } from '../nostr-codecs/index.js'
 import type { AccountStore, AppUserRow, UserRow } from './accounts.js'
 import { maxWithdrawableSats, msatToSats, type FeePolicy } from './fees.js'
-import { BoundedMap } from '../bus/bounded.js'
+import { BoundedMap } from '../bus/index.js'
 
 export interface UserInfoDeps {
   accounts: AccountStore

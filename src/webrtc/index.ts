@@ -3,10 +3,8 @@
 // daemon's candidates go to the caller's key as SubToWebRtcCandidates pushes; over the data channel the caller
 // asks for usage and bundle metrics files (metrics-channel.ts). Uses werift, a WebRTC stack in TypeScript.
 import { randomBytes } from 'node:crypto'
-import { EMPTY, Subject, type Observable } from '../bus/rx.js'
+import { EMPTY, Subject, type Observable, OperationError, type HandlerTable } from '../bus/index.js'
 import type { Logger } from 'pino'
-import { OperationError } from '../bus/errors.js'
-import type { HandlerTable } from '../bus/handler.js'
 import type { MetricsFileRequest } from './metrics-channel.js'
 import { createPeerTable, type PeerOwner, type WebRtcSettings } from './peers.js'
 import { parseCandidate, parseOffer } from './signals.js'

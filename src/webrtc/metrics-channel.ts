@@ -7,7 +7,7 @@
 // files only and its requests had no `metric_type`, so a request without one asks for a usage file.
 // Upstream logs a bad request and answers nothing; we answer a JSON text message `{status:"ERROR", reason}` so
 // the caller is not left waiting (binary = data, text = error).
-import { OperationError, isOperationError } from '../bus/errors.js'
+import { OperationError, isOperationError } from '../bus/index.js'
 
 /** Upstream's piece size: under the 16 KiB that every WebRTC stack delivers as one message. */
 export const packetDataBytes = 15_000

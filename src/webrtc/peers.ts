@@ -5,7 +5,7 @@
 import { isIPv4, isIPv6 } from 'node:net'
 import type { RTCDataChannel, RTCIceCandidate, RTCPeerConnection } from 'werift'
 import type { Logger } from 'pino'
-import { OperationError, isOperationError } from '../bus/errors.js'
+import { OperationError, isOperationError } from '../bus/index.js'
 import { channelError, dataPackets, parseChannelRequest, type MetricsFileRequest } from './metrics-channel.js'
 import { candidateAddress, candidateMessage, keepCandidates, type OfferDescription, type RemoteCandidate } from './signals.js'
 

@@ -3,7 +3,7 @@
 // sdpMLineIndex}` (upstream adds `type:"candidate"`; a missing candidate means the end of candidates).
 // werift accepts almost any text as SDP and any string as a candidate, so the checks that give a caller a clear
 // answer live here, before werift sees anything.
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 
 /** Far above a data-channel offer (about 1 KB plus a line per candidate); a relay event is smaller anyway. */
 export const maxOfferBytes = 32 * 1024

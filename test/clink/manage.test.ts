@@ -9,7 +9,7 @@ import { WebSocket } from 'ws'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { appProfile, PubClient, type Reply as PubReply } from '../support/pub-client.js'
-import { decodeNmanage, decodeNoffer } from '../../src/clink/index.js'
+import { decodeNmanage, decodeNoffer } from '../../src/nostr-codecs/index.js'
 import { ClinkClient } from './clink-client.js'
 
 ;(globalThis as { WebSocket?: unknown }).WebSocket = WebSocket

@@ -13,7 +13,7 @@ import { decode as lightDecode } from 'light-bolt11-decoder'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from '../wallet/money.js'
-import { decodeNdebit, decodeNmanage, decodeNoffer } from '../../src/clink/index.js'
+import { decodeNdebit, decodeNmanage, decodeNoffer } from '../../src/nostr-codecs/index.js'
 import { ClinkClient, tagOf } from './clink-client.js'
 
 // The SDK's nostr-tools pool captures globalThis.WebSocket when it is evaluated (Node 20 has none): set it first.

@@ -13,6 +13,8 @@ import type { CallOutcome } from '../../src/bus/dispatcher.js'
 import type { DomainEvent } from '../../src/bus/events.js'
 import type { Caller, Transport } from '../../src/bus/context.js'
 import { ManualTime } from '../node/manual-time.js'
+import { appsReport } from '../../src/wallet/apps-report.js'
+import { openBalanceReader } from '../../src/wallet/balance-reader.js'
 
 export const startMs = Date.UTC(2025, 4, 1, 12, 0, 0)
 
@@ -55,6 +57,7 @@ export async function openMetricsHarness(opts: Partial<HarnessOptions> = {}): Pr
       events$: events,
       node,
       db: store.db,
+      wallet: { appsMetrics: appsReport(store.db), openBalanceReader: () => openBalanceReader(store.db) },
       clock: time,
       log,
       config: { record_usage: true, allow_reset: false, sample_seconds: 3600, ...current.settings },

@@ -1,7 +1,7 @@
 // The payroll extension (seed 001 part B; reference/payroll.md): contracts paying an employee wallet a fixed
 // amount per period from a source wallet, a scheduler that pays due periods as internal payments, the payout
 // ledger and its CSV export. The door: the daemon starts it through the extension host and nothing else.
-import type { Extension } from '../host.js'
+import type { Extension } from '../host/index.js'
 import { contractLocks } from './contract-locks.js'
 import { contractsStore } from './contracts-store.js'
 import { contractHandlers } from './handlers/contracts.js'
@@ -12,7 +12,7 @@ import { payrollRef, payrollTag } from './payment-marker.js'
 import type { PayrollRoom } from './payroll-room.js'
 import { runTick, startScheduler, type SchedulerTimers } from './scheduler.js'
 import { payrollClock, payrollSettings } from './settings.js'
-import { systemTimers } from '../../bus/context.js'
+import { systemTimers } from '../../bus/index.js'
 
 /** Hosted by the daemon; `id` is the `extra.tag`, the extension gate's id and the enable route's `ext_id`. */
 export const payrollExtension: Extension = {

@@ -3,7 +3,7 @@
 // early payment in `detail`, and answers with the attempt's ledger row whether it was paid or failed. Pricing
 // mode and rate may be overridden for this one payout. A failure here counts as an attempt of the period but
 // does not pause the contract: the state table keeps pay-now's contract active.
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 import type { Contract, PricingMode } from './contracts-store.js'
 import type { LedgerStore, Payout } from './ledger-store.js'
 import { payPeriod, type PayPeriodDeps } from './pay-period.js'

@@ -7,10 +7,9 @@
 // still records the period (the host redelivers paid invoices at start). A refused payment ends the claim as
 // `failed`; the unpaid invoice stays on the employee wallet and expires by itself (mechanism rule 3).
 import type { Logger } from 'pino'
-import { isOperationError } from '../../bus/errors.js'
-import type { Clock } from '../../bus/context.js'
+import { isOperationError, type Clock } from '../../bus/index.js'
 import type { Rates } from '../../rates/index.js'
-import type { ExtensionWallets } from '../host.js'
+import type { ExtensionWallets } from '../host/index.js'
 import type { Contract } from './contracts-store.js'
 import type { Attempt, LedgerStore, Payout } from './ledger-store.js'
 import { extraOf, memoOf, type MarkedPeriod } from './payment-marker.js'

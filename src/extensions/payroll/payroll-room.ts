@@ -1,7 +1,7 @@
 // What payroll's handlers close over: its stores, the contract locks, the payment path and the scheduler.
-import type { Clock } from '../../bus/context.js'
+import type { Clock } from '../../bus/index.js'
 import type { Rates } from '../../rates/index.js'
-import type { ExtensionWallets } from '../host.js'
+import type { ExtensionWallets } from '../host/index.js'
 import type { ContractLocks } from './contract-locks.js'
 import type { ContractsStore } from './contracts-store.js'
 import type { LedgerStore } from './ledger-store.js'

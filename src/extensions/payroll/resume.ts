@@ -2,8 +2,7 @@
 // (empty paused_reason) writes off the paydays missed while paused; a pause payroll made after repeated failure
 // keeps them, so they settle on the next tick. An explicit `catch_up` overrides that inference either way:
 // true keeps, false writes off. Each written-off period gets a `skipped` row.
-import type { Clock } from '../../bus/context.js'
-import { OperationError } from '../../bus/errors.js'
+import { type Clock, OperationError } from '../../bus/index.js'
 import type { Contract, ContractsStore } from './contracts-store.js'
 import type { LedgerStore } from './ledger-store.js'
 import { dayOfMs, paydayOf } from './paydays.js'

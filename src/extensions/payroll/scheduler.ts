@@ -4,7 +4,7 @@
 // ends that contract's tick; the fifth failure of one period pauses the contract with a reason naming it.
 // Paused contracts are never visited.
 import type { Logger } from 'pino'
-import type { Clock, Timers } from '../../bus/context.js'
+import type { Clock, Timers } from '../../bus/index.js'
 import type { ContractLocks } from './contract-locks.js'
 import type { ContractsStore } from './contracts-store.js'
 import type { LedgerStore, Payout } from './ledger-store.js'

@@ -6,7 +6,7 @@
 // contract and row timestamps); the rates room keeps the daemon's clock. It is refused outside test mode
 // (`[node] mock`, off unless asked for), so a node with real money never pays on a
 // shifted calendar.
-import type { Clock } from '../../bus/context.js'
+import type { Clock } from '../../bus/index.js'
 import type { Config } from '../../config/index.js'
 import { dayStartMs } from './paydays.js'
 

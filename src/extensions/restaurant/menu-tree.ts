@@ -2,7 +2,7 @@
 // parent, never taken from a caller: root depth 0, path `/<root id>/…/<own id>`. A move re-derives the whole
 // subtree in one transaction, and is refused when it would make a node its own ancestor or push any node of the
 // subtree past the depth cap.
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 import type { MenuNodeRow, RestaurantStore } from './store.js'
 import { menuNode } from './wire.js'
 

@@ -4,8 +4,8 @@
 // deleted with its invoice a configured time later (`[restaurant] purge_expired_after_seconds`).
 import type { Logger } from 'pino'
 import type { Db } from '../../store/index.js'
-import { OperationError } from '../../bus/errors.js'
-import type { PaidInvoice } from '../host.js'
+import { OperationError } from '../../bus/index.js'
+import type { PaidInvoice } from '../host/index.js'
 import type { OrderLine } from './pricing.js'
 import type { PrintJobStore } from './print-jobs.js'
 import { kitchenTicket } from './print-jobs.js'

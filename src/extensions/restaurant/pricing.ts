@@ -3,8 +3,7 @@
 // within each group's bounds), then priced exactly: line_total = (unit_price + Σ price_delta) × quantity.
 // A `sat` restaurant asks total × 1000 msat; a fiat one ceil(total × sats per unit) sats at the current spot
 // rate. A rate that cannot be had is a 400 naming the currency, never a made-up or 1-sat invoice.
-import type { InputOf } from '../../bus/handler.js'
-import { OperationError, isOperationError } from '../../bus/errors.js'
+import { type InputOf, OperationError, isOperationError } from '../../bus/index.js'
 import { fiatToSats, satsPerUnit, type Rates } from '../../rates/index.js'
 import type { MenuItemRow, ModifierRow, RestaurantRow, RestaurantStore } from './store.js'
 import { availableAt } from './availability.js'

@@ -4,8 +4,8 @@
 // so a relay outage never fails or slows the HTTP call that caused them.
 import type { Logger } from 'pino'
 import { getPublicKey } from 'nostr-tools/pure'
-import type { Clock } from '../../bus/context.js'
-import type { NostrPublisher } from '../host.js'
+import type { Clock } from '../../bus/index.js'
+import type { NostrPublisher } from '../host/index.js'
 import type { MenuItemRow, RestaurantRow, RestaurantStore } from './store.js'
 import type { Settings } from './settings.js'
 import { ancestry } from './menu-tree.js'

@@ -1,5 +1,5 @@
 // The restaurant extension's parts, assembled once at start from the host and handed to every handler factory.
-import type { ExtensionHost } from '../host.js'
+import type { ExtensionHost } from '../host/index.js'
 import { newId } from './ids.js'
 import { orderBook, type OrderBook } from './orders.js'
 import { printJobStore, type PrintJobStore } from './print-jobs.js'

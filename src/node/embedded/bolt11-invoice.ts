@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module'
 import type * as Bolt11 from 'bolt11'
 import type { PaymentRequestObject } from 'bolt11'
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 import type { DecodedInvoice } from '../lightning-node.js'
 import type { NetworkParams } from './network-params.js'
 

@@ -2,8 +2,7 @@
 // active at once (there is no chain to wait for); closing pays our side back to the close address; policies and
 // balances are stored so that ListChannels shows every change the operator made.
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { Clock } from '../../bus/context.js'
-import { OperationError } from '../../bus/errors.js'
+import { type Clock, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import type {
   ChannelPolicy,

@@ -1,8 +1,7 @@
 // The embedded node: a LightningNode that runs offline inside the daemon (the default backend). It has a real
 // identity and issues real signed invoices, settles payments between its own invoices, and simulates the rest
 // (chain wallet, peers, channels) in its SQLite tables so that every admin operation visibly does something.
-import { Observable, Subject } from '../../bus/rx.js'
-import { OperationError } from '../../bus/errors.js'
+import { Observable, Subject, OperationError, systemTimers } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice } from '../lightning-node.js'
 import { decodeInvoice, preloadBolt11 } from './bolt11-invoice.js'
@@ -15,7 +14,6 @@ import { loadOrCreateNodeKey, seedWords } from './node-key.js'
 import { networkParams } from './network-params.js'
 import { paymentDesk } from './payments.js'
 import { peerList } from './peers.js'
-import { systemTimers } from '../../bus/context.js'
 
 export const embeddedNodeVersion = '0.1.0-relaypay-embedded'
 /** Upstream's historical mock paid outgoing invoices after 200 ms. */

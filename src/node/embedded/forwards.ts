@@ -1,7 +1,6 @@
 // Forwarding history of the embedded node. Nothing is routed through a simulated channel on its own, so forwards
 // appear only through the mock control, which moves the two channels' balances the way a real forward would.
-import type { Clock } from '../../bus/context.js'
-import { OperationError } from '../../bus/errors.js'
+import { type Clock, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import type { ForwardingHistoryRequest, NodeForward, NodeMockControls } from '../lightning-node.js'
 import type { ChannelBook } from './channels.js'

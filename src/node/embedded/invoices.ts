@@ -3,8 +3,7 @@
 // (self-payment, mock settlement); emitting the event is theirs too, after commit.
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { Clock } from '../../bus/context.js'
-import { OperationError } from '../../bus/errors.js'
+import { type Clock, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import { validInvoiceRequest } from '../invoice-request.js'
 import type { CreateInvoiceRequest, NodeInvoice, SettledInvoice } from '../lightning-node.js'

@@ -1,7 +1,6 @@
 // The embedded node's mock controls (`[node] mock = true`): settle one of its invoices as if a payment had
 // arrived over Lightning (SetMockInvoiceAsPaid), and record a forward.
-import type { Clock } from '../../bus/context.js'
-import { OperationError } from '../../bus/errors.js'
+import { type Clock, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import type { NodeMockControls, SettledInvoice } from '../lightning-node.js'
 import { decodeInvoice } from './bolt11-invoice.js'

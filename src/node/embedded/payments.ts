@@ -3,8 +3,7 @@
 // payment stays in flight for a short injected delay and succeeds with a small routing fee, for demos.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Logger } from 'pino'
-import type { Clock } from '../../bus/context.js'
-import { OperationError } from '../../bus/errors.js'
+import { type Clock, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import type { PaymentOutcome, PayRequest, SettledInvoice, Timers } from '../lightning-node.js'
 import { decodeInvoice } from './bolt11-invoice.js'

@@ -2,8 +2,7 @@
 // OpenChannel has someone to open to and ListPeers shows what the operator did.
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { hexToBytes } from '@noble/hashes/utils.js'
-import type { Clock } from '../../bus/context.js'
-import { OperationError } from '../../bus/errors.js'
+import { type Clock, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import type { AddPeerRequest, NodePeer } from '../lightning-node.js'
 

@@ -1,5 +1,5 @@
 // The operator's on-chain operation: BumpTx raises the fee of an unconfirmed transaction (child pays for parent).
-import type { HandlerTable } from '../../bus/handler.js'
+import type { HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../lightning-node.js'
 import { requireNonNegative, requirePositive, requireTxid } from './input-rules.js'
 

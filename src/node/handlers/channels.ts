@@ -1,7 +1,6 @@
 // The operator's peers and channels: AddPeer, OpenChannel, ListChannels, UpdateChannelPolicy, CloseChannel.
 // Balances and capacities travel in sats (LND's ListChannels units); policy fees and HTLC limits in msat, as in LND.
-import { OperationError } from '../../bus/errors.js'
-import type { HandlerTable, InputOf, OutputOf } from '../../bus/handler.js'
+import { OperationError, type HandlerTable, type InputOf, type OutputOf } from '../../bus/index.js'
 import type { ChannelPolicy, LightningNode, NodeChannel, UpdateChannelPolicyRequest } from '../lightning-node.js'
 import {
   msatToSats, parseChannelPoint, requireNodePubkey, requireNonNegative, requirePositive, requireTxid, unixSeconds,

@@ -1,5 +1,5 @@
 // What the operator reads about the node: NodeGetInfo (alias LndGetInfo), GetSeed and GetAssetsAndLiabilities.
-import type { HandlerTable } from '../../bus/handler.js'
+import type { HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../lightning-node.js'
 import { msatToSats, requireNonNegative } from './input-rules.js'
 

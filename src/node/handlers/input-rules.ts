@@ -1,6 +1,6 @@
 // The rules an operator's request must meet before it reaches the node, whichever backend stands behind it: the
 // embedded node checks some of them again, but LND answers with its own (less clear) words, so they live here.
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 
 const txidPattern = /^[0-9a-fA-F]{64}$/
 const nodePubkeyPattern = /^0[23][0-9a-fA-F]{64}$/

@@ -1,6 +1,5 @@
 // Invoice operations answered by the node alone: DecodeInvoice (users) and SetMockInvoiceAsPaid (test mode).
-import { OperationError } from '../../bus/errors.js'
-import type { HandlerTable } from '../../bus/handler.js'
+import { OperationError, type HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../lightning-node.js'
 import { msatToSats, requireNonNegative } from './input-rules.js'
 

@@ -11,7 +11,7 @@ import {
   updateRoutingFees,
   type AuthenticatedLnd,
 } from 'lightning'
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 import type {
   AddPeerRequest,
   CloseChannelRequest,

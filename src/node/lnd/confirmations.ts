@@ -3,7 +3,7 @@
 // it instead of a provider's claims before revealing a preimage. LND looks back from the height hint first, so a
 // transaction confirmed while nobody watched is reported at once.
 import { broadcastChainTransaction, subscribeToChainAddress, type AuthenticatedLnd } from 'lightning'
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 import type { ChainConfirmation, ConfirmationRequest } from '../lightning-node.js'
 import { lndError } from './lnd-errors.js'
 

@@ -7,7 +7,7 @@
 import type { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { subscribeToInvoices, type AuthenticatedLnd } from 'lightning'
-import type { Clock } from '../../bus/context.js'
+import type { Clock } from '../../bus/index.js'
 import type { SettledInvoice, Timers } from '../lightning-node.js'
 import type { LndInvoiceDesk, LndInvoice } from './invoices.js'
 import { settlementFromLnd } from './invoices.js'

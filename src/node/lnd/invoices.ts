@@ -11,8 +11,7 @@ import {
   type CreateInvoiceResult,
   type DecodePaymentRequestResult,
 } from 'lightning'
-import type { Clock } from '../../bus/context.js'
-import { OperationError } from '../../bus/errors.js'
+import { type Clock, OperationError } from '../../bus/index.js'
 import { validInvoiceRequest } from '../invoice-request.js'
 import type { CreateInvoiceRequest, DecodedInvoice, NodeInvoice, SettledInvoice } from '../lightning-node.js'
 import { grpcStatus, lndError, describeLndFailure } from './lnd-errors.js'

@@ -1,7 +1,7 @@
 // LND's failures enter here. The `lightning` package reports them as `[status, 'CamelCaseCode', {err}]` arrays
 // (err being the gRPC error with LND's own words in `details`), or throws an Error for a bad argument; this file
 // turns both into an OperationError a caller can act on, so that no other code reads a library error.
-import { isOperationError, OperationError, type ErrorCode } from '../../bus/errors.js'
+import { isOperationError, OperationError, type ErrorCode } from '../../bus/index.js'
 
 /** gRPC status codes (grpc/grpc doc/statuscodes.md) that decide how an LND answer is read. */
 export const grpcStatus = {

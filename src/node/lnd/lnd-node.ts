@@ -2,8 +2,7 @@
 // own: LND is the record of invoices, payments, wallet and channels, and a settlement subscriber keeps its own
 // settle index.
 import { getWalletInfo } from 'lightning'
-import { OperationError } from '../../bus/errors.js'
-import { Observable } from '../../bus/rx.js'
+import { OperationError, Observable, systemTimers } from '../../bus/index.js'
 import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice } from '../lightning-node.js'
 import { lndChain } from './chain.js'
 import { lndChannels } from './channels.js'
@@ -13,7 +12,6 @@ import { lndInvoices } from './invoices.js'
 import { connectLnd, networkOfChains } from './lnd-connection.js'
 import { lndError } from './lnd-errors.js'
 import { lndPayments } from './payments.js'
-import { systemTimers } from '../../bus/context.js'
 
 /** Connects (or waits for LND, with `waitForNode`); settlements are subscribed to by whoever follows them. */
 export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise<LightningNode> {

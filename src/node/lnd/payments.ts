@@ -6,7 +6,7 @@
 import type { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { subscribeToPastPayment, subscribeToPayViaRequest, type AuthenticatedLnd } from 'lightning'
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 import type { PaymentOutcome, PayRequest, Timers } from '../lightning-node.js'
 import type { LndInvoiceDesk } from './invoices.js'
 import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, lndError } from './lnd-errors.js'

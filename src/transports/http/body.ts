@@ -1,7 +1,7 @@
 // Reads a request body with a size limit. The limit is enforced while streaming, so an oversized upload is
 // refused without buffering it.
 import type { IncomingMessage } from 'node:http'
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 
 export async function readBody(req: IncomingMessage, limitBytes: number): Promise<string> {
   const declared = Number(req.headers['content-length'] ?? 0)

@@ -2,7 +2,7 @@
 // `{"status":"OK",…fields}` or `{"status":"ERROR","reason":…}`. Extension, host and model-registry operations
 // speak the detail dialect: real status codes and `{"detail": …}` for errors.
 import type { Dialect } from '../../../schema/operation.js'
-import { OperationError, detailStatus } from '../../bus/errors.js'
+import { OperationError, detailStatus } from '../../bus/index.js'
 
 export interface HttpAnswer {
   status: number

@@ -4,13 +4,12 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import type { Socket } from 'node:net'
-import { lastValueFrom } from '../../bus/rx.js'
+import {
+  lastValueFrom, type CallOutcome, type Dispatcher, maxRequestIdLength, type AccessLog, OperationError,
+  isOperationError, type RawBody,
+} from '../../bus/index.js'
 import type { Logger } from 'pino'
 import type { CatalogueEntry } from '../../../schema/catalogue.js'
-import type { CallOutcome, Dispatcher } from '../../bus/dispatcher.js'
-import { maxRequestIdLength, type AccessLog } from '../../bus/access-log.js'
-import { OperationError, isOperationError } from '../../bus/errors.js'
-import type { RawBody } from '../../bus/handler.js'
 import { buildRoutes, type RouteMatch } from './routes.js'
 import { failure, success, type HttpAnswer } from './dialects.js'
 import { parseJson, readBody } from './body.js'

@@ -1,6 +1,5 @@
 // Applications and their users: AddApp, AuthApp, GetApp (operator and app side), AddAppUser, GetAppUser.
-import type { HandlerTable } from '../../bus/handler.js'
-import { OperationError } from '../../bus/errors.js'
+import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { TokenSigner } from '../../auth/index.js'
 import type { Db } from '../../store/index.js'
 import type { AccountStore, AppRow } from '../accounts.js'

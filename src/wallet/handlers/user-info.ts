@@ -1,6 +1,5 @@
 // A user's view of their account: GetUserInfo, UserHealth, UpdateCallbackUrl (reference/pub-protocol.md §1.3).
-import type { HandlerTable } from '../../bus/handler.js'
-import { OperationError } from '../../bus/errors.js'
+import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import { checkCallbackUrl } from '../../callbacks/index.js'
 import { describeUser, type UserInfoDeps } from '../user-info.js'

@@ -1,6 +1,5 @@
 // Wallets and their keys (reference/wallet-host.md): the user operations and the LNbits-compatible host routes.
-import type { HandlerTable } from '../../bus/handler.js'
-import { OperationError } from '../../bus/errors.js'
+import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { AccountStore, UserRow } from '../accounts.js'
 
 export interface WalletHandlerDeps {

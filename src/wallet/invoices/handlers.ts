@@ -1,6 +1,6 @@
 // Receiving: NewInvoice (the caller's wallet), AddAppInvoice (the application's owner wallet) and AddAppUserInvoice
 // (an app user's wallet), reference/pub-protocol.md §1.3 and §7.5.
-import type { Handler, HandlerTable } from '../../bus/handler.js'
+import type { Handler, HandlerTable } from '../../bus/index.js'
 import type { AccountStore } from '../accounts.js'
 import { appUserOf, appUserOrCreate } from '../app-users.js'
 import { positiveSatsAsMsat } from '../msat.js'

@@ -1,6 +1,6 @@
 // Issuing an invoice for a wallet: the checks every receiving path shares, the node's invoice, and the row that
 // remembers who is credited and what the callbacks, zaps, offers and extensions need once it is paid.
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 import { checkCallbackUrl, type GuardOptions } from '../../callbacks/index.js'
 import type { LightningNode } from '../../node/index.js'
 import type { AccountStore } from '../accounts.js'

@@ -1,6 +1,5 @@
 // PayInvoice (the caller's wallet), PayAppUserInvoice (an app user's wallet, by the app) and GetPaymentState.
-import { OperationError } from '../../bus/errors.js'
-import type { HandlerTable } from '../../bus/handler.js'
+import { OperationError, type HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../../node/index.js'
 import type { AccountStore } from '../accounts.js'
 import { appUserOf } from '../app-users.js'

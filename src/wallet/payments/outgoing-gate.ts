@@ -1,7 +1,7 @@
 // Outgoing money stops while the books are in doubt: the daemon closes this gate when the start-up audit fails
 // (upstream's watchdog locks outgoing payments the same way), and it stays closed until a restart audits clean.
 // While an audit of a large journal runs in the background, the gate is held: money movements wait for its verdict.
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 
 export interface OutgoingGate {
   /** Refuses every later outgoing payment and transfer with `reason`. */

@@ -3,8 +3,7 @@
 // transaction. Any other is paid through the node: debit and pending row first (one commit), then the node, then
 // settle or refund (another commit); an unknown outcome stays pending until the node knows.
 import type { Logger } from 'pino'
-import { OperationError, isOperationError } from '../../bus/errors.js'
-import type { DomainEvent } from '../../bus/events.js'
+import { OperationError, isOperationError, type DomainEvent } from '../../bus/index.js'
 import type { DecodedInvoice, LightningNode } from '../../node/index.js'
 import type { AccountStore } from '../accounts.js'
 import type { FeeCollectors } from '../fee-collectors.js'

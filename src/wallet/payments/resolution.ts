@@ -3,7 +3,7 @@
 // payment failed, or it has no record of ever attempting it. Pending payments left by a stop or a crash are
 // resolved the same way, in the background from the start on.
 import type { Logger } from 'pino'
-import type { DomainEvent } from '../../bus/events.js'
+import type { DomainEvent } from '../../bus/index.js'
 import type { LightningNode, PaymentOutcome, Timers } from '../../node/index.js'
 import { msatAsSats } from '../msat.js'
 import { paymentOperation, type PaymentRow, type PaymentStore, type Resolved } from './store.js'

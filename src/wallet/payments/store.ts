@@ -5,7 +5,7 @@
 // and a unique index keeps at most one pending or succeeded attempt per payment hash. Postings, ref = serial: `payment_debit` with the row; then, for an
 // external payment, `payment_settle` or `payment_refund`. An internal payment is complete in its debit (which pays
 // the fee collector) and the receiver's `invoice_credit`.
-import { OperationError } from '../../bus/errors.js'
+import { OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import { userAccount, type Leg, type Ledger } from '../ledger.js'
 import type { InvoiceRow, InvoiceStore } from '../invoices/store.js'

@@ -1,7 +1,6 @@
 // Calendars (reference/payroll.md "Paydays"): a preview before any contract exists, a contract's remaining
 // paydays, and the operator's "run a scheduler pass now".
-import { OperationError } from '../../../bus/errors.js'
-import type { HandlerTable } from '../../../bus/handler.js'
+import { OperationError, type HandlerTable } from '../../../bus/index.js'
 import { isFourDigitYear, scheduleOf } from '../paydays.js'
 import type { PayrollRoom } from '../payroll-room.js'
 import { payoutAsWire } from './wire.js'

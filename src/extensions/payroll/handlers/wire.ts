@@ -1,5 +1,5 @@
 // Contracts and payouts as the wire writes them (schema/messages/payroll.ts; reference/payroll.md tables).
-import type { OutputOf } from '../../../bus/handler.js'
+import type { OutputOf } from '../../../bus/index.js'
 import type { Contract } from '../contracts-store.js'
 import type { Payout } from '../ledger-store.js'
 import { paydayOf } from '../paydays.js'

@@ -1,6 +1,6 @@
 // What hangs off a menu item: modifier groups with their modifiers, and availability windows. Groups and
 // modifiers are part of the published product (its `specs`), so changing them republishes the item.
-import type { Handler } from '../../../bus/handler.js'
+import type { Handler } from '../../../bus/index.js'
 import { priceForCurrency } from '../pricing.js'
 import type { RestaurantRoom } from '../room.js'
 import { availabilityWindow, modifier, modifierGroup } from '../wire.js'

@@ -1,7 +1,6 @@
 // Menu items: the public read and the owner's create, update and delete. Every create and update publishes the
 // item; a delete sends a NIP-09 deletion for its published listing.
-import type { Handler } from '../../../bus/handler.js'
-import { OperationError } from '../../../bus/errors.js'
+import { type Handler, OperationError } from '../../../bus/index.js'
 import { priceForCurrency } from '../pricing.js'
 import type { RestaurantRoom } from '../room.js'
 import type { RestaurantRow } from '../store.js'

@@ -1,7 +1,6 @@
 // Menu nodes: public reads, and the owner's create, edit, move and delete (reference/restaurant.md, "Menu tree").
 // A rename or a move changes the ancestor tags of every item below the node, so those items are republished.
-import type { Handler } from '../../../bus/handler.js'
-import { OperationError } from '../../../bus/errors.js'
+import { type Handler, OperationError } from '../../../bus/index.js'
 import { checkDepth, moveNode, placementUnder, subtreeOf } from '../menu-tree.js'
 import type { RestaurantRoom } from '../room.js'
 import type { MenuNodeRow, RestaurantRow } from '../store.js'

@@ -1,5 +1,5 @@
 // Serves the customer ordering page of a restaurant, found by its slug.
-import type { Handler } from '../../../bus/handler.js'
+import type { Handler } from '../../../bus/index.js'
 import { nestedTree } from '../menu-tree.js'
 import { renderOrderPage } from '../order-page.js'
 import type { RestaurantRoom } from '../room.js'

@@ -1,8 +1,7 @@
 // Customer ordering (no credentials) and the owner's order list and status moves. Placing an order prices the
 // cart, issues an invoice on the restaurant's wallet tagged with the order, and stores the order `pending`;
 // the invoice-paid listener (index.ts) makes it `paid`.
-import type { Handler } from '../../../bus/handler.js'
-import { OperationError } from '../../../bus/errors.js'
+import { type Handler, OperationError } from '../../../bus/index.js'
 import { order as orderMessage, type OrderRow } from '../orders.js'
 import { priceCart } from '../pricing.js'
 import { checkCartSize, checkCustomerNote } from '../guest-limits.js'

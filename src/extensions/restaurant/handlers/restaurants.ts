@@ -1,7 +1,6 @@
 // Restaurants: public profile and menu reads, and the owner's list, create, update and delete. Creating or
 // updating a restaurant publishes its stall; deleting one withdraws the stall and every published item.
-import type { Handler } from '../../../bus/handler.js'
-import { OperationError } from '../../../bus/errors.js'
+import { type Handler, OperationError } from '../../../bus/index.js'
 import { newNostrSecretKey } from '../ids.js'
 import { nestedTree } from '../menu-tree.js'
 import { isWholeAmount } from '../pricing.js'

@@ -1,5 +1,5 @@
 // Host-wide settings, for host administrators only (the catalogue's `operator` kind enforces it).
-import type { Handler } from '../../../bus/handler.js'
+import type { Handler } from '../../../bus/index.js'
 import type { RestaurantRoom } from '../room.js'
 
 export function settingsHandlers(room: RestaurantRoom) {

@@ -11,7 +11,8 @@
 // faces strangers. Requests sent during the gap are lost only to clients that do not retry (ours do).
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
-import type { RelayLimits, RelayStats } from '../relay/index.js'
+import type { RelayLimits } from './limits.js'
+import type { RelayStats } from './server.js'
 import type { Config } from '../config/index.js'
 import type { FromRelayThread, RelayThreadData, ToRelayThread } from './relay-worker.js'
 

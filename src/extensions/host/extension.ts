@@ -1,12 +1,10 @@
 // What the daemon gives an extension: its database, the clock, rates, wallet operations and a Nostr publisher.
 // Extensions use only this object (and the doors of core rooms it names); core code never imports an extension.
-import type { Observable } from '../bus/rx.js'
+import type { Observable, Clock, HandlerTable } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import type { Db } from '../store/index.js'
-import type { Clock } from '../bus/context.js'
-import type { HandlerTable } from '../bus/handler.js'
-import type { Rates } from '../rates/index.js'
-import type { Config } from '../config/index.js'
+import type { Db } from '../../store/index.js'
+import type { Rates } from '../../rates/index.js'
+import type { Config } from '../../config/index.js'
 
 /** A paid invoice whose `extra.tag` named the extension (reference/wallet-host.md, "Invoice-paid events"). */
 export interface PaidInvoice {

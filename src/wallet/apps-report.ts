@@ -1,8 +1,8 @@
 // GetAppsMetrics: per application, its users' balances and the money its wallets moved in a time window, read
-// straight from the wallet tables (read-only). An application's wallets are its owner and its app users; wallets of
+// straight from the wallet's tables (read-only). An application's wallets are its owner and its app users; wallets of
 // no application are reported last as upstream's "unlinked to app" entry. Amounts in sats, rounded down.
 import type { Db } from '../store/index.js'
-import type { InputOf, OutputOf } from '../bus/handler.js'
+import type { InputOf, OutputOf } from '../bus/index.js'
 
 type AppsMetrics = OutputOf<'GetAppsMetrics'>
 type AppMetrics = AppsMetrics['apps'][number]

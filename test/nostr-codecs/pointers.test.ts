@@ -7,7 +7,7 @@ import { bech32 } from '@scure/base'
 import { decodeBech32, ndebitEncode, nmanageEncode, nofferEncode, OfferPriceType } from '@shocknet/clink-sdk'
 import {
   decodeNdebit, decodeNmanage, decodeNoffer, encodeNdebit, encodeNmanage, encodeNoffer,
-} from '../../src/clink/index.js'
+} from '../../src/nostr-codecs/index.js'
 
 const pubkey = 'a3'.repeat(32)
 const relay = 'ws://127.0.0.1:4869'

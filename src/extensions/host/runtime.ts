@@ -1,14 +1,11 @@
 // Starts the hosted extensions with their host object and delivers tagged paid invoices to them at least once.
 import { randomBytes } from 'node:crypto'
-import { Subscription, filter } from '../bus/rx.js'
+import { Subscription, filter, type Clock, type DomainEvent, type Observable } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import type { Db } from '../store/index.js'
-import type { Clock } from '../bus/context.js'
-import type { DomainEvent } from '../bus/events.js'
-import type { Rates } from '../rates/index.js'
-import type { Config } from '../config/index.js'
-import type { Observable } from '../bus/rx.js'
-import type { Extension, ExtensionWallets, PaidInvoice, RunningExtension } from './host.js'
+import type { Db } from '../../store/index.js'
+import type { Rates } from '../../rates/index.js'
+import type { Config } from '../../config/index.js'
+import type { Extension, ExtensionWallets, PaidInvoice, RunningExtension } from './extension.js'
 import { createPublisher } from './publisher.js'
 
 export interface ExtensionRuntimeDeps {

@@ -4,7 +4,8 @@
 // stop) and sends it the relay's stats every few seconds.
 import { parentPort, workerData } from 'node:worker_threads'
 import { pino, type Level } from 'pino'
-import { startRelay, type RelayLimits, type RunningRelay } from '../relay/index.js'
+import type { RelayLimits } from './limits.js'
+import { startRelay, type RunningRelay } from './server.js'
 import { createEventVerifier } from '../transports/nostr/verify.js'
 
 export interface RelayThreadData {

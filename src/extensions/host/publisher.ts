@@ -4,8 +4,8 @@ import { SimplePool, useWebSocketImplementation } from 'nostr-tools/pool'
 import { AbstractSimplePool } from 'nostr-tools/abstract-pool'
 import { finalizeEvent, verifyEvent } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
-import { checkOutboundUrl, CredentialedWebSocket, guardedWebSocket, relayUrl, type GuardOptions } from '../callbacks/index.js'
-import type { NostrPublisher } from './host.js'
+import { checkOutboundUrl, CredentialedWebSocket, guardedWebSocket, relayUrl, type GuardOptions } from '../../callbacks/index.js'
+import type { NostrPublisher } from './extension.js'
 
 // To the embedded relay, the daemon's publisher shows its secret like the daemon's other links.
 useWebSocketImplementation(CredentialedWebSocket)

@@ -1,0 +1,91 @@
+// What other rooms may ask of the wallet, written down. Everything here speaks in wallet ids, rows and amounts: no
+// database handle and no statement crosses it, so a second storage engine is a second implementation of this
+// interface, and no other room reads or writes the wallet's tables (accounts, users, apps, app_users, ledger,
+// invoices, payments, transfers, products, addresses, bans, …).
+import type { AccountDirectory } from '../auth/index.js'
+import type { HandlerTable, InputOf, OutputOf } from '../bus/index.js'
+import type { AppRow, AppUserRow, UserRow } from './accounts.js'
+import type { AddressSwapPayer } from './addresses.js'
+import type {
+  CreatedInvoice, InvoiceForWallet, OfferInvoiceView, WalletInvoice, WalletPaidInvoice, WalletPayment,
+} from './money-views.js'
+import type { NostrAccounts } from './nostr-accounts.js'
+import type { SpendLimit } from './payments/store.js'
+import type { StartAudit } from './start-audit.js'
+import type { UserOperation } from './user-operations.js'
+
+/** Accounts, wallets (users), apps and app users, as other rooms read them. */
+export interface WalletAccounts {
+  /** A new account with its first wallet. */
+  createAccountWithWallet(name: string): { accountId: string; userId: string }
+  userById(id: string): UserRow | undefined
+  appById(id: string): AppRow | undefined
+  apps(): AppRow[]
+  /** An app user by its identifier. */
+  appUser(identifier: string): AppUserRow | undefined
+  /** The app user a wallet belongs to, if any. */
+  appUserOf(userId: string): AppUserRow | undefined
+  /** The sum of every wallet's balance. */
+  usersBalanceMsat(): number
+}
+
+/** Read-only figures for reports that must not disturb the payment path (metrics sampling). */
+export interface WalletBalanceReader {
+  /** The sum of every wallet's balance, read on a connection of its own. */
+  usersBalanceMsat(): number
+  close(): void
+}
+
+export interface Wallet {
+  accounts: WalletAccounts
+  /** Nostr keys as wallet users: lookup, linking, account creation for a key. */
+  nostr: NostrAccounts
+  /** The app that exists from the first start (upstream `wallet`). */
+  defaultApp: AppRow
+  /** The wallet's operations, for the registry. */
+  handlers: HandlerTable
+  /** What authentication asks of accounts. */
+  directory: AccountDirectory
+
+  /** Issues an invoice credited to `walletId` when paid (host API, extensions, LNURL). */
+  createInvoiceFor(walletId: string, request: InvoiceForWallet): Promise<CreatedInvoice>
+  /**
+   * Pays an invoice that carries an amount from `walletId`, with the same fees, checks and ledger as PayInvoice.
+   * Throws OperationError on refusal; an external payment whose outcome is not known yet also throws
+   * (`upstream_failed`) and stays pending until the node knows. `spendLimit` is the caller's own limit, checked
+   * in the transaction that debits the wallet.
+   */
+  payInvoiceFor(walletId: string, paymentRequest: string, opts?: { spendLimit?: SpendLimit }): Promise<WalletPayment & { feeMsat: number }>
+  /** The invoices issued to `walletId` for a CLINK offer, oldest first; only the paid ones unless asked. */
+  offerInvoices(walletId: string, offerId: string, includeUnpaid: boolean): OfferInvoiceView[]
+  invoiceByPaymentHash(paymentHash: string): WalletInvoice | undefined
+  paymentByHash(paymentHash: string): WalletPayment | undefined
+  /** A payment as the wallet's operation history shows it (UserOperation), or undefined. */
+  paymentOperationByHash(paymentHash: string): UserOperation | undefined
+  /** Deletes an unpaid invoice of an extension (`extra.tag`) that expired by `now`. */
+  forgetExpiredInvoice(paymentHash: string, tag: string, now: number): boolean
+  /** Every paid invoice whose `extra.tag` is `tag`, oldest first (re-delivery to extensions at start). */
+  paidInvoicesTagged(tag: string): WalletPaidInvoice[]
+  /** An invoice for a product (`p:<id>` CLINK offers); undefined when there is no such product. */
+  productInvoiceFor(productId: string, appId?: string): Promise<CreatedInvoice | undefined>
+
+  /** GetAppsMetrics: per application, its users' balances and the money its wallets moved in a window. */
+  appsMetrics(request: InputOf<'GetAppsMetrics'>): OutputOf<'GetAppsMetrics'>
+  /** A reader of balance sums on a read-only connection of its own, for periodic sampling; close it when done. */
+  openBalanceReader(): WalletBalanceReader
+
+  /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
+  attachSwapPayer(payer: AddressSwapPayer): void
+  /** The service fee `payerId` would pay on an outgoing invoice of `amountSats` (0 for an app owner). */
+  outgoingServiceFeeSats(payerId: string, amountSats: number): number
+  /** The routing fee limit the wallet gives the node for a payment of `amountSats`. */
+  routingFeeLimitSats(amountSats: number): number
+  /** Refuses every outgoing payment and transfer from now on (the start-up audit failed). */
+  lockOutgoing(reason: string): void
+  /** Checks the books before any money moves; payments wait for the verdict (src/wallet/start-audit.ts). */
+  auditAtStart(file: string, opts?: { backgroundAboveEntries?: number; backgroundAfter?: Promise<unknown> }): StartAudit
+  /** Follows the node's settlements and resolves payments a stop left pending, in the background. */
+  start(): Promise<void>
+  /** Stops following the node; in-flight payments stay pending until the next start. */
+  stop(): void
+}

@@ -1,0 +1,97 @@
+// Imports point down (docs/architecture.md): no room imports a room of a higher layer (no domain imports a
+// transport), no room imports another room's files past its index.ts, and no two rooms import each other, however
+// far round. The graph is the one the TypeScript compiler resolves from src/ and bin/.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { repoRoot } from '../support/paths.js'
+import { checkImports, readImportGraph, type Exception, type ImportArrow } from './import-graph.js'
+import { plan } from './rooms.js'
+
+const test = suite('architecture: imports')
+
+// Arrows the Nostr pipeline rewrite (issue 23 items 1–2, in flight on its own branch) removes: these files are
+// being rewritten there, and editing their imports here too would only make the two changes collide. When that
+// change lands, each entry it makes unnecessary fails the last test below until it is deleted here.
+const pipelineRewrite = 'the one-pipeline rewrite of issue 23 replaces this file'
+const exceptions: Exception[] = [
+  {
+    from: 'src/clink/',
+    to: 'src/transports/nostr/',
+    why: `CLINK answers through ClinkOutbox and request types of the transport; ${pipelineRewrite} (codecs + dispatcher)`,
+  },
+  {
+    from: 'src/nwc/',
+    to: 'src/transports/nostr/',
+    why: `NWC runs its own relay pool, signing and nip44 from the transport; ${pipelineRewrite} (one pool, a 23194 codec)`,
+  },
+  { from: 'src/clink/', to: 'src/bus/', why: `imports past the bus's door, from before it had one; ${pipelineRewrite}` },
+  { from: 'src/nwc/', to: 'src/bus/', why: `imports past the bus's door, from before it had one; ${pipelineRewrite}` },
+  { from: 'src/transports/nostr/', to: 'src/bus/', why: `imports past the bus's door; ${pipelineRewrite}` },
+  {
+    from: 'src/transports/nostr/schnorr-thread.ts',
+    to: 'src/threads/batch-worker.ts',
+    why: `imports past the threads' door; ${pipelineRewrite}`,
+  },
+  {
+    from: 'src/relay/relay-worker.ts',
+    to: 'src/transports/nostr/verify.ts',
+    why: 'the one Schnorr verifier still lives in the transport; it moves beneath both (src/nostr-codecs) once the pipeline rewrite, which reshapes the signature step, has landed',
+  },
+  {
+    from: 'src/daemon.ts',
+    to: 'src/transports/nostr/verify.ts',
+    why: 'the composition root builds the one verifier the transport and NWC share; it moves with the verifier (above)',
+  },
+  {
+    from: 'src/cli/relay.ts',
+    to: 'src/transports/nostr/verify.ts',
+    why: '`relaypay relay` builds the verifier for a standalone relay; it moves with the verifier (above)',
+  },
+  {
+    from: 'src/cli/call.ts',
+    to: 'src/transports/nostr/rpc-client.ts',
+    why: "the CLI's Nostr client sits beside the server it talks to; through the transport's door it would load the whole transport into every `relaypay call`. It moves out with the pipeline rewrite",
+  },
+]
+
+let arrows: ImportArrow[] = []
+
+test.before(() => {
+  arrows = readImportGraph(repoRoot, ['src', 'bin'])
+})
+
+test('the graph is read: thousands of arrows, including type-only imports and re-exports', () => {
+  assert.ok(arrows.length > 1000, `only ${arrows.length} arrows read`)
+  assert.ok(arrows.some(a => a.from === 'src/bus/index.ts' && a.to === 'src/bus/dispatcher.ts'), 'a re-export is an arrow')
+  assert.ok(arrows.some(a => a.from === 'src/relay/server.ts' && a.to === 'src/bus/index.ts'), 'a type-only import is an arrow')
+})
+
+test('no room cycle, no import up the layers (no domain imports a transport), no import past a door', () => {
+  const { findings } = checkImports(arrows, plan, exceptions)
+  assert.equal(findings.map(f => f.text), [])
+})
+
+test('every exception still names an arrow the code has (delete it when its arrow is gone)', () => {
+  const { unusedExceptions } = checkImports(arrows, plan, exceptions)
+  assert.equal(unusedExceptions.map(e => `${e.from} → ${e.to}`), [])
+})
+
+test('the checker finds each kind of fault in a graph that has them', () => {
+  const faulty: ImportArrow[] = [
+    // A cycle between two domain rooms, through their doors.
+    { from: 'src/wallet/index.ts', to: 'src/clink/index.ts' },
+    { from: 'src/clink/offers.ts', to: 'src/wallet/index.ts' },
+    // A domain importing a transport.
+    { from: 'src/lnurl/pay.ts', to: 'src/transports/http/index.ts' },
+    // Past a door.
+    { from: 'src/metrics/index.ts', to: 'src/wallet/payments/store.ts' },
+    // Inside one room: nobody's business.
+    { from: 'src/wallet/index.ts', to: 'src/wallet/payments/store.ts' },
+  ]
+  const { findings } = checkImports(faulty, plan)
+  assert.equal(findings.map(f => f.rule).sort(), ['cycle', 'door', 'layer'])
+  assert.match(findings.find(f => f.rule === 'layer')!.text, /src\/lnurl\/pay\.ts \(domains\) imports src\/transports\/http\/index\.ts \(transports\)/)
+  assert.match(findings.find(f => f.rule === 'cycle')!.text, /src\/clink ↔ src\/wallet/)
+})
+
+test.run()

@@ -1,0 +1,49 @@
+// The rooms of the house and their layers, as docs/architecture.md draws them: which room a file belongs to, each
+// room's door, and which layer each room stands on.
+import type { Plan } from './import-graph.js'
+
+/** From the bottom up; a room may import rooms of its own layer or below. */
+export const layers: { name: string; rooms: string[] }[] = [
+  { name: 'store and config', rooms: ['schema', 'src/store', 'src/config', 'src/version', 'src/threads', 'src/daemon-files.ts'] },
+  { name: 'bus', rooms: ['src/bus', 'src/auth'] },
+  { name: 'node and codecs', rooms: ['src/node', 'src/nostr-codecs'] },
+  {
+    name: 'domains',
+    rooms: [
+      'src/wallet', 'src/clink', 'src/lnurl', 'src/nwc', 'src/linking', 'src/swaps', 'src/rates', 'src/metrics',
+      'src/models', 'src/health', 'src/callbacks', 'src/host-api', 'src/webrtc', 'src/backup',
+      'src/extensions', 'src/extensions/host', 'src/extensions/payroll', 'src/extensions/restaurant',
+    ],
+  },
+  { name: 'transports', rooms: ['src/transports/http', 'src/transports/nostr', 'src/relay', 'src/console'] },
+  { name: 'composition root', rooms: ['src/daemon.ts'] },
+  { name: 'command line', rooms: ['src/cli'] },
+]
+
+function roomOf(file: string): string {
+  const parts = file.split('/')
+  // The command line is one room: bin/relaypay.ts parses the words, src/cli/ holds the commands.
+  if (parts[0] === 'bin') return 'src/cli'
+  if (parts[0] !== 'src') return parts[0]!
+  // The composition root's private parts: src/daemon.ts builds the daemon from them.
+  if (parts[1] === 'lifecycle') return 'src/daemon.ts'
+  if (parts.length === 2) return file
+  // Transports and extensions are folders of rooms.
+  if ((parts[1] === 'transports' || parts[1] === 'extensions') && parts.length > 3) return parts.slice(0, 3).join('/')
+  return parts.slice(0, 2).join('/')
+}
+
+export const plan: Plan = {
+  roomOf,
+  isDoor(room, file) {
+    // The catalogue (schema/) is one table read entry by entry; a one-file room is its own door.
+    if (room === 'schema' || room === file) return true
+    return file === `${room}/index.ts` || file === `${room}/index.tsx`
+  },
+  layerOf(room) {
+    const layer = layers.findIndex(l => l.rooms.includes(room))
+    if (layer < 0) throw new Error(`room ${room} is in no layer: place it in the table above and in docs/architecture.md`)
+    return layer
+  },
+  layerName: layer => layers[layer]!.name,
+}
