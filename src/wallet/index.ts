@@ -88,7 +88,7 @@ export function createWallet(deps: WalletDeps) {
   const gate = outgoingGate()
   const commits = groupCommit(db)
   const invoices = invoiceStore(db)
-  const issue = invoiceIssuer({ node, accounts, invoices, now, callbackGuard: { allowLoopback: deps.allowLoopbackCallbacks ?? false } })
+  const issue = invoiceIssuer({ node, accounts, invoices, commits, now, callbackGuard: { allowLoopback: deps.allowLoopbackCallbacks ?? false } })
   const settled = settlement({ db, node, ledger, invoices, emit, log })
   const payments = paymentStore(db, ledger, invoices)
   const resolution = paymentResolution({ store: payments, node, emit, timers: deps.timers ?? systemTimers, now, log })
