@@ -184,6 +184,8 @@ async function benchOnce(root: string, opts: Required<Omit<LndPaymentsOptions, '
       const latencies: number[] = []
       let errors = 0
       let next = 0
+      const prof = profiler(daemon.process.pid, opts.profileDir)
+      prof.start()
       const cpu = cpuWindow(daemon.process.pid)
       const started = performance.now()
       await Promise.all(
@@ -198,6 +200,7 @@ async function benchOnce(root: string, opts: Required<Omit<LndPaymentsOptions, '
       )
       const elapsedMs = performance.now() - started
       const costs = cpu.end(latencies.length)
+      const profile = await prof.stop()
       return {
         concurrency: 8,
         payments: latencies.length,
@@ -205,6 +208,7 @@ async function benchOnce(root: string, opts: Required<Omit<LndPaymentsOptions, '
         paymentsPerSecond: round((latencies.length / elapsedMs) * 1000),
         ...half(latencies),
         daemonCpuMsPerPayment: costs.daemonCpuMsPerOp,
+        ...(profile ? { profile } : {}),
       }
     })()
 

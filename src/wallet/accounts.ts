@@ -58,6 +58,7 @@ export function accountStore({ db, random, now }: AccountsDeps) {
                            VALUES (@id, @name, @ownerUserId, @allowUserCreation, @privateKey, @publicKey, @createdAt)`),
     appByName: db.prepare('SELECT * FROM apps WHERE name = ?'),
     appById: db.prepare('SELECT * FROM apps WHERE id = ?'),
+    appExists: db.prepare('SELECT 1 FROM apps WHERE id = ?').pluck(),
     allApps: db.prepare('SELECT * FROM apps ORDER BY created_at'),
     appUserToken: db.prepare('SELECT 1 FROM app_users WHERE identifier = ? AND user_id = ? AND app_id = ?'),
     walletByKey: db.prepare(`SELECT id, account_id, admin_key = @key AS is_admin FROM users
@@ -115,6 +116,8 @@ export function accountStore({ db, random, now }: AccountsDeps) {
   const appUsersByUser = new BoundedMap<string, AppUserRow>(appUserMemo)
   /** User token claims found valid (every authenticated user call checks them). */
   const validTokenClaims = new BoundedSet<string>(appUserMemo)
+  /** App ids found to exist (every app call checks its token's): apps are never removed. */
+  const knownApps = new BoundedSet<string>(appUserMemo)
   const appUserOf = (userId: string): AppUserRow | undefined => {
     const kept = appUsersByUser.get(userId)
     if (kept) return kept
@@ -158,7 +161,12 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     },
     directory(): AccountDirectory {
       return {
-        appExists: appId => statements.appById.get(appId) !== undefined,
+        appExists: appId => {
+          if (knownApps.has(appId)) return true
+          if (statements.appExists.get(appId) === undefined) return false
+          if (!db.inTransaction) knownApps.add(appId) // kept only once committed
+          return true
+        },
         userTokenValid: claims => {
           // A valid triple stays valid: app users are never removed and their wallet and app never change.
           const key = `${claims.app_user_id} ${claims.user_id} ${claims.app_id}`

@@ -142,6 +142,38 @@ export function lndInvoices({ lnd, clock }: { lnd: AuthenticatedLnd; clock: Cloc
     }
   }
 
+  const decodeForPayment = async (paymentRequest: string): Promise<{ invoice: DecodedInvoice; featureBits: number[] }> => {
+    const request = paymentRequest.trim().toLowerCase()
+    let decoded: DecodePaymentRequestResult & { created_at: string }
+    try {
+      decoded = (await decodePaymentRequest({ lnd, request })) as typeof decoded
+    } catch (err) {
+      throw lndError('decode an invoice', err, [
+        { when: /network/, code: 'invalid_input' },
+        {
+          when: /^UnexpectedDecodePaymentRequestError$/,
+          code: 'invalid_input',
+          message: f => `invalid payment request: ${f.details ?? 'LND cannot read it'}`,
+        },
+      ])
+    }
+    const amountMsat = Number(decoded.mtokens)
+    const invoice: DecodedInvoice = {
+      paymentRequest: request,
+      paymentHash: decoded.id,
+      payeePubkey: decoded.destination,
+      ...(amountMsat > 0 ? { amountMsat } : {}),
+      ...(decoded.description_hash
+        ? { descriptionHash: decoded.description_hash }
+        : { description: decoded.description ?? '' }),
+      createdAt: Date.parse(decoded.created_at),
+      expiresAt: Date.parse(decoded.expires_at),
+      minFinalCltvExpiry: decoded.cltv_delta ?? 0,
+      ...(decoded.payment ? { paymentAddr: decoded.payment } : {}),
+    }
+    return { invoice, featureBits: (decoded.features ?? []).map(feature => feature.bit) }
+  }
+
   return {
     async create(request: CreateInvoiceRequest): Promise<NodeInvoice> {
       const fields = validInvoiceRequest(request)
@@ -171,35 +203,11 @@ export function lndInvoices({ lnd, clock }: { lnd: AuthenticatedLnd; clock: Cloc
     lookup,
 
     async decode(paymentRequest: string): Promise<DecodedInvoice> {
-      const request = paymentRequest.trim().toLowerCase()
-      let decoded: DecodePaymentRequestResult & { created_at: string }
-      try {
-        decoded = (await decodePaymentRequest({ lnd, request })) as typeof decoded
-      } catch (err) {
-        throw lndError('decode an invoice', err, [
-          { when: /network/, code: 'invalid_input' },
-          {
-            when: /^UnexpectedDecodePaymentRequestError$/,
-            code: 'invalid_input',
-            message: f => `invalid payment request: ${f.details ?? 'LND cannot read it'}`,
-          },
-        ])
-      }
-      const amountMsat = Number(decoded.mtokens)
-      return {
-        paymentRequest: request,
-        paymentHash: decoded.id,
-        payeePubkey: decoded.destination,
-        ...(amountMsat > 0 ? { amountMsat } : {}),
-        ...(decoded.description_hash
-          ? { descriptionHash: decoded.description_hash }
-          : { description: decoded.description ?? '' }),
-        createdAt: Date.parse(decoded.created_at),
-        expiresAt: Date.parse(decoded.expires_at),
-        minFinalCltvExpiry: decoded.cltv_delta ?? 0,
-        ...(decoded.payment ? { paymentAddr: decoded.payment } : {}),
-      }
+      return (await decodeForPayment(paymentRequest)).invoice
     },
+
+    /** The decoded invoice and the feature bits it sets, which a payment checks. */
+    decodeForPayment,
 
     /**
      * Every settlement LND holds, oldest first. LND lists invoices by add index only, and an old invoice can be
