@@ -14,6 +14,7 @@ import { benchMetricsZip } from './metrics-zip.js'
 import { benchLayers } from './layers.js'
 import { benchLndStart, lndStartOptionsFromEnv } from './lnd-start.js'
 import { benchAttack } from './attack.js'
+import { benchLndPayments, lndPaymentsOptionsFromEnv } from './payments-lnd.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
@@ -24,7 +25,11 @@ const parts: Record<string, () => Promise<unknown>> = {
   payments: async () => ({
     full: await benchPayments({ synchronous: 'full', paymentsPerLevel }),
     normal: await benchPayments({ synchronous: 'normal', paymentsPerLevel, concurrencies: [32] }),
+    // Issue 24: the LND backend on the fake LND (pairs of AddAppUserInvoice + PayAppUserInvoice, external
+    // payments, settlements); BENCH_LND_ROOTS runs older builds beside this one.
+    lnd: await benchLndPayments(lndPaymentsOptionsFromEnv()),
   }),
+  paymentsLnd: () => benchLndPayments(lndPaymentsOptionsFromEnv()),
   nostr: () => benchNostr({ durationMs, inFlight: [8, 64] }),
   restaurant: () => benchRestaurant({ durationMs }),
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),

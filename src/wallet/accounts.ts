@@ -61,6 +61,7 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     appByName: db.prepare('SELECT * FROM apps WHERE name = ?'),
     appById: db.prepare('SELECT * FROM apps WHERE id = ?'),
     rotateAppToken: db.prepare('UPDATE apps SET token_generation = token_generation + 1 WHERE id = ? RETURNING token_generation'),
+    appTokenGeneration: db.prepare('SELECT token_generation FROM apps WHERE id = ?').pluck(),
     allApps: db.prepare('SELECT * FROM apps ORDER BY created_at'),
     appUserToken: db.prepare('SELECT 1 FROM app_users WHERE identifier = ? AND user_id = ? AND app_id = ?'),
     walletByKey: db.prepare(`SELECT id, account_id, admin_key = @key AS is_admin FROM users
@@ -118,6 +119,9 @@ export function accountStore({ db, random, now }: AccountsDeps) {
   const appUsersByUser = new BoundedMap<string, AppUserRow>(appUserMemo)
   /** User token claims found valid (every authenticated user call checks them). */
   const validTokenClaims = new BoundedSet<string>(appUserMemo)
+  /** The token generation of apps found to exist (every app call checks its token's): apps are never removed, and a
+   * rotation forgets the app's entry. */
+  const knownApps = new BoundedMap<string, number>(appUserMemo)
   const appUserOf = (userId: string): AppUserRow | undefined => {
     const kept = appUsersByUser.get(userId)
     if (kept) return kept
@@ -149,7 +153,9 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     setAllowUserCreation: (appId: string, allow: boolean) => statements.updateAllowUserCreation.run(allow ? 1 : 0, appId),
     /** Moves the app's tokens to the next generation (older ones stop working); the new generation. */
     rotateAppToken(appId: string): number {
-      return (statements.rotateAppToken.get(appId) as { token_generation: number }).token_generation
+      const generation = (statements.rotateAppToken.get(appId) as { token_generation: number }).token_generation
+      knownApps.delete(appId) // read again (and kept) by the next call, once the new generation is committed
+      return generation
     },
     setExtension(accountId: string, extension: string, enabled: boolean): void {
       if (enabled) statements.enableExtension.run(accountId, extension, now())
@@ -165,7 +171,13 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     },
     directory(): AccountDirectory {
       return {
-        appTokenGeneration: appId => (statements.appById.get(appId) as AppRow | undefined)?.token_generation,
+        appTokenGeneration: appId => {
+          const known = knownApps.get(appId)
+          if (known !== undefined) return known
+          const generation = statements.appTokenGeneration.get(appId) as number | undefined
+          if (generation !== undefined && !db.inTransaction) knownApps.set(appId, generation) // kept only once committed
+          return generation
+        },
         userTokenValid: claims => {
           // A valid triple stays valid: app users are never removed and their wallet and app never change.
           const key = `${claims.app_user_id} ${claims.user_id} ${claims.app_id}`

@@ -91,10 +91,10 @@ export function createWallet(deps: WalletDeps): Wallet {
   const gate = outgoingGate()
   const commits = groupCommit(db)
   const invoices = invoiceStore(db)
-  const issue = invoiceIssuer({ node, accounts, invoices, now, callbackGuard: { allowLoopback: deps.allowLoopbackCallbacks ?? false } })
+  const issue = invoiceIssuer({ node, accounts, invoices, commits, now, callbackGuard: { allowLoopback: deps.allowLoopbackCallbacks ?? false } })
   const settled = settlement({ db, node, ledger, invoices, emit, log })
   const payments = paymentStore(db, ledger, invoices)
-  const resolution = paymentResolution({ store: payments, node, emit, timers: deps.timers ?? systemTimers, now, log })
+  const resolution = paymentResolution({ store: payments, commits, node, emit, timers: deps.timers ?? systemTimers, now, log })
   const payer = invoicePayer({
     node, accounts, invoices, payments, commits, resolution, collectors, gate, fees: deps.fees, emit, now, log,
   })

@@ -43,6 +43,8 @@ export interface StartOptions {
    * sets it. The daemon's own default is off.
    */
   mock?: boolean
+  /** The CLI to spawn (default this build's): benches run an older build beside this one. */
+  cli?: string
 }
 
 /** How long a start may take before the test gives up on it. */
@@ -64,7 +66,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const dataDir = opts.dataDir ?? path.join(tempDataDir(), 'data')
   fs.mkdirSync(dataDir, { recursive: true })
   if (opts.config !== undefined) fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), opts.config)
-  const child = spawn(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
+  const child = spawn(process.execPath, [opts.cli ?? cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
     // Port 0: tests run in parallel, each daemon with its own embedded relay.
     env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', ...mockEnv(opts), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,6 +4,7 @@ import { OperationError } from '../../bus/index.js'
 import { checkCallbackUrl, type GuardOptions } from '../../callbacks/index.js'
 import type { LightningNode } from '../../node/index.js'
 import type { AccountStore } from '../accounts.js'
+import type { GroupCommit } from '../group-commit.js'
 import type { InvoiceRow, InvoiceStore } from './store.js'
 
 /** Upstream caps longer expiries instead of refusing them, and uses the cap as the default. */
@@ -35,6 +36,12 @@ export interface InvoiceIssuerDeps {
   node: LightningNode
   accounts: AccountStore
   invoices: InvoiceStore
+  /**
+   * The row is written in the wallet's shared transaction: under `synchronous = full` an insert of its own paid
+   * for an fsync on the event loop, which held every other request while invoices were made. The caller still hears
+   * of the invoice only once its row is on disk.
+   */
+  commits: GroupCommit
   now(): number
   /** The SSRF guard's options for the callback URL an invoice is given (`[callbacks] allow_loopback`). */
   callbackGuard: GuardOptions
@@ -42,7 +49,7 @@ export interface InvoiceIssuerDeps {
 
 export type IssueInvoice = (request: InvoiceRequest) => Promise<InvoiceRow>
 
-export function invoiceIssuer({ node, accounts, invoices, now, callbackGuard }: InvoiceIssuerDeps): IssueInvoice {
+export function invoiceIssuer({ node, accounts, invoices, commits, now, callbackGuard }: InvoiceIssuerDeps): IssueInvoice {
   return async request => {
     const user = accounts.userById(request.userId)
     if (!user) throw new OperationError('not_found', 'wallet not found')
@@ -62,7 +69,7 @@ export function invoiceIssuer({ node, accounts, invoices, now, callbackGuard }: 
       expirySeconds,
       blinded: request.blind ?? false,
     })
-    return invoices.insert({
+    const row = {
       paymentHash: created.paymentHash,
       paymentRequest: created.paymentRequest,
       userId: user.id,
@@ -82,7 +89,8 @@ export function invoiceIssuer({ node, accounts, invoices, now, callbackGuard }: 
       zapRequest: request.zapRequest ?? null,
       blind: request.blind ?? false,
       extra,
-    })
+    }
+    return commits.run(() => invoices.insert(row))
   }
 }
 

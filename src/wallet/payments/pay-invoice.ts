@@ -148,7 +148,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     }
     switch (outcome.status) {
       case 'succeeded': {
-        const settled = resolution.settle(pending, outcome)
+        const settled = await resolution.settle(pending, outcome)
         if (settled) return settled
         // Resolved meanwhile by a tracker that asked the node first.
         const current = payments.bySerial(pending.serial)!

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino'
 import type { DomainEvent } from '../../bus/index.js'
 import type { LightningNode, PaymentOutcome, Timers } from '../../node/index.js'
+import type { GroupCommit } from '../group-commit.js'
 import { msatAsSats } from '../msat.js'
 import { paymentOperation, type PaymentRow, type PaymentStore, type Resolved } from './store.js'
 
@@ -22,6 +23,11 @@ export interface ReconcileCounts {
 
 export interface ResolutionDeps {
   store: PaymentStore
+  /**
+   * A settlement commits in the wallet's shared transaction: on its own, under `synchronous = full`, each paid for
+   * an fsync on the event loop (the largest cost of an external payment). Its events wait for the shared commit.
+   */
+  commits: GroupCommit
   node: LightningNode
   emit(event: DomainEvent): void
   timers: Timers
@@ -29,7 +35,7 @@ export interface ResolutionDeps {
   log: Logger
 }
 
-export function paymentResolution({ store, node, emit, timers, now, log }: ResolutionDeps) {
+export function paymentResolution({ store, commits, node, emit, timers, now, log }: ResolutionDeps) {
   const tracking = new Map<number, () => void>()
   let stopped = false
 
@@ -63,12 +69,14 @@ export function paymentResolution({ store, node, emit, timers, now, log }: Resol
     })
   }
 
-  const settle = (payment: PaymentRow, outcome: Extract<PaymentOutcome, { status: 'succeeded' }>) => {
-    const resolved = store.settle(payment.serial, {
-      routingFeeMsat: outcome.feeMsat,
-      preimage: outcome.preimage,
-      at: outcome.settledAt,
-    })
+  const settle = async (payment: PaymentRow, outcome: Extract<PaymentOutcome, { status: 'succeeded' }>) => {
+    const resolved = await commits.run(() =>
+      store.settle(payment.serial, {
+        routingFeeMsat: outcome.feeMsat,
+        preimage: outcome.preimage,
+        at: outcome.settledAt,
+      }),
+    )
     if (resolved) announce(resolved)
     return resolved
   }
@@ -80,9 +88,9 @@ export function paymentResolution({ store, node, emit, timers, now, log }: Resol
   }
 
   /** Applies a tracked outcome; `undefined` (never attempted) refunds. Returns false while still in flight. */
-  const apply = (payment: PaymentRow, outcome: PaymentOutcome | undefined): boolean => {
+  const apply = async (payment: PaymentRow, outcome: PaymentOutcome | undefined): Promise<boolean> => {
     if (outcome === undefined) refund(payment, neverAttemptedReason)
-    else if (outcome.status === 'succeeded') settle(payment, outcome)
+    else if (outcome.status === 'succeeded') await settle(payment, outcome)
     else if (outcome.status === 'failed') refund(payment, outcome.failureReason)
     else return false
     return true
@@ -94,8 +102,8 @@ export function paymentResolution({ store, node, emit, timers, now, log }: Resol
       tracking.delete(payment.serial)
       node
         .trackPayment(payment.payment_hash)
-        .then(outcome => {
-          if (!stopped && !apply(payment, outcome)) watch(payment, Math.min(delayMs * 2, maxTrackDelayMs))
+        .then(async outcome => {
+          if (!stopped && !(await apply(payment, outcome))) watch(payment, Math.min(delayMs * 2, maxTrackDelayMs))
         })
         .catch(err => {
           if (stopped) return
@@ -127,7 +135,7 @@ export function paymentResolution({ store, node, emit, timers, now, log }: Resol
         try {
           const outcome = await node.trackPayment(payment.payment_hash)
           if (stopped) return
-          if (!apply(payment, outcome)) {
+          if (!(await apply(payment, outcome))) {
             counts.inFlight++
             watch(payment)
           } else if (outcome?.status === 'succeeded') counts.settled++

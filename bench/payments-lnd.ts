@@ -1,0 +1,324 @@
+// Payments on the LND backend (issue 24): the daemon on the project's fake LND (test/support/fake-lnd, real gRPC
+// over TLS with a macaroon, in this process), driven over HTTP the way an integrator does.
+//   - pairs: a worker asks AddAppUserInvoice for the payee, then PayAppUserInvoice from the payer (an internal
+//     payment), one after the other; pairs/s at each concurrency, p50/p99 of each half, daemon CPU per pair
+//   - external: PayAppUserInvoice of invoices of other nodes, which the fake's router settles (SendPaymentV2)
+//   - settlements: invoices made first, then settled on the fake at once; the time and daemon CPU until the
+//     subscription has credited every one
+// BENCH_LND_ROOTS (repo roots, comma separated; default this one) runs each root's daemon in turn, run by run, so
+// an old build is measured beside the new one under the same load. The fake and the client share this process:
+// `clientCpuMsPerPair` includes the fake's gRPC work.
+import os from 'node:os'
+import path from 'node:path'
+import { createHash, randomBytes } from 'node:crypto'
+import { pathToFileURL } from 'node:url'
+import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
+import { startFakeLnd, type FakeLnd } from '../test/support/fake-lnd/fake-lnd.js'
+import { outsideInvoice } from '../test/node/outside-invoice.js'
+import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
+import { repoRoot } from '../test/support/paths.js'
+import { cpuWindow, processRssMb, profiler, profilingEnv } from './process-stats.js'
+import { RawConnection, rawRequest } from './raw-http.js'
+
+export interface LndPaymentsOptions {
+  roots?: string[]
+  runs?: number
+  concurrencies?: number[]
+  /** Each measured pair window. */
+  durationMs?: number
+  externalPayments?: number
+  settlements?: number
+  profileDir?: string
+}
+
+interface Half {
+  p50Ms: number
+  p99Ms: number
+}
+
+export interface PairsResult {
+  pairs: number
+  errors: number
+  pairsPerSecond: number
+  invoice: Half
+  pay: Half
+  /** The whole pair as its worker saw it. */
+  pair: Half
+  daemonCpuMsPerPair: number | null
+  clientCpuMsPerPair: number
+  profile?: string
+}
+
+const jwtSecret = 'bench-lnd-payments-secret-0123456789abcdef'
+const amountSats = 100
+
+const quantile = (sorted: number[], q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0)
+const half = (values: number[]): Half => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return { p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99) }
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
+  const started = Date.now()
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 10))
+  }
+}
+
+async function onLnd(root: string, profileDir: string | undefined) {
+  const fake = await startFakeLnd({ network: 'regtest' })
+  const c = fake.connection
+  const daemon = await startDaemon({
+    cli: path.join(root, 'build/bin/relaypay.js'),
+    mock: false,
+    config:
+      jwtSecretConfig(jwtSecret) +
+      `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n`,
+    env: { RELAYPAY_LOG_LEVEL: 'warn', ...(profileDir ? profilingEnv(profileDir) : {}) },
+  })
+  return { fake, daemon }
+}
+
+/** One daemon of `root` on a fresh fake: every part of the bench in turn. */
+async function benchOnce(root: string, opts: Required<Omit<LndPaymentsOptions, 'roots' | 'runs' | 'profileDir'>> & { profileDir?: string }) {
+  const { fake, daemon } = await onLnd(root, opts.profileDir)
+  const url = new URL(daemon.url)
+  const width = Math.max(...opts.concurrencies, 8)
+  const connections = await Promise.all(Array.from({ length: width }, () => RawConnection.connect(Number(url.port), url.hostname)))
+  try {
+    const tag = randomBytes(3).toString('hex')
+    const payer = await createAppWithUser(daemon, { jwtSecret, identifier: `payer-${tag}` })
+    const payee = await addAppUser(daemon, { appToken: payer.appToken, appId: payer.appId, jwtSecret, identifier: `payee-${tag}` })
+    const app = { authorization: payer.appToken }
+    const getUser = async (identifier: string) =>
+      (await daemon.request('POST', '/api/app/user/get', { body: { user_identifier: identifier }, headers: app })).json.info.balance as number
+
+    // Funding: one invoice of the payer's, settled on the fake as if another node had paid it.
+    const fundingSats = 50_000_000
+    const funding = await daemon.request('POST', '/api/app/user/add/invoice', {
+      body: { receiver_identifier: payer.identifier, payer_identifier: '', http_callback_url: '', invoice_req: { amountSats: fundingSats, memo: 'funding' } },
+      headers: app,
+    })
+    if (funding.json?.status !== 'OK') throw new Error(`funding invoice: ${funding.text}`)
+    fake.settleInvoice(decodeHash(funding.json.invoice))
+    await until(async () => (await getUser(payer.identifier)) === fundingSats, 'the funding to be credited')
+
+    const addInvoice = rawRequest(
+      url.host,
+      'POST',
+      '/api/app/user/add/invoice',
+      app,
+      JSON.stringify({ receiver_identifier: payee.identifier, payer_identifier: '', http_callback_url: '', invoice_req: { amountSats, memo: 'bench' } }),
+    )
+    const pay = (invoice: string) =>
+      rawRequest(url.host, 'POST', '/api/app/invoice/pay', app, JSON.stringify({ user_identifier: payer.identifier, invoice, amount: 0 }))
+
+    const pairs = async (concurrency: number, durationMs: number, profileDir?: string): Promise<PairsResult> => {
+      const invoiceMs: number[] = []
+      const payMs: number[] = []
+      const pairMs: number[] = []
+      let errors = 0
+      const prof = profiler(daemon.process.pid, profileDir)
+      prof.start()
+      const cpu = cpuWindow(daemon.process.pid)
+      const started = performance.now()
+      const deadline = started + durationMs
+      await Promise.all(
+        connections.slice(0, concurrency).map(async connection => {
+          while (performance.now() < deadline) {
+            const t0 = performance.now()
+            try {
+              const made = await connection.send(addInvoice)
+              const t1 = performance.now()
+              if (made.status !== 200 || !made.body.startsWith('{"status":"OK"')) {
+                errors++
+                continue
+              }
+              const paid = await connection.send(pay(JSON.parse(made.body).invoice))
+              const t2 = performance.now()
+              if (paid.status !== 200 || !paid.body.startsWith('{"status":"OK"')) {
+                errors++
+                continue
+              }
+              invoiceMs.push(t1 - t0)
+              payMs.push(t2 - t1)
+              pairMs.push(t2 - t0)
+            } catch {
+              errors++
+            }
+          }
+        }),
+      )
+      const elapsedMs = performance.now() - started
+      const costs = cpu.end(pairMs.length)
+      const profile = await prof.stop()
+      return {
+        pairs: pairMs.length,
+        errors,
+        pairsPerSecond: round((pairMs.length / elapsedMs) * 1000),
+        invoice: half(invoiceMs),
+        pay: half(payMs),
+        pair: half(pairMs),
+        daemonCpuMsPerPair: costs.daemonCpuMsPerOp,
+        clientCpuMsPerPair: costs.clientCpuMsPerOp,
+        ...(profile ? { profile } : {}),
+      }
+    }
+
+    await pairs(8, 1500) // warm-up: the daemon's hot path compiled, as a long-running one's is
+    const results: Record<string, PairsResult> = {}
+    for (const concurrency of opts.concurrencies) results[`c${concurrency}`] = await pairs(concurrency, opts.durationMs, opts.profileDir)
+
+    // External payments: each to a node of its own that the fake's router pays at once.
+    const external = await (async () => {
+      const count = opts.externalPayments
+      if (count === 0) return undefined
+      const invoices = Array.from({ length: count }, () => {
+        const preimage = randomBytes(32)
+        const paymentHash = createHash('sha256').update(preimage).digest('hex')
+        const invoice = outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: amountSats * 1000, paymentHash })
+        fake.node.remoteNodes.set(invoice.payeePubkey, payment => fake.node.payments.succeed(payment.paymentHash, preimage.toString('hex')))
+        return pay(invoice.paymentRequest)
+      })
+      const latencies: number[] = []
+      let errors = 0
+      let next = 0
+      const prof = profiler(daemon.process.pid, opts.profileDir)
+      prof.start()
+      const cpu = cpuWindow(daemon.process.pid)
+      const started = performance.now()
+      await Promise.all(
+        connections.slice(0, 8).map(async connection => {
+          for (let i = next++; i < count; i = next++) {
+            const t0 = performance.now()
+            const paid = await connection.send(invoices[i]!)
+            if (paid.status !== 200 || !paid.body.startsWith('{"status":"OK"')) errors++
+            else latencies.push(performance.now() - t0)
+          }
+        }),
+      )
+      const elapsedMs = performance.now() - started
+      const costs = cpu.end(latencies.length)
+      const profile = await prof.stop()
+      return {
+        concurrency: 8,
+        payments: latencies.length,
+        errors,
+        paymentsPerSecond: round((latencies.length / elapsedMs) * 1000),
+        ...half(latencies),
+        daemonCpuMsPerPayment: costs.daemonCpuMsPerOp,
+        ...(profile ? { profile } : {}),
+      }
+    })()
+
+    // Settlements through the subscription: invoices first, then every one settled on the fake at once.
+    const settlements = await (async () => {
+      const count = opts.settlements
+      if (count === 0) return undefined
+      const before = await getUser(payee.identifier)
+      const made: string[] = []
+      let next = 0
+      await Promise.all(
+        connections.slice(0, 8).map(async connection => {
+          for (let i = next++; i < count; i = next++) made.push(JSON.parse((await connection.send(addInvoice)).body).invoice)
+        }),
+      )
+      const hashes = made.map(decodeHash)
+      const cpu = cpuWindow(daemon.process.pid)
+      const started = performance.now()
+      for (const hash of hashes) fake.settleInvoice(hash)
+      await until(async () => (await getUser(payee.identifier)) === before + count * amountSats, 'the settlements to be credited')
+      const elapsedMs = performance.now() - started
+      const costs = cpu.end(count)
+      return { settlements: count, settlementsPerSecond: round((count / elapsedMs) * 1000), daemonCpuMsPerSettlement: costs.daemonCpuMsPerOp }
+    })()
+
+    return { root, loadAverage: os.loadavg().map(round), pairs: results, external, settlements, rssMb: processRssMb(daemon.process.pid) }
+  } finally {
+    connections.forEach(connection => connection.close())
+    await daemon.stop()
+    await fake.close()
+  }
+}
+
+/** The payment hash of a BOLT11 request, read from its `p` field (bech32, 52 five-bit groups). */
+function decodeHash(request: string): string {
+  const data = request.slice(request.lastIndexOf('1') + 1, -6)
+  const charset = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l'
+  const words = [...data].map(ch => charset.indexOf(ch))
+  for (let at = 7; at < words.length - 104; ) {
+    const tag = words[at]!
+    const length = words[at + 1]! * 32 + words[at + 2]!
+    if (tag === 1 && length === 52) {
+      let bits = 0
+      let value = 0
+      const bytes: number[] = []
+      for (const word of words.slice(at + 3, at + 3 + 52)) {
+        value = (value << 5) | word
+        bits += 5
+        if (bits >= 8) {
+          bits -= 8
+          bytes.push((value >> bits) & 0xff)
+        }
+      }
+      return Buffer.from(bytes.slice(0, 32)).toString('hex')
+    }
+    at += 3 + length
+  }
+  throw new Error('no payment hash in the invoice')
+}
+
+export async function benchLndPayments(opts: LndPaymentsOptions = {}) {
+  const roots = opts.roots ?? [repoRoot]
+  const runs = opts.runs ?? 1
+  const all: Awaited<ReturnType<typeof benchOnce>>[] = []
+  for (let n = 0; n < runs; n++) {
+    for (const root of roots) {
+      const run = await benchOnce(root, {
+        concurrencies: opts.concurrencies ?? [1, 8, 32],
+        durationMs: opts.durationMs ?? 3000,
+        externalPayments: opts.externalPayments ?? 1000,
+        settlements: opts.settlements ?? 1000,
+        ...(opts.profileDir ? { profileDir: opts.profileDir } : {}),
+      })
+      process.stderr.write(`lnd-payments ${JSON.stringify(summaryLine(run))}\n`)
+      all.push(run)
+    }
+  }
+  return roots.length === 1 && runs === 1 ? all[0] : { runs: all }
+}
+
+function summaryLine(run: Awaited<ReturnType<typeof benchOnce>>) {
+  return {
+    root: run.root,
+    load: run.loadAverage[0],
+    ...Object.fromEntries(
+      Object.entries(run.pairs).map(([c, r]) => [c, `${r.pairsPerSecond}/s cpu ${r.daemonCpuMsPerPair} inv p50/p99 ${r.invoice.p50Ms}/${r.invoice.p99Ms} pay ${r.pay.p50Ms}/${r.pay.p99Ms} err ${r.errors}`]),
+    ),
+    external: run.external && `${run.external.paymentsPerSecond}/s cpu ${run.external.daemonCpuMsPerPayment} err ${run.external.errors}`,
+    settlements: run.settlements && `${run.settlements.settlementsPerSecond}/s cpu ${run.settlements.daemonCpuMsPerSettlement}`,
+  }
+}
+
+/** `npm run bench -- paymentsLnd`, or this file directly, with the BENCH_LND_* settings. */
+export function lndPaymentsOptionsFromEnv(): LndPaymentsOptions {
+  const env = process.env
+  return {
+    ...(env.BENCH_LND_ROOTS ? { roots: env.BENCH_LND_ROOTS.split(',').filter(Boolean) } : {}),
+    runs: Number(env.BENCH_LND_RUNS ?? 1),
+    ...(env.BENCH_CONCURRENCIES ? { concurrencies: env.BENCH_CONCURRENCIES.split(',').map(Number) } : {}),
+    durationMs: Number(env.BENCH_DURATION_MS ?? 3000),
+    externalPayments: Number(env.BENCH_LND_EXTERNAL ?? 1000),
+    settlements: Number(env.BENCH_LND_SETTLEMENTS ?? 1000),
+    ...(env.BENCH_PROFILE_DIR ? { profileDir: env.BENCH_PROFILE_DIR } : {}),
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.stdout.write(JSON.stringify(await benchLndPayments(lndPaymentsOptionsFromEnv()), null, 2) + '\n')
+}
