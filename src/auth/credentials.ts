@@ -7,6 +7,8 @@ export interface Credentials {
   apiKey?: string
   /** Nostr: the verified author of the request event, and the app its `p` tag addressed. */
   nostr?: { pubkey: string; appId: string }
+  /** Nostr kind 23194 (NIP-47): the verified author, and the service key (one per NWC connection) it addressed. */
+  nwc?: { pubkey: string; servicePubkey: string }
 }
 
 /** The `authorization` value without an optional `Bearer ` prefix (upstream accepts both). */

@@ -12,6 +12,8 @@ export type Caller =
   | { kind: 'guestPub'; pub: string; appId: string }
   | { kind: 'wallet'; walletId: string; accountId: string; keyType: 'admin' | 'invoice' }
   | { kind: 'operator' }
+  /** A NIP-47 request's connection: the client key of an unrevoked, unexpired connection allowed the method. */
+  | { kind: 'nwc'; connectionId: string; userId: string }
 
 /** The caller shape each auth kind yields. */
 export type CallerFor<K extends AuthKind> = K extends 'guest'
@@ -32,7 +34,9 @@ export type CallerFor<K extends AuthKind> = K extends 'guest'
                 ? Extract<Caller, { kind: 'operator' }>
                 : K extends 'guestOrWallet'
                   ? Extract<Caller, { kind: 'guest' | 'wallet' }>
-                  : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
+                  : K extends 'nwcConnection'
+                    ? Extract<Caller, { kind: 'nwc' }>
+                    : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
 
 /** Milliseconds since the epoch; injected so schedules, expiry and retries are testable. */
 export interface Clock {
