@@ -18,10 +18,11 @@ export type AuthKind =
   | 'operator' // the host super user: `Authorization: Bearer <admin token>`
   | 'member' // any authenticated person: user token, wallet key or the operator's admin token
   | 'guestOrWallet' // no credentials needed; a wallet key (invoice or admin), when sent, names the caller's wallet
+  | 'nwcConnection' // Nostr kind 23194 only: the NWC connection whose service key the request addressed, sent by its client key
 
 export const authKinds: readonly AuthKind[] = [
   'guest', 'user', 'admin', 'metrics', 'app', 'guestPub', 'walletInvoice', 'walletAdmin', 'operator', 'member',
-  'guestOrWallet',
+  'guestOrWallet', 'nwcConnection',
 ]
 
 /** How errors and answers are written: upstream's 200 + status envelope, or status codes + `{detail}`. */
@@ -61,6 +62,11 @@ export interface Operation<
   aliases?: readonly { name?: string; path?: string }[]
   /** Also callable over the Nostr relay transport (kind 21000). */
   nostr?: boolean
+  /**
+   * Served only by the codec of one Nostr kind, under the name that kind's protocol gives the request (issue 23:
+   * the NIP-47 methods on kind 23194). Such an operation has no HTTP route and is no kind-21000 rpcName.
+   */
+  nostrCodec?: { kind: number; request: string }
   /** Server-streaming: the handler returns an Observable; over Nostr items are pushed. */
   stream?: boolean
   /** Carries several operations of its caller kind in one call (BatchUser). */

@@ -158,7 +158,9 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(wallet.handlers, 'wallet')
-  const nwc = createNwc({ db: store.db, wallet, node, relays: relayUrls, clock, random, log: log.child({ room: 'nwc' }) })
+  const nwc = createNwc({
+    db: store.db, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
+  })
   registry.register(nwc.handlers, 'nwc')
   const linking = createLinking({
     db: store.db,
@@ -299,6 +301,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     directory: { ...wallet.directory, userForPubkey: wallet.nostr.userForPubkey },
     adminPubkey: linking.adminPubkey,
     adminOnlyExtensions: config.extensions.admin_only,
+    nwc: nwc.directory,
+    now: () => clock.now(),
   })
   const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog })
   dispatcher.outcomes$.subscribe(outcomes)
@@ -325,6 +329,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       dataDir,
       ...nostrTransportLimits(config),
       clink: clink.server,
+      nwc: nwc.relayView,
+      accessLog,
     })
   } catch (err) {
     await http.close()
@@ -334,7 +340,6 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   }
   relayStatus = () => nostr.relayStatus()
   linking.openEnrollment(nostr.nprofile)
-  await nwc.start({ verifier, events$: events.events$, maxEventAgeSeconds: config.nostr.max_event_age_seconds, accessLog })
   probes.watchRelays(relayReadiness(relay, () => nostr.relayStatus()))
   const daemonInfo = () => ({ url: http.url, relays: relayUrls, pid: process.pid })
   writeDaemonInfo(dataDir, daemonInfo())
@@ -355,7 +360,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     notImplemented,
     reload: load => {
       const setLevel = (level: Config['log']['level']) => (setLogLevel(level), relay?.setLogLevel(level))
-      const moves = relay ? {} : { setRelays: relayMover(relayUrls, [nostr, nwc], () => writeDaemonInfo(dataDir, daemonInfo())) }
+      const moves = relay ? {} : { setRelays: relayMover(relayUrls, [nostr], () => writeDaemonInfo(dataDir, daemonInfo())) }
       config = reloadConfig({ running: config, load, log, setLogLevel: setLevel, setHttpLimits: http.setLimits, relay, ...moves })
     },
         ...(relay ? { embeddedRelay: relay } : {}),
@@ -367,7 +372,6 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
         await backups?.stop()
         await webrtc.stop() // peers close first: their channels read the metrics files
         await nostr.stop() // no new relay requests; the ones taken are answered before the relays close
-        await nwc.stop()
         // Stop accepting first; model downloads may run for minutes, so they are aborted rather than awaited.
         const httpClosed = http.close()
         await models.close()

@@ -1,7 +1,7 @@
 // Nostr Wallet Connect (NIP-47) connections a user manages: each one is a service key pair, the client key that
 // may use it, the methods it may call, an optional spending budget and an expiry. Amounts on this wire are sats
 // (the pub dialect's unit); NIP-47 itself speaks msat, which src/nwc/ converts at its own edge.
-import { bool, enumOf, int, list, message, optional, text } from '../dsl.js'
+import { bool, enumOf, int, json, list, message, optional, text } from '../dsl.js'
 import { IntervalType } from './debits.js'
 
 /** The NIP-47 methods a connection may be allowed; `notifications` are sent to every live connection. */
@@ -56,4 +56,31 @@ export const UpdateNwcConnectionRequest = message('UpdateNwcConnectionRequest', 
 
 export const NwcConnectionId = message('NwcConnectionId', {
   connection_id: text(),
+})
+
+// The NIP-47 requests themselves (kind 23194, issue 23): `params` as the client sends them and `result` as NIP-47
+// names it, amounts in msat. Every field is free-form here because the NWC room checks each one and answers in
+// NIP-47's own words (`OTHER: amount must be a positive integer`), which clients already show.
+/** A field the NWC room checks itself: anything, or absent. */
+const given = () => json().optional()
+
+export const Nip47PayInvoice = message('Nip47PayInvoice', { invoice: given(), amount: given() })
+export const Nip47MakeInvoice = message('Nip47MakeInvoice', {
+  amount: given(), description: given(), description_hash: given(), expiry: given(),
+})
+export const Nip47LookupInvoice = message('Nip47LookupInvoice', { payment_hash: given(), invoice: given() })
+export const Nip47ListTransactions = message('Nip47ListTransactions', {
+  from: given(), until: given(), limit: given(), offset: given(), unpaid: given(), type: given(),
+})
+export const Nip47Paid = message('Nip47Paid', { preimage: text(), fees_paid: int() })
+export const Nip47Transaction = message('Nip47Transaction', {
+  type: text(), state: text(), invoice: text(), description: text(), description_hash: optional(text()),
+  preimage: optional(text()), payment_hash: text(), amount: int(), fees_paid: int(), created_at: int(),
+  expires_at: optional(int()), settled_at: optional(int()),
+})
+export const Nip47Transactions = message('Nip47Transactions', { transactions: list(Nip47Transaction) })
+export const Nip47Balance = message('Nip47Balance', { balance: int() })
+export const Nip47Info = message('Nip47Info', {
+  alias: text(), color: text(), pubkey: text(), network: text(), block_height: int(), block_hash: text(),
+  methods: list(text()), notifications: list(text()),
 })

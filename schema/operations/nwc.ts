@@ -1,12 +1,16 @@
-// Nostr Wallet Connect (NIP-47, issue 13): the user's own connections. The NWC requests themselves (kind 23194)
-// are not catalogue operations: they arrive on each connection's service key and are served by src/nwc/, which
-// moves money through the wallet's door like every other path.
+// Nostr Wallet Connect (NIP-47, issue 13): the user's own connections, and (issue 23) the NIP-47 methods an NWC
+// app calls with kind 23194 on a connection's service key. Those arrive through the relay transport's 23194 codec
+// and the dispatcher like every request; the caller is the connection (auth kind nwcConnection).
 import { operation } from '../operation.js'
 import { Empty } from '../messages/common.js'
 import {
   CreatedNwcConnection, CreateNwcConnectionRequest, NwcConnection, NwcConnectionId, NwcConnections,
-  UpdateNwcConnectionRequest,
+  UpdateNwcConnectionRequest, Nip47Balance, Nip47Info, Nip47ListTransactions, Nip47LookupInvoice, Nip47MakeInvoice,
+  Nip47Paid, Nip47PayInvoice, Nip47Transaction, Nip47Transactions,
 } from '../messages/nwc.js'
+
+/** The kind NIP-47 requests arrive with. */
+const nip47Kind = 23194
 
 export const nwcOperations = [
   operation({
@@ -32,5 +36,35 @@ export const nwcOperations = [
     http: { method: 'POST', path: '/api/user/nwc/revoke' },
     input: NwcConnectionId, output: Empty,
     summary: 'Revokes an NWC connection for good: its requests are answered UNAUTHORIZED from then on.',
+  }),
+  operation({
+    name: 'NwcPayInvoice', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'pay_invoice' },
+    input: Nip47PayInvoice, output: Nip47Paid,
+    summary: "NIP-47 pay_invoice (Nostr kind 23194 only): pays a BOLT11 invoice from the connection's wallet within its budget; `amount` (msat), when given, must equal the invoice's.",
+  }),
+  operation({
+    name: 'NwcMakeInvoice', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'make_invoice' },
+    input: Nip47MakeInvoice, output: Nip47Transaction,
+    summary: "NIP-47 make_invoice (Nostr kind 23194 only): an invoice to the connection's wallet for `amount` msat.",
+  }),
+  operation({
+    name: 'NwcLookupInvoice', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'lookup_invoice' },
+    input: Nip47LookupInvoice, output: Nip47Transaction,
+    summary: "NIP-47 lookup_invoice (Nostr kind 23194 only): one invoice or payment of the connection's wallet by payment hash or invoice.",
+  }),
+  operation({
+    name: 'NwcListTransactions', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'list_transactions' },
+    input: Nip47ListTransactions, output: Nip47Transactions,
+    summary: "NIP-47 list_transactions (Nostr kind 23194 only): the connection's wallet history, newest first.",
+  }),
+  operation({
+    name: 'NwcGetBalance', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'get_balance' },
+    input: Empty, output: Nip47Balance,
+    summary: "NIP-47 get_balance (Nostr kind 23194 only): the connection's wallet balance in msat.",
+  }),
+  operation({
+    name: 'NwcGetInfo', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'get_info' },
+    input: Empty, output: Nip47Info,
+    summary: 'NIP-47 get_info (Nostr kind 23194 only): the node, and the methods and notifications the connection may use.',
   }),
 ]

@@ -14,9 +14,11 @@ import { authenticateWalletKey } from './wallet-key.js'
 import { authenticateOperator } from './operator.js'
 import { authenticateMember } from './member.js'
 import { credentialMismatch } from './mismatch.js'
+import { authenticateNwc, type NwcDirectory } from './nwc.js'
 
 export type { Authenticate, Credentials } from '../bus/index.js'
 export type { AccountDirectory, WalletKeyOwner } from './directory.js'
+export type { NwcDirectory, NwcConnectionView } from './nwc.js'
 export { createTokenSigner, type TokenSigner, type UserClaims } from './tokens.js'
 export { sameSecret } from './secret-compare.js'
 
@@ -29,10 +31,15 @@ export interface AuthDeps {
   adminPubkey(): string | undefined
   /** Extensions only the operator may use (`[extensions] admin_only`). */
   adminOnlyExtensions: readonly string[]
+  /** NWC connections (the nwcConnection caller kind); without it every NIP-47 request is refused. */
+  nwc?: NwcDirectory
+  /** Milliseconds since the epoch (NWC connection expiry); Date.now by default. */
+  now?(): number
 }
 
 export function createAuthenticator(deps: AuthDeps): Authenticate {
-  const byKind: Record<AuthKind, (creds: Credentials) => Caller | Promise<Caller>> = {
+  const now = deps.now ?? (() => Date.now())
+  const byKind: Record<AuthKind, (creds: Credentials, entry: CatalogueEntry) => Caller | Promise<Caller>> = {
     guest: () => ({ kind: 'guest' }),
     admin: creds => authenticateAdmin(creds, deps),
     metrics: creds => authenticateMetrics(creds, deps),
@@ -45,11 +52,12 @@ export function createAuthenticator(deps: AuthDeps): Authenticate {
     member: creds => authenticateMember(creds, deps),
     // Public routes that can do more for a caller who names a wallet (the restaurant quote's balance pre-check).
     guestOrWallet: creds => (creds.apiKey ? authenticateWalletKey(creds, 'invoice', deps.directory) : { kind: 'guest' }),
+    nwcConnection: (creds, entry) => authenticateNwc(entry, creds, { nwc: deps.nwc, now }),
   }
   return async (entry, creds) => {
     let caller: Caller
     try {
-      caller = await byKind[entry.auth](creds)
+      caller = await byKind[entry.auth](creds, entry)
     } catch (err) {
       throw await withMismatch(err, entry.auth, creds, deps)
     }

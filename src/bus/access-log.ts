@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import type { Transport } from './context.js'
 
 export interface AccessLine {
-  /** The dispatcher's transports, and NWC (NIP-47 requests, which the NWC room serves itself). */
+  /** The dispatcher's transports, and NWC (NIP-47 requests: their line keeps the method name, as clients know it). */
   transport: Transport | 'nwc'
   /** The operation's catalogue name; null when the request named none (an unknown path). */
   operation: string | null

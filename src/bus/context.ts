@@ -12,6 +12,8 @@ export type Caller =
   | { kind: 'guestPub'; pub: string; appId: string }
   | { kind: 'wallet'; walletId: string; accountId: string; keyType: 'admin' | 'invoice' }
   | { kind: 'operator' }
+  /** A NIP-47 request's connection: the client key of an unrevoked, unexpired connection allowed the method. */
+  | { kind: 'nwc'; connectionId: string; userId: string }
 
 /** The caller shape each auth kind yields. */
 export type CallerFor<K extends AuthKind> = K extends 'guest'
@@ -32,7 +34,9 @@ export type CallerFor<K extends AuthKind> = K extends 'guest'
                 ? Extract<Caller, { kind: 'operator' }>
                 : K extends 'guestOrWallet'
                   ? Extract<Caller, { kind: 'guest' | 'wallet' }>
-                  : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
+                  : K extends 'nwcConnection'
+                    ? Extract<Caller, { kind: 'nwc' }>
+                    : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
 
 /** What a transport hands to authentication: the raw credentials it saw, nothing interpreted yet. */
 export interface Credentials {
@@ -42,6 +46,8 @@ export interface Credentials {
   apiKey?: string
   /** Nostr: the verified author of the request event, and the app its `p` tag addressed. */
   nostr?: { pubkey: string; appId: string }
+  /** Nostr kind 23194 (NIP-47): the verified author, and the service key (one per NWC connection) it addressed. */
+  nwc?: { pubkey: string; servicePubkey: string }
 }
 
 /** Milliseconds since the epoch; injected so schedules, expiry and retries are testable. */

@@ -34,16 +34,22 @@ export class OperationError extends Error {
   readonly status?: number
   /** For a rate refusal: when to ask again (HTTP `Retry-After`). */
   readonly retryAfterSeconds?: number
+  /**
+   * The error in the words of a protocol whose codes are finer than ours (NIP-47's QUOTA_EXCEEDED, PAYMENT_FAILED),
+   * for the codec that answers in that protocol.
+   */
+  readonly wireCode?: string
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    opts: { status?: number; retryAfterSeconds?: number } = {},
+    opts: { status?: number; retryAfterSeconds?: number; wireCode?: string } = {},
   ) {
     super(message)
     this.name = 'OperationError'
     this.status = opts.status
     if (opts.retryAfterSeconds !== undefined) this.retryAfterSeconds = opts.retryAfterSeconds
+    if (opts.wireCode !== undefined) this.wireCode = opts.wireCode
   }
 }
 

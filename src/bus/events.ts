@@ -24,6 +24,10 @@ export type DomainEvent =
   | { type: 'user.operation'; userId: string; operation: Record<string, unknown>; latestBalanceSats: number }
   /** A push on one of the user streams (GetLiveDebitRequests, GetLiveManageRequests): sent to the user's linked key. */
   | { type: 'user.push'; userId: string; stream: string; payload: Record<string, unknown> }
+  /** An application was created while running: its key answers requests from now on (the relay transport listens). */
+  | { type: 'app.added'; appId: string; pubkey: string }
+  /** An NWC connection was made or changed: the relay transport serves its key and publishes its info. */
+  | { type: 'nwc.connection'; servicePubkey: string }
   | { type: 'operation.completed'; op: string; transport: string; appId: string | null; ok: boolean; errorCode: string | null; timings: CallTimings }
 
 /** Microseconds spent in each step of one call (upstream usage-metric TLV fields 3–6). */

@@ -22,6 +22,7 @@ export interface CallOptions {
 export async function runCall(operation: string, json: string, opts: CallOptions): Promise<void> {
   if (opts.relay) return runRelayCall(operation, json, opts)
   const entry = findEntry(operation)
+  refuseCodecOnly(entry)
   if (!entry.http) die(`${entry.name} has no HTTP route`)
   const input = parseInput(json)
   const baseUrl = opts.url ?? runningDaemonUrl(opts.dataDir)
@@ -92,6 +93,7 @@ async function runRelayCall(operation: string, json: string, opts: CallOptions):
   const { generateSecretKey } = await import('nostr-tools/pure')
   const { bytesToHex, hexToBytes } = await import('@noble/hashes/utils.js')
   const entry = findEntry(operation)
+  refuseCodecOnly(entry)
   if (!entry.nostr) die(`${entry.name} is not served over the relay (call it over HTTP)`)
   const input = parseInput(json)
   if (Array.isArray(input)) die('the input must be a JSON object')
@@ -167,4 +169,12 @@ function runningDaemonUrl(dataDir: string): string {
 function die(message: string): never {
   process.stderr.write(`relaypay: ${message}\n`)
   process.exit(2)
+}
+
+/** An operation another Nostr kind carries (a NIP-47 method) needs that protocol's client: say so plainly. */
+function refuseCodecOnly(entry: { name: string }): void {
+  const codec = (entry as { nostrCodec?: { kind: number; request: string } }).nostrCodec
+  if (codec) {
+    die(`${entry.name} is the Nostr kind ${codec.kind} request "${codec.request}": send it with a Nostr Wallet Connect client and a connection URI (CreateNwcConnection)`)
+  }
 }

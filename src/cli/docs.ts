@@ -15,6 +15,7 @@ const authNames: Record<string, string> = {
   operator: 'operator (`Authorization: Bearer <admin token>`)',
   member: 'any authenticated user (user token, wallet key or admin token)',
   guestOrWallet: 'Guest (no credentials); an optional wallet key (`X-Api-Key`) names the caller\'s wallet',
+  nwcConnection: 'NWC connection (the client key of a live connection allowed the method; Nostr kind 23194 only)',
 }
 
 export function operationsReference(): string {
@@ -54,6 +55,8 @@ function describeOperation(entry: CatalogueEntry): string[] {
   facts.push(`auth: ${authNames[entry.auth] ?? entry.auth}`)
   facts.push(`dialect: ${entry.dialect}`)
   if (entry.nostr) facts.push('also over Nostr')
+  const codec = (entry as { nostrCodec?: { kind: number; request: string } }).nostrCodec
+  if (codec) facts.push(`Nostr kind ${codec.kind} only, as \`${codec.request}\` (no HTTP route)`)
   if (entry.stream) facts.push('stream')
   if (entry.batch) facts.push('batch')
   if (entry.extension) facts.push(`extension: ${entry.extension}`)

@@ -14,7 +14,7 @@ export interface NwcHandlerDeps {
   random(bytes: number): Uint8Array
   /** The daemon's relays, named in every connection URI. */
   relays: readonly string[]
-  /** Tells the running service about a new or changed connection (no-op before it starts). */
+  /** A connection was created or changed: the relay transport widens its subscription and publishes its info. */
   changed(connection: ConnectionRow): void
 }
 

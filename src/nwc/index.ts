@@ -1,82 +1,59 @@
 // The NWC room (NIP-47, issue 13): every user's wallet usable from any Nostr Wallet Connect app. Its handlers
-// manage connections; its service, started once the relays are up, answers the apps' requests on the daemon's
-// relays and moves money only through the wallet's door.
-import type { AccessLog } from '../bus/access-log.js'
-import type { Observable } from '../bus/rx.js'
+// manage connections and (issue 23) serve the NIP-47 methods, which reach them like every request: the relay
+// transport's kind-23194 codec, the one claim store, authentication (caller kind nwcConnection), the dispatcher.
+// Money moves only through the wallet's door. The transport reads the room's relay view for the keys to serve on,
+// the connections' info events and the payment notifications.
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { Clock } from '../bus/context.js'
 import type { DomainEvent } from '../bus/events.js'
 import type { HandlerTable } from '../bus/handler.js'
-import type { EventVerifier } from '../transports/nostr/verify.js'
-import { nwcStore, type ConnectionRow } from './store.js'
+import type { NwcDirectory } from '../auth/index.js'
+import { nwcStore } from './store.js'
 import { nwcHandlers } from './handlers.js'
+import { nip47Handlers } from './nip47-handlers.js'
+import { methodTable } from './methods.js'
 import { walletTransactionReader } from './transactions.js'
-import { startNwcService, type NwcService } from './service.js'
+import { nwcDirectory, nwcRelayView, type NwcRelayView } from './relay-view.js'
 import type { NodeFacts, NwcWallet } from './methods.js'
 
 export type { NwcWallet, NodeFacts } from './methods.js'
+export type { NwcRelayView, NwcAnnouncement, NwcNotice } from './relay-view.js'
 
 export interface NwcDeps {
   db: Db
   wallet: NwcWallet
   node: NodeFacts
-  /** The daemon's relays: named in connection URIs and served on. */
+  /** The daemon's relays, named in connection URIs (SIGHUP changes the array's contents). */
   relays: readonly string[]
   clock: Clock
   random(bytes: number): Uint8Array
+  /** Domain events: `nwc.connection` when a connection is made or changed. */
+  emit(event: DomainEvent): void
   log: Logger
-}
-
-export interface NwcStartDeps {
-  verifier: EventVerifier
-  events$: Observable<DomainEvent>
-  maxEventAgeSeconds: number
-  /** One line per answered request; none when the access log is off. */
-  accessLog?: AccessLog
 }
 
 export interface Nwc {
   handlers: HandlerTable
-  /** Subscribes on the relays and publishes the live connections' info events. */
-  start(deps: NwcStartDeps): Promise<void>
-  /** Serves on these relays from now on (a SIGHUP changed `[nostr] relays`). */
-  setRelays(urls: readonly string[]): Promise<void>
-  stop(): Promise<void>
+  /** Who a NIP-47 request's author is (the nwcConnection caller kind). */
+  directory: NwcDirectory
+  /** What the relay transport serves kind 23194 with. */
+  relayView: NwcRelayView
 }
 
-/** Builds the room; its handlers work before `start` (a connection made then is announced at start). */
 export function createNwc(deps: NwcDeps): Nwc {
   const store = nwcStore(deps.db)
   const transactions = walletTransactionReader(deps.db)
-  let service: NwcService | undefined
-  const handlers = nwcHandlers({
-    store,
-    clock: deps.clock,
-    random: deps.random,
-    relays: deps.relays,
-    changed: (connection: ConnectionRow) => service?.connectionChanged(connection),
-  })
-  return {
-    handlers,
-    async start(startDeps) {
-      service = await startNwcService({
-        ...startDeps,
-        relays: deps.relays,
-        wallet: deps.wallet,
-        node: deps.node,
-        store,
-        transactions,
-        clock: deps.clock,
-        log: deps.log,
-      })
-    },
-    async setRelays(urls) {
-      await service?.setRelays(urls)
-    },
-    async stop() {
-      await service?.stop()
-      service = undefined
-    },
+  const methods = methodTable({ wallet: deps.wallet, node: deps.node, store, transactions, clock: deps.clock, log: deps.log })
+  const handlers = {
+    ...nwcHandlers({
+      store,
+      clock: deps.clock,
+      random: deps.random,
+      relays: deps.relays,
+      changed: connection => deps.emit({ type: 'nwc.connection', servicePubkey: connection.service_pubkey }),
+    }),
+    ...nip47Handlers(store, methods),
   }
+  return { handlers, directory: nwcDirectory(store), relayView: nwcRelayView(store, transactions, deps.clock) }
 }

@@ -3,7 +3,7 @@
 // ledger and domain events as PayInvoice and NewInvoice.
 import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import type { Logger } from 'pino'
-import { isOperationError, type OperationError } from '../bus/errors.js'
+import { OperationError, isOperationError, type ErrorCode } from '../bus/errors.js'
 import type { Clock } from '../bus/context.js'
 import type { CreatedInvoice, InvoiceForWallet, WalletPayment } from '../wallet/index.js'
 import type { NwcStore, ConnectionRow } from './store.js'
@@ -14,12 +14,17 @@ export type NwcErrorCode =
   | 'RATE_LIMITED' | 'NOT_IMPLEMENTED' | 'INSUFFICIENT_BALANCE' | 'QUOTA_EXCEEDED' | 'RESTRICTED' | 'UNAUTHORIZED'
   | 'INTERNAL' | 'UNSUPPORTED_ENCRYPTION' | 'OTHER' | 'PAYMENT_FAILED' | 'NOT_FOUND'
 
-export class NwcError extends Error {
-  constructor(
-    readonly code: NwcErrorCode,
-    message: string,
-  ) {
-    super(message)
+/** The nearest of our own codes (metrics, access lines); the NIP-47 code rides along as `wireCode`. */
+const ownCode: Record<NwcErrorCode, ErrorCode> = {
+  RATE_LIMITED: 'limit_exceeded', NOT_IMPLEMENTED: 'not_implemented', INSUFFICIENT_BALANCE: 'insufficient_balance',
+  QUOTA_EXCEEDED: 'limit_exceeded', RESTRICTED: 'forbidden', UNAUTHORIZED: 'unauthenticated', INTERNAL: 'internal',
+  UNSUPPORTED_ENCRYPTION: 'invalid_input', OTHER: 'invalid_input', PAYMENT_FAILED: 'upstream_failed', NOT_FOUND: 'not_found',
+}
+
+/** An OperationError that answers in NIP-47's words: the 23194 codec sends `wireCode` as the error code. */
+export class NwcError extends OperationError {
+  constructor(nwcCode: NwcErrorCode, message: string) {
+    super(ownCode[nwcCode], message, { wireCode: nwcCode })
     this.name = 'NwcError'
   }
 }
@@ -170,6 +175,7 @@ async function walletCall<T>(fn: () => Promise<T>, upstreamCode: NwcErrorCode = 
   try {
     return await fn()
   } catch (err) {
+    if (err instanceof NwcError) throw err
     if (isOperationError(err)) throw new NwcError(nwcCodeOf(err, upstreamCode), err.message)
     throw err
   }

@@ -1,5 +1,6 @@
-// The NWC room's own tables (schema/sql/008_nwc.sql): connections, the budget spends of each, and the requests
-// taken (exactly-once). Statements are prepared once; every function is named for what it means to the room.
+// The NWC room's own tables (schema/sql/008_nwc.sql): connections and the budget spends of each. The requests taken
+// (exactly-once) live in the relay transport's one claim store since issue 23. Statements are prepared once; every
+// function is named for what it means to the room.
 import type { Db } from '../store/index.js'
 
 export type BudgetInterval = 'DAY' | 'WEEK' | 'MONTH'
@@ -24,19 +25,6 @@ export interface ConnectionRow {
   expires_at: number | null
   created_at: number
   revoked_at: number | null
-}
-
-/** A request already taken: answered (its stored response), or claimed by a run that stopped before answering. */
-export type RequestClaim =
-  | { state: 'claimed' }
-  | { state: 'answered'; reply: StoredResponse }
-  | { state: 'interrupted' }
-
-export interface StoredResponse {
-  /** created_at (unix s) of the last event that carried it: a re-send must be dated later to get a new event id. */
-  sentAt: number
-  /** The encrypted content; null when the request was dropped without an answer. */
-  content: string | null
 }
 
 export type Reservation = { ok: true } | { ok: false; spentMsat: number; budgetMsat: number }
@@ -64,14 +52,6 @@ export function nwcStore(db: Db) {
   const settleSpend = db.prepare(`UPDATE nwc_spends SET status = 'spent', amount_msat = @amountMsat
                                   WHERE request_id = @requestId AND status = 'reserved'`)
   const releaseSpend = db.prepare(`UPDATE nwc_spends SET status = 'released' WHERE request_id = ? AND status = 'reserved'`)
-
-  const insertRequest = db.prepare(`INSERT INTO nwc_requests (event_id, connection_id, requester, created_at, received_at)
-                                    VALUES (@eventId, @connectionId, @requester, @createdAt, @receivedAt)
-                                    ON CONFLICT (event_id) DO NOTHING`)
-  const requestReply = db.prepare('SELECT reply FROM nwc_requests WHERE event_id = ?').pluck()
-  const storeReply = db.prepare('UPDATE nwc_requests SET reply = ? WHERE event_id = ?')
-  const newestRequest = db.prepare('SELECT MAX(created_at) FROM nwc_requests').pluck()
-  const pruneRequests = db.prepare('DELETE FROM nwc_requests WHERE created_at < ?')
 
   /** What a connection spent in its budget's current window (all time without a budget). */
   const spentMsat = (connection: ConnectionRow, now: number): number =>
@@ -120,15 +100,6 @@ export function nwcStore(db: Db) {
     settleSpend: (requestId: string, amountMsat: number): void => void settleSpend.run({ requestId, amountMsat }),
     /** The wallet moved nothing: the reservation stops counting. */
     releaseSpend: (requestId: string): void => void releaseSpend.run(requestId),
-
-    claimRequest(row: { eventId: string; connectionId: string; requester: string; createdAt: number; receivedAt: number }): RequestClaim {
-      if (insertRequest.run(row).changes === 1) return { state: 'claimed' }
-      const stored = requestReply.get(row.eventId) as string | null
-      return stored === null ? { state: 'interrupted' } : { state: 'answered', reply: JSON.parse(stored) as StoredResponse }
-    },
-    storeResponse: (eventId: string, reply: StoredResponse): void => void storeReply.run(JSON.stringify(reply), eventId),
-    newestRequestCreatedAt: () => (newestRequest.get() as number | null) ?? undefined,
-    pruneRequests: (unixSeconds: number): number => pruneRequests.run(unixSeconds).changes,
   }
 }
 

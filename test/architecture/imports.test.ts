@@ -19,11 +19,6 @@ const exceptions: Exception[] = [
     to: 'src/transports/nostr/',
     why: `CLINK answers through ClinkOutbox and request types of the transport; ${pipelineRewrite} (codecs + dispatcher)`,
   },
-  {
-    from: 'src/nwc/',
-    to: 'src/transports/nostr/',
-    why: `NWC runs its own relay pool, signing and nip44 from the transport; ${pipelineRewrite} (one pool, a 23194 codec)`,
-  },
   { from: 'src/clink/', to: 'src/bus/', why: `imports past the bus's door, from before it had one; ${pipelineRewrite}` },
   { from: 'src/nwc/', to: 'src/bus/', why: `imports past the bus's door, from before it had one; ${pipelineRewrite}` },
   { from: 'src/transports/nostr/', to: 'src/bus/', why: `imports past the bus's door; ${pipelineRewrite}` },

@@ -26,6 +26,7 @@ const accepts: Record<AuthKind, CredentialKind[]> = {
   operator: ['admin', 'adminBearer'],
   member: ['admin', 'adminBearer', 'user', 'invoiceKey', 'adminKey'],
   guestOrWallet: credentialKinds,
+  nwcConnection: [], // issue 23: NIP-47 methods have no HTTP route (Nostr kind 23194 only)
 }
 
 /** Every way authentication says no, in both dialects. */

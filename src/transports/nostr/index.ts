@@ -1,16 +1,17 @@
-// The relay transport, the daemon's main bus (DESIGN.md): one subscription on every service relay for the request
-// kinds addressed to any app key, requests through the one dispatcher, replies and pushes back through the relays,
-// the service beacon and the app's connection string. Upstream: reference/pub-protocol.md §3.
+// The relay transport, the daemon's main bus (DESIGN.md): one relay pool and one subscription on every service
+// relay for every kind the daemon serves (21000–21003 addressed to any app key, 23194 to any NWC service key),
+// requests through one claim store and the one dispatcher, replies and pushes back through the relays, the service
+// beacon and the app's connection string. Upstream: reference/pub-protocol.md §3.
 import fs from 'node:fs'
 import path from 'node:path'
-import { filter, type Observable } from '../../bus/rx.js'
+import type { Observable } from '../../bus/rx.js'
 import type { Event } from 'nostr-tools/pure'
 import { nprofileEncode } from 'nostr-tools/nip19'
 import type { Logger } from 'pino'
 import type { Db } from '../../store/index.js'
 import type { Dispatcher } from '../../bus/dispatcher.js'
 import type { Clock } from '../../bus/context.js'
-import type { DomainEvent } from '../../bus/events.js'
+import { ofType, type DomainEvent } from '../../bus/events.js'
 import type { EventVerifier, VerifyEvent } from './verify.js'
 import { appKeyring, type AppKeyRow, type AppKeyring } from './app-keys.js'
 import { conversationKeys } from './conversation-keys.js'
@@ -24,6 +25,9 @@ import { loadSchnorr } from './schnorr.js'
 import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
 import { serviceBeacon } from './beacon.js'
 import { clinkKinds, clinkTransport, isClinkKind, type ClinkServer } from './clink-server.js'
+import { nwcCodec, nwcRequestKind } from './nwc-codec.js'
+import type { NwcRelayView } from '../../nwc/index.js'
+import type { AccessLog } from '../../bus/access-log.js'
 import { pushLiveUserOperations, pushToKeys, pushUserStreams, type KeyPush, type LinkedKeyLookup } from './pushes.js'
 
 export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
@@ -71,6 +75,10 @@ export interface NostrTransportDeps {
   backoff?: Backoff
   /** The CLINK room; without it kinds 21001–21003 are logged and dropped unanswered. */
   clink?: ClinkServer
+  /** The NWC room's connections; without it kind 23194 is not subscribed to. */
+  nwc?: NwcRelayView
+  /** NWC requests write their own access line (the method and NIP-47 code); none when the access log is off. */
+  accessLog?: AccessLog
 }
 
 export interface NostrTransport {
@@ -104,6 +112,8 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
   let newestSeen = processed.newestCreatedAt() ?? 0
   let stopping = false
+  // Revoked connections stay in the filter so that their apps hear UNAUTHORIZED rather than silence.
+  const nwcKeys = new Set(deps.nwc?.servicePubkeys() ?? [])
 
   const pool = createRelayPool({
     urls: deps.relays,
@@ -112,11 +122,12 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     outboxMaxAgeSeconds: maxEventAgeSeconds,
     maxEventBytes: deps.maxEventBytes,
     backoff: deps.backoff,
-    filter: () => ({
-      kinds: [pubRpcKind, ...clinkKinds],
-      '#p': apps.all().map(app => app.pubkey),
-      since: Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds),
-    }),
+    filter: () => {
+      const since = Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds)
+      const appKinds = { kinds: [pubRpcKind, ...clinkKinds], '#p': apps.all().map(app => app.pubkey), since }
+      // A relay reads an empty `#p` list as "no constraint": with no NWC connection yet, 23194 is not asked for.
+      return nwcKeys.size > 0 ? [appKinds, { kinds: [nwcRequestKind], '#p': [...nwcKeys], since }] : [appKinds]
+    },
     onEvent: (event, relay, stored) => {
       if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (callbacks/relay-credential.ts)
       receive(event, stored)
@@ -135,6 +146,12 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     return ok
   }
   const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log })
+  const nwc = deps.nwc
+    ? nwcCodec({
+        view: deps.nwc, dispatcher: deps.dispatcher, processed, keys, send, verify, clock, log, accessLog: deps.accessLog,
+        sendNow: (template, key) => publishOwn(signer.sign(template, key)),
+      })
+    : undefined
   const clink = clinkTransport({
     server: deps.clink,
     apps,
@@ -152,9 +169,14 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     // reply this process already sent. A live copy is a publication anew (a client trying again) and is answered.
     if (stored && processed.answeredHere(event.id)) return
     const target = event.tags.find(tag => Array.isArray(tag) && tag[0] === 'p')?.[1]
-    const app = target === undefined ? undefined : apps.byPubkey(target)
-    if (!app) return
+    if (target === undefined) return
     const now = nowUnix()
+    if (event.kind === nwcRequestKind) {
+      nwc?.receive(event, target, { oldest: now - maxEventAgeSeconds, newest: now + maxFutureSeconds })
+      return
+    }
+    const app = apps.byPubkey(target)
+    if (!app) return
     if (event.created_at < now - maxEventAgeSeconds || event.created_at > now + maxFutureSeconds) {
       log.debug({ id: event.id, created_at: event.created_at }, 'dropped a stale or future-dated event')
       return
@@ -163,14 +185,29 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     else if (isClinkKind(event.kind)) clink.receive(event, app)
   }
 
-  // An app added while running (AddApp) answers on its key from then on: reload the keys, widen the filter.
-  const newApps = deps.dispatcher.outcomes$.pipe(filter(outcome => outcome.ok && outcome.op === 'AddApp')).subscribe(() => {
+  // An app added while running answers on its key from then on: reload the keys, widen the filter.
+  const newApps = deps.events$.pipe(ofType('app.added')).subscribe(() => {
     try {
       if (!apps.refresh()) return
       pool.resubscribe()
       beacon.announce() // wallets see the new app now rather than at the next tick
     } catch (err) {
       log.error({ err }, 'could not load the keys of a new app')
+    }
+  })
+  // A connection made or changed while running: its key joins the subscription, its info event goes out.
+  const nwcChanges = deps.events$.subscribe(event => {
+    if (stopping || !nwc) return
+    try {
+      if (event.type === 'nwc.connection') {
+        if (!nwcKeys.has(event.servicePubkey)) {
+          nwcKeys.add(event.servicePubkey)
+          pool.resubscribe()
+        }
+        nwc.announce(event.servicePubkey)
+      } else if (event.type === 'invoice.paid' || event.type === 'payment.settled') nwc.notify(event)
+    } catch (err) {
+      log.error({ err, type: event.type }, 'could not serve an NWC connection change or notification')
     }
   })
   const pushDeps = { events$: deps.events$, users: deps.users, apps, sender, log }
@@ -199,7 +236,8 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   await pool.ready(readyTimeoutMs)
   deps.clink?.attach(clink.outbox)
   beacon.start()
-  log.info({ relays: deps.relays, apps: apps.all().length, signer: signer.engine }, 'relay transport subscribed')
+  nwc?.announceAll()
+  log.info({ relays: deps.relays, apps: apps.all().length, nwcKeys: nwcKeys.size, signer: signer.engine }, 'relay transport subscribed')
 
   return {
     get nprofile() {
@@ -211,6 +249,8 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       await pool.setUrls(urls)
       nprofile = profileOn(urls)
       beacon.announce() // the new relays learn the service at once
+      // Published to every relay of the pool; the ones that had it already keep the same replaceable event.
+      nwc?.announceAll()
       log.info({ relays: urls }, 'relay transport now serves on these relays')
     },
     async stop() {
@@ -218,9 +258,10 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       beacon.stop()
       clearInterval(pruner)
       newApps.unsubscribe()
+      nwcChanges.unsubscribe()
       for (const push of pushes) push.unsubscribe()
       deps.clink?.attach(undefined)
-      await Promise.all([rpc.idle(), clink.idle()])
+      await Promise.all([rpc.idle(), clink.idle(), nwc?.idle()])
       // Replies signed on the worker are published before the relays close.
       await outbox.drain()
       await pool.close()

@@ -26,8 +26,8 @@ const closeGraceMs = 2_000
 
 export interface RelayPoolOptions {
   urls: readonly string[]
-  /** The subscription filter, computed at every (re)subscription. */
-  filter(): Filter
+  /** The subscription's filters (one per set of kinds and keys), computed at every (re)subscription. */
+  filter(): Filter | Filter[]
   /**
    * Every event the subscription delivers, unverified: the receiver checks signatures once, after cheap checks.
    * `stored` is true for events the relay sent before its EOSE: a replay of what it holds (every resubscription
@@ -162,7 +162,8 @@ function relayLink(url: string, opts: RelayPoolOptions) {
     if (!current || closed) return
     const previous = subscription
     let stored = true
-    const sub = current.subscribe([opts.filter()], {
+    const filters = opts.filter()
+    const sub = current.subscribe(Array.isArray(filters) ? filters : [filters], {
       onevent: event => opts.onEvent(event, url, stored),
       oneose: () => {
         stored = false

@@ -2,6 +2,7 @@
 import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { TokenSigner } from '../../auth/index.js'
 import type { Db } from '../../store/index.js'
+import type { DomainEvent } from '../../bus/index.js'
 import type { AccountStore, AppRow } from '../accounts.js'
 import { userAccount, type Ledger } from '../ledger.js'
 import { positiveSatsAsMsat } from '../msat.js'
@@ -15,6 +16,7 @@ export interface AppHandlerDeps extends UserInfoDeps {
   now(): number
   tokens: TokenSigner
   allowBalanceMigration: boolean
+  emit(event: DomainEvent): void
 }
 
 export function appHandlers(deps: AppHandlerDeps): HandlerTable {
@@ -38,6 +40,7 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
       if (name.length === 0) throw new OperationError('invalid_input', 'app name must not be empty')
       if (accounts.appByName(name)) throw new OperationError('conflict', `an app named "${name}" already exists`)
       const app = accounts.createApp(name, input.allow_user_creation)
+      deps.emit({ type: 'app.added', appId: app.id, pubkey: app.nostr_public_key })
       return { app: application(app), auth_token: await tokens.appToken(app.id, app.token_generation) }
     },
     AuthApp: async input => {

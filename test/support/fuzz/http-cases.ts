@@ -27,6 +27,7 @@ const rightCredentials: Record<AuthKind, CredentialKind[]> = {
   operator: ['adminBearer'],
   member: ['adminBearer', 'user', 'invoiceKey', 'adminKey'],
   guestOrWallet: ['none', 'invoiceKey', 'adminKey'],
+  nwcConnection: [], // issue 23: NIP-47 methods have no HTTP route (Nostr kind 23194 only)
 }
 
 /**

@@ -1,0 +1,249 @@
+// Kind 23194 (NIP-47, reference/nostr-and-lnd.md §A4) on the transport's one pipeline: a request addressed to an NWC
+// connection's service key is checked for age and expiration, verified, claimed in the one claim store
+// (processed-requests.ts), decrypted with the scheme its `encryption` tag names, turned into a catalogue call
+// (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme.
+// The connections' info events (13194) and payment notifications (23197 NIP-44, 23196 NIP-04) leave here too.
+import * as nip04 from 'nostr-tools/nip04'
+import { lastValueFrom } from '../../bus/rx.js'
+import type { Event } from 'nostr-tools/pure'
+import type { Logger } from 'pino'
+import { catalogue } from '../../../schema/catalogue.js'
+import type { Dispatcher } from '../../bus/dispatcher.js'
+import { isOperationError, type ErrorCode } from '../../bus/errors.js'
+import type { AccessLog } from '../../bus/access-log.js'
+import type { Clock } from '../../bus/context.js'
+import type { DomainEvent } from '../../bus/events.js'
+import type { NwcRelayView } from '../../nwc/index.js'
+import type { ConversationKeys } from './conversation-keys.js'
+import { encryptWith, decryptWith } from './cipher.js'
+import type { Claim, ProcessedRequests } from './processed-requests.js'
+import type { SendEvent } from './sign.js'
+import type { VerifyEvent } from './verify.js'
+
+export const nwcInfoKind = 13194
+export const nwcRequestKind = 23194
+export const nwcResponseKind = 23195
+export const nwcNotificationKindNip04 = 23196
+export const nwcNotificationKindNip44 = 23197
+
+type NwcEncryption = 'nip44_v2' | 'nip04'
+/** What the info event's `encryption` tag announces. */
+const supportedEncryptions: readonly NwcEncryption[] = ['nip44_v2', 'nip04']
+
+/** The NIP-47 methods served, by the name a client sends: the catalogue entries this codec serves. */
+const operations = new Map(
+  catalogue.flatMap(entry => {
+    const codec = (entry as { nostrCodec?: { kind: number; request: string } }).nostrCodec
+    return codec?.kind === nwcRequestKind ? [[codec.request, entry.name] as const] : []
+  }),
+)
+
+/** Our error codes in NIP-47's words, for errors that carry no NIP-47 code of their own. */
+const nip47Codes: Partial<Record<ErrorCode, string>> = {
+  unauthenticated: 'UNAUTHORIZED',
+  forbidden: 'RESTRICTED',
+  not_found: 'NOT_FOUND',
+  insufficient_balance: 'INSUFFICIENT_BALANCE',
+  limit_exceeded: 'RATE_LIMITED',
+  not_implemented: 'NOT_IMPLEMENTED',
+  internal: 'INTERNAL',
+}
+
+interface NwcResponse {
+  result_type: string
+  error: { code: string; message: string } | null
+  result: object | null
+}
+
+export interface NwcCodecDeps {
+  view: NwcRelayView
+  dispatcher: Pick<Dispatcher, 'dispatch'>
+  processed: ProcessedRequests
+  keys: ConversationKeys
+  send: SendEvent
+  /**
+   * Signs on this thread and publishes at once: info events, which an app asks the relay for right after the user
+   * made its connection (the HTTP answer must not outrun them).
+   */
+  sendNow: SendEvent
+  verify: VerifyEvent
+  clock: Clock
+  log: Logger
+  /** One line per answered request, with the NIP-47 method and code; none when the access log is off. */
+  accessLog?: AccessLog
+}
+
+export interface NwcCodec {
+  /** A kind-23194 event of sound shape addressed (`p`) to `servicePubkey`; `maxAgeSeconds` and the future bound checked here. */
+  receive(event: Event, servicePubkey: string, window: { oldest: number; newest: number }): void
+  /** Publishes a connection's info event (no-op when it is revoked or expired). */
+  announce(servicePubkey: string): void
+  /** Publishes every live connection's info event. */
+  announceAll(): void
+  /** Sends the notifications a domain event causes. */
+  notify(event: DomainEvent): void
+  idle(): Promise<void>
+}
+
+export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
+  const { view, processed, log } = deps
+  const nowUnix = () => Math.floor(deps.clock.now() / 1000)
+  // Requests being served by this process: a copy from a second relay must wait for nothing and run nothing. Each
+  // with when it arrived, for the access line's duration.
+  const inFlight = new Map<string, { arrived: number; done: Promise<void> }>()
+
+  const encrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, text: string) =>
+    scheme === 'nip44_v2'
+      ? encryptWith('nip44v2', text, deps.keys.get('nip44v2', secret, servicePubkey, peer))
+      : nip04.encrypt(secret, peer, text)
+  const decrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, payload: string) =>
+    scheme === 'nip44_v2'
+      ? decryptWith('nip44v2', payload, deps.keys.get('nip44v2', secret, servicePubkey, peer))
+      : nip04.decrypt(secret, peer, payload)
+
+  /** Encrypts, signs, publishes and stores an answer, and writes its access line. */
+  function respond(request: Event, servicePubkey: string, secret: Uint8Array, scheme: NwcEncryption, response: NwcResponse) {
+    const arrived = inFlight.get(request.id)?.arrived
+    deps.accessLog?.({
+      transport: 'nwc',
+      operation: response.result_type || null,
+      caller: 'nwc',
+      outcome: response.error?.code ?? 'ok',
+      status: response.error ? 'error' : 'ok',
+      durationMs: arrived === undefined ? 0 : performance.now() - arrived,
+      requestId: request.id,
+    })
+    const content = encrypt(scheme, secret, servicePubkey, request.pubkey, JSON.stringify(response))
+    const sentAt = nowUnix()
+    deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', request.pubkey], ['e', request.id]], content }, secret)
+    return processed.answer(request.id, { sentAt, contents: [content] })
+  }
+
+  async function run(claim: Claim, event: Event, servicePubkey: string, secret: Uint8Array): Promise<void> {
+    if (claim.state === 'answered') {
+      // The same request again (another relay, a resubscription, a restart): the stored answer, nothing re-run.
+      const content = claim.reply.contents[0]
+      if (content === undefined) return
+      const sentAt = Math.max(nowUnix(), claim.reply.sentAt + 1) // same content and date would be the same event id
+      deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', event.pubkey], ['e', event.id]], content }, secret)
+      return processed.answer(event.id, { sentAt, contents: [content] })
+    }
+    const scheme = requestedEncryption(event.tags)
+    if (scheme === undefined) {
+      // The client named a scheme we do not speak; NIP-04 is the one every NWC client can read.
+      return respond(event, servicePubkey, secret, 'nip04', failure('', 'UNSUPPORTED_ENCRYPTION', 'supported: nip44_v2, nip04'))
+    }
+    let request: { method: string; params: Record<string, unknown> }
+    try {
+      request = parseRequest(decrypt(scheme, secret, servicePubkey, event.pubkey, event.content))
+    } catch (err) {
+      log.debug({ id: event.id, err: String(err) }, 'dropped an NWC request that does not decrypt or parse')
+      return processed.answer(event.id, { sentAt: nowUnix(), contents: [] })
+    }
+    const { method } = request
+    const answer = (response: NwcResponse) => respond(event, servicePubkey, secret, scheme, response)
+    if (claim.state === 'interrupted') {
+      return answer(failure(method, 'INTERNAL', 'the request was interrupted by a restart; look the payment up before retrying'))
+    }
+    const op = operations.get(method)
+    if (op === undefined) return answer(failure(method, 'NOT_IMPLEMENTED', `method ${method} is not supported`))
+    let response: NwcResponse
+    try {
+      const result = await lastValueFrom(
+        deps.dispatcher.dispatch({
+          op,
+          credentials: { nwc: { pubkey: event.pubkey, servicePubkey } },
+          input: request.params,
+          transport: 'nostr',
+          requestId: event.id,
+          onOutcome: () => {}, // the access line is written with the answer, in NIP-47's words
+        }),
+      )
+      response = { result_type: method, error: null, result: result as object }
+    } catch (err) {
+      if (!isOperationError(err)) throw err
+      const code = err.wireCode ?? nip47Codes[err.code] ?? 'OTHER'
+      response = failure(method, code, code === 'INTERNAL' ? 'internal error' : err.message)
+    }
+    return answer(response)
+  }
+
+  return {
+    receive(event, servicePubkey, window) {
+      const secret = view.serviceSecret(servicePubkey)
+      if (!secret) return
+      if (event.created_at < window.oldest || event.created_at > window.newest) return
+      // NIP-47: a request received after its expiration tag is ignored, not answered.
+      const expiration = Number(event.tags.find(tag => tag[0] === 'expiration')?.[1])
+      if (Number.isFinite(expiration) && expiration <= nowUnix()) return
+      if (inFlight.has(event.id)) return
+      if (!deps.verify(event)) {
+        log.warn({ id: event.id, pubkey: event.pubkey }, 'dropped an NWC request with a bad id or signature')
+        return
+      }
+      const arrived = performance.now()
+      const done = processed
+        .claim([{ eventId: event.id, requester: event.pubkey, appPubkey: servicePubkey, createdAt: event.created_at, receivedAt: deps.clock.now() }])
+        .then(([claim]) => run(claim!, event, servicePubkey, secret))
+        .catch(err => log.error({ err, id: event.id }, 'an NWC request failed unexpectedly'))
+        .finally(() => inFlight.delete(event.id))
+      inFlight.set(event.id, { arrived, done })
+    },
+    announce(servicePubkey) {
+      const info = view.announcement(servicePubkey)
+      if (info) publishInfo(info)
+    },
+    announceAll() {
+      for (const info of view.announcements()) publishInfo(info)
+    },
+    notify(event) {
+      for (const { servicePubkey, serviceSecret, clientPubkey, notice } of view.noticesFor(event)) {
+        const text = JSON.stringify(notice)
+        // A service speaking both schemes publishes both kinds; each client reads the one it understands.
+        for (const [kind, scheme] of [[nwcNotificationKindNip44, 'nip44_v2'], [nwcNotificationKindNip04, 'nip04']] as const) {
+          const content = encrypt(scheme, serviceSecret, servicePubkey, clientPubkey, text)
+          deps.send({ kind, created_at: nowUnix(), tags: [['p', clientPubkey]], content }, serviceSecret)
+        }
+      }
+    },
+    idle: async () => {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()].map(request => request.done))
+    },
+  }
+
+  function publishInfo(info: { serviceSecret: Uint8Array; methods: readonly string[] }): void {
+    deps.sendNow(
+      {
+        kind: nwcInfoKind,
+        created_at: nowUnix(),
+        tags: [
+          ['encryption', supportedEncryptions.join(' ')],
+          ['notifications', view.notificationTypes.join(' ')],
+        ],
+        content: [...info.methods, 'notifications'].join(' '),
+      },
+      info.serviceSecret,
+    )
+  }
+}
+
+function failure(method: string, code: string, message: string): NwcResponse {
+  return { result_type: method, error: { code, message }, result: null }
+}
+
+/** The scheme a request asks for; undefined for a scheme this service does not speak. */
+function requestedEncryption(tags: string[][]): NwcEncryption | undefined {
+  const tag = tags.find(t => Array.isArray(t) && t[0] === 'encryption')
+  if (!tag) return 'nip04' // NIP-47's rule for older clients that send no tag
+  // A request names one scheme; a list (as in info events) is read as the client's preference order.
+  const named = String(tag[1] ?? '').split(/\s+/)
+  return named.find((name): name is NwcEncryption => (supportedEncryptions as readonly string[]).includes(name))
+}
+
+function parseRequest(text: string): { method: string; params: Record<string, unknown> } {
+  const parsed: unknown = JSON.parse(text)
+  if (typeof parsed !== 'object' || parsed === null) throw new Error('request is not an object')
+  const { method, params } = parsed as { method?: unknown; params?: unknown }
+  if (typeof method !== 'string') throw new Error('request has no method')
+  return { method, params: typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {} }
+}
