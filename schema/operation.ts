@@ -19,11 +19,6 @@ export type AuthKind =
   | 'member' // any authenticated person: user token, wallet key or the operator's admin token
   | 'guestOrWallet' // no credentials needed; a wallet key (invoice or admin), when sent, names the caller's wallet
 
-export const authKinds: readonly AuthKind[] = [
-  'guest', 'user', 'admin', 'metrics', 'app', 'guestPub', 'walletInvoice', 'walletAdmin', 'operator', 'member',
-  'guestOrWallet',
-]
-
 /** How errors and answers are written: upstream's 200 + status envelope, or status codes + `{detail}`. */
 export type Dialect = 'pub' | 'detail'
 

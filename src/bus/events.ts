@@ -24,14 +24,6 @@ export type DomainEvent =
   | { type: 'user.operation'; userId: string; operation: Record<string, unknown>; latestBalanceSats: number }
   /** A push on one of the user streams (GetLiveDebitRequests, GetLiveManageRequests): sent to the user's linked key. */
   | { type: 'user.push'; userId: string; stream: string; payload: Record<string, unknown> }
-  | { type: 'operation.completed'; op: string; transport: string; appId: string | null; ok: boolean; errorCode: string | null; timings: CallTimings }
-
-/** Microseconds spent in each step of one call (upstream usage-metric TLV fields 3–6). */
-export interface CallTimings {
-  authUs: number
-  validateUs: number
-  handleUs: number
-}
 
 export type EventType = DomainEvent['type']
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>
