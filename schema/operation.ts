@@ -20,11 +20,6 @@ export type AuthKind =
   | 'guestOrWallet' // no credentials needed; a wallet key (invoice or admin), when sent, names the caller's wallet
   | 'nwcConnection' // Nostr kind 23194 only: the NWC connection whose service key the request addressed, sent by its client key
 
-export const authKinds: readonly AuthKind[] = [
-  'guest', 'user', 'admin', 'metrics', 'app', 'guestPub', 'walletInvoice', 'walletAdmin', 'operator', 'member',
-  'guestOrWallet', 'nwcConnection',
-]
-
 /** How errors and answers are written: upstream's 200 + status envelope, or status codes + `{detail}`. */
 export type Dialect = 'pub' | 'detail'
 

@@ -9,10 +9,16 @@ import type { CatalogueEntry } from '../../schema/catalogue.js'
 import type { Caller, Clock, Credentials, Transport } from './context.js'
 import { OperationError, isOperationError } from './errors.js'
 import type { Registry } from './registry.js'
-import type { CallTimings } from './events.js'
 import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
 import { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.js'
 import type { AccessLine, AccessLog } from './access-log.js'
+
+/** Microseconds spent in each step of one call (upstream usage-metric TLV fields 3–6). */
+export interface CallTimings {
+  authUs: number
+  validateUs: number
+  handleUs: number
+}
 
 /** Turns a call's credentials into a caller for the operation; the auth room supplies it at start. */
 export type Authenticate = (entry: CatalogueEntry, creds: Credentials) => Promise<Caller>

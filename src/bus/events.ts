@@ -28,14 +28,6 @@ export type DomainEvent =
   | { type: 'app.added'; appId: string; pubkey: string }
   /** An NWC connection was made or changed: the relay transport serves its key and publishes its info. */
   | { type: 'nwc.connection'; servicePubkey: string }
-  | { type: 'operation.completed'; op: string; transport: string; appId: string | null; ok: boolean; errorCode: string | null; timings: CallTimings }
-
-/** Microseconds spent in each step of one call (upstream usage-metric TLV fields 3–6). */
-export interface CallTimings {
-  authUs: number
-  validateUs: number
-  handleUs: number
-}
 
 export type EventType = DomainEvent['type']
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>

@@ -1,10 +1,12 @@
 // The bus's door: the dispatcher every transport feeds, the operation registry, the domain event stream, and the
 // contracts handlers are written against (call context, OperationError, handler types). The bus imports no domain
 // room: the composition root registers their handlers into it, so it stands beneath them in the import graph.
-export { createDispatcher, type Authenticate, type Call, type CallOutcome, type Dispatcher, type DispatcherDeps } from './dispatcher.js'
+export {
+  createDispatcher, type Authenticate, type Call, type CallOutcome, type CallTimings, type Dispatcher, type DispatcherDeps,
+} from './dispatcher.js'
 export { createRegistry, type Registry, type RegisteredOperation } from './registry.js'
 export {
-  createEventBus, ofType, type CallTimings, type DomainEvent, type EventBus, type EventOf, type EventType,
+  createEventBus, ofType, type DomainEvent, type EventBus, type EventOf, type EventType,
 } from './events.js'
 export {
   systemClock, systemTimers, type Caller, type CallerFor, type CallContext, type Clock, type Credentials, type Timers,

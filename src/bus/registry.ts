@@ -12,8 +12,11 @@ export interface RegisteredOperation {
 
 export interface Registry {
   register(table: HandlerTable, owner: string): void
-  /** Installs the "not implemented" answer for operations nobody registered; returns their names. */
-  seal(): string[]
+  /**
+   * Ends registration. With `requireAll` (the daemon) an operation nobody registered is a wiring fault and throws,
+   * naming each one; otherwise (tests of a few handlers) those answer "not implemented" and their names come back.
+   */
+  seal(opts?: { requireAll?: boolean }): string[]
   lookup(nameOrAlias: string): RegisteredOperation | undefined
   entries(): RegisteredOperation[]
 }
@@ -41,12 +44,14 @@ export function createRegistry(catalogue: readonly CatalogueEntry[]): Registry {
         handlers.set(name, { handler: handler as Handler<OperationName>, owner })
       }
     },
-    seal() {
+    seal(opts = {}) {
+      const missing = [...byName.keys()].filter(name => !handlers.has(name))
+      if (opts.requireAll && missing.length > 0) {
+        throw new Error(`${missing.length} catalogue operation(s) have no handler: ${missing.join(', ')}`)
+      }
       sealed = true
-      const missing: string[] = []
       for (const [name, entry] of byName) {
         const found = handlers.get(name)
-        if (!found) missing.push(name)
         table.set(name, {
           entry,
           handler: found?.handler ?? notImplemented(name),

@@ -55,6 +55,16 @@ registry('operations nobody registered answer "not implemented: <Operation>"; al
   assert.equal((outcomes[0] as { ok: boolean; errorCode: string }).ok, false)
 })
 
+registry('sealed for the daemon, an operation without a handler is a wiring fault that names it', () => {
+  const r = createRegistry(catalogue)
+  r.register({ Health: async () => ({}) }, 'test')
+  assert.throws(() => r.seal({ requireAll: true }), /operation\(s\) have no handler: .*NodeGetInfo/)
+  // Still open: registering the rest then sealing works.
+  const rest = Object.fromEntries(catalogue.filter(e => e.name !== 'Health').map(e => [e.name, async () => ({})]))
+  r.register(rest as HandlerTable, 'the rest')
+  assert.equal(r.seal({ requireAll: true }), [])
+})
+
 registry('a streaming handler emits several answers through one dispatch', async () => {
   const r = createRegistry(catalogue)
   r.register({ GetLiveUserOperations: () => of({ operation: {}, latest_balance: 1 }, { operation: {}, latest_balance: 2 }) } as unknown as HandlerTable, 'test')
