@@ -141,7 +141,7 @@ async function onSeeded<T>(seed: { users: number; ledgerEntries: number }, measu
 }
 
 /** Waits for the audit's log line and reads its duration. */
-async function auditVerdict(daemon: TestDaemon): Promise<{ auditMs: number | null; auditBackground: boolean | null }> {
+export async function auditVerdict(daemon: TestDaemon): Promise<{ auditMs: number | null; auditBackground: boolean | null }> {
   for (let waited = 0; waited < 300_000; waited += 100) {
     for (const line of daemon.logs().split('\n')) {
       if (!line.includes('ledger audit')) continue
@@ -158,7 +158,7 @@ async function auditVerdict(daemon: TestDaemon): Promise<{ auditMs: number | nul
 }
 
 /** A seeded database for these sizes, made once per schema and kept in the OS temp dir. */
-function seededDatabase(seed: { users: number; ledgerEntries: number }): { file: string; report: SeedReport } {
+export function seededDatabase(seed: { users: number; ledgerEntries: number }): { file: string; report: SeedReport } {
   const migrations = fs.readdirSync(path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../schema/sql')).sort().join(',')
   const key = `${seed.users}u-${seed.ledgerEntries}e-${hash(migrations)}`
   const dir = path.join(os.tmpdir(), 'relaypay-bench-seeds', key)

@@ -15,6 +15,7 @@ import { benchLayers } from './layers.js'
 import { benchLndStart, lndStartOptionsFromEnv } from './lnd-start.js'
 import { benchAttack } from './attack.js'
 import { benchLndPayments, lndPaymentsOptionsFromEnv } from './payments-lnd.js'
+import { benchFlatCost, flatCostOptionsFromEnv } from './flat-cost.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
@@ -30,6 +31,9 @@ const parts: Record<string, () => Promise<unknown>> = {
     lnd: await benchLndPayments(lndPaymentsOptionsFromEnv()),
   }),
   paymentsLnd: () => benchLndPayments(lndPaymentsOptionsFromEnv()),
+  // Issue 24 item 3 for one or more builds (BENCH_FLAT_ROOTS): CPU per payment at 10k and 1M journal rows, RSS with
+  // 100k users. Not in the default set: budget measures the same for this build.
+  flatCost: () => benchFlatCost(flatCostOptionsFromEnv()),
   nostr: () => benchNostr({ durationMs, inFlight: [8, 64] }),
   restaurant: () => benchRestaurant({ durationMs }),
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
@@ -44,7 +48,7 @@ const parts: Record<string, () => Promise<unknown>> = {
       ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
     }),
 }
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => name !== 'lndStart')
+const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost'].includes(name))
 
 /** Health and one authenticated POST through the whole dispatcher, at concurrency 1 and 32 (issue 2). */
 async function benchSpine() {
