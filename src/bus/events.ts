@@ -28,6 +28,19 @@ export type DomainEvent =
   | { type: 'app.added'; appId: string; pubkey: string }
   /** An NWC connection was made or changed: the relay transport serves its key and publishes its info. */
   | { type: 'nwc.connection'; servicePubkey: string }
+  /**
+   * A CLINK message the room sends on its own (a receipt, the answer to a request the user decided later): the relay
+   * transport encrypts it (NIP-44 v2) to `to` and publishes it on `kind`, tagged `e` = `replyTo`, signed by the app.
+   */
+  | {
+      type: 'clink.answer'
+      appId: string
+      to: string
+      kind: number
+      replyTo: string
+      payload: Record<string, unknown>
+      clinkVersion?: boolean
+    }
   | { type: 'operation.completed'; op: string; transport: string; appId: string | null; ok: boolean; errorCode: string | null; timings: CallTimings }
 
 /** Microseconds spent in each step of one call (upstream usage-metric TLV fields 3–6). */
