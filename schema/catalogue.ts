@@ -12,6 +12,7 @@ import { payrollOperations } from './operations/payroll.js'
 import { modelOperations } from './operations/models.js'
 import { nwcOperations } from './operations/nwc.js'
 import { operatorOperations } from './operations/operator.js'
+import { clinkOperations } from './operations/clink.js'
 
 export const catalogue = [
   ...adminOperations,
@@ -25,6 +26,7 @@ export const catalogue = [
   ...payrollOperations,
   ...modelOperations,
   ...nwcOperations,
+  ...clinkOperations,
   ...operatorOperations,
 ]
 

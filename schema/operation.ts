@@ -19,6 +19,7 @@ export type AuthKind =
   | 'member' // any authenticated person: user token, wallet key or the operator's admin token
   | 'guestOrWallet' // no credentials needed; a wallet key (invoice or admin), when sent, names the caller's wallet
   | 'nwcConnection' // Nostr kind 23194 only: the NWC connection whose service key the request addressed, sent by its client key
+  | 'clinkRequester' // Nostr kinds 21001–21003 only: the event's author and the app whose key it addressed
 
 /** How errors and answers are written: upstream's 200 + status envelope, or status codes + `{detail}`. */
 export type Dialect = 'pub' | 'detail'

@@ -336,6 +336,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     throw err
   }
   relayStatus = () => nostr.relayStatus()
+  clink.start() // its receipts and answers to parked requests can go out now
   linking.openEnrollment(nostr.nprofile)
   probes.watchRelays(relayReadiness(relay, () => nostr.relayStatus()))
   const daemonInfo = () => ({ url: http.url, relays: relayUrls, pid: process.pid })
@@ -367,6 +368,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
         probes.stop()
         await backups?.stop()
         await webrtc.stop() // peers close first: their channels read the metrics files
+        clink.pause() // what it sends from now on waits for the next run
         await nostr.stop() // no new relay requests; the ones taken are answered before the relays close
         // Stop accepting first; model downloads may run for minutes, so they are aborted rather than awaited.
         const httpClosed = http.close()

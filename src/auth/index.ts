@@ -15,6 +15,7 @@ import { authenticateOperator } from './operator.js'
 import { authenticateMember } from './member.js'
 import { credentialMismatch } from './mismatch.js'
 import { authenticateNwc, type NwcDirectory } from './nwc.js'
+import { authenticateClinkRequester } from './clink-requester.js'
 
 export type { Authenticate, Credentials } from '../bus/index.js'
 export type { AccountDirectory, WalletKeyOwner } from './directory.js'
@@ -53,6 +54,7 @@ export function createAuthenticator(deps: AuthDeps): Authenticate {
     // Public routes that can do more for a caller who names a wallet (the restaurant quote's balance pre-check).
     guestOrWallet: creds => (creds.apiKey ? authenticateWalletKey(creds, 'invoice', deps.directory) : { kind: 'guest' }),
     nwcConnection: (creds, entry) => authenticateNwc(entry, creds, { nwc: deps.nwc, now }),
+    clinkRequester: creds => authenticateClinkRequester(creds),
   }
   return async (entry, creds) => {
     let caller: Caller

@@ -14,6 +14,8 @@ export type Caller =
   | { kind: 'operator' }
   /** A NIP-47 request's connection: the client key of an unrevoked, unexpired connection allowed the method. */
   | { kind: 'nwc'; connectionId: string; userId: string }
+  /** The author of a CLINK request (kinds 21001–21003) and the app whose key it addressed. */
+  | { kind: 'clinkRequester'; pubkey: string; appId: string }
 
 /** The caller shape each auth kind yields. */
 export type CallerFor<K extends AuthKind> = K extends 'guest'
@@ -36,7 +38,9 @@ export type CallerFor<K extends AuthKind> = K extends 'guest'
                   ? Extract<Caller, { kind: 'guest' | 'wallet' }>
                   : K extends 'nwcConnection'
                     ? Extract<Caller, { kind: 'nwc' }>
-                    : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
+                    : K extends 'clinkRequester'
+                      ? Extract<Caller, { kind: 'clinkRequester' }>
+                      : Extract<Caller, { kind: 'user' | 'wallet' | 'operator' }>
 
 /** What a transport hands to authentication: the raw credentials it saw, nothing interpreted yet. */
 export interface Credentials {

@@ -28,6 +28,19 @@ export type DomainEvent =
   | { type: 'app.added'; appId: string; pubkey: string }
   /** An NWC connection was made or changed: the relay transport serves its key and publishes its info. */
   | { type: 'nwc.connection'; servicePubkey: string }
+  /**
+   * A CLINK message the room sends on its own (a receipt, the answer to a request the user decided later): the relay
+   * transport encrypts it (NIP-44 v2) to `to` and publishes it on `kind`, tagged `e` = `replyTo`, signed by the app.
+   */
+  | {
+      type: 'clink.answer'
+      appId: string
+      to: string
+      kind: number
+      replyTo: string
+      payload: Record<string, unknown>
+      clinkVersion?: boolean
+    }
 
 export type EventType = DomainEvent['type']
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>

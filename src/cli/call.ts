@@ -175,6 +175,7 @@ function die(message: string): never {
 function refuseCodecOnly(entry: { name: string }): void {
   const codec = (entry as { nostrCodec?: { kind: number; request: string } }).nostrCodec
   if (codec) {
-    die(`${entry.name} is the Nostr kind ${codec.kind} request "${codec.request}": send it with a Nostr Wallet Connect client and a connection URI (CreateNwcConnection)`)
+    const client = codec.kind === 23194 ? 'a Nostr Wallet Connect client and a connection URI (CreateNwcConnection)' : 'a CLINK client and a noffer / ndebit / nmanage pointer'
+    die(`${entry.name} is the Nostr kind ${codec.kind} request "${codec.request}": send it with ${client}`)
   }
 }

@@ -15,6 +15,7 @@ const authNames: Record<string, string> = {
   operator: 'operator (`Authorization: Bearer <admin token>`)',
   member: 'any authenticated user (user token, wallet key or admin token)',
   guestOrWallet: 'Guest (no credentials); an optional wallet key (`X-Api-Key`) names the caller\'s wallet',
+  clinkRequester: 'CLINK requester (the request event\'s author; Nostr kinds 21001–21003 only)',
   nwcConnection: 'NWC connection (the client key of a live connection allowed the method; Nostr kind 23194 only)',
 }
 

@@ -2,7 +2,7 @@
 // `{res:"ok", preimage}`, or GFY ("general failure to yield") with a code 1–6, and for code 5 the allowed range.
 import type { Logger } from 'pino'
 import { OperationError, isOperationError } from '../bus/errors.js'
-import { clinkDebitKind, type ClinkOutbox } from '../transports/nostr/index.js'
+import { clinkDebitKind, type ClinkOutbox } from './wire.js'
 import type { ParkedRequest } from './debit-store.js'
 
 export type GfyCode = 1 | 2 | 3 | 4 | 5 | 6

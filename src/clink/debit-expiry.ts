@@ -6,7 +6,7 @@
 // minutes, is the age past which a kind-21000 request is dropped and the retry_after of a parked manage request.
 import type { Logger } from 'pino'
 import type { Clock } from '../bus/context.js'
-import type { ClinkOutbox } from '../transports/nostr/index.js'
+import type { ClinkOutbox } from './wire.js'
 import { gfy, type DebitAnswer } from './debit-answers.js'
 import type { DebitStore, ParkedRequest } from './debit-store.js'
 

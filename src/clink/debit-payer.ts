@@ -5,8 +5,8 @@ import type { Logger } from 'pino'
 import { filter, type Observable, type Subscription } from '../bus/rx.js'
 import type { DomainEvent } from '../bus/events.js'
 import type { Wallet } from '../wallet/index.js'
-import type { ClinkOutbox } from '../transports/nostr/index.js'
-import { clinkDebitKind } from '../transports/nostr/index.js'
+import type { ClinkOutbox } from './wire.js'
+import { clinkDebitKind } from './wire.js'
 import { DebitRefusal, gfy, gfyFor, ok, type DebitAnswer } from './debit-answers.js'
 import { debitSpendLimit, type DebitCharge } from './debit-budget.js'
 import type { DebitPaymentRow, DebitStore } from './debit-store.js'
@@ -102,7 +102,7 @@ export function debitPayer({ store, wallet, events$, outbox, log }: DebitPayerDe
       return answer
     },
 
-    /** Follows payment outcomes; answers what resolved while no outbox was attached once it is. */
+    /** Follows payment outcomes; answers what resolved while the relays were down once they are up (`ready`). */
     start(): void {
       store.adoptInterruptedRuns()
       resolutions = events$

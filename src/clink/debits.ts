@@ -1,7 +1,7 @@
 // The debits part of the CLINK room (kind 21002, reference/pub-protocol.md §5.3): requests from keys the user
 // granted, banned or has not decided about yet, the payments made for them under the grants' rules, and the user
 // operations that decide and steer them.
-import type { ClinkOutbox } from '../transports/nostr/index.js'
+import type { ClinkOutbox } from './wire.js'
 import type { ClinkDeps, ClinkPart } from './room.js'
 import { debitStore } from './debit-store.js'
 import { debitPayer } from './debit-payer.js'

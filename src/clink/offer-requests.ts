@@ -8,7 +8,7 @@ import { isOperationError } from '../bus/errors.js'
 import type { LightningNode } from '../node/index.js'
 import { validateZapRequest } from '../nostr-codecs/index.js'
 import { positiveSatsAsMsat, type CreatedInvoice, type InvoiceForWallet, type Wallet } from '../wallet/index.js'
-import type { ClinkAnswer, ClinkRequest } from '../transports/nostr/index.js'
+import type { ClinkAnswer, ClinkRequest } from './wire.js'
 import { defaultOfferLabel, payerDataOf, type OfferRow, type OfferStore } from './offer-store.js'
 import type { ReceiptBook } from './receipts.js'
 

@@ -1,14 +1,14 @@
 // Offer receipts (reference/pub-protocol.md §4): once an invoice issued for a kind-21001 request is paid, the
 // requester gets `{"res":"ok"}` on kind 21001 tagged e = its request and clink_version 1. What is owed is kept in
 // SQLite, so a payment credited while the relays are down (or during the catch-up at start) is still receipted
-// once the outbox is attached; a receipt is marked sent in the same synchronous step that publishes it, so it goes
-// out at most once.
+// once the room starts with the relays up; a receipt is marked sent in the same synchronous step that hands it to the
+// relay transport (a `clink.answer` domain event), so it goes out at most once.
 import { ofType, type DomainEvent } from '../bus/events.js'
 import type { Observable, Subscription } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
-import { clinkOfferKind, type ClinkOutbox } from '../transports/nostr/index.js'
+import { clinkOfferKind, type ClinkOutbox } from './wire.js'
 
 export interface OwedReceipt {
   paymentHash: string

@@ -1,8 +1,9 @@
 // The CLINK room (reference/pub-protocol.md §5): offers (kind 21001), debits (21002) and remote management (21003)
-// served over the relays, and the user operations that steer them. The transport (src/transports/nostr/
-// clink-server.ts) hands each decrypted request to `server.handle` exactly once; this room answers it, or parks it
-// for the user's decision (pushed on GetLiveDebitRequests / GetLiveManageRequests through `user.push` events) and
-// answers later through the outbox.
+// served over the relays, and the user operations that steer them. Each request is a catalogue operation
+// (ClinkOfferRequest, ClinkDebitRequest, ClinkManageRequest; caller kind clinkRequester, issue 23): the relay
+// transport's CLINK codec decrypts it, claims it once and dispatches it here; this room answers it, or parks it for
+// the user's decision (pushed on GetLiveDebitRequests / GetLiveManageRequests through `user.push` events) and answers
+// later with a `clink.answer` domain event, which the transport sends.
 import type { Logger } from 'pino'
 import type { Observable } from '../bus/rx.js'
 import type { Db } from '../store/index.js'
@@ -11,9 +12,10 @@ import type { DomainEvent } from '../bus/events.js'
 import type { HandlerTable } from '../bus/handler.js'
 import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
+import type { CallContext } from '../bus/context.js'
 import {
   clinkDebitKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkOutbox, type ClinkRequest, type ClinkAnswer, type ClinkServer,
-} from '../transports/nostr/index.js'
+} from './wire.js'
 import { createDebits } from './debits.js'
 import { offerStore } from './offer-store.js'
 import { createOffersPart } from './offers.js'
@@ -42,7 +44,7 @@ export interface ClinkPart {
   handle?(request: ClinkRequest, outbox: () => ClinkOutbox | undefined): Promise<ClinkAnswer | undefined>
   /** A request a stopped run had taken (ClinkServer.resume). */
   resume?(request: ClinkRequest): ClinkAnswer | 'later' | undefined
-  /** The outbox was attached (the relays are up): what waited for it may be sent now. */
+  /** The room started (the relays are up): what waited for them may be sent now. */
   ready?(): void
   stop?(): void
 }
@@ -50,12 +52,37 @@ export interface ClinkPart {
 export interface Clink {
   handlers: HandlerTable
   server: ClinkServer
+  /** The relays are up: messages may be sent from now on, and what waited for them goes out. */
+  start(): void
+  /** The relays are going away (a stop): messages wait again, for the next run. */
+  pause(): void
   stop(): void
 }
 
+/** The operation that carries each kind's requests (schema/operations/clink.ts). */
+const requestOperations: Record<ClinkKind, string> = {
+  [clinkOfferKind]: 'ClinkOfferRequest',
+  [clinkDebitKind]: 'ClinkDebitRequest',
+  [clinkManageKind]: 'ClinkManageRequest',
+}
+
+/** A request as the codec hands it to the dispatcher. */
+interface RequestInput {
+  body: unknown
+  created_at: number
+  clink_version?: string
+}
+
 export function createClink(deps: ClinkDeps): Clink {
-  let outbox: ClinkOutbox | undefined
-  const currentOutbox = () => outbox
+  // Messages leave as domain events; until the relays are up they wait (the parts keep them and send them on start).
+  let started = false
+  const outbox: ClinkOutbox = {
+    send(message) {
+      deps.emit({ type: 'clink.answer', ...message })
+      return true
+    },
+  }
+  const currentOutbox = () => (started ? outbox : undefined)
   // One offer table: the user's operations and payers' requests read it, managers over kind 21003 write it too.
   const offers = offerStore({ db: deps.db, now: () => deps.clock.now(), random: deps.random })
   const common = {
@@ -71,17 +98,38 @@ export function createClink(deps: ClinkDeps): Clink {
     [clinkManageKind]: createManagePart(common, currentOutbox),
   }
   const all = Object.values(parts)
-  return {
-    handlers: Object.assign({}, ...all.map(part => part.handlers)) as HandlerTable,
-    server: {
-      async handle(request) {
-        const part = parts[request.kind]
-        if (!part?.handle) {
-          deps.log.info({ kind: request.kind, id: request.id }, 'CLINK request dropped: this kind is not served')
-          return undefined
+  const requestHandlers = Object.fromEntries(
+    (Object.entries(requestOperations) as unknown as [string, string][]).map(([kind, op]) => [
+      op,
+      async (input: RequestInput, ctx: CallContext) => {
+        if (ctx.caller.kind !== 'clinkRequester') throw new Error('a CLINK request without its requester')
+        const request: ClinkRequest = {
+          kind: Number(kind) as ClinkKind,
+          id: ctx.requestId,
+          requester: ctx.caller.pubkey,
+          appId: ctx.caller.appId,
+          createdAt: input.created_at,
+          tags: input.clink_version === undefined ? [] : [['clink_version', input.clink_version]],
+          body: input.body,
         }
-        return part.handle(request, currentOutbox)
+        const answer = await handle(request)
+        return answer ? { payload: answer.payload, clink_version: answer.clinkVersion ?? false } : { parked: true }
       },
+    ]),
+  ) as HandlerTable
+
+  async function handle(request: ClinkRequest): Promise<ClinkAnswer | undefined> {
+    const part = parts[request.kind]
+    if (!part?.handle) {
+      deps.log.info({ kind: request.kind, id: request.id }, 'CLINK request dropped: this kind is not served')
+      return undefined
+    }
+    return part.handle(request, currentOutbox)
+  }
+
+  return {
+    handlers: Object.assign({}, requestHandlers, ...all.map(part => part.handlers)) as HandlerTable,
+    server: {
       resume(request) {
         try {
           return parts[request.kind]?.resume?.(request)
@@ -90,12 +138,16 @@ export function createClink(deps: ClinkDeps): Clink {
           return undefined
         }
       },
-      attach(next) {
-        outbox = next
-        if (next) for (const part of all) part.ready?.()
-      },
+    },
+    start() {
+      started = true
+      for (const part of all) part.ready?.()
+    },
+    pause() {
+      started = false
     },
     stop() {
+      started = false
       for (const part of all) part.stop?.()
     },
   }

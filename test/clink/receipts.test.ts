@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { openStore } from '../../src/store/index.js'
 import { accountStore } from '../../src/wallet/accounts.js'
 import type { DomainEvent } from '../../src/bus/events.js'
-import type { ClinkMessage, ClinkOutbox } from '../../src/transports/nostr/index.js'
+import type { ClinkMessage, ClinkOutbox } from '../../src/clink/index.js'
 import { receiptBook } from '../../src/clink/receipts.js'
 import { tempDataDir } from '../support/daemon.js'
 

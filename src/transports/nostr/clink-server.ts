@@ -1,71 +1,38 @@
 // Kinds 21001–21003 (CLINK offers, debits, manage: reference/pub-protocol.md §4, §5) arrive on the same
-// subscription as the RPC kind. This is their transport half: the signature, exactly-once (the same SQLite claims
-// as kind 21000, so a debit redelivered by a second relay or after a restart never runs twice), NIP-44 decryption,
-// and the answer — same kind, tags `p` = requester and `e` = request id, encrypted the way the request was. What a
-// request means is the CLINK room's business (src/clink): it gets the decrypted body and returns the answer, or
-// nothing when the request is parked for the user's decision and answered later through the outbox.
+// subscription as the RPC kind. This is their codec: after the shared signature and exactly-once stage (inbound.ts:
+// the same SQLite claims as kind 21000, so a debit redelivered by a second relay or after a restart never runs
+// twice), NIP-44 decryption, the
+// request as a catalogue call (ClinkOfferRequest …, caller kind clinkRequester) through the dispatcher, and the
+// answer — same kind, tags `p` = requester and `e` = request id, encrypted the way the request was. What a request
+// means is the CLINK room's business (src/clink): a parked request is answered later by the room's `clink.answer`
+// domain event, which `deliver` sends.
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
+import { lastValueFrom } from '../../bus/rx.js'
+import { catalogue } from '../../../schema/catalogue.js'
 import type { Clock } from '../../bus/context.js'
+import type { Dispatcher } from '../../bus/dispatcher.js'
+import {
+  clinkDebitKind, clinkKinds, clinkManageKind, clinkOfferKind, isClinkKind,
+  type ClinkAnswer, type ClinkKind, type ClinkMessage, type ClinkRequest, type ClinkServer,
+} from '../../clink/index.js'
 import { decryptPayload, encryptWith, type CipherScheme } from './cipher.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import type { AppKey, AppKeyring } from './app-keys.js'
 import type { Claim, ProcessedRequests, StoredReply } from './processed-requests.js'
+import { claimStage, type ClaimStage } from './inbound.js'
 import type { SendEvent } from './sign.js'
 import type { VerifyEvent } from './verify.js'
 
-export const clinkOfferKind = 21001
-export const clinkDebitKind = 21002
-export const clinkManageKind = 21003
-export const clinkKinds = [clinkOfferKind, clinkDebitKind, clinkManageKind] as const
-export type ClinkKind = (typeof clinkKinds)[number]
+export { clinkKinds, isClinkKind }
 
-/** A decrypted CLINK request addressed to one of our app keys. */
-export interface ClinkRequest {
-  kind: ClinkKind
-  /** The request event's id: the `e` tag of every answer, and the key that makes it run once. */
-  id: string
-  requester: string
-  appId: string
-  createdAt: number
-  tags: string[][]
-  /** The parsed JSON content, or the text itself when it is not JSON (not validated: the room checks it). */
-  body: unknown
-}
-
-/** What a request is answered with; `clinkVersion` adds `["clink_version","1"]` (offer answers and receipts). */
-export interface ClinkAnswer {
-  payload: Record<string, unknown>
-  clinkVersion?: boolean
-}
-
-/** A message the room sends on its own: a receipt after payment, the answer to a request the user decided later. */
-export interface ClinkMessage extends ClinkAnswer {
-  appId: string
-  to: string
-  kind: ClinkKind
-  /** The request it answers (`e` tag). */
-  replyTo: string
-}
-
-export interface ClinkOutbox {
-  /** Signs and publishes; false when the app is unknown (the message is not sent). */
-  send(message: ClinkMessage): boolean
-}
-
-/** The CLINK room as the transport sees it. */
-export interface ClinkServer {
-  /** Answers a request now, or resolves undefined when it was parked and will be answered through the outbox. */
-  handle(request: ClinkRequest): Promise<ClinkAnswer | undefined>
-  /**
-   * A request taken by a run that stopped before answering (never run again): the room's answer when it knows how
-   * that run ended (a debit it paid), 'later' when it answered or will answer through the outbox, undefined when it
-   * knows nothing (the requester hears "Temporary Failure").
-   */
-  resume?(request: ClinkRequest): ClinkAnswer | 'later' | undefined
-  /** Given the outbox once the relays are up; messages before that are the room's to keep. */
-  attach(outbox: ClinkOutbox | undefined): void
-}
+/** The catalogue operation of each kind (`nostrCodec.kind`). */
+const operations = new Map(
+  catalogue.flatMap(entry => {
+    const codec = (entry as { nostrCodec?: { kind: number } }).nostrCodec
+    return codec && isClinkKind(codec.kind) ? [[codec.kind, entry.name] as const] : []
+  }),
+)
 
 /** Said to a requester whose request was taken by a daemon run that stopped before answering it (never re-run). */
 const interruptedAnswers: Record<ClinkKind, Record<string, unknown>> = {
@@ -76,6 +43,8 @@ const interruptedAnswers: Record<ClinkKind, Record<string, unknown>> = {
 const noReply: StoredReply = { sentAt: 0, contents: [] }
 
 export interface ClinkTransportDeps {
+  dispatcher: Pick<Dispatcher, 'dispatch'>
+  /** The CLINK room's say on requests a stopped run had taken; without a room those get "Temporary Failure". */
   server: ClinkServer | undefined
   apps: AppKeyring
   processed: ProcessedRequests
@@ -85,11 +54,14 @@ export interface ClinkTransportDeps {
   verify: VerifyEvent
   clock: Clock
   log: Logger
+  /** The daemon's one signature → claim stage, shared by every kind (inbound.ts). */
+  stage?: ClaimStage
 }
 
 export interface ClinkTransport {
   receive(event: Event, app: AppKey): void
-  outbox: ClinkOutbox
+  /** Sends a message the room sends on its own (a `clink.answer` event); false when the app is unknown. */
+  deliver(message: ClinkMessage): boolean
   idle(): Promise<void>
 }
 
@@ -98,13 +70,10 @@ function answerTags(to: string, replyTo: string, clinkVersion: boolean | undefin
   return [['p', to], ['e', replyTo], ...(clinkVersion ? [['clink_version', '1']] : [])]
 }
 
-export function isClinkKind(kind: number): kind is ClinkKind {
-  return (clinkKinds as readonly number[]).includes(kind)
-}
-
 export function clinkTransport(deps: ClinkTransportDeps): ClinkTransport {
   const { processed, log } = deps
-  const inFlight = new Map<string, Promise<void>>()
+  // The shared signature → claim stage; its own when this codec runs alone (tests).
+  const stage = deps.stage ?? claimStage(deps)
   const nowUnix = () => Math.floor(deps.clock.now() / 1000)
 
   /** Encrypts, signs and publishes an answer; returns what to store for a re-send. */
@@ -165,46 +134,46 @@ export function clinkTransport(deps: ClinkTransportDeps): ClinkTransport {
       await processed.answer(event.id, publish(app, event.pubkey, event.kind, event.id, opened.scheme, answer))
       return
     }
-    if (!deps.server) {
-      log.info({ kind: event.kind, id: event.id, from: event.pubkey }, 'CLINK request dropped: CLINK is not served')
-      return void (await processed.answer(event.id, noReply))
-    }
-    const answer = await deps.server.handle(request)
+    const answer = await dispatch(request)
     await processed.answer(event.id, answer ? publish(app, event.pubkey, event.kind, event.id, opened.scheme, answer) : noReply)
+  }
+
+  /** The room's answer now, or undefined when it parked the request (or CLINK is not served: dropped). */
+  async function dispatch(request: ClinkRequest): Promise<ClinkAnswer | undefined> {
+    const op = operations.get(request.kind)
+    const version = request.tags.find(tag => tag[0] === 'clink_version')?.[1]
+    let answer: { payload?: Record<string, unknown>; clink_version?: boolean; parked?: boolean } | undefined
+    try {
+      answer = (await lastValueFrom(
+        deps.dispatcher.dispatch({
+          op: op ?? `kind ${request.kind}`,
+          credentials: { nostr: { pubkey: request.requester, appId: request.appId } },
+          input: { body: request.body, created_at: request.createdAt, ...(version !== undefined ? { clink_version: version } : {}) },
+          transport: 'nostr',
+          requestId: request.id,
+        }),
+      )) as typeof answer
+    } catch (err) {
+      // No room registered (CLINK not served) or a fault outside the room's own answers: nothing the spec can say.
+      log.info({ kind: request.kind, id: request.id, from: request.requester, err: String(err) }, 'CLINK request dropped unanswered')
+      return undefined
+    }
+    if (!answer?.payload || answer.parked) return undefined
+    return { payload: answer.payload, ...(answer.clink_version ? { clinkVersion: true } : {}) }
   }
 
   return {
     receive(event, app) {
-      if (!isClinkKind(event.kind) || inFlight.has(event.id)) return
-      if (!deps.verify(event)) {
-        log.warn({ id: event.id, pubkey: event.pubkey }, 'dropped a CLINK event with a bad id or signature')
-        return
-      }
-      let claim: Claim
-      try {
-        ;[claim] = processed.claimAll([
-          { eventId: event.id, requester: event.pubkey, appPubkey: app.pubkey, createdAt: event.created_at, receivedAt: deps.clock.now() },
-        ]) as [Claim]
-      } catch (err) {
-        log.error({ err, id: event.id }, 'could not record a CLINK request; dropped it')
-        return
-      }
-      const running = run(claim, event as Event & { kind: ClinkKind }, app)
-        .catch(err => log.error({ err, id: event.id }, 'CLINK request handling failed'))
-        .finally(() => inFlight.delete(event.id))
-      inFlight.set(event.id, running)
+      if (!isClinkKind(event.kind)) return
+      stage.take(event, app.pubkey, claim => run(claim, event as Event & { kind: ClinkKind }, app))
     },
-    outbox: {
-      send(message) {
-        const app = deps.apps.byAppId(message.appId)
-        if (!app) return false
-        // Unsolicited answers follow NIP-44 v2, the CLINK scheme.
-        publish(app, message.to, message.kind, message.replyTo, 'nip44v2', message)
-        return true
-      },
+    deliver(message) {
+      const app = deps.apps.byAppId(message.appId)
+      if (!app) return false
+      // Unsolicited answers follow NIP-44 v2, the CLINK scheme.
+      publish(app, message.to, message.kind, message.replyTo, 'nip44v2', message)
+      return true
     },
-    idle: async () => {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()])
-    },
+    idle: () => stage.idle(),
   }
 }

@@ -18,13 +18,15 @@ import { conversationKeys } from './conversation-keys.js'
 import { processedRequests } from './processed-requests.js'
 import { replySender, pubRpcKind } from './reply-sender.js'
 import { rpcServer } from './rpc-server.js'
+import { claimStage } from './inbound.js'
 import { createRelayPool, type Backoff } from './relay-pool.js'
 import { isOwnRelay } from '../../callbacks/index.js'
 import { createEventSigner, type SendEvent } from './sign.js'
 import { loadSchnorr } from './schnorr.js'
 import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
 import { serviceBeacon } from './beacon.js'
-import { clinkKinds, clinkTransport, isClinkKind, type ClinkServer } from './clink-server.js'
+import { clinkKinds, clinkTransport, isClinkKind } from './clink-server.js'
+import type { ClinkServer } from '../../clink/index.js'
 import { nwcCodec, nwcRequestKind } from './nwc-codec.js'
 import type { NwcRelayView } from '../../nwc/index.js'
 import type { AccessLog } from '../../bus/access-log.js'
@@ -33,10 +35,6 @@ import { pushLiveUserOperations, pushToKeys, pushUserStreams, type KeyPush, type
 export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
 export { liveStreamHandlers, type KeyPush } from './pushes.js'
 export { pubRpcKind } from './reply-sender.js'
-export {
-  clinkOfferKind, clinkDebitKind, clinkManageKind,
-  type ClinkKind, type ClinkRequest, type ClinkAnswer, type ClinkMessage, type ClinkOutbox, type ClinkServer,
-} from './clink-server.js'
 
 /** Where the default app's connection string is written (upstream's `app.nprofile`). */
 export const appProfileFile = 'app.nprofile'
@@ -73,7 +71,7 @@ export interface NostrTransportDeps {
   maxContentLength: number
   fees: { serviceFeeFloor: number; serviceFeeBps: number }
   backoff?: Backoff
-  /** The CLINK room; without it kinds 21001–21003 are logged and dropped unanswered. */
+  /** The CLINK room's say on interrupted requests; the requests themselves go to the dispatcher (unserved: dropped). */
   clink?: ClinkServer
   /** The NWC room's connections; without it kind 23194 is not subscribed to. */
   nwc?: NwcRelayView
@@ -145,14 +143,18 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     if (ok && event.created_at > newestSeen) newestSeen = event.created_at
     return ok
   }
-  const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log })
+  // Every kind's requests pass one signature check and one exactly-once claim, then their codec.
+  const stage = claimStage({ processed, verify, clock, log })
+  const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log, stage })
   const nwc = deps.nwc
     ? nwcCodec({
-        view: deps.nwc, dispatcher: deps.dispatcher, processed, keys, send, verify, clock, log, accessLog: deps.accessLog,
+        view: deps.nwc, dispatcher: deps.dispatcher, processed, keys, send, verify, clock, log, stage, accessLog: deps.accessLog,
         sendNow: (template, key) => publishOwn(signer.sign(template, key)),
       })
     : undefined
   const clink = clinkTransport({
+    dispatcher: deps.dispatcher,
+    stage,
     server: deps.clink,
     apps,
     processed,
@@ -171,16 +173,14 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     const target = event.tags.find(tag => Array.isArray(tag) && tag[0] === 'p')?.[1]
     if (target === undefined) return
     const now = nowUnix()
-    if (event.kind === nwcRequestKind) {
-      nwc?.receive(event, target, { oldest: now - maxEventAgeSeconds, newest: now + maxFutureSeconds })
-      return
-    }
-    const app = apps.byPubkey(target)
-    if (!app) return
     if (event.created_at < now - maxEventAgeSeconds || event.created_at > now + maxFutureSeconds) {
       log.debug({ id: event.id, created_at: event.created_at }, 'dropped a stale or future-dated event')
       return
     }
+    // Each kind's codec: 23194 is addressed to an NWC connection's key, the others to an app's.
+    if (event.kind === nwcRequestKind) return nwc?.receive(event, target)
+    const app = apps.byPubkey(target)
+    if (!app) return
     if (event.kind === pubRpcKind) rpc.receive(event, app)
     else if (isClinkKind(event.kind)) clink.receive(event, app)
   }
@@ -193,6 +193,15 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       beacon.announce() // wallets see the new app now rather than at the next tick
     } catch (err) {
       log.error({ err }, 'could not load the keys of a new app')
+    }
+  })
+  // What the CLINK room sends on its own (receipts, answers to parked requests), signed by the app it names.
+  const clinkMessages = deps.events$.pipe(ofType('clink.answer')).subscribe(message => {
+    if (stopping || !isClinkKind(message.kind)) return
+    try {
+      if (!clink.deliver({ ...message, kind: message.kind })) log.warn({ id: message.replyTo }, 'CLINK message not sent: unknown app')
+    } catch (err) {
+      log.error({ err, id: message.replyTo }, 'could not send a CLINK message')
     }
   })
   // A connection made or changed while running: its key joins the subscription, its info event goes out.
@@ -234,7 +243,9 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   let nprofile = profileOn(deps.relays)
 
   await pool.ready(readyTimeoutMs)
-  deps.clink?.attach(clink.outbox)
+  // What the relays replayed is claimed and under way before the daemon tells the rooms the relays are up: a CLINK
+  // debit a crash interrupted is resumed (its room learns it is answered) before the room sends what resolved since.
+  await stage.begun()
   beacon.start()
   nwc?.announceAll()
   log.info({ relays: deps.relays, apps: apps.all().length, nwcKeys: nwcKeys.size, signer: signer.engine }, 'relay transport subscribed')
@@ -259,9 +270,9 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       clearInterval(pruner)
       newApps.unsubscribe()
       nwcChanges.unsubscribe()
+      clinkMessages.unsubscribe()
       for (const push of pushes) push.unsubscribe()
-      deps.clink?.attach(undefined)
-      await Promise.all([rpc.idle(), clink.idle(), nwc?.idle()])
+      await stage.idle()
       // Replies signed on the worker are published before the relays close.
       await outbox.drain()
       await pool.close()

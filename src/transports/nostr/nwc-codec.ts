@@ -1,6 +1,6 @@
 // Kind 23194 (NIP-47, reference/nostr-and-lnd.md §A4) on the transport's one pipeline: a request addressed to an NWC
-// connection's service key is checked for age and expiration, verified, claimed in the one claim store
-// (processed-requests.ts), decrypted with the scheme its `encryption` tag names, turned into a catalogue call
+// connection's service key is checked for age and expiration, verified and claimed in the one claim store by the
+// shared stage (inbound.ts), decrypted with the scheme its `encryption` tag names, turned into a catalogue call
 // (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme.
 // The connections' info events (13194) and payment notifications (23197 NIP-44, 23196 NIP-04) leave here too.
 import * as nip04 from 'nostr-tools/nip04'
@@ -17,6 +17,7 @@ import type { NwcRelayView } from '../../nwc/index.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import { encryptWith, decryptWith } from './cipher.js'
 import type { Claim, ProcessedRequests } from './processed-requests.js'
+import { claimStage, type ClaimStage } from './inbound.js'
 import type { SendEvent } from './sign.js'
 import type { VerifyEvent } from './verify.js'
 
@@ -69,13 +70,15 @@ export interface NwcCodecDeps {
   verify: VerifyEvent
   clock: Clock
   log: Logger
+  /** The daemon's one signature → claim stage, shared by every kind (inbound.ts). */
+  stage?: ClaimStage
   /** One line per answered request, with the NIP-47 method and code; none when the access log is off. */
   accessLog?: AccessLog
 }
 
 export interface NwcCodec {
-  /** A kind-23194 event of sound shape addressed (`p`) to `servicePubkey`; `maxAgeSeconds` and the future bound checked here. */
-  receive(event: Event, servicePubkey: string, window: { oldest: number; newest: number }): void
+  /** A kind-23194 event of sound shape and age addressed (`p`) to `servicePubkey`. */
+  receive(event: Event, servicePubkey: string): void
   /** Publishes a connection's info event (no-op when it is revoked or expired). */
   announce(servicePubkey: string): void
   /** Publishes every live connection's info event. */
@@ -90,7 +93,9 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
   const nowUnix = () => Math.floor(deps.clock.now() / 1000)
   // Requests being served by this process: a copy from a second relay must wait for nothing and run nothing. Each
   // with when it arrived, for the access line's duration.
-  const inFlight = new Map<string, { arrived: number; done: Promise<void> }>()
+  const arrivals = new Map<string, number>()
+  // The shared signature → claim stage; its own when this codec runs alone.
+  const stage = deps.stage ?? claimStage(deps)
 
   const encrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, text: string) =>
     scheme === 'nip44_v2'
@@ -103,7 +108,7 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
 
   /** Encrypts, signs, publishes and stores an answer, and writes its access line. */
   function respond(request: Event, servicePubkey: string, secret: Uint8Array, scheme: NwcEncryption, response: NwcResponse) {
-    const arrived = inFlight.get(request.id)?.arrived
+    const arrived = arrivals.get(request.id)
     deps.accessLog?.({
       transport: 'nwc',
       operation: response.result_type || null,
@@ -169,25 +174,21 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
   }
 
   return {
-    receive(event, servicePubkey, window) {
+    receive(event, servicePubkey) {
       const secret = view.serviceSecret(servicePubkey)
       if (!secret) return
-      if (event.created_at < window.oldest || event.created_at > window.newest) return
       // NIP-47: a request received after its expiration tag is ignored, not answered.
       const expiration = Number(event.tags.find(tag => tag[0] === 'expiration')?.[1])
       if (Number.isFinite(expiration) && expiration <= nowUnix()) return
-      if (inFlight.has(event.id)) return
-      if (!deps.verify(event)) {
-        log.warn({ id: event.id, pubkey: event.pubkey }, 'dropped an NWC request with a bad id or signature')
-        return
-      }
       const arrived = performance.now()
-      const done = processed
-        .claim([{ eventId: event.id, requester: event.pubkey, appPubkey: servicePubkey, createdAt: event.created_at, receivedAt: deps.clock.now() }])
-        .then(([claim]) => run(claim!, event, servicePubkey, secret))
-        .catch(err => log.error({ err, id: event.id }, 'an NWC request failed unexpectedly'))
-        .finally(() => inFlight.delete(event.id))
-      inFlight.set(event.id, { arrived, done })
+      stage.take(event, servicePubkey, async claim => {
+        arrivals.set(event.id, arrived)
+        try {
+          await run(claim, event, servicePubkey, secret)
+        } finally {
+          arrivals.delete(event.id)
+        }
+      })
     },
     announce(servicePubkey) {
       const info = view.announcement(servicePubkey)
@@ -206,9 +207,7 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
         }
       }
     },
-    idle: async () => {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()].map(request => request.done))
-    },
+    idle: () => stage.idle(),
   }
 
   function publishInfo(info: { serviceSecret: Uint8Array; methods: readonly string[] }): void {

@@ -1,7 +1,6 @@
-// Kind-21000 requests → the dispatcher → replies (reference/pub-protocol.md §3.4–3.6). The order of checks is the
-// cost order: cheap shape checks and the in-flight set first, then the signature (once, before anything is
-// decrypted: nip44v1 has no MAC, so the signature is its only integrity), then the exactly-once claim, then
-// decryption and the envelope rules. Requests that break a rule (do not decrypt, are no envelope, claim another
+// Kind-21000 requests → the dispatcher → replies (reference/pub-protocol.md §3.4–3.6): the Pub envelope codec. The
+// in-flight set, the signature and the exactly-once claim are the shared stage's (inbound.ts); here come
+// decryption (nip44v1 or v2, whichever the request used) and the envelope rules. Requests that break a rule (do not decrypt, are no envelope, claim another
 // author) are dropped without a reply, as upstream does, and remembered as answered-with-nothing so a redelivery
 // is dropped too. A well-formed envelope that names no operation served here, or carries a body that is not an
 // object, is answered with an ERROR under its requestId (upstream drops it, leaving its client to time out).
@@ -15,6 +14,7 @@ import { decryptPayload, type CipherScheme } from './cipher.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import type { AppKey } from './app-keys.js'
 import type { Claim, ProcessedRequests } from './processed-requests.js'
+import { claimStage, type ClaimStage } from './inbound.js'
 import type { ReplySender } from './reply-sender.js'
 import type { VerifyEvent } from './verify.js'
 import { envelopeInput, errorReply, okReply, parseEnvelope, type RequestEnvelope } from './envelope.js'
@@ -36,6 +36,8 @@ export interface RpcServerDeps {
   verify: VerifyEvent
   clock: Clock
   log: Logger
+  /** The daemon's one signature → claim stage, shared by every kind (inbound.ts). */
+  stage?: ClaimStage
 }
 
 export interface RpcServer {
@@ -47,61 +49,11 @@ export interface RpcServer {
 
 export function rpcServer(deps: RpcServerDeps): RpcServer {
   const { processed, sender, log } = deps
-  const inFlight = new Map<string, Promise<void>>()
-
-  // Requests verified in this turn of the event loop, claimed together in one transaction at the next.
-  let queued: { event: Event; app: AppKey; done(): void }[] = []
+  // The shared signature → claim stage; its own when this server runs alone (tests).
+  const stage = deps.stage ?? claimStage(deps)
 
   function receive(event: Event, app: AppKey): void {
-    // The same event from a second relay while the first copy runs: its reply is coming anyway.
-    if (inFlight.has(event.id)) return
-    if (!deps.verify(event)) {
-      log.warn({ id: event.id, pubkey: event.pubkey }, 'dropped a request event with a bad id or signature')
-      return
-    }
-    let done!: () => void
-    inFlight.set(event.id, new Promise<void>(resolve => (done = resolve)))
-    queued.push({ event, app, done })
-    if (queued.length === 1) setImmediate(takeQueued)
-  }
-
-  function takeQueued(): void {
-    const batch = queued
-    queued = []
-    const receivedAt = deps.clock.now()
-    let claiming: Promise<Claim[]>
-    try {
-      claiming = processed.claim(
-        batch.map(({ event, app }) => ({
-          eventId: event.id,
-          requester: event.pubkey,
-          appPubkey: app.pubkey,
-          createdAt: event.created_at,
-          receivedAt,
-        })),
-      )
-    } catch (err) {
-      claiming = Promise.reject(err)
-    }
-    claiming.then(
-      claims =>
-        batch.forEach(({ event, app, done }, i) => {
-          run(claims[i]!, event, app)
-            .catch(err => log.error({ err, id: event.id }, 'request event handling failed'))
-            .finally(() => {
-              inFlight.delete(event.id)
-              done()
-            })
-        }),
-      err => {
-        // Not known to be claimed, so not run: a redelivery may try again (or finds the claim and says so).
-        log.error({ err, requests: batch.length }, 'could not record request events; dropped them')
-        for (const { event, done } of batch) {
-          inFlight.delete(event.id)
-          done()
-        }
-      },
-    )
+    stage.take(event, app.pubkey, claim => run(claim, event, app))
   }
 
   async function run(claim: Claim, event: Event, app: AppKey): Promise<void> {
@@ -180,10 +132,5 @@ export function rpcServer(deps: RpcServerDeps): RpcServer {
     )
   }
 
-  return {
-    receive,
-    idle: async () => {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()])
-    },
-  }
+  return { receive, idle: () => stage.idle() }
 }

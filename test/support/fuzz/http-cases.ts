@@ -28,6 +28,7 @@ const rightCredentials: Record<AuthKind, CredentialKind[]> = {
   member: ['adminBearer', 'user', 'invoiceKey', 'adminKey'],
   guestOrWallet: ['none', 'invoiceKey', 'adminKey'],
   nwcConnection: [], // issue 23: NIP-47 methods have no HTTP route (Nostr kind 23194 only)
+  clinkRequester: [], // issue 23: CLINK requests have no HTTP route (Nostr kinds 21001–21003 only)
 }
 
 /**

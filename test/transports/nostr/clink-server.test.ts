@@ -14,7 +14,10 @@ import { conversationKeys } from '../../../src/transports/nostr/conversation-key
 import { processedRequests } from '../../../src/transports/nostr/processed-requests.js'
 import { createEventSigner } from '../../../src/transports/nostr/sign.js'
 import { createEventVerifier } from '../../../src/transports/nostr/verify.js'
-import { clinkTransport, type ClinkRequest, type ClinkServer, type ClinkOutbox } from '../../../src/transports/nostr/clink-server.js'
+import { clinkTransport } from '../../../src/transports/nostr/clink-server.js'
+import type { ClinkAnswer, ClinkKind, ClinkRequest, ClinkServer } from '../../../src/clink/index.js'
+import type { Call } from '../../../src/bus/dispatcher.js'
+import { from } from '../../../src/bus/rx.js'
 import { tempDataDir } from '../../support/daemon.js'
 
 const log = pino({ level: process.env.TEST_LOG ?? 'silent' })
@@ -31,13 +34,42 @@ function request(kind: number, body: unknown): Event {
   return finalizeEvent({ kind, created_at: Math.floor(Date.now() / 1000), tags: [['p', appPubkey], ['clink_version', '1']], content }, client)
 }
 
-async function setup(server: ClinkServer, dataDir = tempDataDir()) {
+/** The room as this test plays it: answers a request, or parks it (undefined). */
+interface Room extends ClinkServer {
+  handle(request: ClinkRequest): Promise<ClinkAnswer | undefined>
+}
+
+/**
+ * The dispatcher's side as the codec sees it (issue 23: CLINK requests are catalogue calls): the call becomes the
+ * room's request again, and its answer the operation's output.
+ */
+function dispatcherFor(room: Room) {
+  return {
+    dispatch(call: Call) {
+      const input = call.input as { body: unknown; created_at: number; clink_version?: string }
+      const kind = ({ ClinkOfferRequest: 21001, ClinkDebitRequest: 21002, ClinkManageRequest: 21003 } as Record<string, number>)[call.op]
+      const request: ClinkRequest = {
+        kind: kind as ClinkKind,
+        id: call.requestId,
+        requester: call.credentials.nostr!.pubkey,
+        appId: call.credentials.nostr!.appId,
+        createdAt: input.created_at,
+        tags: input.clink_version ? [['clink_version', input.clink_version]] : [],
+        body: input.body,
+      }
+      return from(room.handle(request).then(answer => (answer ? { payload: answer.payload, clink_version: answer.clinkVersion ?? false } : { parked: true })))
+    },
+  }
+}
+
+async function setup(room: Room, dataDir = tempDataDir()) {
   const store = openStore({ dataDir })
   const signer = await createEventSigner()
   const verifier = await createEventVerifier()
   const published: Event[] = []
   const transport = clinkTransport({
-    server,
+    dispatcher: dispatcherFor(room),
+    server: room,
     apps,
     processed: processedRequests(store.db),
     keys: conversationKeys(),
@@ -58,7 +90,6 @@ test('an offer request reaches the room once and is answered on its kind, tagged
   const seen: ClinkRequest[] = []
   const { store, transport, published } = await setup({
     handle: async req => (seen.push(req), { payload: { bolt11: 'lnbc1…' }, clinkVersion: true }),
-    attach: () => {},
   })
   const event = request(21001, { offer: 'abc', amount_sats: 21 })
   transport.receive(event, apps.byAppId('app-1')!)
@@ -91,7 +122,7 @@ test('an offer request reaches the room once and is answered on its kind, tagged
 
 test('bad signatures and undecryptable content never reach the room', async () => {
   let calls = 0
-  const { store, transport, published } = await setup({ handle: async () => (calls++, { payload: { res: 'ok' } }), attach: () => {} })
+  const { store, transport, published } = await setup({ handle: async () => (calls++, { payload: { res: 'ok' } }) })
   // A relay delivers JSON: no cached verification flag travels with the event.
   const forged = { ...JSON.parse(JSON.stringify(request(21002, { pointer: 'x' }))), content: nip44.v2.encrypt('{"pointer":"y"}', key) }
   transport.receive(forged, apps.byAppId('app-1')!)
@@ -103,10 +134,10 @@ test('bad signatures and undecryptable content never reach the room', async () =
   store.close()
 })
 
-test('a parked request is answered later through the outbox; debit answers carry no clink_version', async () => {
-  const { store, transport, published } = await setup({ handle: async () => undefined, attach: () => {} })
-  // The daemon attaches the outbox once the relays are up.
-  const outbox: ClinkOutbox = transport.outbox
+test('a parked request is answered later by the room\'s message; debit answers carry no clink_version', async () => {
+  const { store, transport, published } = await setup({ handle: async () => undefined })
+  // The room's later answer (its clink.answer domain event) is delivered by the transport.
+  const outbox = { send: transport.deliver }
   const event = request(21002, { pointer: 'user', amount_sats: 5, frequency: { number: 1, unit: 'day' } })
   transport.receive(event, apps.byAppId('app-1')!)
   await transport.idle()
@@ -124,12 +155,12 @@ test('a request taken by a run that died is answered "Temporary Failure", never 
   const dataDir = tempDataDir()
   const event = request(21002, { pointer: 'user', bolt11: 'lnbc…' })
   // The first run claims the request and dies inside the room (the handler never returns).
-  const first = await setup({ handle: () => new Promise(() => {}), attach: () => {} }, dataDir)
+  const first = await setup({ handle: () => new Promise(() => {}) }, dataDir)
   first.transport.receive(event, apps.byAppId('app-1')!)
   await new Promise(resolve => setTimeout(resolve, 50))
   first.store.close()
   let calls = 0
-  const second = await setup({ handle: async () => (calls++, { payload: { res: 'ok', preimage: 'aa' } }), attach: () => {} }, dataDir)
+  const second = await setup({ handle: async () => (calls++, { payload: { res: 'ok', preimage: 'aa' } }) }, dataDir)
   second.transport.receive(event, apps.byAppId('app-1')!)
   await second.transport.idle()
   assert.is(calls, 0)
@@ -145,13 +176,13 @@ test('an interrupted request is answered the way the room says it ended, or not 
   ] as const) {
     const dataDir = tempDataDir()
     const event = request(21002, { pointer: 'user', bolt11: 'lnbc…' })
-    const first = await setup({ handle: () => new Promise(() => {}), attach: () => {} }, dataDir)
+    const first = await setup({ handle: () => new Promise(() => {}) }, dataDir)
     first.transport.receive(event, apps.byAppId('app-1')!)
     await new Promise(resolve => setTimeout(resolve, 50))
     first.store.close()
     const asked: string[] = []
     const second = await setup(
-      { handle: async () => (assert.unreachable('never run twice'), undefined), resume: req => (asked.push(req.id), resumed), attach: () => {} },
+      { handle: async () => (assert.unreachable('never run twice'), undefined), resume: req => (asked.push(req.id), resumed) },
       dataDir,
     )
     second.transport.receive(event, apps.byAppId('app-1')!)
