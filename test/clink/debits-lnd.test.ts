@@ -13,6 +13,7 @@ import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support
 import { ClinkDebitClient } from '../support/clink-debit-client.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
 import { assertAuditClean, balanceOf, ok } from '../wallet/money.js'
+import { until } from '../support/until.js'
 
 ;(globalThis as { WebSocket?: unknown }).WebSocket = WebSocket
 const { ClinkSDK } = await import('@shocknet/clink-sdk')
@@ -28,13 +29,6 @@ let relay: string
 let pointer: string
 let app: ClinkDebitClient
 
-const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000) => {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) assert.unreachable(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}
 const balance = () => balanceOf(daemon, user.appToken, user.identifier)
 const freePort = () =>
   new Promise<number>(resolve => {

@@ -9,16 +9,10 @@ import path from 'node:path'
 import { spawn } from 'node:child_process'
 import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
+import { until } from '../support/until.js'
 
 const probes = suite('health probes')
 
-const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) => {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
-}
 
 const freePort = () =>
   new Promise<number>(resolve => {

@@ -12,6 +12,7 @@ import { PubClient, appProfile } from '../support/pub-client.js'
 import { createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { NwcTestClient } from '../support/nwc-client.js'
 import { ok } from '../wallet/money.js'
+import { until } from '../support/until.js'
 
 const jwtSecret = 'reload-relays-secret-0123456789abcdef'
 const test = suite('SIGHUP moves the daemon to other relays')
@@ -19,13 +20,6 @@ const relays: RunningRelay[] = []
 const closers: { close(): void }[] = []
 let daemon: TestDaemon
 
-const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) => {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}
 
 const logLines = () =>
   daemon

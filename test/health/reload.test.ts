@@ -7,16 +7,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { WebSocket } from 'ws'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import { until } from '../support/until.js'
 
 const reload = suite('SIGHUP reload')
 
-const until = async (check: () => boolean, what: string, timeoutMs = 10_000) => {
-  const started = Date.now()
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}
 
 const lines = (daemon: TestDaemon) =>
   daemon

@@ -10,17 +10,12 @@ import { startFakeBoltz, type FakeBoltz } from '../support/fake-boltz/fake-boltz
 import type { Behaviour } from '../support/fake-boltz/swap-terms.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { balanceOf, call, ok } from '../wallet/money.js'
+import { until } from '../support/until.js'
 
 export const jwtSecret = 'swap-tests-secret-0123456789abcdefghij'
 const regtest = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
 
-export const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) => {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) assert.unreachable(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}
+export { until }
 
 /** A P2WPKH address of a key nobody here keeps: somewhere outside the service to send coins to. */
 export function outsideAddress(): string {

@@ -9,6 +9,7 @@ import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { outsideInvoice } from '../node/outside-invoice.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { assertAuditClean, balanceOf, ok } from './money.js'
+import { until } from '../support/until.js'
 
 const jwtSecret = 'lnd-in-flight-restart-secret-0123456789ab'
 const s = suite('a payment in flight at LND across a daemon restart')
@@ -16,13 +17,6 @@ let fake: FakeLnd
 let daemon: TestDaemon
 let user: TestAppUser
 
-const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000) => {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) assert.unreachable(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}
 const balance = () => balanceOf(daemon, user.appToken, user.identifier)
 
 s.before(async () => {

@@ -13,6 +13,7 @@ import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { outsideInvoice } from '../node/outside-invoice.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { assertAuditClean, balanceOf, call, ok } from './money.js'
+import { until } from '../support/until.js'
 
 const jwtSecret = 'lnd-restart-at-once-secret-0123456789abcd'
 const s = suite('a daemon on LND restarts at once, whatever LND holds')
@@ -22,13 +23,6 @@ let fake: FakeLnd
 let daemon: TestDaemon | undefined
 let user: TestAppUser
 
-const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000) => {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) assert.unreachable(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}
 const running = () => daemon!
 const balance = () => balanceOf(running(), user.appToken, user.identifier)
 const hashOf = (invoice: string) => (decode(invoice).sections.find(x => x.name === 'payment_hash') as { value: string }).value
