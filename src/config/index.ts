@@ -74,9 +74,13 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   return parsed.data
 }
 
-/** `RELAYPAY_HTTP_PORT` → `http.port`; `RELAYPAY_DATA_DIR` → `data_dir`. */
+/**
+ * `RELAYPAY_HTTP_PORT` → `http.port`; `RELAYPAY_DATA_DIR` → `data_dir`. `RELAYPAY_TEST_*` belongs to the test suite
+ * (e.g. RELAYPAY_TEST_REQUIRE_BROWSER, RELAYPAY_TEST_POSTGRES_URL) and is no config key: a daemon started from a
+ * test run inherits it.
+ */
 function envKey(name: string): string | undefined {
-  if (!name.startsWith('RELAYPAY_')) return undefined
+  if (!name.startsWith('RELAYPAY_') || name.startsWith('RELAYPAY_TEST_')) return undefined
   const rest = name.slice('RELAYPAY_'.length).toLowerCase()
   if (rest === 'data_dir') return 'data_dir'
   const cut = rest.indexOf('_')

@@ -70,6 +70,12 @@ config('RELAYPAY_<SECTION>_<KEY> overrides the file, flags override both', () =>
   assert.is(c.http.port, 9100)
 })
 
+config('RELAYPAY_TEST_* belongs to the test suite: a daemon started from a test run is not refused for it', () => {
+  const c = loadConfig({ env: { RELAYPAY_TEST_REQUIRE_BROWSER: '1', RELAYPAY_TEST_POSTGRES_URL: 'postgres://x', RELAYPAY_HTTP_PORT: '8080' } })
+  assert.is(c.http.port, 8080)
+  assert.not.ok('test' in c)
+})
+
 config('a bad value is one line naming the key and where it came from', () => {
   assert.throws(
     () => loadConfig({ env: { RELAYPAY_HTTP_PORT: '70000' } }),
