@@ -21,7 +21,7 @@ import { authenticateClinkRequester } from './clink-requester.js'
 
 export type { Credentials } from './credentials.js'
 export type { AccountDirectory, WalletKeyOwner } from './directory.js'
-export type { NwcDirectory, NwcConnectionView } from './nwc.js'
+export { nwcConnectionOf, type NwcDirectory, type NwcConnectionView } from './nwc.js'
 export { createTokenSigner, type TokenSigner, type UserClaims } from './tokens.js'
 
 export interface AuthDeps {

@@ -64,4 +64,15 @@ test('as a kind-21000 rpcName they are refused, naming the kind that carries the
   }
 })
 
+test('a NIP-47 method not served is NOT_IMPLEMENTED for its client, UNAUTHORIZED once the connection is revoked', async () => {
+  const created = await ok(daemon, '/api/user/nwc/create', user.userToken, { name: 'unknown-method' })
+  const nwc = await NwcTestClient.connect(created.connection_uri)
+  closers.push(nwc)
+  assert.is((await nwc.request('pay_keysend', { amount: 1000 })).error?.code, 'NOT_IMPLEMENTED')
+  await ok(daemon, '/api/user/nwc/revoke', user.userToken, { connection_id: created.connection.connection_id })
+  const refused = await nwc.request('pay_keysend', { amount: 1000 })
+  assert.is(refused.error?.code, 'UNAUTHORIZED')
+  assert.is(refused.error?.message, 'the connection was revoked')
+})
+
 test.run()
