@@ -19,7 +19,7 @@ import { authenticateClinkRequester } from './clink-requester.js'
 
 export type { Authenticate, Credentials } from '../bus/index.js'
 export type { AccountDirectory, WalletKeyOwner } from './directory.js'
-export type { NwcDirectory, NwcConnectionView } from './nwc.js'
+export { nwcConnectionOf, type NwcDirectory, type NwcConnectionView } from './nwc.js'
 export { createTokenSigner, type TokenSigner, type UserClaims } from './tokens.js'
 export { sameSecret } from './secret-compare.js'
 

@@ -21,11 +21,8 @@ export interface NwcDirectory {
   connectionByServiceKey(servicePubkey: string): NwcConnectionView | undefined
 }
 
-export function authenticateNwc(
-  entry: CatalogueEntry,
-  creds: Credentials,
-  deps: { nwc?: NwcDirectory; now(): number },
-): Extract<Caller, { kind: 'nwc' }> {
+/** The connection a NIP-47 request's author may speak for: its client key, neither revoked nor expired. */
+export function nwcConnectionOf(creds: Credentials, deps: { nwc?: NwcDirectory; now(): number }): NwcConnectionView {
   const sent = creds.nwc
   if (!sent) throw new OperationError('forbidden', 'NIP-47 methods are served only over Nostr kind 23194')
   const connection = deps.nwc?.connectionByServiceKey(sent.servicePubkey)
@@ -33,6 +30,15 @@ export function authenticateNwc(
   if (sent.pubkey !== connection.clientPubkey) throw new OperationError('unauthenticated', 'this key is not the client of the connection')
   if (connection.revoked) throw new OperationError('unauthenticated', 'the connection was revoked')
   if (connection.expiresAt !== null && connection.expiresAt <= deps.now()) throw new OperationError('unauthenticated', 'the connection expired')
+  return connection
+}
+
+export function authenticateNwc(
+  entry: CatalogueEntry,
+  creds: Credentials,
+  deps: { nwc?: NwcDirectory; now(): number },
+): Extract<Caller, { kind: 'nwc' }> {
+  const connection = nwcConnectionOf(creds, deps)
   const method = (entry as { nostrCodec?: { request: string } }).nostrCodec?.request ?? entry.name
   if (!connection.methods.includes(method)) throw new OperationError('forbidden', `the connection may not call ${method}`)
   return { kind: 'nwc', connectionId: connection.id, userId: connection.userId }

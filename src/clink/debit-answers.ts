@@ -2,7 +2,7 @@
 // `{res:"ok", preimage}`, or GFY ("general failure to yield") with a code 1–6, and for code 5 the allowed range.
 import type { Logger } from 'pino'
 import { OperationError, isOperationError } from '../bus/errors.js'
-import { clinkDebitKind, type ClinkOutbox } from './wire.js'
+import { clinkDebitKind, type ClinkSender } from './wire.js'
 import type { ParkedRequest } from './debit-store.js'
 
 export type GfyCode = 1 | 2 | 3 | 4 | 5 | 6
@@ -68,7 +68,7 @@ export function gfyFor(err: unknown): DebitAnswer {
 }
 
 /** Sends the requester of a parked request (already taken off the list) its answer. */
-export function answerParked(box: ClinkOutbox, parked: ParkedRequest, payload: DebitAnswer, log: Logger): void {
+export function answerParked(box: ClinkSender, parked: ParkedRequest, payload: DebitAnswer, log: Logger): void {
   if (!box.send({ appId: parked.appId, to: parked.requester, kind: clinkDebitKind, replyTo: parked.requestId, payload })) {
     log.warn({ requestId: parked.requestId }, 'a debit answer was not sent: its app no longer exists')
   }

@@ -6,7 +6,7 @@
 // minutes, is the age past which a kind-21000 request is dropped and the retry_after of a parked manage request.
 import type { Logger } from 'pino'
 import type { Clock } from '../bus/context.js'
-import type { ClinkOutbox } from './wire.js'
+import type { ClinkSender } from './wire.js'
 import { gfy, type DebitAnswer } from './debit-answers.js'
 import type { DebitStore, ParkedRequest } from './debit-store.js'
 
@@ -16,9 +16,9 @@ const sweepBatch = 100
 
 export interface DebitExpiryDeps {
   store: DebitStore
-  outbox(): ClinkOutbox | undefined
+  outbox(): ClinkSender | undefined
   /** Sends the requester of a parked request (already taken off the list) its answer. */
-  answerParked(box: ClinkOutbox, parked: ParkedRequest, payload: DebitAnswer): void
+  answerParked(box: ClinkSender, parked: ParkedRequest, payload: DebitAnswer): void
   clock: Clock
   lifetimeMs: number
   log: Logger

@@ -5,7 +5,7 @@ import type { Logger } from 'pino'
 import { OperationError } from '../bus/errors.js'
 import type { Clock } from '../bus/context.js'
 import type { HandlerTable } from '../bus/handler.js'
-import type { ClinkOutbox } from './wire.js'
+import type { ClinkSender } from './wire.js'
 import { answerParked as sendAnswer, gfy, ok, type DebitAnswer } from './debit-answers.js'
 import { expiredAnswer, type DebitExpiry } from './debit-expiry.js'
 import { rulesFromWire, rulesToWire } from './debit-rules.js'
@@ -15,7 +15,7 @@ import type { DebitPaid, DebitPayer } from './debit-payer.js'
 export interface DebitHandlerDeps {
   store: DebitStore
   payer: DebitPayer
-  outbox(): ClinkOutbox | undefined
+  outbox(): ClinkSender | undefined
   expiry: DebitExpiry
   clock: Clock
   log: Logger
@@ -36,10 +36,10 @@ export function debitHandlers({ store, payer, outbox, expiry, clock, log }: Debi
     return box
   }
 
-  const answerParked = (box: ClinkOutbox, parked: ParkedRequest, payload: DebitAnswer) => sendAnswer(box, parked, payload, log)
+  const answerParked = (box: ClinkSender, parked: ParkedRequest, payload: DebitAnswer) => sendAnswer(box, parked, payload, log)
 
   /** The outcome of a payment the user decided: the requester hears it; a refusal is also the user's error. */
-  const finish = (box: ClinkOutbox, parked: ParkedRequest, paid: DebitPaid) => {
+  const finish = (box: ClinkSender, parked: ParkedRequest, paid: DebitPaid) => {
     if (paid.status === 'later') return
     answerParked(box, parked, paid.answer)
     if (paid.status === 'refused') {
@@ -52,7 +52,7 @@ export function debitHandlers({ store, payer, outbox, expiry, clock, log }: Debi
    * together only one acts on it (the other finds nothing pending). One whose time ran out before the sweep came
    * is answered GFY 3 here and refused to the user: nothing the user decides applies to it any more.
    */
-  const takeParked = (box: ClinkOutbox, requestId: string, userId: string, requester: string) => {
+  const takeParked = (box: ClinkSender, requestId: string, userId: string, requester: string) => {
     const parked = store.parked(requestId, userId)
     if (!parked || parked.requester !== requester || !store.unpark(requestId)) return undefined
     if (expiry.isExpired(parked)) {

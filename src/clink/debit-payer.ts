@@ -5,7 +5,7 @@ import type { Logger } from 'pino'
 import { filter, type Observable, type Subscription } from '../bus/rx.js'
 import type { DomainEvent } from '../bus/events.js'
 import type { Wallet } from '../wallet/index.js'
-import type { ClinkOutbox } from './wire.js'
+import type { ClinkSender } from './wire.js'
 import { clinkDebitKind } from './wire.js'
 import { DebitRefusal, gfy, gfyFor, ok, type DebitAnswer } from './debit-answers.js'
 import { debitSpendLimit, type DebitCharge } from './debit-budget.js'
@@ -25,7 +25,7 @@ export interface DebitPayerDeps {
   store: DebitStore
   wallet: Wallet
   events$: Observable<DomainEvent>
-  outbox(): ClinkOutbox | undefined
+  outbox(): ClinkSender | undefined
   log: Logger
 }
 

@@ -1,7 +1,7 @@
 // The debits part of the CLINK room (kind 21002, reference/pub-protocol.md §5.3): requests from keys the user
 // granted, banned or has not decided about yet, the payments made for them under the grants' rules, and the user
 // operations that decide and steer them.
-import type { ClinkOutbox } from './wire.js'
+import type { ClinkSender } from './wire.js'
 import type { ClinkDeps, ClinkPart } from './room.js'
 import { debitStore } from './debit-store.js'
 import { debitPayer } from './debit-payer.js'
@@ -10,7 +10,7 @@ import { debitHandlers } from './debit-handlers.js'
 import { answerParked } from './debit-answers.js'
 import { debitExpiry, defaultDebitRequestLifetimeMs } from './debit-expiry.js'
 
-export function createDebits(deps: ClinkDeps, outbox: () => ClinkOutbox | undefined): ClinkPart {
+export function createDebits(deps: ClinkDeps, outbox: () => ClinkSender | undefined): ClinkPart {
   const store = debitStore(deps.db)
   const log = deps.log.child({ part: 'debits' })
   const payer = debitPayer({ store, wallet: deps.wallet, events$: deps.events$, outbox, log })

@@ -9,7 +9,7 @@ import { OperationError } from '../bus/errors.js'
 import type { HandlerTable } from '../bus/handler.js'
 import type { Db } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
-import { clinkManageKind, type ClinkAnswer, type ClinkOutbox, type ClinkRequest } from './wire.js'
+import { clinkManageKind, type ClinkAnswer, type ClinkSender, type ClinkRequest } from './wire.js'
 import type { ClinkPart } from './room.js'
 import { checkOfferFields, maxOfferPriceSats, OfferFieldError } from './offer-fields.js'
 import { payerDataOf, type OfferRow, type OfferStore } from './offer-store.js'
@@ -38,7 +38,7 @@ type Outcome = { answer: Payload } | { ask: string }
 
 const gfy = (code: number, error: string, extra: Payload = {}): Outcome => ({ answer: { res: 'GFY', code, error, ...extra } })
 
-export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkOutbox | undefined): ClinkPart {
+export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender | undefined): ClinkPart {
   const { offers, wallet, log } = deps
   const store = manageStore(deps.db, deps.now)
 

@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import type { DomainEvent } from '../bus/events.js'
 import type { Db } from '../store/index.js'
 import type { LightningNode } from '../node/index.js'
-import type { ClinkOutbox } from './wire.js'
+import type { ClinkSender } from './wire.js'
 import type { ClinkPart } from './room.js'
 import { offerRequests } from './offer-requests.js'
 import { receiptBook } from './receipts.js'
@@ -148,7 +148,7 @@ export interface OffersPartDeps {
 }
 
 /** Kind 21001 and the offer operations; receipts follow paid invoices from construction on. */
-export function createOffersPart(deps: OffersPartDeps, outbox: () => ClinkOutbox | undefined): ClinkPart {
+export function createOffersPart(deps: OffersPartDeps, outbox: () => ClinkSender | undefined): ClinkPart {
   const receipts = receiptBook({ db: deps.db, events$: deps.events$, wallet: deps.wallet, outbox, now: deps.now, log: deps.log })
   receipts.start()
   const requests = offerRequests({ offers: deps.offers, receipts, wallet: deps.wallet, node: deps.node, log: deps.log })

@@ -8,7 +8,7 @@ import type { Observable, Subscription } from '../bus/rx.js'
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
-import { clinkOfferKind, type ClinkOutbox } from './wire.js'
+import { clinkOfferKind, type ClinkSender } from './wire.js'
 
 export interface OwedReceipt {
   paymentHash: string
@@ -31,7 +31,7 @@ export interface ReceiptDeps {
   db: Db
   events$: Observable<DomainEvent>
   wallet: Pick<Wallet, 'invoiceByPaymentHash'>
-  outbox(): ClinkOutbox | undefined
+  outbox(): ClinkSender | undefined
   now(): number
   log: Logger
 }

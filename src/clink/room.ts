@@ -14,7 +14,7 @@ import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { CallContext } from '../bus/context.js'
 import {
-  clinkDebitKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkOutbox, type ClinkRequest, type ClinkAnswer, type ClinkServer,
+  clinkDebitKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkSender, type ClinkRequest, type ClinkAnswer, type ClinkServer,
 } from './wire.js'
 import { createDebits } from './debits.js'
 import { offerStore } from './offer-store.js'
@@ -41,7 +41,7 @@ export interface ClinkDeps {
 /** One kind's half of the room: what it answers and the user operations it serves. */
 export interface ClinkPart {
   handlers: HandlerTable
-  handle?(request: ClinkRequest, outbox: () => ClinkOutbox | undefined): Promise<ClinkAnswer | undefined>
+  handle?(request: ClinkRequest, outbox: () => ClinkSender | undefined): Promise<ClinkAnswer | undefined>
   /** A request a stopped run had taken (ClinkServer.resume). */
   resume?(request: ClinkRequest): ClinkAnswer | 'later' | undefined
   /** The room started (the relays are up): what waited for them may be sent now. */
@@ -76,7 +76,7 @@ interface RequestInput {
 export function createClink(deps: ClinkDeps): Clink {
   // Messages leave as domain events; until the relays are up they wait (the parts keep them and send them on start).
   let started = false
-  const outbox: ClinkOutbox = {
+  const outbox: ClinkSender = {
     send(message) {
       deps.emit({ type: 'clink.answer', ...message })
       return true

@@ -42,7 +42,7 @@ export interface ClinkMessage extends ClinkAnswer {
 }
 
 /** How the room's parts send messages; there is one once the relays are up (`Clink.start`). */
-export interface ClinkOutbox {
+export interface ClinkSender {
   /** Hands the message to the relay transport (a `clink.answer` domain event); false when it cannot be sent. */
   send(message: ClinkMessage): boolean
 }

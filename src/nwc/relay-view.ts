@@ -23,7 +23,7 @@ export interface NwcNotice {
   notice: Record<string, unknown>
 }
 
-export interface NwcRelayView {
+export interface NwcRelayView extends NwcDirectory {
   /** Every connection's service key: revoked ones too, so that their apps hear UNAUTHORIZED rather than silence. */
   servicePubkeys(): string[]
   serviceSecret(servicePubkey: string): Uint8Array | undefined
@@ -37,6 +37,7 @@ export interface NwcRelayView {
 }
 
 export function nwcRelayView(store: NwcStore, transactions: WalletTransactionReader, clock: Clock): NwcRelayView {
+  const directory = nwcDirectory(store)
   const live = (c: ConnectionRow) => c.revoked_at === null && (c.expires_at === null || c.expires_at > clock.now())
   const announce = (c: ConnectionRow): NwcAnnouncement => ({
     servicePubkey: c.service_pubkey,
@@ -57,6 +58,7 @@ export function nwcRelayView(store: NwcStore, transactions: WalletTransactionRea
     }))
   }
   return {
+    ...directory,
     servicePubkeys: () => store.all().map(c => c.service_pubkey),
     serviceSecret(servicePubkey) {
       const connection = store.byServicePubkey(servicePubkey)

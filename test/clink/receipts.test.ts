@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { openStore } from '../../src/store/index.js'
 import { accountStore } from '../../src/wallet/accounts.js'
 import type { DomainEvent } from '../../src/bus/events.js'
-import type { ClinkMessage, ClinkOutbox } from '../../src/clink/index.js'
+import type { ClinkMessage, ClinkSender } from '../../src/clink/index.js'
 import { receiptBook } from '../../src/clink/receipts.js'
 import { tempDataDir } from '../support/daemon.js'
 
@@ -22,7 +22,7 @@ function setup(dataDir: string, paid: Set<string>, now = () => Date.now()) {
   const app = accounts.ensureDefaultApp('shop')
   const events = new Subject<DomainEvent>()
   const sent: ClinkMessage[] = []
-  let outbox: ClinkOutbox | undefined
+  let outbox: ClinkSender | undefined
   const book = receiptBook({
     db: store.db,
     events$: events,

@@ -14,6 +14,7 @@ import type { AccessLog } from '../../bus/access-log.js'
 import type { Clock } from '../../bus/context.js'
 import type { DomainEvent } from '../../bus/events.js'
 import type { NwcRelayView } from '../../nwc/index.js'
+import { nwcConnectionOf } from '../../auth/index.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import { encryptWith, decryptWith } from './cipher.js'
 import type { Claim, ProcessedRequests } from './processed-requests.js'
@@ -150,14 +151,24 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
     if (claim.state === 'interrupted') {
       return answer(failure(method, 'INTERNAL', 'the request was interrupted by a restart; look the payment up before retrying'))
     }
+    const credentials = { nwc: { pubkey: event.pubkey, servicePubkey } }
     const op = operations.get(method)
-    if (op === undefined) return answer(failure(method, 'NOT_IMPLEMENTED', `method ${method} is not supported`))
+    if (op === undefined) {
+      // No operation to authenticate for, but a stranger or a dead connection still hears UNAUTHORIZED first.
+      try {
+        nwcConnectionOf(credentials, { nwc: view, now: () => deps.clock.now() })
+      } catch (err) {
+        if (!isOperationError(err)) throw err
+        return answer(failure(method, nip47Codes[err.code] ?? 'OTHER', err.message))
+      }
+      return answer(failure(method, 'NOT_IMPLEMENTED', `method ${method} is not supported`))
+    }
     let response: NwcResponse
     try {
       const result = await lastValueFrom(
         deps.dispatcher.dispatch({
           op,
-          credentials: { nwc: { pubkey: event.pubkey, servicePubkey } },
+          credentials,
           input: request.params,
           transport: 'nostr',
           requestId: event.id,

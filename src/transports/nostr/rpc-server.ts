@@ -78,6 +78,8 @@ export function rpcServer(deps: RpcServerDeps): RpcServer {
       await processed.answer(event.id, sender.send(app, event.pubkey, scheme, errorReply(reason, envelope.requestId)))
     }
     if (!entry) return refuse(`unknown rpcName: ${JSON.stringify(envelope.rpcName.slice(0, maxNameInReply))}`)
+    const codec = (entry as { nostrCodec?: { kind: number; request: string } }).nostrCodec
+    if (codec) return refuse(`${entry.name} is served on Nostr kind ${codec.kind} as "${codec.request}", not as an rpcName`)
     if (!entry.nostr) return refuse(`${entry.name} is not served over the relay: call it over HTTP`)
     if (envelope.invalid) return refuse(envelope.invalid)
     const answers = deps.dispatcher.dispatch({
