@@ -8,7 +8,7 @@ import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../../supp
 import { NwcTestClient } from '../../support/nwc-client.js'
 import { PubClient, appProfile } from '../../support/pub-client.js'
 import { ClinkClient } from '../../clink/clink-client.js'
-import { decodeNoffer } from '../../../src/clink/index.js'
+import { decodeNoffer } from '../../../src/nostr-codecs/index.js'
 import { ok } from '../../wallet/money.js'
 
 const jwtSecret = 'one-way-in-secret-0123456789abcdef'
