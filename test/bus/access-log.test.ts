@@ -99,6 +99,19 @@ test('a Nostr request gets a line with transport nostr, its caller kind and ok o
   }
 })
 
+test('a Nostr request refused before the dispatcher (an unknown rpcName) still gets its line', async () => {
+  const { relays, pubkey } = appProfile(daemon.dataDir)
+  const client = await PubClient.connect({ relays, appPubkey: pubkey })
+  try {
+    const reply = await client.call('DropTables', {}, { requestId: 'nostr-unknown-1' })
+    assert.is(reply.status, 'ERROR')
+    const line = await lineFor('nostr-unknown-1')
+    assert.equal([line.transport, line.operation, line.caller, line.outcome, line.status], ['nostr', null, 'none', 'not_found', 'error'])
+  } finally {
+    client.close()
+  }
+})
+
 test('an NWC request gets a line with transport nwc, its method and outcome, named by its event id', async () => {
   const user = await createAppWithUser(daemon, { jwtSecret, identifier: 'nwc-access' })
   const created = await daemon.request('POST', '/api/user/nwc/create', { body: { name: 'access' }, headers: { authorization: `Bearer ${user.userToken}` } })

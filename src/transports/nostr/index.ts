@@ -145,7 +145,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   }
   // Every kind's requests pass one signature check and one exactly-once claim, then their codec.
   const stage = claimStage({ processed, verify, clock, log })
-  const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log, stage })
+  const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log, stage, accessLog: deps.accessLog })
   const nwc = deps.nwc
     ? nwcCodec({
         view: deps.nwc, dispatcher: deps.dispatcher, processed, keys, send, verify, clock, log, stage, accessLog: deps.accessLog,

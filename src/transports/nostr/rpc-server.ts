@@ -18,6 +18,7 @@ import { claimStage, type ClaimStage } from './inbound.js'
 import type { ReplySender } from './reply-sender.js'
 import type { VerifyEvent } from './verify.js'
 import { envelopeInput, errorReply, okReply, parseEnvelope, type RequestEnvelope } from './envelope.js'
+import type { AccessLog } from '../../bus/access-log.js'
 
 /** Said to a client whose request was taken by a daemon run that stopped before answering it. */
 export const interruptedReason = 'the service restarted while handling this request; its outcome is unknown'
@@ -38,6 +39,8 @@ export interface RpcServerDeps {
   log: Logger
   /** The daemon's one signature → claim stage, shared by every kind (inbound.ts). */
   stage?: ClaimStage
+  /** Requests refused before the dispatcher (no such operation, a body that is no object) get their line here. */
+  accessLog?: AccessLog
 }
 
 export interface RpcServer {
@@ -75,6 +78,15 @@ export function rpcServer(deps: RpcServerDeps): RpcServer {
     const entry = deps.dispatcher.resolve(envelope.rpcName)
     const refuse = async (reason: string) => {
       log.debug({ rpcName: envelope.rpcName.slice(0, maxNameInReply), id: event.id, reason }, 'refused a request over the relay')
+      deps.accessLog?.({
+        transport: 'nostr',
+        operation: entry?.name ?? null,
+        caller: 'none',
+        outcome: entry ? 'invalid_input' : 'not_found',
+        status: 'error',
+        durationMs: 0,
+        requestId: envelope.requestId,
+      })
       await processed.answer(event.id, sender.send(app, event.pubkey, scheme, errorReply(reason, envelope.requestId)))
     }
     if (!entry) return refuse(`unknown rpcName: ${JSON.stringify(envelope.rpcName.slice(0, maxNameInReply))}`)
