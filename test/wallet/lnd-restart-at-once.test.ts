@@ -10,9 +10,9 @@ import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
-import { outsideInvoice } from '../node/outside-invoice.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, balanceOf, call, ok } from './money.js'
+import { assertAuditClean, balanceOf, call, ok } from '../support/money.js'
 
 const jwtSecret = 'lnd-restart-at-once-secret-0123456789abcd'
 const s = suite('a daemon on LND restarts at once, whatever LND holds')
