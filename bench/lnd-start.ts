@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'
 import { startDaemon } from '../test/support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../test/support/fake-lnd/fake-lnd.js'
-import { outsideInvoice } from '../test/node/outside-invoice.js'
+import { outsideInvoice } from '../test/support/outside-invoice.js'
 import { createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
 import { repoRoot } from '../test/support/paths.js'
 

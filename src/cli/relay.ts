@@ -5,7 +5,7 @@ import path from 'node:path'
 import { pino } from 'pino'
 import { loadConfig } from '../config/index.js'
 import { relayLimitsOf, startRelay } from '../relay/index.js'
-import { createEventVerifier } from '../transports/nostr/verify.js'
+import { createEventVerifier } from '../transports/nostr/index.js'
 
 export async function runRelay(opts: { dataDir: string; host: string; port: number }): Promise<void> {
   const log = pino({ base: { pid: process.pid } })

@@ -3,6 +3,11 @@
 import { createEmbeddedNode } from './embedded/embedded-node.js'
 import type { LightningNode, NodeConfig, NodeDeps } from './lightning-node.js'
 import type { Config } from '../config/index.js'
+import type { HandlerTable } from '../bus/index.js'
+import { chainHandlers } from './handlers/chain.js'
+import { channelHandlers } from './handlers/channels.js'
+import { infoHandlers } from './handlers/info.js'
+import { invoiceHandlers } from './handlers/invoices.js'
 import { resolveLndConnection } from './lnd/lnd-settings.js'
 
 export type {
@@ -82,5 +87,23 @@ export async function createNode(config: NodeConfig, deps: NodeDeps): Promise<Li
     }
   }
 }
-export { nodeHandlers, type NodeHandlerDeps } from './handlers.js'
 export { nodeNotReadyReason } from './readiness.js'
+
+/**
+ * The node room's operations, answered from the configured LightningNode: the operator's node administration
+ * (info, seed, assets, peers, channels, on-chain bumps) and the node-only invoice operations (handlers/).
+ */
+export interface NodeHandlerDeps {
+  node: LightningNode
+  /** Sum of every wallet's balance (the users' liabilities), in msat. */
+  usersBalanceMsat(): number
+}
+
+export function nodeHandlers(deps: NodeHandlerDeps): HandlerTable {
+  return {
+    ...infoHandlers(deps),
+    ...chainHandlers(deps.node),
+    ...channelHandlers(deps.node),
+    ...invoiceHandlers(deps.node),
+  }
+}

@@ -1,15 +1,41 @@
 // Swaps running: the configured providers (HTTP and WebSocket each), the two desks, the handlers, and a look at
 // the node's block height every few seconds that removes quotes past their timeout.
+import type { Logger } from 'pino'
 import type { HandlerTable } from '../bus/index.js'
-import { operationId } from '../wallet/index.js'
-import type { Swaps, SwapsDeps } from './index.js'
+import type { Config } from '../config/index.js'
+import type { LightningNode, Timers } from '../node/index.js'
+import type { Db } from '../store/index.js'
+import { operationId, type AddressSwapPayer } from '../wallet/index.js'
 import { invoiceSwapDesk } from './invoice-swaps.js'
 import { providerApi, shownUrl } from './provider-api.js'
 import { defaultWsUrl, providerUpdates } from './provider-updates.js'
-import type { Provider } from './providers.js'
+import type { Provider, SwapWallet } from './providers.js'
 import { chainParams } from './swap-scripts.js'
 import { swapStore } from './swap-store.js'
 import { txSwapDesk } from './tx-swaps.js'
+
+/** What the swaps room is built from and gives (index.ts hands both on): here, this file imports nothing of index.ts. */
+export interface SwapsDeps {
+  db: Db
+  config: Config['swaps']
+  backend: Config['node']['backend']
+  network: Config['node']['network']
+  node: LightningNode
+  wallet: SwapWallet
+  random(bytes: number): Uint8Array
+  now(): number
+  timers: Timers
+  log: Logger
+}
+
+export interface Swaps {
+  handlers: HandlerTable
+  /** What PayAddress uses for outside addresses. */
+  addressPayer: AddressSwapPayer
+  /** Follows every swap left in progress by the last stop and starts watching the chain. */
+  start(): Promise<void>
+  stop(): void
+}
 
 export function runningSwaps(deps: SwapsDeps): Swaps {
   const { config, log } = deps

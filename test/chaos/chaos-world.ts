@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import { cliPath, mockEnv, startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
-import { ok } from '../wallet/money.js'
+import { ok } from '../support/money.js'
 import { unlimitedGuestsConfig } from '../extensions/restaurant/restaurant-daemon.js'
 
 const jwtSecret = 'chaos-test-jwt-secret-0123456789abcdef01'

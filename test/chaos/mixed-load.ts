@@ -10,8 +10,8 @@
 // every wallet's balance is known exactly, and `relaypay audit` (run on the dead daemon's data, after every
 // kill) must find the books clean.
 import * as assert from 'uvu/assert'
-import { outsideInvoice } from '../node/outside-invoice.js'
-import { audit, call, ok } from '../wallet/money.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
+import { audit, call, ok } from '../support/money.js'
 import type { Reply } from '../support/pub-client.js'
 import type { SeededRandom } from './seeded-random.js'
 import { colaSats, feeSats, fundingSats, simulatedRouteFeeMsat, steadily, type ChaosWorld, type HttpWallet } from './chaos-world.js'

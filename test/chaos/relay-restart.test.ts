@@ -9,7 +9,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { appProfile, PubClient, sleep, type Reply } from '../support/pub-client.js'
-import { assertAuditClean, ok } from '../wallet/money.js'
+import { assertAuditClean, ok } from '../support/money.js'
 import { feeSats } from './chaos-world.js'
 import { chaosCycles, chaosSeed, seededRandom } from './seeded-random.js'
 

@@ -3,7 +3,7 @@
 // failure can be replayed with CHAOS_SEED.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { audit } from '../wallet/money.js'
+import { audit } from '../support/money.js'
 import { assertBalances, createChaosWorld, type ChaosWorld } from './chaos-world.js'
 import { runCycle } from './mixed-load.js'
 import { loadMixes, type LoadMixName } from './load-mixes.js'

@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok } from '../wallet/money.js'
+import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok } from '../support/money.js'
 
 const run = promisify(execFile)
 const relaypay = async (args: string[]) => {

@@ -9,7 +9,7 @@ import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { jwtSecretConfig } from '../support/accounts.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
 import { ClinkDebitClient } from '../support/clink-debit-client.js'
-import { assertAuditClean, payFromOutside } from '../wallet/money.js'
+import { assertAuditClean, payFromOutside } from '../support/money.js'
 
 const jwtSecret = 'clink-debit-expiry-secret-0123456789abcdef'
 const test = suite('parked CLINK debit requests expire')

@@ -9,7 +9,7 @@ import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { ClinkDebitClient } from '../support/clink-debit-client.js'
-import { assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from '../wallet/money.js'
+import { assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from '../support/money.js'
 
 ;(globalThis as { WebSocket?: unknown }).WebSocket = WebSocket
 const { ClinkSDK } = await import('@shocknet/clink-sdk')

@@ -8,11 +8,11 @@ import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
-import { outsideInvoice } from '../node/outside-invoice.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { ClinkDebitClient } from '../support/clink-debit-client.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
-import { assertAuditClean, balanceOf, ok } from '../wallet/money.js'
+import { assertAuditClean, balanceOf, ok } from '../support/money.js'
 import { until } from '../support/until.js'
 
 ;(globalThis as { WebSocket?: unknown }).WebSocket = WebSocket

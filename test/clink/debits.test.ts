@@ -10,7 +10,7 @@ import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { PubClient, appProfile, type Reply } from '../support/pub-client.js'
 import { ClinkDebitClient } from '../support/clink-debit-client.js'
-import { assertAuditClean, balanceOf, newInvoice, ok, payFromOutside } from '../wallet/money.js'
+import { assertAuditClean, balanceOf, newInvoice, ok, payFromOutside } from '../support/money.js'
 
 // The SDK bundles its own nostr-tools, whose pool takes globalThis.WebSocket when it loads (Node 20 has none).
 ;(globalThis as { WebSocket?: unknown }).WebSocket = WebSocket

@@ -12,7 +12,7 @@ import { finalizeEvent, generateSecretKey, verifyEvent, type Event } from 'nostr
 import { decode as lightDecode } from 'light-bolt11-decoder'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from '../wallet/money.js'
+import { assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from '../support/money.js'
 import { decodeNdebit, decodeNmanage, decodeNoffer } from '../../src/nostr-codecs/index.js'
 import { ClinkClient, tagOf } from './clink-client.js'
 

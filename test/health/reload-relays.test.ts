@@ -11,7 +11,7 @@ import { startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
 import { createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { NwcTestClient } from '../support/nwc-client.js'
-import { ok } from '../wallet/money.js'
+import { ok } from '../support/money.js'
 import { until } from '../support/until.js'
 
 const jwtSecret = 'reload-relays-secret-0123456789abcdef'

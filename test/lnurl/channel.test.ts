@@ -5,7 +5,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, type TestAppUser } from '../support/accounts.js'
-import { randomNodePubkey } from '../node/outside-invoice.js'
+import { randomNodePubkey } from '../support/outside-invoice.js'
 import { decodeLnurl, getAdvertised, publicUrl, startLnurlDaemon } from './lnurl-client.js'
 
 const jwtSecret = 'lnurl-channel-test-secret-0123456789ab'

@@ -16,7 +16,7 @@ import * as assert from 'uvu/assert'
 import { requestInvoice, requestPayServiceParams, utils, type FetcGetArgs } from 'lnurl-pay'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, balanceOf, newInvoice, ok, payFromOutside } from '../wallet/money.js'
+import { assertAuditClean, balanceOf, newInvoice, ok, payFromOutside } from '../support/money.js'
 
 const jwtSecret = 'lnurl-pay-client-test-secret-0123456789'
 const publicHost = 'relaypay.localhost'

@@ -7,7 +7,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from '../wallet/money.js'
+import { assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from '../support/money.js'
 import {
   decodeLnurl, getAdvertised, invoiceSections, lnurlDaemonConfig, publicUrl, resolveAddress, startLnurlDaemon,
 } from './lnurl-client.js'

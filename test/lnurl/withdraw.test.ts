@@ -5,7 +5,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, balanceOf, newInvoice, payFromOutside } from '../wallet/money.js'
+import { assertAuditClean, balanceOf, newInvoice, payFromOutside } from '../support/money.js'
 import { decodeLnurl, getAdvertised, publicUrl, startLnurlDaemon } from './lnurl-client.js'
 
 const jwtSecret = 'lnurl-withdraw-test-secret-0123456789ab'

@@ -12,7 +12,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent, type Event
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import type { TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, newInvoice, ok, payFromOutside } from '../wallet/money.js'
+import { assertAuditClean, newInvoice, ok, payFromOutside } from '../support/money.js'
 import { decodeLnurl, getAdvertised, invoiceSections, startLnurlDaemon } from './lnurl-client.js'
 
 useWebSocketImplementation(WebSocket)

@@ -12,7 +12,7 @@ import { createMetrics, type Metrics, type MetricsDeps, type MetricsSettings } f
 import type { CallOutcome } from '../../src/bus/dispatcher.js'
 import type { DomainEvent } from '../../src/bus/events.js'
 import type { Caller, Transport } from '../../src/bus/context.js'
-import { ManualTime } from '../node/manual-time.js'
+import { ManualTime } from '../support/manual-time.js'
 import { appsReport } from '../../src/wallet/apps-report.js'
 import { openBalanceReader } from '../../src/wallet/balance-reader.js'
 

@@ -8,8 +8,8 @@ import path from 'node:path'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { repoRoot } from '../support/paths.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { outsideInvoice } from '../node/outside-invoice.js'
-import { call, newInvoice, ok, payFromOutside } from '../wallet/money.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
+import { call, newInvoice, ok, payFromOutside } from '../support/money.js'
 
 const jwtSecret = 'prometheus-money-test-secret-0123456789'
 const test = suite('prometheus: build, money, relays, store')

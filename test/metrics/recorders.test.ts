@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
 import { decodeSample, decodeUsage, openMetricsHarness, outcome, startMs, type MetricsHarness } from './harness.js'
-import { randomNodePubkey } from '../node/outside-invoice.js'
+import { randomNodePubkey } from '../support/outside-invoice.js'
 import type { DomainEvent } from '../../src/bus/events.js'
 
 const appId = 'a'.repeat(64)

@@ -10,24 +10,10 @@ import * as assert from 'uvu/assert'
 import type { AddressType, BitcoinNetwork, LightningNode } from '../../src/node/index.js'
 import { rejectsWith } from './operation-error.js'
 import { arrived, collect, replayed } from './settlements-seen.js'
-import { bolt11Networks, outsideInvoice, randomNodePubkey } from './outside-invoice.js'
+import { bolt11Networks, outsideInvoice, randomNodePubkey } from '../support/outside-invoice.js'
+import type { HarnessOptions, MakeNode, NodeHarness } from '../support/node-harness.js'
 
-export interface NodeHarness {
-  node: LightningNode
-  network: BitcoinNetwork
-  /** The node's clock. */
-  now(): number
-  /** Moves the node's clock forward, running whatever falls due on the way. */
-  advance(ms: number): Promise<void>
-  close(): Promise<void>
-}
-
-export interface HarnessOptions {
-  simulatePayments?: boolean
-  mock?: boolean
-}
-
-export type MakeNode = (opts?: HarnessOptions) => Promise<NodeHarness>
+export type { HarnessOptions, MakeNode, NodeHarness } from '../support/node-harness.js'
 
 /** Where backends may differ and still keep the contract. */
 export interface ContractOptions {

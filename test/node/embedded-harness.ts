@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { openStore } from '../../src/store/index.js'
 import { createNode, type BitcoinNetwork, type LightningNode, type SettledInvoice } from '../../src/node/index.js'
 import type { NodeHarness } from './contract.js'
-import { ManualTime } from './manual-time.js'
+import { ManualTime } from '../support/manual-time.js'
 
 export const startMs = Date.UTC(2025, 4, 1, 12, 0, 0)
 export const delayMs = 200

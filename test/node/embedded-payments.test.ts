@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert'
 import { sha256Hex } from './contract.js'
 import { collect, delayMs, openEmbedded } from './embedded-harness.js'
 import { rejectsWith } from './operation-error.js'
-import { outsideInvoice } from './outside-invoice.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
 
 const notConnected = 'the embedded node is not connected to the Lightning network'
 

@@ -17,7 +17,7 @@ import { lightSections, nodeContract } from './contract.js'
 import { replayed } from './settlements-seen.js'
 import { openEmbedded, startMs } from './embedded-harness.js'
 import { rejectsWith } from './operation-error.js'
-import { bolt11Networks, randomNodePubkey } from './outside-invoice.js'
+import { bolt11Networks, randomNodePubkey } from '../support/outside-invoice.js'
 
 nodeContract('embedded node', opts => openEmbedded(opts))
 

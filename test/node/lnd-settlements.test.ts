@@ -4,7 +4,7 @@
 // that LND made between its list and its live subscription.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ManualTime } from './manual-time.js'
+import { ManualTime } from '../support/manual-time.js'
 import { arrived, collect, replayed } from './settlements-seen.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { openLnd, type LndHarness } from '../support/fake-lnd/lnd-harness.js'

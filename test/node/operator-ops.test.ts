@@ -4,7 +4,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { SignJWT } from 'jose'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
-import { outsideInvoice, randomNodePubkey } from './outside-invoice.js'
+import { outsideInvoice, randomNodePubkey } from '../support/outside-invoice.js'
 
 const jwtSecret = 'operator-ops-test-secret-0123456789abcdef'
 const txidPattern = /^[0-9a-f]{64}$/

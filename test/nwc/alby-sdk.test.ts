@@ -6,7 +6,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, balanceOf, newInvoice, ok, payFromOutside } from '../wallet/money.js'
+import { assertAuditClean, balanceOf, newInvoice, ok, payFromOutside } from '../support/money.js'
 
 // The SDK bundles its own nostr-tools, whose pool captures globalThis.WebSocket when the module is evaluated
 // (Node 20 has none), so the global is set first and the SDK loaded afterwards, not through a static import.

@@ -9,7 +9,7 @@ import { createEventVerifier } from '../../src/transports/nostr/verify.js'
 import { startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { NwcTestClient } from '../support/nwc-client.js'
-import { balanceOf, newInvoice, ok } from '../wallet/money.js'
+import { balanceOf, newInvoice, ok } from '../support/money.js'
 
 const jwtSecret = 'nwc-redelivery-secret-0123456789abcdef'
 const test = suite('NIP-47 requests published again')

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { NwcTestClient } from '../support/nwc-client.js'
-import { assertAuditClean, balanceOf, newInvoice, ok } from '../wallet/money.js'
+import { assertAuditClean, balanceOf, newInvoice, ok } from '../support/money.js'
 
 const jwtSecret = 'nwc-test-secret-0123456789abcdef0123'
 const test = suite('NIP-47 wallet connect')

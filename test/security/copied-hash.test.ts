@@ -8,8 +8,8 @@ import * as assert from 'uvu/assert'
 import bolt11 from 'bolt11'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { bolt11Networks, outsideInvoice } from '../node/outside-invoice.js'
-import { assertAuditClean, balanceOf, call, newInvoice, ok } from '../wallet/money.js'
+import { bolt11Networks, outsideInvoice } from '../support/outside-invoice.js'
+import { assertAuditClean, balanceOf, call, newInvoice, ok } from '../support/money.js'
 
 const jwtSecret = 'copied-hash-test-secret-0123456789abcdef'
 const hashOf = (invoice: string) =>

@@ -8,7 +8,7 @@ import { SignJWT, UnsecuredJWT } from 'jose'
 import { catalogue } from '../../schema/catalogue.js'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { call } from '../wallet/money.js'
+import { call } from '../support/money.js'
 
 const jwtSecret = 'credentials-test-secret-0123456789abcdef'
 const creds = suite('forged and bent credentials')

@@ -10,7 +10,7 @@ import { SecretLedger } from '../support/log-secrets.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
 import { NwcTestClient } from '../support/nwc-client.js'
-import { call, newInvoice, ok, payFromOutside } from '../wallet/money.js'
+import { call, newInvoice, ok, payFromOutside } from '../support/money.js'
 
 const scan = suite('the log scan')
 

@@ -5,7 +5,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
-import { call, newInvoice, ok } from '../wallet/money.js'
+import { call, newInvoice, ok } from '../support/money.js'
 
 const jwtSecret = 'mock-switch-test-secret-0123456789abcdef'
 const switchNamed = /^mock disabled, cannot set invoice as paid: .*\[node\] mock = true \(env RELAYPAY_NODE_MOCK=true\)/

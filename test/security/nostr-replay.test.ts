@@ -15,7 +15,7 @@ import { startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { appProfile, PubClient, sleep } from '../support/pub-client.js'
 import { NwcTestClient } from '../support/nwc-client.js'
-import { balanceOf, newInvoice, ok } from '../wallet/money.js'
+import { balanceOf, newInvoice, ok } from '../support/money.js'
 
 useWebSocketImplementation(WebSocket)
 

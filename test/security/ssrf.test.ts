@@ -17,7 +17,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure
 import { checkOutboundUrl, guardedLookup, guardedWebSocket, relayUrl, sendPaidCallback } from '../../src/callbacks/index.js'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, type TestAppUser } from '../support/accounts.js'
-import { call, ok, payFromOutside } from '../wallet/money.js'
+import { call, ok, payFromOutside } from '../support/money.js'
 import { decodeLnurl, getAdvertised, lnurlDaemonConfig } from '../lnurl/lnurl-client.js'
 
 /** A loopback HTTP server that counts every TCP connection and answers by `route`. */

@@ -8,7 +8,7 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import { startSwapWorld, outsideAddress, until, type SwapWorld } from './swap-harness.js'
 import type { FakeBoltz } from '../support/fake-boltz/fake-boltz.js'
 import type { FakeReverseSwap } from '../support/fake-boltz/swap-terms.js'
-import { assertAuditClean } from '../wallet/money.js'
+import { assertAuditClean } from '../support/money.js'
 
 const s = suite('transaction swaps wait for a confirmed lockup')
 let world: SwapWorld

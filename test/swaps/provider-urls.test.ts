@@ -7,7 +7,7 @@ import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { startFakeBoltz, type FakeBoltz } from '../support/fake-boltz/fake-boltz.js'
 import { jwtSecretConfig } from '../support/accounts.js'
-import { call } from '../wallet/money.js'
+import { call } from '../support/money.js'
 
 const secret = 'hunter2-provider-password'
 const s = suite('provider URLs with credentials')

@@ -9,7 +9,7 @@ import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { startFakeBoltz, type FakeBoltz } from '../support/fake-boltz/fake-boltz.js'
 import type { Behaviour } from '../support/fake-boltz/swap-terms.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { balanceOf, call, ok } from '../wallet/money.js'
+import { balanceOf, call, ok } from '../support/money.js'
 import { until } from '../support/until.js'
 
 export const jwtSecret = 'swap-tests-secret-0123456789abcdefghij'

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { startSwapWorld, outsideAddress, until, type SwapWorld } from './swap-harness.js'
 import type { FakeReverseSwap, FakeSubmarineSwap } from '../support/fake-boltz/swap-terms.js'
-import { assertAuditClean } from '../wallet/money.js'
+import { assertAuditClean } from '../support/money.js'
 
 const s = suite('swap recovery')
 let world: SwapWorld

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { configSchema } from '../../src/config/index.js'
-import { call } from '../wallet/money.js'
+import { call } from '../support/money.js'
 import { outsideAddress } from './swap-harness.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
 
@@ -53,10 +53,8 @@ s('every other swap operation answers that swaps are disabled and how to enable 
     const reply = await call(daemon, path, userToken, body)
     assert.match(reply.reason, /swaps are disabled on this server.*\[swaps\] enabled = true/, path)
   }
-  const summary = daemon.logs().split('\n').find(line => line.includes('"missing"'))
-  assert.ok(summary, 'the daemon logs which operations are not implemented')
-  const missing: string[] = JSON.parse(summary!).missing
-  assert.not.ok(missing.some(op => /Swap/.test(op)), `no swap operation is left unimplemented: ${missing}`)
+  // With swaps off their handlers are still registered (the daemon refuses to start with any operation missing).
+  assert.ok(daemon.logs().includes('operations registered'), 'the daemon started with every operation registered')
 })
 
 s('over the relay (kind 21000): ListTxSwaps answers empty, a quote names the switch', async () => {

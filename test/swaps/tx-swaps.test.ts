@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert'
 import { hexToBytes } from '@noble/hashes/utils.js'
 import { Address, OutScript, Transaction } from '@scure/btc-signer'
 import { startSwapWorld, outsideAddress, until, type SwapWorld } from './swap-harness.js'
-import { assertAuditClean } from '../wallet/money.js'
+import { assertAuditClean } from '../support/money.js'
 
 const regtest = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
 const s = suite('transaction swaps')

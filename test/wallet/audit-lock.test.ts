@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert'
 import Database from 'better-sqlite3'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
-import { audit, call, newInvoice, ok } from './money.js'
+import { audit, call, newInvoice, ok } from '../support/money.js'
 
 const jwtSecret = 'wallet-audit-lock-test-secret-012345678'
 const test = suite('a failed start-up audit locks outgoing payments')

@@ -3,7 +3,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon } from '../support/daemon.js'
-import { assertAuditClean, call, ok } from './money.js'
+import { assertAuditClean, call, ok } from '../support/money.js'
 
 const s = suite('balance migration')
 

@@ -4,7 +4,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok } from './money.js'
+import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok } from '../support/money.js'
 
 const jwtSecret = 'wallet-concurrency-test-secret-01234567'
 const test = suite('concurrent payments')

@@ -9,8 +9,8 @@ import * as assert from 'uvu/assert'
 import Database from 'better-sqlite3'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { outsideInvoice } from '../node/outside-invoice.js'
-import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok } from './money.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
+import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok } from '../support/money.js'
 
 const jwtSecret = 'wallet-crash-test-secret-0123456789abcd'
 const config = `${jwtSecretConfig(jwtSecret)}\n[node]\nsimulate_payments = true\n`

@@ -5,8 +5,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { outsideInvoice } from '../node/outside-invoice.js'
-import { appBalance, assertAuditClean, balanceOf, call, ok } from './money.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
+import { appBalance, assertAuditClean, balanceOf, call, ok } from '../support/money.js'
 
 const jwtSecret = 'wallet-external-test-secret-0123456789a'
 const foreignInvoice = (sats: number) =>

@@ -3,7 +3,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, addAppUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { ok, newInvoice, payFromOutside } from './money.js'
+import { ok, newInvoice, payFromOutside } from '../support/money.js'
 
 const jwtSecret = 'operations-history-secret-0123456789abcdef'
 const s = suite('GetUserOperations')

@@ -4,8 +4,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { outsideInvoice } from '../node/outside-invoice.js'
-import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from './money.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
+import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from '../support/money.js'
 
 const jwtSecret = 'wallet-paying-test-secret-0123456789ab'
 const test = suite('paying between wallets')

@@ -5,8 +5,8 @@ import * as assert from 'uvu/assert'
 import bolt11 from 'bolt11'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { bolt11Networks } from '../node/outside-invoice.js'
-import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from './money.js'
+import { bolt11Networks } from '../support/outside-invoice.js'
+import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok, payFromOutside } from '../support/money.js'
 
 const jwtSecret = 'wallet-receiving-test-secret-0123456789'
 const test = suite('receiving')

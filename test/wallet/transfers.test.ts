@@ -4,7 +4,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { appBalance, assertAuditClean, audit, balanceOf, call, ok } from './money.js'
+import { appBalance, assertAuditClean, audit, balanceOf, call, ok } from '../support/money.js'
 
 const jwtSecret = 'wallet-transfers-test-secret-0123456789'
 const test = suite('transfers, addresses, bans and mock balances')

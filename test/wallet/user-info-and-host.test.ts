@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { decodeNoffer } from '../../src/nostr-codecs/index.js'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, call, ok, newInvoice, payFromOutside } from './money.js'
+import { assertAuditClean, call, ok, newInvoice, payFromOutside } from '../support/money.js'
 
 const jwtSecret = 'user-info-and-host-secret-0123456789abcdef'
 const s = suite('user info, callbacks and the host payments API')

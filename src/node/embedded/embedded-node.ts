@@ -4,6 +4,7 @@
 import { Observable, Subject, OperationError, systemTimers } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice } from '../lightning-node.js'
+import { whileOpen } from '../closed-guard.js'
 import { decodeInvoice, preloadBolt11 } from './bolt11-invoice.js'
 import { assertSats, blockHeightAt, chainWallet, defaultSatPerVbyte, txVbytes } from './chain-wallet.js'
 import { channelBook } from './channels.js'
@@ -57,37 +58,85 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
 
   return {
     warmUp: preloadBolt11,
-    async getInfo() {
-      open()
-      const channelCount = channels.count()
-      return {
-        pubkey: key.pubkey,
-        alias: config.alias,
-        network: config.network,
-        version: embeddedNodeVersion,
-        blockHeight: blockHeightAt(clock.now()),
-        // Nothing to sync with: the simulated chain is always current.
-        syncedToChain: true,
-        syncedToGraph: true,
-        activeChannelsCount: channelCount,
-        pendingChannelsCount: 0,
-        peersCount: peers.count(),
-        uris: [],
-      }
-    },
-    async getSeed() {
-      open()
-      return seedWords(key.secretKey)
-    },
+    ...whileOpen(open, {
+      async getInfo() {
+        const channelCount = channels.count()
+        return {
+          pubkey: key.pubkey,
+          alias: config.alias,
+          network: config.network,
+          version: embeddedNodeVersion,
+          blockHeight: blockHeightAt(clock.now()),
+          // Nothing to sync with: the simulated chain is always current.
+          syncedToChain: true,
+          syncedToGraph: true,
+          activeChannelsCount: channelCount,
+          pendingChannelsCount: 0,
+          peersCount: peers.count(),
+          uris: [],
+        }
+      },
+      async getSeed() {
+        return seedWords(key.secretKey)
+      },
 
-    async createInvoice(request) {
-      open()
-      return invoices.create(request)
-    },
-    async lookupInvoice(paymentHash) {
-      open()
-      return invoices.lookup(paymentHash)
-    },
+      createInvoice: request => invoices.create(request),
+      lookupInvoice: paymentHash => invoices.lookup(paymentHash),
+      async decodeInvoice(paymentRequest) {
+        return decodeInvoice(paymentRequest, params)
+      },
+
+      pay: request => payments.pay(request),
+      trackPayment: paymentHash => payments.track(paymentHash),
+
+      newAddress: type => chain.newAddress(type),
+      sendToAddress: request => chain.send(request),
+      async estimateChainFee(request) {
+        chain.assertAddress(request.address)
+        assertSats(request.amountSats, 'amountSats')
+        // The simulated chain has no fee market: its default rate for a typical one-output send.
+        return { feeSats: defaultSatPerVbyte * txVbytes.send, satPerVbyte: defaultSatPerVbyte }
+      },
+      async getBalances() {
+        const wallet = chain.balances()
+        const inChannels = channels.balances()
+        return {
+          chainBalanceSats: wallet.confirmedSats,
+          unconfirmedChainBalanceSats: wallet.unconfirmedSats,
+          channelsLocalMsat: inChannels.localMsat,
+          channelsRemoteMsat: inChannels.remoteMsat,
+        }
+      },
+      async bumpFee(request) {
+        chain.bumpFee(request.txid, request.outputIndex, request.satPerVbyte)
+      },
+      // Its chain is a ledger of its own sends, with no blocks others' transactions enter: nothing to watch or relay.
+      async waitForConfirmation() {
+        throw new OperationError('not_implemented', 'the embedded node has no real chain: it cannot watch for confirmations')
+      },
+      async publishTransaction() {
+        throw new OperationError('not_implemented', 'the embedded node has no real chain: it cannot publish transactions')
+      },
+
+      async addPeer(request) {
+        peers.add(request)
+      },
+      listPeers: () => peers.list(),
+
+      listChannels: () => channels.list(),
+      listClosedChannels: () => channels.listClosed(),
+      openChannel: request => channels.open(request),
+      closeChannel: request => channels.close(request),
+      async updateChannelPolicy(request) {
+        channels.updatePolicy(request)
+      },
+
+      forwardingHistory: request => forwards.history(request),
+    }),
+    ...(config.mock
+      ? { mock: mockControls({ db, key, params, invoices, forwards, clock, onSettled: emit }) }
+      : {}),
+
     settlementsAfter(settleIndex) {
       return new Observable<SettledInvoice>(subscriber => {
         // Live first, held while the table is read: a settlement emitted meanwhile is not lost, and the index
@@ -109,98 +158,6 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
         return live
       })
     },
-    async decodeInvoice(paymentRequest) {
-      open()
-      return decodeInvoice(paymentRequest, params)
-    },
-
-    async pay(request) {
-      open()
-      return payments.pay(request)
-    },
-    async trackPayment(paymentHash) {
-      open()
-      return payments.track(paymentHash)
-    },
-
-    async newAddress(type) {
-      open()
-      return chain.newAddress(type)
-    },
-    async sendToAddress(request) {
-      open()
-      return chain.send(request)
-    },
-    async estimateChainFee(request) {
-      open()
-      chain.assertAddress(request.address)
-      assertSats(request.amountSats, 'amountSats')
-      // The simulated chain has no fee market: its default rate for a typical one-output send.
-      return { feeSats: defaultSatPerVbyte * txVbytes.send, satPerVbyte: defaultSatPerVbyte }
-    },
-    async getBalances() {
-      open()
-      const wallet = chain.balances()
-      const inChannels = channels.balances()
-      return {
-        chainBalanceSats: wallet.confirmedSats,
-        unconfirmedChainBalanceSats: wallet.unconfirmedSats,
-        channelsLocalMsat: inChannels.localMsat,
-        channelsRemoteMsat: inChannels.remoteMsat,
-      }
-    },
-    async bumpFee(request) {
-      open()
-      chain.bumpFee(request.txid, request.outputIndex, request.satPerVbyte)
-    },
-    // Its chain is a ledger of its own sends, with no blocks others' transactions enter: nothing to watch or relay.
-    async waitForConfirmation() {
-      open()
-      throw new OperationError('not_implemented', 'the embedded node has no real chain: it cannot watch for confirmations')
-    },
-    async publishTransaction() {
-      open()
-      throw new OperationError('not_implemented', 'the embedded node has no real chain: it cannot publish transactions')
-    },
-
-    async addPeer(request) {
-      open()
-      peers.add(request)
-    },
-    async listPeers() {
-      open()
-      return peers.list()
-    },
-
-    async listChannels() {
-      open()
-      return channels.list()
-    },
-    async listClosedChannels() {
-      open()
-      return channels.listClosed()
-    },
-    async openChannel(request) {
-      open()
-      return channels.open(request)
-    },
-    async closeChannel(request) {
-      open()
-      return channels.close(request)
-    },
-    async updateChannelPolicy(request) {
-      open()
-      channels.updatePolicy(request)
-    },
-
-    async forwardingHistory(request) {
-      open()
-      return forwards.history(request)
-    },
-
-    ...(config.mock
-      ? { mock: mockControls({ db, key, params, invoices, forwards, clock, onSettled: emit }) }
-      : {}),
 
     async close() {
       if (closed) return

@@ -4,6 +4,7 @@
 import { getWalletInfo } from 'lightning'
 import { OperationError, Observable, systemTimers } from '../../bus/index.js'
 import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice } from '../lightning-node.js'
+import { whileOpen } from '../closed-guard.js'
 import { lndChain } from './chain.js'
 import { lndChannels } from './channels.js'
 import { lndConfirmations } from './confirmations.js'
@@ -45,44 +46,62 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
   }
 
   return {
-    async getInfo() {
-      open()
-      try {
-        const info = await getWalletInfo({ lnd })
-        return {
-          pubkey: info.public_key,
-          alias: info.alias,
-          network: networkOfChains(info.chains) ?? config.network,
-          version: info.version,
-          blockHeight: info.current_block_height,
-          syncedToChain: info.is_synced_to_chain,
-          syncedToGraph: info.is_synced_to_graph === true,
-          activeChannelsCount: info.active_channels_count,
-          pendingChannelsCount: info.pending_channels_count,
-          peersCount: info.peers_count,
-          uris: info.uris ?? [],
+    ...whileOpen(open, {
+      async getInfo() {
+        try {
+          const info = await getWalletInfo({ lnd })
+          return {
+            pubkey: info.public_key,
+            alias: info.alias,
+            network: networkOfChains(info.chains) ?? config.network,
+            version: info.version,
+            blockHeight: info.current_block_height,
+            syncedToChain: info.is_synced_to_chain,
+            syncedToGraph: info.is_synced_to_graph === true,
+            activeChannelsCount: info.active_channels_count,
+            pendingChannelsCount: info.pending_channels_count,
+            peersCount: info.peers_count,
+            uris: info.uris ?? [],
+          }
+        } catch (err) {
+          throw lndError('describe itself', err)
         }
-      } catch (err) {
-        throw lndError('describe itself', err)
-      }
-    },
-    async getSeed() {
-      open()
-      // LND's wallet was created outside relaypay; LND never hands its seed out over RPC.
-      throw new OperationError(
-        'not_found',
-        'the seed of an LND wallet is not known to relaypay: LND keeps it, and relaypay did not create this wallet',
-      )
-    },
+      },
+      async getSeed() {
+        // LND's wallet was created outside relaypay; LND never hands its seed out over RPC.
+        throw new OperationError(
+          'not_found',
+          'the seed of an LND wallet is not known to relaypay: LND keeps it, and relaypay did not create this wallet',
+        )
+      },
 
-    async createInvoice(request) {
-      open()
-      return invoices.create(request)
-    },
-    async lookupInvoice(paymentHash) {
-      open()
-      return invoices.lookup(paymentHash)
-    },
+      createInvoice: request => invoices.create(request),
+      lookupInvoice: paymentHash => invoices.lookup(paymentHash),
+      decodeInvoice: paymentRequest => invoices.decode(paymentRequest),
+
+      pay: request => payments.pay(request),
+      trackPayment: paymentHash => payments.track(paymentHash),
+
+      newAddress: type => chain.newAddress(type),
+      sendToAddress: request => chain.sendToAddress(request),
+      estimateChainFee: request => chain.estimateChainFee(request),
+      getBalances: () => chain.getBalances(),
+      bumpFee: request => chain.bumpFee(request),
+      waitForConfirmation: (request, signal) => confirmations.waitForConfirmation(request, signal),
+      publishTransaction: rawTx => confirmations.publishTransaction(rawTx),
+
+      addPeer: request => channels.addPeer(request),
+      listPeers: () => channels.listPeers(),
+
+      listChannels: () => channels.listChannels(),
+      listClosedChannels: () => channels.listClosedChannels(),
+      openChannel: request => channels.openChannel(request),
+      closeChannel: request => channels.closeChannel(request),
+      updateChannelPolicy: request => channels.updateChannelPolicy(request),
+
+      forwardingHistory: request => channels.forwardingHistory(request),
+    }),
+
     settlementsAfter(settleIndex) {
       return new Observable<SettledInvoice>(subscriber => {
         if (closed) return subscriber.complete()
@@ -93,83 +112,6 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
           stream.close()
         }
       })
-    },
-    async decodeInvoice(paymentRequest) {
-      open()
-      return invoices.decode(paymentRequest)
-    },
-
-    async pay(request) {
-      open()
-      return payments.pay(request)
-    },
-    async trackPayment(paymentHash) {
-      open()
-      return payments.track(paymentHash)
-    },
-
-    async newAddress(type) {
-      open()
-      return chain.newAddress(type)
-    },
-    async sendToAddress(request) {
-      open()
-      return chain.sendToAddress(request)
-    },
-    async estimateChainFee(request) {
-      open()
-      return chain.estimateChainFee(request)
-    },
-    async getBalances() {
-      open()
-      return chain.getBalances()
-    },
-    async bumpFee(request) {
-      open()
-      return chain.bumpFee(request)
-    },
-    async waitForConfirmation(request, signal) {
-      open()
-      return confirmations.waitForConfirmation(request, signal)
-    },
-    async publishTransaction(rawTx) {
-      open()
-      return confirmations.publishTransaction(rawTx)
-    },
-
-    async addPeer(request) {
-      open()
-      return channels.addPeer(request)
-    },
-    async listPeers() {
-      open()
-      return channels.listPeers()
-    },
-
-    async listChannels() {
-      open()
-      return channels.listChannels()
-    },
-    async listClosedChannels() {
-      open()
-      return channels.listClosedChannels()
-    },
-    async openChannel(request) {
-      open()
-      return channels.openChannel(request)
-    },
-    async closeChannel(request) {
-      open()
-      return channels.closeChannel(request)
-    },
-    async updateChannelPolicy(request) {
-      open()
-      return channels.updateChannelPolicy(request)
-    },
-
-    async forwardingHistory(request) {
-      open()
-      return channels.forwardingHistory(request)
     },
 
     async close() {

@@ -6,7 +6,7 @@ import type { DomainEvent } from '../../bus/index.js'
 import type { AccountStore, AppRow } from '../accounts.js'
 import { userAccount, type Ledger } from '../ledger.js'
 import { positiveSatsAsMsat } from '../msat.js'
-import { describeUser, type UserInfoDeps } from '../user-info.js'
+import { describeUser, type UserInfoDeps } from '../describe-user.js'
 import { maxWithdrawableSats, msatToSats } from '../fees.js'
 
 export interface AppHandlerDeps extends UserInfoDeps {

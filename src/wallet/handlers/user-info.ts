@@ -2,7 +2,7 @@
 import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import { checkCallbackUrl } from '../../callbacks/index.js'
-import { describeUser, type UserInfoDeps } from '../user-info.js'
+import { describeUser, type UserInfoDeps } from '../describe-user.js'
 
 export interface UserInfoHandlerDeps extends UserInfoDeps {
   db: Db

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { buildMenu, eventually, startRestaurantDaemon, type RestaurantDaemon, type TestWallet } from './restaurant-daemon.js'
-import { assertAuditClean } from '../../wallet/money.js'
+import { assertAuditClean } from '../../support/money.js'
 
 const run = promisify(execFile)
 const here = path.dirname(fileURLToPath(import.meta.url))

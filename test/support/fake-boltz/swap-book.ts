@@ -13,7 +13,7 @@ import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { Address, OutScript, SigHash, Transaction, p2wpkh } from '@scure/btc-signer'
 import type { FakeLnd } from '../fake-lnd/fake-lnd.js'
 import type { FakePayment } from '../fake-lnd/payment-book.js'
-import { bolt11Networks } from '../../node/outside-invoice.js'
+import { bolt11Networks } from '../outside-invoice.js'
 import type { SwapOutputFacts } from './spend-check.js'
 import { BadRequest, fees, limits, signingRound, type Behaviour, type FakeReverseSwap, type FakeSubmarineSwap, type FakeSwap } from './swap-terms.js'
 

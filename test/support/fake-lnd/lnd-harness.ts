@@ -7,8 +7,8 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { openStore } from '../../../src/store/index.js'
 import { createNode, type LightningNode, type LndConnectionConfig } from '../../../src/node/index.js'
-import type { NodeHarness } from '../../node/contract.js'
-import { ManualTime } from '../../node/manual-time.js'
+import type { NodeHarness } from '../node-harness.js'
+import { ManualTime } from '../manual-time.js'
 import { startFakeLnd, type FakeLnd } from './fake-lnd.js'
 
 export interface LndHarness extends NodeHarness {

@@ -9,7 +9,7 @@ import { NwcTestClient } from '../../support/nwc-client.js'
 import { PubClient, appProfile } from '../../support/pub-client.js'
 import { ClinkClient } from '../../clink/clink-client.js'
 import { decodeNoffer } from '../../../src/nostr-codecs/index.js'
-import { ok } from '../../wallet/money.js'
+import { ok } from '../../support/money.js'
 
 const jwtSecret = 'one-way-in-secret-0123456789abcdef'
 const test = suite('one way in for every Nostr kind')

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import * as assert from 'uvu/assert'
-import { cliPath, type TestDaemon } from '../support/daemon.js'
+import { cliPath, type TestDaemon } from './daemon.js'
 
 const run = promisify(execFile)
 
