@@ -17,6 +17,8 @@ export interface FlatCostOptions {
   roots: string[]
   runs: number
   payments: number
+  /** Only the RSS measurement (BENCH_FLAT_ONLY=rss). */
+  rssOnly?: boolean
   profileDir?: string
 }
 
@@ -50,8 +52,9 @@ export async function benchFlatCost(opts: FlatCostOptions) {
       if (opts.profileDir) for (const size of ['small', 'large']) fs.mkdirSync(path.join(opts.profileDir, tag, size), { recursive: true })
       const perPayment = (size: string) => async (daemon: TestDaemon) =>
         (await benchPayments({ daemon, concurrencies: [32], paymentsPerLevel: opts.payments, ...(opts.profileDir ? { profileDir: path.join(opts.profileDir, tag, size) } : {}) })).results.c32!
-      const small = await onSeeded(root, { users: 1_000, ledgerEntries: 10_000 }, withDir(profiling(tag), 'small'), perPayment('small'))
-      const large = await onSeeded(root, { users: 1_000, ledgerEntries: 1_000_000 }, withDir(profiling(tag), 'large'), perPayment('large'))
+      const skipped = { daemonCpuMsPerPayment: null, paymentsPerSecond: null }
+      const small = opts.rssOnly ? skipped : await onSeeded(root, { users: 1_000, ledgerEntries: 10_000 }, withDir(profiling(tag), 'small'), perPayment('small'))
+      const large = opts.rssOnly ? skipped : await onSeeded(root, { users: 1_000, ledgerEntries: 1_000_000 }, withDir(profiling(tag), 'large'), perPayment('large'))
       const rss = await onSeeded(root, { users: 100_000, ledgerEntries: 0 }, {}, async daemon => {
         const afterStartMb = processRssMb(daemon.process.pid)
         const load = await benchPayments({ daemon, concurrencies: [32], paymentsPerLevel: Math.min(opts.payments, 2000) })
@@ -83,6 +86,7 @@ export function flatCostOptionsFromEnv(): FlatCostOptions {
     roots: process.env.BENCH_FLAT_ROOTS?.split(',').filter(Boolean) ?? [repoRoot],
     runs: Number(process.env.BENCH_FLAT_RUNS ?? 1),
     payments: Number(process.env.BENCH_PAYMENTS ?? 3000),
+    rssOnly: process.env.BENCH_FLAT_ONLY === 'rss',
     ...(process.env.BENCH_PROFILE_DIR ? { profileDir: process.env.BENCH_PROFILE_DIR } : {}),
   }
 }

@@ -12,13 +12,15 @@ import os from 'node:os'
 import path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
-import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
+import fs from 'node:fs'
+import { startDaemon, tempDataDir } from '../test/support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../test/support/fake-lnd/fake-lnd.js'
 import { outsideInvoice } from '../test/support/outside-invoice.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
 import { repoRoot } from '../test/support/paths.js'
 import { cpuWindow, processRssMb, profiler, profilingEnv } from './process-stats.js'
 import { RawConnection, rawRequest } from './raw-http.js'
+import { auditVerdict, seededDatabase } from './budget.js'
 
 export interface LndPaymentsOptions {
   roots?: string[]
@@ -29,6 +31,8 @@ export interface LndPaymentsOptions {
   externalPayments?: number
   settlements?: number
   profileDir?: string
+  /** Start each daemon on a copy of budget.ts's seeded database of this size (issue 24 item 3 on LND). */
+  seed?: { users: number; ledgerEntries: number }
 }
 
 interface Half {
@@ -66,23 +70,35 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 12
   }
 }
 
-async function onLnd(root: string, profileDir: string | undefined) {
+async function onLnd(root: string, profileDir: string | undefined, seed: LndPaymentsOptions['seed']) {
   const fake = await startFakeLnd({ network: 'regtest' })
   const c = fake.connection
+  let dataDir: string | undefined
+  if (seed) {
+    dataDir = path.join(tempDataDir(), 'data')
+    fs.mkdirSync(dataDir, { recursive: true })
+    fs.copyFileSync(seededDatabase(seed).file, path.join(dataDir, 'relaypay.sqlite'))
+  }
   const daemon = await startDaemon({
+    ...(dataDir ? { dataDir } : {}),
     cli: path.join(root, 'build/bin/relaypay.js'),
     mock: false,
     config:
       jwtSecretConfig(jwtSecret) +
       `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n`,
-    env: { RELAYPAY_LOG_LEVEL: 'warn', ...(profileDir ? profilingEnv(profileDir) : {}) },
+    env: { RELAYPAY_LOG_LEVEL: seed ? 'info' : 'warn', ...(profileDir ? profilingEnv(profileDir) : {}) },
   })
-  return { fake, daemon }
+  // On a large journal the start-up audit runs in the background and holds every payment until its verdict.
+  if (seed) await auditVerdict(daemon)
+  return { fake, daemon, dataDir }
 }
 
 /** One daemon of `root` on a fresh fake: every part of the bench in turn. */
-async function benchOnce(root: string, opts: Required<Omit<LndPaymentsOptions, 'roots' | 'runs' | 'profileDir'>> & { profileDir?: string }) {
-  const { fake, daemon } = await onLnd(root, opts.profileDir)
+async function benchOnce(
+  root: string,
+  opts: Required<Omit<LndPaymentsOptions, 'roots' | 'runs' | 'profileDir' | 'seed'>> & Pick<LndPaymentsOptions, 'profileDir' | 'seed'>,
+) {
+  const { fake, daemon, dataDir } = await onLnd(root, opts.profileDir, opts.seed)
   const url = new URL(daemon.url)
   const width = Math.max(...opts.concurrencies, 8)
   const connections = await Promise.all(Array.from({ length: width }, () => RawConnection.connect(Number(url.port), url.hostname)))
@@ -234,11 +250,12 @@ async function benchOnce(root: string, opts: Required<Omit<LndPaymentsOptions, '
       return { settlements: count, settlementsPerSecond: round((count / elapsedMs) * 1000), daemonCpuMsPerSettlement: costs.daemonCpuMsPerOp }
     })()
 
-    return { root, loadAverage: os.loadavg().map(round), pairs: results, external, settlements, rssMb: processRssMb(daemon.process.pid) }
+    return { root, ...(opts.seed ? { seed: opts.seed } : {}), loadAverage: os.loadavg().map(round), pairs: results, external, settlements, rssMb: processRssMb(daemon.process.pid) }
   } finally {
     connections.forEach(connection => connection.close())
     await daemon.stop()
     await fake.close()
+    if (dataDir) fs.rmSync(path.dirname(dataDir), { recursive: true, force: true })
   }
 }
 
@@ -281,6 +298,7 @@ export async function benchLndPayments(opts: LndPaymentsOptions = {}) {
         externalPayments: opts.externalPayments ?? 1000,
         settlements: opts.settlements ?? 1000,
         ...(opts.profileDir ? { profileDir: opts.profileDir } : {}),
+        ...(opts.seed ? { seed: opts.seed } : {}),
       })
       process.stderr.write(`lnd-payments ${JSON.stringify(summaryLine(run))}\n`)
       all.push(run)
@@ -312,6 +330,8 @@ export function lndPaymentsOptionsFromEnv(): LndPaymentsOptions {
     externalPayments: Number(env.BENCH_LND_EXTERNAL ?? 1000),
     settlements: Number(env.BENCH_LND_SETTLEMENTS ?? 1000),
     ...(env.BENCH_PROFILE_DIR ? { profileDir: env.BENCH_PROFILE_DIR } : {}),
+    // BENCH_LND_SEED=<journal rows>: 1000 wallets and that many journal rows, as budget.ts seeds them.
+    ...(env.BENCH_LND_SEED ? { seed: { users: 1_000, ledgerEntries: Number(env.BENCH_LND_SEED) } } : {}),
   }
 }
 

@@ -184,6 +184,10 @@ function invoiceMismatches(db: Db): AuditReport['invoiceMismatches'] {
  */
 export function auditLedgerFile(file: string): AuditReport {
   const db = new Database(file, { readonly: true, fileMustExist: true })
+  // A small page cache: the audit reads each page about once, and what its connection allocates stays in the
+  // process after it closes (the worker thread's malloc arena keeps it): with SQLite's default 2 MB cache an audit
+  // of 100k wallets left ~17 MB more resident memory behind than with this one.
+  db.pragma('cache_size = -256')
   try {
     return auditLedger(db)
   } finally {
