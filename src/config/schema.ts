@@ -26,6 +26,10 @@ export const configSchema = z.strictObject({
       max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
       /** Largest body of an unauthenticated request (guest orders and quotes, LNURL, mock controls); 413 above. */
       guest_max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(64 * 1024),
+      /** Requests per minute one client address may make to unauthenticated routes (GET /api/health excepted)… */
+      guest_requests_per_minute: z.int().min(1).default(1200),
+      /** …and how many at once before that rate applies. Over it: 429 with Retry-After, before the body is read. */
+      guest_burst: z.int().min(1).default(100),
       /** Time to send the request headers; slower clients are cut off (slowloris). */
       headers_timeout_seconds: z.int().min(1).max(600).default(60),
       /** Time to send the whole request, body included; answers may take longer (model downloads). */

@@ -14,6 +14,7 @@ export function startProbeServer(config: Config, catalogue: readonly CatalogueEn
     port: config.http.port,
     maxBodyBytes: config.http.max_body_bytes,
     guestMaxBodyBytes: config.http.guest_max_body_bytes,
+    guestBudget: { perMinute: config.http.guest_requests_per_minute, burst: config.http.guest_burst },
     headersTimeoutMs: config.http.headers_timeout_seconds * 1000,
     requestTimeoutMs: config.http.request_timeout_seconds * 1000,
     catalogue,

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import type { Socket } from 'node:net'
 import {
   lastValueFrom, type CallOutcome, type Dispatcher, maxRequestIdLength, type AccessLog, OperationError,
-  isOperationError, type RawBody,
+  isOperationError, type RawBody, RateLimiter, addressKey, type RateBudget,
 } from '../../bus/index.js'
 import type { Logger } from 'pino'
 import type { CatalogueEntry } from '../../../schema/catalogue.js'
@@ -18,6 +18,8 @@ export interface HttpServerOptions {
   host: string
   port: number
   maxBodyBytes: number
+  /** Requests per address to unauthenticated routes (Health excepted), refused with 429 before the body is read. */
+  guestBudget?: RateBudget
   /** The body limit of unauthenticated routes (guest orders, LNURL, mock controls), below maxBodyBytes. */
   guestMaxBodyBytes?: number
   /** A client that has not sent its headers, or its whole request, in this long is cut off (408). */
@@ -72,6 +74,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   const routes = buildRoutes(opts.catalogue)
   let dispatcher = opts.dispatcher
   let maxBodyBytes = opts.maxBodyBytes
+  const guestLimiter = opts.guestBudget && new RateLimiter(opts.guestBudget)
   let consoleHook = opts.console
   let guestMaxBodyBytes = opts.guestMaxBodyBytes ?? opts.maxBodyBytes
   const sockets = new Set<Socket>()
@@ -158,6 +161,17 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const { entry } = found.route
     access.operation = entry.name
     let headers: Record<string, string> = entry.dialect === 'pub' ? corsHeaders : {}
+    // A stranger's flood is refused before its body is read or parsed, the cheapest answer there is, and as HTTP 429
+    // in both dialects: it is the transport refusing, not the operation answering.
+    const guest = entry.auth === 'guest' || entry.auth === 'guestOrWallet'
+    const waitMs = guest && guestLimiter && entry.name !== 'Health' ? guestLimiter.take(addressKey(req.socket.remoteAddress), Date.now()) : 0
+    if (waitMs > 0) {
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+      const reason = `too many requests: unauthenticated requests from this address; try again in ${seconds} s`
+      access.outcome = { caller: null, errorCode: 'limit_exceeded' }
+      const body = entry.dialect === 'pub' ? { status: 'ERROR', reason } : { detail: reason }
+      return write(res, { status: 429, body }, { ...headers, 'retry-after': String(seconds) }, method === 'HEAD')
+    }
     const answer = await answerFor(found, req, url, entry, requestId, access)
     if (answer.retryAfterSeconds !== undefined) headers = { ...headers, 'retry-after': String(answer.retryAfterSeconds) }
     if (answer.raw) {

@@ -43,10 +43,13 @@ export interface RestaurantDaemon {
 let counter = 0
 
 /**
- * `[restaurant]` limits no load can reach: for benches and fault campaigns that measure or stress ordering itself
- * from one loopback address (the guest limits have their own tests).
+ * `[restaurant]` limits and the `[http]` guest budget no load can reach: for benches and fault campaigns that
+ * measure or stress ordering itself from one loopback address (the guest limits have their own tests).
  */
 export const unlimitedGuestsConfig = `
+[http]
+guest_requests_per_minute = 100000000
+guest_burst = 1000000
 [restaurant]
 orders_per_minute = 100000
 orders_burst = 100000
