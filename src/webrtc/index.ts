@@ -3,7 +3,7 @@
 // daemon's candidates go to the caller's key as SubToWebRtcCandidates pushes; over the data channel the caller
 // asks for usage and bundle metrics files (metrics-channel.ts). Uses werift, a WebRTC stack in TypeScript.
 import { randomBytes } from 'node:crypto'
-import { Subject, filter, map, type Observable, OperationError, type HandlerTable } from '../bus/index.js'
+import { Subject, filter, map, type Observable, OperationError, type HandlerTable, type OutputOf } from '../bus/index.js'
 import type { Logger } from 'pino'
 import type { MetricsFileRequest } from './metrics-channel.js'
 import { createPeerTable, type PeerOwner, type WebRtcSettings } from './peers.js'
@@ -73,7 +73,7 @@ export function createWebRtc(deps: WebRtcDeps): WebRtc {
       SubToWebRtcCandidates: (_input, ctx) =>
         pushes.pipe(
           filter(push => push.appId === ctx.caller.appId && push.pubkey === ctx.caller.operatorId),
-          map(push => candidateOf(push) as never),
+          map(push => candidateOf(push) as OutputOf<'SubToWebRtcCandidates'>),
         ),
     },
     pushes$: pushes.asObservable(),

@@ -2,16 +2,18 @@
 // account with the balance after it, from the `user.operation` events the wallet itself emits. The relay transport
 // forwards each item as a push under the stream's name. GetMigrationUpdate never emits: this service announces no
 // migration, and upstream sends none either.
-import { EMPTY, filter, map, type HandlerTable, type Observable } from '../../bus/index.js'
-import type { EventOf } from '../../bus/index.js'
+import { EMPTY, filter, map, type EventOf, type HandlerTable, type Observable, type OutputOf } from '../../bus/index.js'
 
 export function liveStreamHandlers(operations$: Observable<EventOf<'user.operation'>>): HandlerTable {
   return {
     GetLiveUserOperations: (_input, ctx) =>
       operations$.pipe(
         filter(event => event.userId === ctx.caller.userId),
-        // The upstream push carries the operation as recorded and `latest_balance` (sats).
-        map(event => ({ operation: event.operation, latest_balance: event.latestBalanceSats }) as never),
+        // The upstream push carries the operation as the wallet recorded it and `latest_balance` (sats).
+        map((event): OutputOf<'GetLiveUserOperations'> => ({
+          operation: event.operation as OutputOf<'GetLiveUserOperations'>['operation'],
+          latest_balance: event.latestBalanceSats,
+        })),
       ),
     GetMigrationUpdate: () => EMPTY,
   }
