@@ -29,7 +29,7 @@ import { hostedExtensions } from './extensions/index.js'
 import { createPublisher, startExtensions } from './extensions/host/index.js'
 import type { RelayThread } from './relay/index.js'
 import { createLinking } from './linking/index.js'
-import { createEventVerifier, liveStreamHandlers, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
+import { createEventVerifier, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
 import { createNwc } from './nwc/index.js'
 import { createLnurl } from './lnurl/index.js'
 import { createClink, debitNpubLimits } from './clink/index.js'
@@ -175,7 +175,6 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     dispatcher: { resolve: op => dispatcher.resolve(op), dispatch: call => dispatcher.dispatch(call) },
   })
   registry.register(linking.handlers, 'linking')
-  registry.register(liveStreamHandlers(), 'nostr')
   registry.register(modelHandlers(models, recordings), 'models')
   registry.register(nodeHandlers({ node, usersBalanceMsat: () => wallet.accounts.usersBalanceMsat() }), 'node')
   // LNURL and zaps; built before the wallet starts so payments credited at start-up still get zap receipts.

@@ -39,6 +39,11 @@ export interface Call {
   onOutcome?: (outcome: CallOutcome) => void
   /** The caller's network address where the transport knows it (HTTP's socket peer). */
   clientAddress?: string
+  /**
+   * Called once the call passed authentication and validation, just before its handler runs. A stream's
+   * subscription never completes, so this is how its transport learns the subscription was accepted.
+   */
+  onHandling?: () => void
 }
 
 export interface CallOutcome {
@@ -153,6 +158,7 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
           },
           clientAddress: call.clientAddress,
         }
+        call.onHandling?.()
         const result = (handler as (input: unknown, ctx: unknown) => unknown)(input, ctx)
         const answers: Observable<unknown> = isObservable(result) ? result : from(result as Promise<unknown>)
         const observer: Observer<unknown> = {

@@ -20,6 +20,6 @@ export { RateLimiter, addressKey, type RateBudget } from './rate-limit.js'
 export { maxInputDepth, nestedDeeperThan } from './input-depth.js'
 export { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.js'
 export {
-  EMPTY, Observable, Subject, Subscription, defer, filter, from, isObservable, lastValueFrom, mergeMap, toArray,
+  EMPTY, Observable, Subject, Subscription, defer, filter, from, isObservable, lastValueFrom, map, mergeMap, toArray,
   type Observer, type OperatorFunction,
 } from './rx.js'

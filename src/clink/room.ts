@@ -20,6 +20,7 @@ import { createDebits } from './debits.js'
 import { offerStore } from './offer-store.js'
 import { createOffersPart } from './offers.js'
 import { createManagePart } from './manage.js'
+import { liveRequestHandlers } from './live-requests.js'
 
 export interface ClinkDeps {
   db: Db
@@ -128,7 +129,7 @@ export function createClink(deps: ClinkDeps): Clink {
   }
 
   return {
-    handlers: Object.assign({}, requestHandlers, ...all.map(part => part.handlers)) as HandlerTable,
+    handlers: Object.assign({}, requestHandlers, liveRequestHandlers(deps.events$), ...all.map(part => part.handlers)) as HandlerTable,
     server: {
       resume(request) {
         try {

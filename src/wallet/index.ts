@@ -4,7 +4,7 @@
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { TokenSigner } from '../auth/index.js'
-import { type DomainEvent, type HandlerTable, systemTimers } from '../bus/index.js'
+import { Subject, type DomainEvent, type EventOf, type HandlerTable, systemTimers } from '../bus/index.js'
 import { nodeNotReadyReason, type LightningNode, type Timers } from '../node/index.js'
 import { accountStore, type Random } from './accounts.js'
 import { appHandlers } from './handlers/apps.js'
@@ -34,6 +34,7 @@ import { operatorViews } from './operator-views.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { clinkPointerCache } from './describe-user.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
+import { liveStreamHandlers } from './handlers/live-streams.js'
 import { nostrAccounts } from './nostr-accounts.js'
 import { appsReport } from './apps-report.js'
 import { openBalanceReader } from './balance-reader.js'
@@ -83,7 +84,14 @@ export interface WalletDeps {
 
 export function createWallet(deps: WalletDeps): Wallet {
   checkFeeSpread(deps.fees)
-  const { db, node, emit, log, now } = deps
+  const { db, node, log, now } = deps
+  // The wallet's own operations, for the GetLiveUserOperations streams its callers subscribe to; every event goes
+  // to the daemon's bus as well.
+  const operations = new Subject<EventOf<'user.operation'>>()
+  const emit = (event: DomainEvent) => {
+    deps.emit(event)
+    if (event.type === 'user.operation') operations.next(event)
+  }
   const accounts = accountStore(deps)
   const defaultApp = accounts.ensureDefaultApp(deps.defaultAppName)
   const ledger = createLedger(db)
@@ -105,7 +113,7 @@ export function createWallet(deps: WalletDeps): Wallet {
   const pointers = clinkPointerCache()
   const views = operatorViews({ db, tokens: deps.tokens, now })
   const handlers: HandlerTable = {
-    ...appHandlers({ ...deps, accounts, ledger, pointers }),
+    ...appHandlers({ ...deps, emit, accounts, ledger, pointers }),
     ...walletHandlers({ accounts, extensions: deps.extensions }),
     ...invoiceHandlers({ accounts, issue }),
     ...productHandlers({ db, random: deps.random, now, issue, relayUrl: deps.relayUrl }),
@@ -115,6 +123,7 @@ export function createWallet(deps: WalletDeps): Wallet {
     ...banHandlers({ db, ledger, now }),
     ...mockBalanceHandlers({ db, ledger, accounts, node, now }),
     ...operationsHistoryHandlers(db),
+    ...liveStreamHandlers(operations.asObservable()),
     ...views.handlers,
     ...userInfoHandlers({
       db,

@@ -3,7 +3,7 @@
 // daemon's candidates go to the caller's key as SubToWebRtcCandidates pushes; over the data channel the caller
 // asks for usage and bundle metrics files (metrics-channel.ts). Uses werift, a WebRTC stack in TypeScript.
 import { randomBytes } from 'node:crypto'
-import { EMPTY, Subject, type Observable, OperationError, type HandlerTable } from '../bus/index.js'
+import { Subject, filter, map, type Observable, OperationError, type HandlerTable, type OutputOf } from '../bus/index.js'
 import type { Logger } from 'pino'
 import type { MetricsFileRequest } from './metrics-channel.js'
 import { createPeerTable, type PeerOwner, type WebRtcSettings } from './peers.js'
@@ -68,8 +68,13 @@ export function createWebRtc(deps: WebRtcDeps): WebRtc {
         await peers.candidate(owner, parseCandidate(message.candidate))
         return {}
       },
-      // A push stream: the subscription answers nothing, candidates follow each offer (pushes.ts in the transport).
-      SubToWebRtcCandidates: () => EMPTY,
+      // The candidates of the caller's own connection, as they are found after each offer; the relay transport
+      // pushes each under the stream's name.
+      SubToWebRtcCandidates: (_input, ctx) =>
+        pushes.pipe(
+          filter(push => push.appId === ctx.caller.appId && push.pubkey === ctx.caller.operatorId),
+          map(push => candidateOf(push) as OutputOf<'SubToWebRtcCandidates'>),
+        ),
     },
     pushes$: pushes.asObservable(),
     peerCount: () => peers.size(),
@@ -78,4 +83,10 @@ export function createWebRtc(deps: WebRtcDeps): WebRtc {
       pushes.complete()
     },
   }
+}
+
+/** The item of a candidate push: the message without its envelope (the transport adds status and requestId). */
+function candidateOf(push: KeyPush): Record<string, unknown> {
+  const { status: _status, requestId: _requestId, ...item } = push.payload
+  return item
 }

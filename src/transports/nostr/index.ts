@@ -31,9 +31,10 @@ import { nwcCodec, nwcRequestKind } from './nwc-codec.js'
 import type { NwcRelayView } from '../../nwc/index.js'
 import type { AccessLog } from '../../bus/access-log.js'
 import { pushLiveUserOperations, pushToKeys, pushUserStreams, type KeyPush, type LinkedKeyLookup } from './pushes.js'
+import { liveStreams } from './live-streams.js'
 
 export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
-export { liveStreamHandlers, type KeyPush } from './pushes.js'
+export { type KeyPush } from './pushes.js'
 export { pubRpcKind } from './reply-sender.js'
 
 /** Where the default app's connection string is written (upstream's `app.nprofile`). */
@@ -145,7 +146,9 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   }
   // Every kind's requests pass one signature check and one exactly-once claim, then their codec.
   const stage = claimStage({ processed, verify, clock, log })
-  const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log, stage, accessLog: deps.accessLog })
+  // Stream subscriptions stay open here until the transport stops; linked-key pushes skip the keys they serve.
+  const streams = liveStreams({ dispatcher: deps.dispatcher, sender, log })
+  const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log, stage, accessLog: deps.accessLog, streams })
   const nwc = deps.nwc
     ? nwcCodec({
         view: deps.nwc, dispatcher: deps.dispatcher, processed, keys, send, verify, clock, log, stage, accessLog: deps.accessLog,
@@ -219,7 +222,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       log.error({ err, type: event.type }, 'could not serve an NWC connection change or notification')
     }
   })
-  const pushDeps = { events$: deps.events$, users: deps.users, apps, sender, log }
+  const pushDeps = { events$: deps.events$, users: deps.users, apps, sender, log, streams }
   const pushes = [pushLiveUserOperations(pushDeps), pushUserStreams(pushDeps)]
   if (deps.keyPushes$) pushes.push(pushToKeys(deps.keyPushes$, pushDeps))
   const beacon = serviceBeacon({ apps: apps.all, fees: deps.fees, send, clock })
@@ -273,6 +276,9 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       clinkMessages.unsubscribe()
       for (const push of pushes) push.unsubscribe()
       await stage.idle()
+      // After the requests taken are answered, so that no subscription accepted meanwhile stays open: each stream's
+      // call ends here and the dispatcher can drain.
+      streams.close()
       // Replies signed on the worker are published before the relays close.
       await outbox.drain()
       await pool.close()

@@ -1,12 +1,15 @@
-// Streams over the relay are pushes (reference/pub-protocol.md §3.6): the subscription call itself answers
-// nothing, and whenever a user's operation happens the daemon sends `{status:"OK", operation, latest_balance}`
-// with requestId = "GetLiveUserOperations" to the key linked to that app user — subscribed or not.
-import { EMPTY, type Observable, type Subscription } from '../../bus/rx.js'
+// Pushes to a key that never subscribed (reference/pub-protocol.md §3.6). Upstream sends a user's stream items to
+// the key linked to that app user — subscribed or not — and clients rely on it: whenever a user's operation
+// happens the daemon sends `{status:"OK", operation, latest_balance}` with requestId = "GetLiveUserOperations", and
+// likewise the CLINK requests parked for the user and the WebRTC candidates of a metrics caller. A key that holds a
+// subscription to the stream (live-streams.ts: through the dispatcher, from the room's own Observable) gets its
+// items from there, so it is skipped here.
+import type { Observable, Subscription } from '../../bus/rx.js'
 import type { Logger } from 'pino'
 import { ofType, type DomainEvent } from '../../bus/events.js'
-import type { HandlerTable } from '../../bus/handler.js'
 import type { AppKeyring } from './app-keys.js'
 import type { ReplySender } from './reply-sender.js'
+import type { LiveStreams } from './live-streams.js'
 
 export interface LinkedKeyLookup {
   /** The app user of a wallet (user row) and the key linked to it, if any. */
@@ -19,16 +22,18 @@ export interface LivePushDeps {
   apps: AppKeyring
   sender: ReplySender
   log: Logger
+  /** Open subscriptions: a key subscribed to the stream gets its items from there. */
+  streams?: Pick<LiveStreams, 'has'>
 }
 
 /** Pushes every `user.operation` to the user's linked key; returns the subscription the daemon stops. */
-export function pushLiveUserOperations({ events$, users, apps, sender, log }: LivePushDeps): Subscription {
+export function pushLiveUserOperations({ events$, users, apps, sender, log, streams }: LivePushDeps): Subscription {
   return events$.pipe(ofType('user.operation')).subscribe(event => {
     try {
       const appUser = users.appUserOf(event.userId)
       const peer = appUser?.nostr_public_key
       const app = appUser && apps.byAppId(appUser.app_id)
-      if (!peer || !app) return
+      if (!peer || !app || streams?.has(app.appId, peer, 'GetLiveUserOperations')) return
       sender.send(app, peer, sender.schemeFor(peer), {
         status: 'OK',
         operation: event.operation,
@@ -42,13 +47,13 @@ export function pushLiveUserOperations({ events$, users, apps, sender, log }: Li
 }
 
 /** Pushes every `user.push` (the CLINK streams) to the user's linked key, with requestId = the stream's name. */
-export function pushUserStreams({ events$, users, apps, sender, log }: LivePushDeps): Subscription {
+export function pushUserStreams({ events$, users, apps, sender, log, streams }: LivePushDeps): Subscription {
   return events$.pipe(ofType('user.push')).subscribe(event => {
     try {
       const appUser = users.appUserOf(event.userId)
       const peer = appUser?.nostr_public_key
       const app = appUser && apps.byAppId(appUser.app_id)
-      if (!peer || !app) return
+      if (!peer || !app || streams?.has(app.appId, peer, event.stream)) return
       sender.send(app, peer, sender.schemeFor(peer), { status: 'OK', ...event.payload, requestId: event.stream })
     } catch (err) {
       log.error({ err, userId: event.userId, stream: event.stream }, 'user stream push failed')
@@ -64,28 +69,18 @@ export interface KeyPush {
 }
 
 /** Sends each push from the app's key to the key named, in the scheme that key last used. */
-export function pushToKeys(pushes$: Observable<KeyPush>, { apps, sender, log }: Pick<LivePushDeps, 'apps' | 'sender' | 'log'>): Subscription {
+export function pushToKeys(
+  pushes$: Observable<KeyPush>,
+  { apps, sender, log, streams }: Pick<LivePushDeps, 'apps' | 'sender' | 'log' | 'streams'>,
+): Subscription {
   return pushes$.subscribe(push => {
     try {
       const app = apps.byAppId(push.appId)
-      if (!app) return
+      const stream = push.payload.requestId
+      if (!app || (typeof stream === 'string' && streams?.has(app.appId, push.pubkey, stream))) return
       sender.send(app, push.pubkey, sender.schemeFor(push.pubkey), push.payload)
     } catch (err) {
       log.error({ err, requestId: push.payload.requestId }, 'push failed')
     }
   })
-}
-
-/**
- * The subscription calls of the user streams this room pushes: they authenticate the caller (opening an account
- * for a new key, as any user call does) and answer nothing. GetMigrationUpdate never emits upstream either.
- */
-export function liveStreamHandlers(): HandlerTable {
-  return {
-    GetLiveUserOperations: () => EMPTY,
-    GetMigrationUpdate: () => EMPTY,
-    // Pushed by the CLINK room through `user.push` when a debit or manage request needs the user's decision.
-    GetLiveDebitRequests: () => EMPTY,
-    GetLiveManageRequests: () => EMPTY,
-  }
 }

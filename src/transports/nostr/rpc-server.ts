@@ -4,7 +4,7 @@
 // author) are dropped without a reply, as upstream does, and remembered as answered-with-nothing so a redelivery
 // is dropped too. A well-formed envelope that names no operation served here, or carries a body that is not an
 // object, is answered with an ERROR under its requestId (upstream drops it, leaving its client to time out).
-import { lastValueFrom, toArray } from '../../bus/rx.js'
+import { lastValueFrom } from '../../bus/rx.js'
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
 import type { Dispatcher } from '../../bus/dispatcher.js'
@@ -19,6 +19,7 @@ import type { ReplySender } from './reply-sender.js'
 import type { VerifyEvent } from './verify.js'
 import { envelopeInput, errorReply, okReply, parseEnvelope, type RequestEnvelope } from './envelope.js'
 import type { AccessLog } from '../../bus/access-log.js'
+import { liveStreams, type LiveStreams } from './live-streams.js'
 
 /** Said to a client whose request was taken by a daemon run that stopped before answering it. */
 export const interruptedReason = 'the service restarted while handling this request; its outcome is unknown'
@@ -41,6 +42,8 @@ export interface RpcServerDeps {
   stage?: ClaimStage
   /** Requests refused before the dispatcher (no such operation, a body that is no object) get their line here. */
   accessLog?: AccessLog
+  /** The open stream subscriptions, shared with the linked-key pushes; its own when this server runs alone (tests). */
+  streams?: LiveStreams
 }
 
 export interface RpcServer {
@@ -54,6 +57,7 @@ export function rpcServer(deps: RpcServerDeps): RpcServer {
   const { processed, sender, log } = deps
   // The shared signature → claim stage; its own when this server runs alone (tests).
   const stage = deps.stage ?? claimStage(deps)
+  const streams = deps.streams ?? liveStreams({ dispatcher: deps.dispatcher, sender, log })
 
   function receive(event: Event, app: AppKey): void {
     stage.take(event, app.pubkey, claim => run(claim, event, app))
@@ -94,6 +98,14 @@ export function rpcServer(deps: RpcServerDeps): RpcServer {
     if (codec) return refuse(`${entry.name} is served on Nostr kind ${codec.kind} as "${codec.request}", not as an rpcName`)
     if (!entry.nostr) return refuse(`${entry.name} is not served over the relay: call it over HTTP`)
     if (envelope.invalid) return refuse(envelope.invalid)
+    if (entry.stream) {
+      // The subscription stays open; what the stream emits is pushed with requestId = rpc name (live-streams.ts).
+      const refused = await streams.open({
+        stream: entry.name, app, peer: event.pubkey, scheme, requestId: envelope.requestId, input: envelopeInput(envelope),
+      })
+      await processed.answer(event.id, refused ?? noReply)
+      return
+    }
     const answers = deps.dispatcher.dispatch({
       op: entry.name,
       credentials: { nostr: { pubkey: event.pubkey, appId: app.appId } },
@@ -101,18 +113,13 @@ export function rpcServer(deps: RpcServerDeps): RpcServer {
       transport: 'nostr',
       requestId: envelope.requestId,
     })
-    let reply: Record<string, unknown> | undefined
-    let pushes: Record<string, unknown>[] = []
+    let reply: Record<string, unknown>
     try {
-      const items = await lastValueFrom(answers.pipe(toArray()))
-      // Streams answer nothing to the subscription itself; what they emit is pushed with requestId = rpc name.
-      if (entry.stream) pushes = items.map(item => okReply(item, entry.name))
-      else reply = okReply(items.at(-1), envelope.requestId)
+      reply = okReply(await lastValueFrom(answers, { defaultValue: undefined }), envelope.requestId)
     } catch (err) {
       reply = errorReply(isOperationError(err) ? err.message : 'internal error', envelope.requestId)
     }
-    for (const push of pushes) sender.send(app, event.pubkey, scheme, push)
-    await processed.answer(event.id, reply ? sender.send(app, event.pubkey, scheme, reply) : noReply)
+    await processed.answer(event.id, sender.send(app, event.pubkey, scheme, reply))
   }
 
   /** Decrypts with the request's scheme and applies the envelope rules; undefined means "drop silently". */

@@ -3,7 +3,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../../support/daemon.js'
-import { appProfile, PubClient } from '../../support/pub-client.js'
+import { appProfile, PubClient, sleep } from '../../support/pub-client.js'
 
 const live = suite('live user operations over the relay')
 let daemon: TestDaemon
@@ -30,6 +30,25 @@ live('a paid invoice is pushed to the key with the operation and the new balance
   assert.is(message.operation.type, 'INCOMING_INVOICE')
   assert.is(message.operation.amount, 2100)
   assert.is(message.latest_balance, 2100)
+})
+
+live('a key that subscribed (twice, as a reconnecting client does) gets each operation once, from its subscription', async () => {
+  for (const requestId of ['GetLiveUserOperations', 'GetLiveUserOperations']) {
+    const { event } = client.request('GetLiveUserOperations', {}, { requestId })
+    await client.publish(event)
+  }
+  await client.ok('GetUserInfo') // the subscriptions were taken before this answer
+  const before = client.messages('GetLiveUserOperations').length
+  const { invoice } = await client.ok('NewInvoice', { amountSats: 300, memo: 'tea' })
+  const paid = await daemon.request('POST', '/api/node/mock/invoice/paid', { body: { invoice, amount: 0 } })
+  assert.is(paid.json.status, 'OK', paid.text)
+  const push = await client.waitFor('GetLiveUserOperations', 10_000, message => message.operation?.amount === 300)
+  assert.is(push.latest_balance, 2400)
+  await sleep(300)
+  assert.is(client.messages('GetLiveUserOperations').length, before + 1, 'one push, not one per path or per subscription')
+  // The replaced subscription was a dispatcher call by the user: its access line is written when it ends.
+  const lines = daemon.logs().split('\n').filter(line => line.includes('"room":"access"') && line.includes('"operation":"GetLiveUserOperations"'))
+  assert.ok(lines.some(line => line.includes('"caller":"user"') && line.includes('"outcome":"ok"')), lines.join('\n'))
 })
 
 live.run()
