@@ -1,7 +1,7 @@
 // What a debit requester hears (reference/pub-protocol.md §5.3, the CLINK debits spec): `{res:"ok"}`,
 // `{res:"ok", preimage}`, or GFY ("general failure to yield") with a code 1–6, and for code 5 the allowed range.
 import type { Logger } from 'pino'
-import { OperationError, isOperationError } from '../bus/errors.js'
+import { OperationError, isOperationError } from '../bus/index.js'
 import { clinkDebitKind, type ClinkSender } from './wire.js'
 import type { ParkedRequest } from './debit-store.js'
 

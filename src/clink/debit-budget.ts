@@ -5,7 +5,7 @@
 // the ones made for CLINK debit requests (debit-payer.ts), and PayInvoice / PayAppUserInvoice with `debit_npub`
 // (reference/pub-protocol.md §5.3: the payment is counted against that key's debit authorization), whose limit the
 // daemon hands to the wallet as `debitLimit`.
-import { OperationError } from '../bus/errors.js'
+import { OperationError } from '../bus/index.js'
 import type { Db } from '../store/index.js'
 import type { SpendLimit } from '../wallet/index.js'
 import { DebitRefusal, gfy } from './debit-answers.js'

@@ -5,7 +5,7 @@
 // out while the daemon was down. Upstream never parks requests (it pushes and forgets); the default lifetime, ten
 // minutes, is the age past which a kind-21000 request is dropped and the retry_after of a parked manage request.
 import type { Logger } from 'pino'
-import type { Clock } from '../bus/context.js'
+import { type Clock } from '../bus/index.js'
 import type { ClinkSender } from './wire.js'
 import { gfy, type DebitAnswer } from './debit-answers.js'
 import type { DebitStore, ParkedRequest } from './debit-store.js'

@@ -5,8 +5,7 @@
 // LiveDebitRequest to the user's linked key, and answered when the user calls RespondToDebit, or GFY 3 once its
 // lifetime has passed (debit-expiry.ts).
 import type { Logger } from 'pino'
-import type { Clock } from '../bus/context.js'
-import type { DomainEvent } from '../bus/events.js'
+import { type Clock, type DomainEvent } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { AppUserRow, Wallet } from '../wallet/index.js'
 import type { ClinkAnswer, ClinkRequest } from './wire.js'

@@ -2,8 +2,7 @@
 // frequency budget — at most `amount` sats, payments plus their service fees, in a sliding window of N days, weeks
 // or months (a month is 30 days). Converted here between the wire's DebitRule list, the stored columns and the
 // requests' `frequency: {number, unit}`.
-import { OperationError } from '../bus/errors.js'
-import type { InputOf } from '../bus/handler.js'
+import { OperationError, type InputOf } from '../bus/index.js'
 
 export type Interval = 'DAY' | 'WEEK' | 'MONTH'
 export type WireDebitRule = InputOf<'EditDebit'>['rules'][number]

@@ -4,9 +4,7 @@
 // grants or bans the key and replays the parked request. Answers: `{res:"ok", resource:"offer", details?}` or GFY.
 import type { Logger } from 'pino'
 import { decode as decodeNip19 } from 'nostr-tools/nip19'
-import type { DomainEvent } from '../bus/events.js'
-import { OperationError } from '../bus/errors.js'
-import type { HandlerTable } from '../bus/handler.js'
+import { type DomainEvent, OperationError, type HandlerTable } from '../bus/index.js'
 import type { Db } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
 import { clinkManageKind, type ClinkAnswer, type ClinkSender, type ClinkRequest } from './wire.js'

@@ -4,7 +4,7 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Logger } from 'pino'
-import { isOperationError } from '../bus/errors.js'
+import { isOperationError } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
 import { validateZapRequest } from '../nostr-codecs/index.js'
 import { positiveSatsAsMsat, type CreatedInvoice, type InvoiceForWallet, type Wallet } from '../wallet/index.js'

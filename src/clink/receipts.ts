@@ -3,8 +3,7 @@
 // SQLite, so a payment credited while the relays are down (or during the catch-up at start) is still receipted
 // once the room starts with the relays up; a receipt is marked sent in the same synchronous step that hands it to the
 // relay transport (a `clink.answer` domain event), so it goes out at most once.
-import { ofType, type DomainEvent } from '../bus/events.js'
-import type { Observable, Subscription } from '../bus/rx.js'
+import { ofType, type DomainEvent, type Observable, type Subscription } from '../bus/index.js'
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'

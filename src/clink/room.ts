@@ -5,14 +5,10 @@
 // the user's decision (pushed on GetLiveDebitRequests / GetLiveManageRequests through `user.push` events) and answers
 // later with a `clink.answer` domain event, which the transport sends.
 import type { Logger } from 'pino'
-import type { Observable } from '../bus/rx.js'
+import { type Observable, type Clock, type DomainEvent, type HandlerTable, type CallContext } from '../bus/index.js'
 import type { Db } from '../store/index.js'
-import type { Clock } from '../bus/context.js'
-import type { DomainEvent } from '../bus/events.js'
-import type { HandlerTable } from '../bus/handler.js'
 import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
-import type { CallContext } from '../bus/context.js'
 import {
   clinkDebitKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkSender, type ClinkRequest, type ClinkAnswer, type ClinkServer,
 } from './wire.js'

@@ -5,9 +5,7 @@
 // the connections' info events and the payment notifications.
 import type { Logger } from 'pino'
 import type { Db } from '../store/index.js'
-import type { Clock } from '../bus/context.js'
-import type { DomainEvent } from '../bus/events.js'
-import type { HandlerTable } from '../bus/handler.js'
+import { type Clock, type DomainEvent, type HandlerTable } from '../bus/index.js'
 import type { NwcDirectory } from '../auth/index.js'
 import { nwcStore } from './store.js'
 import { nwcHandlers } from './handlers.js'

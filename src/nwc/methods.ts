@@ -3,8 +3,7 @@
 // ledger and domain events as PayInvoice and NewInvoice.
 import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import type { Logger } from 'pino'
-import { OperationError, isOperationError, type ErrorCode } from '../bus/errors.js'
-import type { Clock } from '../bus/context.js'
+import { OperationError, isOperationError, type ErrorCode, type Clock } from '../bus/index.js'
 import type { CreatedInvoice, InvoiceForWallet, WalletPayment } from '../wallet/index.js'
 import type { NwcStore, ConnectionRow } from './store.js'
 import type { NwcTransaction, TransactionQuery, WalletTransactionReader } from './transactions.js'

@@ -2,8 +2,7 @@
 // dispatcher): the service keys to subscribe to and sign with, the info of each live connection, and the
 // notifications a payment causes. Plain data; the transport encrypts, signs and publishes.
 import { hexToBytes } from '@noble/hashes/utils.js'
-import type { Clock } from '../bus/context.js'
-import type { DomainEvent } from '../bus/events.js'
+import { type Clock, type DomainEvent } from '../bus/index.js'
 import type { NwcDirectory } from '../auth/index.js'
 import { methodsOf, nwcNotificationTypes } from './methods.js'
 import type { ConnectionRow, NwcStore } from './store.js'

@@ -14,9 +14,6 @@ const test = suite('architecture: imports')
 // change lands, each entry it makes unnecessary fails the last test below until it is deleted here.
 const pipelineRewrite = 'the one-pipeline rewrite of issue 23 replaces this file'
 const exceptions: Exception[] = [
-  { from: 'src/clink/', to: 'src/bus/', why: `imports past the bus's door, from before it had one; ${pipelineRewrite}` },
-  { from: 'src/nwc/', to: 'src/bus/', why: `imports past the bus's door, from before it had one; ${pipelineRewrite}` },
-  { from: 'src/transports/nostr/', to: 'src/bus/', why: `imports past the bus's door; ${pipelineRewrite}` },
   {
     from: 'src/transports/nostr/schnorr-thread.ts',
     to: 'src/threads/batch-worker.ts',

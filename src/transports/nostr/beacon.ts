@@ -2,7 +2,7 @@
 // addressable) event `d` = "Lightning.Pub" with its name and fees. Wallets read it for liveness, name and fees.
 // The timer can be stopped and the clock injected, so a test drives it with `announce()` instead of waiting.
 import type { Event } from 'nostr-tools/pure'
-import type { Clock } from '../../bus/context.js'
+import { type Clock } from '../../bus/index.js'
 import type { AppKey } from './app-keys.js'
 import type { SendEvent } from './sign.js'
 

@@ -8,10 +8,8 @@
 // domain event, which `deliver` sends.
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
-import { lastValueFrom } from '../../bus/rx.js'
+import { lastValueFrom, type Clock, type Dispatcher } from '../../bus/index.js'
 import { catalogue } from '../../../schema/catalogue.js'
-import type { Clock } from '../../bus/context.js'
-import type { Dispatcher } from '../../bus/dispatcher.js'
 import {
   clinkDebitKind, clinkKinds, clinkManageKind, clinkOfferKind, isClinkKind,
   type ClinkAnswer, type ClinkKind, type ClinkMessage, type ClinkRequest, type ClinkServer,

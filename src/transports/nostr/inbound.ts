@@ -7,7 +7,7 @@
 // answered before (its stored reply is sent again), or one an earlier run took and never answered.
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
-import type { Clock } from '../../bus/context.js'
+import { type Clock } from '../../bus/index.js'
 import type { Claim, ProcessedRequests } from './processed-requests.js'
 import type { VerifyEvent } from './verify.js'
 

@@ -10,9 +10,7 @@
 // the linked-key pushes, which carry the same items, so the cap bounds the per-event work a stranger can add
 // without losing anything a subscriber would have had.
 import type { Logger } from 'pino'
-import type { Subscription } from '../../bus/rx.js'
-import type { Dispatcher } from '../../bus/dispatcher.js'
-import { isOperationError } from '../../bus/errors.js'
+import { type Subscription, type Dispatcher, isOperationError } from '../../bus/index.js'
 import type { CipherScheme } from './cipher.js'
 import type { AppKey } from './app-keys.js'
 import type { ReplySender } from './reply-sender.js'

@@ -4,15 +4,10 @@
 // (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme.
 // The connections' info events (13194) and payment notifications (23197 NIP-44, 23196 NIP-04) leave here too.
 import * as nip04 from 'nostr-tools/nip04'
-import { lastValueFrom } from '../../bus/rx.js'
+import { lastValueFrom, type Dispatcher, isOperationError, type ErrorCode, type AccessLog, type Clock, type DomainEvent } from '../../bus/index.js'
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
 import { catalogue } from '../../../schema/catalogue.js'
-import type { Dispatcher } from '../../bus/dispatcher.js'
-import { isOperationError, type ErrorCode } from '../../bus/errors.js'
-import type { AccessLog } from '../../bus/access-log.js'
-import type { Clock } from '../../bus/context.js'
-import type { DomainEvent } from '../../bus/events.js'
 import type { NwcRelayView } from '../../nwc/index.js'
 import { nwcConnectionOf } from '../../auth/index.js'
 import type { ConversationKeys } from './conversation-keys.js'

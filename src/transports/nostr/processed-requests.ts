@@ -11,7 +11,7 @@
 // database, a channel opened on the node, must not run twice after a power loss); stored replies are committed
 // (visible to a redelivery at once) and synced the same way right after.
 import { commitWithoutSync, walSyncFor, type Db } from '../../store/index.js'
-import { BoundedSet } from '../../bus/bounded.js'
+import { BoundedSet } from '../../bus/index.js'
 
 /** A stored reply: its encrypted contents (one per shard; none when the request was dropped) and when it was sent. */
 export interface StoredReply {

@@ -4,9 +4,8 @@
 // likewise the CLINK requests parked for the user and the WebRTC candidates of a metrics caller. A key that holds a
 // subscription to the stream (live-streams.ts: through the dispatcher, from the room's own Observable) gets its
 // items from there, so it is skipped here.
-import type { Observable, Subscription } from '../../bus/rx.js'
+import { type Observable, type Subscription, ofType, type DomainEvent } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import { ofType, type DomainEvent } from '../../bus/events.js'
 import type { AppKeyring } from './app-keys.js'
 import type { ReplySender } from './reply-sender.js'
 import type { LiveStreams } from './live-streams.js'

@@ -8,7 +8,7 @@ import { AbstractRelay, type Subscription } from 'nostr-tools/abstract-relay'
 import type { Event } from 'nostr-tools/pure'
 import type { Filter } from 'nostr-tools/filter'
 import type { Logger } from 'pino'
-import type { Clock } from '../../bus/context.js'
+import { type Clock } from '../../bus/index.js'
 import { cappedWebSocket, defaultMaxEventBytes } from './capped-socket.js'
 
 export interface Backoff {

@@ -8,9 +8,8 @@ import type { AppKey } from './app-keys.js'
 import type { SendEvent } from './sign.js'
 import { shardPlaintexts } from './shards.js'
 import type { Event } from 'nostr-tools/pure'
-import type { Clock } from '../../bus/context.js'
+import { type Clock, BoundedMap } from '../../bus/index.js'
 import type { StoredReply } from './processed-requests.js'
-import { BoundedMap } from '../../bus/bounded.js'
 
 /** Kind of Pub RPC requests, replies, pushes and shards. */
 export const pubRpcKind = 21000

@@ -4,12 +4,9 @@
 // author) are dropped without a reply, as upstream does, and remembered as answered-with-nothing so a redelivery
 // is dropped too. A well-formed envelope that names no operation served here, or carries a body that is not an
 // object, is answered with an ERROR under its requestId (upstream drops it, leaving its client to time out).
-import { lastValueFrom } from '../../bus/rx.js'
+import { lastValueFrom, type Dispatcher, isOperationError, type Clock, type AccessLog } from '../../bus/index.js'
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
-import type { Dispatcher } from '../../bus/dispatcher.js'
-import { isOperationError } from '../../bus/errors.js'
-import type { Clock } from '../../bus/context.js'
 import { decryptPayload, type CipherScheme } from './cipher.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import type { AppKey } from './app-keys.js'
@@ -18,7 +15,6 @@ import { claimStage, type ClaimStage } from './inbound.js'
 import type { ReplySender } from './reply-sender.js'
 import type { VerifyEvent } from './verify.js'
 import { envelopeInput, errorReply, okReply, parseEnvelope, type RequestEnvelope } from './envelope.js'
-import type { AccessLog } from '../../bus/access-log.js'
 import { liveStreams, type LiveStreams } from './live-streams.js'
 
 /** Said to a client whose request was taken by a daemon run that stopped before answering it. */

@@ -11,7 +11,7 @@ import { verifyEvent as pureVerify, type Event } from 'nostr-tools/pure'
 import { eventId, loadSchnorr } from './schnorr.js'
 import { startSchnorrThread, type SchnorrThread } from './schnorr-thread.js'
 import type { Logger } from 'pino'
-import { BoundedSet } from '../../bus/bounded.js'
+import { BoundedSet } from '../../bus/index.js'
 
 export type VerifyEvent = (event: Event) => boolean
 
