@@ -119,11 +119,20 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   })
 
   let sampling: Promise<void> | undefined
-  const sampleNow = () =>
-    (sampling ??= watch
-      .sample()
+  /** A reset came while a sample ran: part of that sample went to the recorder the reset replaced. */
+  let stale = false
+  const sampleNow = (): Promise<void> => {
+    if (sampling && !stale) return sampling
+    stale = false
+    const next: Promise<void> = (sampling ?? Promise.resolve())
+      .then(() => watch.sample())
       .catch(err => log.error({ err }, 'metrics sample failed'))
-      .finally(() => (sampling = undefined)))
+      .finally(() => {
+        if (sampling === next) sampling = undefined
+      })
+    sampling = next
+    return next
+  }
 
   const subscriptions: Subscription[] = [
     deps.outcomes$.subscribe(outcome => {
@@ -193,6 +202,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       // Balance points are written on change only; a fresh recorder writes the current values again.
       bundle = createBundleRecorder(bundles, clock)
       fs.rmSync(path.join(metricsDir, archivesDirName), { recursive: true, force: true })
+      stale = sampling !== undefined
     },
   })
 
