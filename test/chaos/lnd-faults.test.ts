@@ -12,6 +12,10 @@ import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { outsideInvoice } from '../support/outside-invoice.js'
 import { assertAuditClean, balanceOf, call, ok } from '../support/money.js'
+import { until as waitUntil } from '../support/until.js'
+
+/** This campaign's waits span LND outages: a minute before a wait fails. */
+const until = (check: () => boolean | Promise<boolean>, what: string, ms = 60_000) => waitUntil(check, what, ms)
 import { feeSats } from './chaos-world.js'
 import { chaosCycles, chaosSeed, seededRandom } from './seeded-random.js'
 
@@ -31,14 +35,6 @@ test.after(async () => {
 })
 
 const hashOf = (invoice: string) => (decode(invoice).sections.find(s => s.name === 'payment_hash') as { value: string }).value
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.unreachable(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
-}
 
 test(`${rounds} rounds of LND faults: every settlement credited once, every payment as LND decided`, async () => {
   const random = seededRandom(seed)
@@ -113,7 +109,8 @@ test(`${rounds} rounds of LND faults: every settlement credited once, every paym
         await d.kill()
         settleAndResolve()
         daemon = await startDaemon({ config, dataDir, startTimeoutMs: 90_000 })
-        assert.match(daemon.logs(), /ledger audit clean/, `${when}: the restarted daemon's own audit`)
+        // Its log reaches us through a pipe, possibly a moment after its daemon.json did: wait for the line.
+        await until(() => /ledger audit clean/.test(daemon!.logs()), `${when}: the restarted daemon's own audit`, 10_000)
         break
     }
     lnd.faults.holdPayments = false

@@ -12,6 +12,7 @@
 import * as assert from 'uvu/assert'
 import { outsideInvoice } from '../support/outside-invoice.js'
 import { audit, call, ok } from '../support/money.js'
+import { until } from '../support/until.js'
 import type { Reply } from '../support/pub-client.js'
 import type { SeededRandom } from './seeded-random.js'
 import { colaSats, feeSats, fundingSats, simulatedRouteFeeMsat, steadily, type ChaosWorld, type HttpWallet } from './chaos-world.js'
@@ -150,7 +151,8 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
   const kills = `the kill at ${killAt} ms${crashAgain === undefined ? '' : ` and one ${Math.round(crashAgain * 100)} % into the restart`}`
   assert.ok(books.ok, `${when}: relaypay audit after ${kills}: ${JSON.stringify(books, null, 2)}`)
   phase('audit and restart')
-  assert.match(restarted.logs(), /ledger audit clean/, `${when}: the restarted daemon's own audit after ${kills}`)
+  // Its log reaches us through a pipe, possibly a moment after its daemon.json did: wait for the line, do not race it.
+  await until(() => /ledger audit clean/.test(restarted.logs()), `${when}: the restarted daemon's own audit after ${kills}`, 10_000)
 
   // Independent of each other, so sent again all at once, as separate clients would.
   await Promise.all(ops.map(op => resend(world, op, when)))
