@@ -2,6 +2,7 @@
 // field (`budget_sats` for `budget`) believes it was applied. The dispatcher refuses them on relaypay's own and the
 // extensions' operations, and logs them on Lightning.Pub's (see `unknownFields` in schema/operation.ts).
 import type { z } from 'zod'
+import { distance } from 'fastest-levenshtein'
 
 type Def = { type: string } & Record<string, unknown>
 
@@ -68,7 +69,8 @@ export function likelyMeant(unknown: string, known: readonly string[]): string |
     return fieldWords.every(word => words.includes(word)) || words.every(word => fieldWords.includes(word))
   })
   if (byWord) return byWord
-  return known.find(field => typoDistance(name, field) <= (field.length < 4 ? 1 : Math.max(2, Math.floor(field.length / 4))))
+  const typoAway = (field: string) => field.length < 4 ? 1 : Math.max(2, Math.floor(field.length / 4))
+  return known.find(field => Math.abs(field.length - name.length) <= 3 && distance(name, field) <= typoAway(field))
 }
 
 function unwrap(schema: z.ZodType | undefined): Def | undefined {
@@ -84,18 +86,4 @@ function unwrap(schema: z.ZodType | undefined): Def | undefined {
     else break
   }
   return def
-}
-
-/** Levenshtein distance, bounded work: field names are short. */
-function typoDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 3) return Infinity
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.length]!
 }

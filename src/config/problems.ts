@@ -2,6 +2,7 @@
 // (the file and line, or the environment variable or flag that set it) and, for an unknown key, the key it was
 // probably meant to be.
 import type { z } from 'zod'
+import { distance } from 'fastest-levenshtein'
 
 export interface ProblemSources {
   /** The config file and its text, when one was read. */
@@ -94,8 +95,8 @@ function suggestion(schema: z.ZodType, parent: string[], key: string): string | 
   const siblings = keysAt(schema, parent)
   let best: { name: string; distance: number } | undefined
   for (const name of siblings) {
-    const distance = editDistance(key, name)
-    if (!best || distance < best.distance) best = { name, distance }
+    const away = distance(key, name)
+    if (!best || away < best.distance) best = { name, distance: away }
   }
   if (best && best.distance <= Math.max(2, Math.floor(key.length / 3))) return [...parent, best.name].join('.')
   // A key put in the wrong table: `port` under [log] is [http] port.
@@ -123,16 +124,4 @@ function keysAt(schema: z.ZodType, path: string[]): string[] {
   // A record keyed by a fixed list (the rate providers): the list's names.
   const keyDef = def?.type === 'record' ? defOf(def.keyType) : undefined
   return keyDef?.type === 'enum' ? Object.keys(keyDef.entries as Record<string, unknown>) : []
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.length]!
 }
