@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert'
 import { ManualTime } from '../support/manual-time.js'
 import { arrived, collect, replayed } from './settlements-seen.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
-import { openLnd, type LndHarness } from '../support/fake-lnd/lnd-harness.js'
+import { openLnd, withLnd } from '../support/fake-lnd/lnd-harness.js'
 
 /** Waits for something the backend does on its own in reaction to network I/O (not a timer: time is manual). */
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -22,15 +22,6 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 async function dropInvoiceStream(fake: FakeLnd): Promise<void> {
   await until(() => fake.node.invoiceStreamDrops.size === 1, 'the backend has subscribed')
   fake.dropInvoiceStreams()
-}
-
-const withLnd = (fn: (h: LndHarness) => Promise<void>) => async () => {
-  const h = await openLnd()
-  try {
-    await fn(h)
-  } finally {
-    await h.close()
-  }
 }
 
 const streams = suite('lnd backend: the settled-invoice stream')

@@ -11,7 +11,7 @@ import { ManualTime } from '../support/manual-time.js'
 import { rejectsWith } from './operation-error.js'
 import { outsideInvoice, randomNodePubkey } from '../support/outside-invoice.js'
 import { startFakeLnd } from '../support/fake-lnd/fake-lnd.js'
-import { createLndBackend, openLnd, temporaryStore, type LndHarness } from '../support/fake-lnd/lnd-harness.js'
+import { createLndBackend, openLnd, temporaryStore, withLnd } from '../support/fake-lnd/lnd-harness.js'
 
 nodeContract('lnd backend (fake LND)', () => openLnd(), { revealsSeed: false })
 
@@ -22,15 +22,6 @@ async function until(condition: () => boolean, what: string): Promise<void> {
     await new Promise(resolve => setTimeout(resolve, 10))
   }
   assert.unreachable(`gave up waiting until ${what}`)
-}
-
-const withLnd = (fn: (h: LndHarness) => Promise<void>) => async () => {
-  const h = await openLnd()
-  try {
-    await fn(h)
-  } finally {
-    await h.close()
-  }
 }
 
 const payments = suite('lnd backend: payments whose outcome is not known yet')

@@ -61,6 +61,16 @@ export async function createLndBackend(
   )
 }
 
+/** A uvu test body run against a fresh harness, closed afterwards whatever happens. */
+export const withLnd = (fn: (h: LndHarness) => Promise<void>) => async () => {
+  const h = await openLnd()
+  try {
+    await fn(h)
+  } finally {
+    await h.close()
+  }
+}
+
 export async function openLnd(opts: OpenLndOptions = {}): Promise<LndHarness> {
   // Starts at the wall clock: the `lightning` package measures some times (invoice expiry) against it.
   const time = opts.time ?? new ManualTime(Date.now())
