@@ -163,8 +163,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     let headers: Record<string, string> = entry.dialect === 'pub' ? corsHeaders : {}
     // A stranger's flood is refused before its body is read or parsed, the cheapest answer there is, and as HTTP 429
     // in both dialects: it is the transport refusing, not the operation answering.
-    const guest = entry.auth === 'guest' || entry.auth === 'guestOrWallet'
-    const waitMs = guest && guestLimiter && entry.name !== 'Health' ? guestLimiter.take(addressKey(req.socket.remoteAddress), Date.now()) : 0
+    const waitMs = isGuestRoute(entry) && guestLimiter && entry.name !== 'Health' ? guestLimiter.take(addressKey(req.socket.remoteAddress), Date.now()) : 0
     if (waitMs > 0) {
       const seconds = Math.max(1, Math.ceil(waitMs / 1000))
       const reason = `too many requests: unauthenticated requests from this address; try again in ${seconds} s`
@@ -215,8 +214,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         throw new OperationError('invalid_input', `${entry.name} is a stream: subscribe to it over Nostr`)
       }
       if (!dispatcher) throw new OperationError('node_unavailable', 'the daemon is starting', { status: 503 })
-      const guest = entry.auth === 'guest' || entry.auth === 'guestOrWallet'
-      const bodyLimit = guest ? Math.min(maxBodyBytes, guestMaxBodyBytes) : maxBodyBytes
+      const bodyLimit = isGuestRoute(entry) ? Math.min(maxBodyBytes, guestMaxBodyBytes) : maxBodyBytes
       const input = await assembleInput(found, req, url, entry, bodyLimit)
       const apiKey = headerValue(req.headers['x-api-key']) ?? url.searchParams.get('api-key') ?? undefined
       const output = await lastValueFrom(
@@ -356,4 +354,9 @@ function write(res: ServerResponse, answer: HttpAnswer, headers: Record<string, 
     'content-length': Buffer.byteLength(body),
   })
   res.end(headOnly ? undefined : body)
+}
+
+/** Routes a caller without credentials may use: they get the guest body limit and the per-address guest budget. */
+function isGuestRoute(entry: CatalogueEntry): boolean {
+  return entry.auth === 'guest' || entry.auth === 'guestOrWallet'
 }
