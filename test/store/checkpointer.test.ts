@@ -43,17 +43,23 @@ test('the worker copies the WAL into the database below the connection\'s own ma
   }
 })
 
-test('under writes without pauses the WAL stays bounded', async () => {
-  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpoints })
+test('under writes without pauses the connection\'s own mark bounds the WAL', async () => {
+  // A worker that never gets to run during the loop: the bound is then the connection's own automatic checkpoint.
+  // (With the worker running, a checkpoint it holds makes the connection's passive one at the mark give way, and the
+  // WAL grows by what is written until it lets go: timing, not a bound a test can state.)
+  const idle = startCheckpointWorker({ intervalMs: 3_600_000 })
+  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpoints: idle })
   try {
     const data = Buffer.alloc(rowBytes, 7)
     store.db.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)')
     const insert = store.db.prepare('INSERT INTO blobs (data) VALUES (?)')
+    // 8,000 commits of a 4 KiB row write about 25,000 WAL pages: without a checkpoint the WAL would hold them all.
     for (let i = 0; i < 8000; i++) insert.run(data)
     const walPages = fs.statSync(`${store.file}-wal`).size / 4096
-    assert.ok(walPages < backgroundAutocheckpoint * 1.5, `the WAL holds ${walPages} pages`)
+    assert.ok(walPages < backgroundAutocheckpoint * 1.1, `the WAL holds ${walPages} pages`)
   } finally {
     store.close()
+    idle.stop()
   }
 })
 
