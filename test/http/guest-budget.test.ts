@@ -3,6 +3,7 @@
 // counted, and other addresses are not affected (here: the same address after the refill).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import net from 'node:net'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 
 const test = suite('guest request budget')
@@ -31,6 +32,43 @@ test('past the burst a guest route answers 429 with Retry-After; health and the 
   // 60 a minute refills one a second.
   await new Promise(resolve => setTimeout(resolve, 1100))
   assert.is((await exchange()).status, 200)
+})
+
+/**
+ * Sends a keep-alive POST that declares `declared` bytes but sends only `sent` of them, and waits for the server to
+ * answer and close: what it answered, and whether it closed while the rest of the body was still owed.
+ */
+function partialUpload(path: string, declared: number, sent: number): Promise<{ answer: string; closed: boolean }> {
+  const url = new URL(daemon.url)
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname)
+    let answer = ''
+    const timer = setTimeout(() => {
+      socket.destroy()
+      resolve({ answer, closed: false })
+    }, 3000)
+    socket.on('data', chunk => (answer += chunk.toString('latin1')))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      clearTimeout(timer)
+      resolve({ answer, closed: true })
+    })
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`)
+    socket.write('x'.repeat(sent))
+  })
+}
+
+test('a refused upload is not read to its end: the server answers and closes the connection', async () => {
+  // The budget is spent by the test above; this address gets 429 before its body is read.
+  const refused = await partialUpload('/api/encryption/exchange', 1_000_000, 1000)
+  assert.match(refused.answer, /^HTTP\/1\.1 429/)
+  assert.match(refused.answer, /\r\nconnection: close\r\n/i)
+  assert.ok(refused.closed, 'the server waited for the rest of a body it had refused')
+  // Too large for the guest body limit (answered in the Pub dialect, HTTP 200 with an ERROR body): the same.
+  await new Promise(resolve => setTimeout(resolve, 1100))
+  const tooLarge = await partialUpload('/api/encryption/exchange', 1_000_000, 1000)
+  assert.match(tooLarge.answer, /request body too large: the limit is 65536 bytes/, tooLarge.answer)
+  assert.ok(tooLarge.closed, 'the server waited for the rest of a body it had refused')
 })
 
 test.run()

@@ -350,10 +350,21 @@ function write(res: ServerResponse, answer: HttpAnswer, headers: Record<string, 
   const body = JSON.stringify(answer.body)
   res.writeHead(answer.status, {
     ...headers,
+    ...(bodyLeftUnread(res.req) ? { connection: 'close' } : {}),
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
   })
   res.end(headOnly ? undefined : body)
+}
+
+/**
+ * A request answered before its body was read (refused by the guest budget, or too large): keeping the connection
+ * would make the server read and throw away the rest of the body to reach the next request — a flood of large
+ * refused uploads then costs the daemon as much as accepted ones. Closing it leaves the rest unread.
+ */
+function bodyLeftUnread(req: IncomingMessage): boolean {
+  if (req.complete) return false
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined
 }
 
 /** Routes a caller without credentials may use: they get the guest body limit and the per-address guest budget. */
