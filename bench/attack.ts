@@ -21,6 +21,7 @@ import { buildMenu, startRestaurantDaemon, jwtSecret as restaurantSecret } from 
 import { appProfile } from '../test/support/pub-client.js'
 import { percentile, runAttacker, seedRelayStore, watchDaemon, type AttackPlan, type AttackReport } from '../test/support/attack.js'
 import { RawConnection, rawRequest } from './raw-http.js'
+import { processCpuMs } from './process-stats.js'
 
 const benchSecret = 'bench-attack-secret-0123456789abcdef'
 const attacker = '127.0.0.2'
@@ -36,11 +37,13 @@ export interface AttackFigures {
   /** Health calls with no answer within 10 s (their latency counts as Infinity, printed as null). */
   healthFailed: number
   /** max is null (Infinity) when a call failed or got no answer within 10 s. */
-  freshRpcMs: { p50: number; max: number; calls: number; failed: number }
+  freshRpcMs: { p50: number; max: number; calls: number; failed: number; slowest: { connectMs: number; callMs: number } | null }
   paymentsPerSecond: { quiet: number; underAttack: number; share: number }
   relayStoreBytes: number
   relayFileBytes: number
   paymentsDbGrowthBytes: number
+  /** The daemon's CPU over the attack (all its threads; the bench's payments run in the first half). */
+  daemonCpuMsDuringAttack: number | null
   auditClean: boolean
   floors: Record<string, boolean>
 }
@@ -101,11 +104,13 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
     await warm.stop()
     const watch = watchDaemon(daemon, { healthEveryMs: 100, rpcEveryMs: 1000 })
     const relayUrl = appProfile(daemon.dataDir).relays[0]!
+    const cpuBefore = processCpuMs(daemon.process.pid)
     const attack = runAttacker({ url: relayUrl, durationMs: attackMs, localAddress: attacker, ...plan })
     const underAttack = await pay.run(attackMs / 2)
     pay.close() // idle keep-alive connections would be reset by the server's keep-alive timeout
     const dbBefore = logicalSize(path.join(daemon.dataDir, 'relaypay.sqlite'))
     const report = await attack
+    const cpuAfter = processCpuMs(daemon.process.pid)
     await watch.stop()
     const dbAfter = logicalSize(path.join(daemon.dataDir, 'relaypay.sqlite'))
     const relay = relayStore(daemon.dataDir)
@@ -119,11 +124,19 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
       healthP99Ms: round(percentile(watch.health, 99)),
       healthMaxMs: round(Math.max(...watch.health)),
       healthFailed: watch.health.filter(ms => !Number.isFinite(ms)).length,
-      freshRpcMs: { p50: round(percentile(rpcOk, 50)), max: round(Math.max(...watch.rpc)), calls: watch.rpc.length, failed: watch.rpc.length - rpcOk.length },
+      freshRpcMs: {
+        p50: round(percentile(rpcOk, 50)),
+        max: round(Math.max(...watch.rpc)),
+        calls: watch.rpc.length,
+        failed: watch.rpc.length - rpcOk.length,
+        // Where the slowest call spent its time: connecting to the relay, or the request after it.
+        slowest: slowestParts(watch.rpcParts),
+      },
       paymentsPerSecond: { quiet: round(quiet), underAttack: round(underAttack), share: round(underAttack / quiet) },
       relayStoreBytes: relay.counted,
       relayFileBytes: relay.files,
       paymentsDbGrowthBytes: dbAfter - dbBefore,
+      daemonCpuMsDuringAttack: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
       auditClean: audit.status === 0,
     }
     return {
@@ -199,6 +212,11 @@ function relayStore(dataDir: string): { counted: number; files: number } {
   } finally {
     db.close()
   }
+}
+
+function slowestParts(parts: { connectMs: number; callMs: number }[]): { connectMs: number; callMs: number } | null {
+  const slowest = parts.reduce<(typeof parts)[number] | null>((worst, part) => (!worst || part.connectMs + part.callMs > worst.connectMs + worst.callMs ? part : worst), null)
+  return slowest && { connectMs: round(slowest.connectMs), callMs: round(slowest.callMs) }
 }
 
 function round(value: number): number {

@@ -71,6 +71,8 @@ export interface Watch {
   health: number[]
   /** Milliseconds per fresh wallet's GetUserInfo over the relay (connect included); a failed one: Infinity. */
   rpc: number[]
+  /** Of each fresh wallet's RPC: the connection to the relay (ms) and the call after it (ms); Infinity if failed. */
+  rpcParts: { connectMs: number; callMs: number }[]
   stop(): Promise<void>
 }
 
@@ -78,6 +80,7 @@ export interface Watch {
 export function watchDaemon(daemon: TestDaemon, opts: { healthEveryMs?: number; rpcEveryMs?: number } = {}): Watch {
   const health: number[] = []
   const rpc: number[] = []
+  const rpcParts: Watch['rpcParts'] = []
   let running = true
   const { pubkey, relays } = appProfile(daemon.dataDir)
   const healthLoop = (async () => {
@@ -97,12 +100,16 @@ export function watchDaemon(daemon: TestDaemon, opts: { healthEveryMs?: number; 
     while (running) {
       const started = performance.now()
       let client: PubClient | undefined
+      let connectMs = Infinity
       try {
         client = await PubClient.connect({ relays, appPubkey: pubkey, timeoutMs: 10_000 })
+        connectMs = performance.now() - started
         await client.ok('GetUserInfo')
         rpc.push(performance.now() - started)
+        rpcParts.push({ connectMs, callMs: performance.now() - started - connectMs })
       } catch {
         rpc.push(Infinity)
+        rpcParts.push({ connectMs, callMs: Infinity })
       } finally {
         client?.close()
       }
@@ -112,6 +119,7 @@ export function watchDaemon(daemon: TestDaemon, opts: { healthEveryMs?: number; 
   return {
     health,
     rpc,
+    rpcParts,
     async stop() {
       running = false
       await Promise.all([healthLoop, rpcLoop])
