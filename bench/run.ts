@@ -16,6 +16,7 @@ import { benchLndStart, lndStartOptionsFromEnv } from './lnd-start.js'
 import { benchAttack } from './attack.js'
 import { benchLndPayments, lndPaymentsOptionsFromEnv } from './payments-lnd.js'
 import { benchFlatCost, flatCostOptionsFromEnv } from './flat-cost.js'
+import { benchSideBySide, sideBySideOptionsFromEnv } from './side-by-side.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
@@ -34,6 +35,9 @@ const parts: Record<string, () => Promise<unknown>> = {
   // Issue 24 item 3 for one or more builds (BENCH_FLAT_ROOTS): CPU per payment at 10k and 1M journal rows, RSS with
   // 100k users. Not in the default set: budget measures the same for this build.
   flatCost: () => benchFlatCost(flatCostOptionsFromEnv()),
+  // Old and new builds in one run (BENCH_ROOTS, BENCH_SIDE_RUNS): payments/s at c=32 and Nostr round trips/s with
+  // the daemon's CPU per operation. Not in the default set: it needs the builds to compare.
+  sideBySide: () => benchSideBySide(sideBySideOptionsFromEnv(process.env, durationMs, paymentsPerLevel)),
   nostr: () => benchNostr({ durationMs, inFlight: [8, 64] }),
   restaurant: () => benchRestaurant({ durationMs }),
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
@@ -48,7 +52,7 @@ const parts: Record<string, () => Promise<unknown>> = {
       ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
     }),
 }
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost'].includes(name))
+const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost', 'sideBySide'].includes(name))
 
 /** Health and one authenticated POST through the whole dispatcher, at concurrency 1 and 32 (issue 2). */
 async function benchSpine() {
