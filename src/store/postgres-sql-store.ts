@@ -66,11 +66,11 @@ export function postgresSqlStore(opts: PostgresStoreOptions): SqlStore {
       .map(([key, value]) => `-c ${key}=${value}`)
       .join(' '),
   })
-  const report = (err: Error) => opts.onError?.(err)
-  // Without a listener an error of an idle session would crash the process.
-  pool.on('error', report)
-  // A checked-out session reports its errors to its own listener, and the running query rejects with them.
-  pool.on('connect', client => client.on('error', report))
+  // Every session reports its errors once, through its own listener: a running query also rejects with them, and
+  // an idle one is dropped from the pool. The pool re-emits an idle session's error, and an error event nobody
+  // listens to would crash the process, so the pool has a listener too (the report was made already).
+  pool.on('connect', client => client.on('error', err => opts.onError?.(err)))
+  pool.on('error', () => {})
 
   const query = async (client: pg.Pool | pg.PoolClient, sql: string, params: SqlParams | undefined) => {
     const statement = toPgStatement(sql)

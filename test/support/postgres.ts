@@ -114,7 +114,7 @@ export async function createDatabase(adminUrl: string): Promise<string> {
   return url.toString()
 }
 
-async function dropDatabase(adminUrl: string, url: string): Promise<void> {
+export async function dropDatabase(adminUrl: string, url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1)
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
