@@ -17,6 +17,7 @@ import { benchAttack } from './attack.js'
 import { benchLndPayments, lndPaymentsOptionsFromEnv } from './payments-lnd.js'
 import { benchFlatCost, flatCostOptionsFromEnv } from './flat-cost.js'
 import { benchSideBySide, sideBySideOptionsFromEnv } from './side-by-side.js'
+import { benchStoreEngine } from './store-engine.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
@@ -41,6 +42,9 @@ const parts: Record<string, () => Promise<unknown>> = {
   nostr: () => benchNostr({ durationMs, inFlight: [8, 64] }),
   restaurant: () => benchRestaurant({ durationMs }),
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
+  // Issue 27: the engine-neutral SqlStore against raw better-sqlite3, and PostgreSQL beside it when a server is at
+  // hand. Not in the default set: it measures the store layer alone, not the daemon.
+  storeEngine: () => benchStoreEngine({ ops: Number(process.env.BENCH_STORE_OPS ?? 50_000) }),
   // Not in the default set: it prepares 100k invoices and, against an old build, waits minutes per run.
   lndStart: () => benchLndStart(lndStartOptionsFromEnv()),
   // Issue 22: each attack for BENCH_ATTACK_MS (default 10 s) after a quiet window of BENCH_DURATION_MS;
@@ -52,7 +56,7 @@ const parts: Record<string, () => Promise<unknown>> = {
       ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
     }),
 }
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost', 'sideBySide'].includes(name))
+const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost', 'sideBySide', 'storeEngine'].includes(name))
 
 /** Health and one authenticated POST through the whole dispatcher, at concurrency 1 and 32 (issue 2). */
 async function benchSpine() {

@@ -216,7 +216,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
   registry.register(clink.handlers, 'clink')
   const rates = createRates({
-    db: store.db,
+    sql: store.sql,
     providers: rateProviders(config.rates),
     timeoutMs: config.rates.timeout_ms,
     clock,

@@ -51,7 +51,7 @@ export function createHistoricalRates(deps: HistoricalRatesDeps) {
       deps.log.warn({ currency, day, reason: err.reason }, 'coingecko gave no historical rate')
       throw unavailable(`coingecko: ${err.reason}`)
     }
-    deps.store.remember([{ currency, date: day, btcRate, source: 'coingecko', fetchedAt: deps.clock.now() }])
+    await deps.store.remember([{ currency, date: day, btcRate, source: 'coingecko', fetchedAt: deps.clock.now() }])
     return { currency, btcRate, source: 'coingecko', date: day }
   }
 
@@ -69,7 +69,7 @@ export function createHistoricalRates(deps: HistoricalRatesDeps) {
     // closed day cannot change. Days our clock still calls open are left out whatever Kraken's clock says.
     const fetchedAt = deps.clock.now()
     const closed = series.closed.filter(d => d.date < today)
-    deps.store.remember(closed.map(d => ({ currency, date: d.date, btcRate: d.close, source: 'kraken', fetchedAt })))
+    await deps.store.remember(closed.map(d => ({ currency, date: d.date, btcRate: d.close, source: 'kraken', fetchedAt })))
     const found = closed.find(d => d.date === day)
     if (found) return { currency, btcRate: found.close, source: 'kraken', date: day }
     if (series.openDay !== undefined && series.openDay <= day) {
@@ -82,12 +82,16 @@ export function createHistoricalRates(deps: HistoricalRatesDeps) {
   return {
     /** `day` must be a valid `YYYY-MM-DD` before `today`, and `currency` a known code; the caller checks both. */
     closedDay(currency: string, day: string, today: string): Promise<RateQuote> {
-      const cached = deps.store.find(currency, day)
-      if (cached) return Promise.resolve({ currency, btcRate: cached.btcRate, source: cached.source, date: day })
       const key = `${currency} ${day}`
       const pending = inFlight.get(key)
       if (pending) return pending
-      const lookup = fetchClosedDay(currency, day, today).finally(() => inFlight.delete(key))
+      // The stored-rate read is part of the shared lookup: callers arriving while it runs wait for the same answer
+      // instead of each finding nothing yet and asking the provider.
+      const lookup = (async (): Promise<RateQuote> => {
+        const cached = await deps.store.find(currency, day)
+        if (cached) return { currency, btcRate: cached.btcRate, source: cached.source, date: day }
+        return fetchClosedDay(currency, day, today)
+      })().finally(() => inFlight.delete(key))
       inFlight.set(key, lookup)
       return lookup
     },

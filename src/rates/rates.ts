@@ -2,7 +2,7 @@
 // prices for payroll's `payday` mode. Built once by the daemon with the provider base URLs from config.
 import type { Logger } from 'pino'
 import { type Clock, OperationError } from '../bus/index.js'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import { isKnownCurrency } from './currencies.js'
 import { createHistoricalRates } from './historical.js'
 import { rateHistoryStore } from './rate-history-store.js'
@@ -30,7 +30,8 @@ const defaultTimeoutMs = 3_000
 const defaultSpotCacheMs = 60_000
 
 export interface RatesOptions {
-  db: Db
+  /** The database on either engine (SQLite or PostgreSQL): the room's one table is rate_history. */
+  sql: SqlStore
   /** Base URL per provider: absent → its public host, `false` → not asked. Kraken serves spot and history. */
   providers?: Partial<Record<RateProviderName, string | false>>
   clock: Clock
@@ -75,7 +76,7 @@ export function createRates(opts: RatesOptions): Rates {
   const history = createHistoricalRates({
     krakenBaseUrl: urls.kraken,
     coingeckoBaseUrl: urls.coingecko,
-    store: rateHistoryStore(opts.db),
+    store: rateHistoryStore(opts.sql),
     request,
     clock: opts.clock,
     log: opts.log,

@@ -4,8 +4,25 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CheckpointWorker } from './checkpointer.js'
+import type { SqlStore } from './sql-store.js'
+import { sqliteSqlStore } from './sqlite-sql-store.js'
 
 export { startCheckpointWorker, type CheckpointWorker } from './checkpointer.js'
+// The engine layer of issue 27 (docs/postgres.md): rooms ported to it take a SqlStore, on either engine.
+export {
+  sqlErrorKind,
+  type Isolation,
+  type SqlEngine,
+  type SqlErrorKind,
+  type SqlExecutor,
+  type SqlParams,
+  type SqlStore,
+  type TransactionOptions,
+} from './sql-store.js'
+export { sqliteSqlStore } from './sqlite-sql-store.js'
+export { postgresSqlStore, type PostgresStoreOptions } from './postgres-sql-store.js'
+export { migratePostgres, toPostgresSchema } from './postgres-migrations.js'
+export { acquireActiveLock, checkEpoch, NotActive, type ActiveLease, type ActiveLockOptions } from './active-lock.js'
 
 export type Db = Database.Database
 
@@ -26,6 +43,8 @@ export interface StoreOptions {
 
 export interface Store {
   db: Db
+  /** The same connection through the engine-neutral interface, for rooms ported to it. */
+  sql: SqlStore
   file: string
   /** Migrations applied by this open (empty when the schema was current). */
   applied: string[]
@@ -58,6 +77,7 @@ export function openStore(opts: StoreOptions): Store {
   const unwatch = opts.checkpoints?.watch(db)
   return {
     db,
+    sql: sqliteSqlStore(db),
     file,
     applied,
     close: () => {

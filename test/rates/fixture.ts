@@ -46,7 +46,7 @@ export async function startRatesFixture(opts: RatesFixtureOptions): Promise<Rate
   const build = () => {
     const store = openStore({ dataDir, synchronous: 'normal' })
     const rates = createRates({
-      db: store.db,
+      sql: store.sql,
       providers: { ...providers.urls, ...opts.providers },
       clock,
       log: silentLog,

@@ -1,0 +1,152 @@
+// SqlStore on PostgreSQL through node-postgres (`pg`): a pool of sessions, each with its timeouts set at connect,
+// BIGINT read as a JS number (refused above Number.MAX_SAFE_INTEGER rather than rounded), and transactions on one
+// checked-out session with the isolation level in BEGIN (a SET TRANSACTION before BEGIN only warns).
+import pg from 'pg'
+import { pgValues, toPgStatement } from './placeholders.js'
+import {
+  retryDelayMs,
+  sqlErrorKind,
+  type Isolation,
+  type SqlExecutor,
+  type SqlParams,
+  type SqlStore,
+  type TransactionOptions,
+} from './sql-store.js'
+
+export interface PostgresStoreOptions {
+  url: string
+  /** Sessions in the pool (default 10). */
+  max?: number
+  /** Longest a statement may run (default 5 s). */
+  statementTimeoutMs?: number
+  /** Longest a statement waits for a row or table lock (default 2 s). */
+  lockTimeoutMs?: number
+  /** A session idle inside a transaction this long is ended by the server, freeing its locks (default 3 s). */
+  idleInTransactionTimeoutMs?: number
+  /** Told about errors of idle sessions (a restarted server, a dropped connection); the pool replaces them. */
+  onError?: (err: Error) => void
+  applicationName?: string
+}
+
+const INT8 = 20
+
+/** BIGINT as a JS number: every msat amount and unix-ms time fits; a value that would lose digits is an error. */
+export function parseInt8(text: string): number {
+  const value = Number(text)
+  if (!Number.isSafeInteger(value)) throw new RangeError(`BIGINT ${text} is beyond Number.MAX_SAFE_INTEGER`)
+  return value
+}
+
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+}
+
+class CommitUnknown extends Error {
+  override readonly name = 'CommitUnknown'
+  readonly code = 'commit_outcome_unknown'
+}
+
+const beginFor = (isolation: Isolation, readOnly: boolean) =>
+  `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}${readOnly ? ' READ ONLY' : ''}`
+
+export function postgresSqlStore(opts: PostgresStoreOptions): SqlStore {
+  const settings = {
+    statement_timeout: opts.statementTimeoutMs ?? 5000,
+    lock_timeout: opts.lockTimeoutMs ?? 2000,
+    idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 3000,
+  }
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    keepAlive: true,
+    types,
+    application_name: opts.applicationName ?? 'relaypay',
+    options: Object.entries(settings)
+      .map(([key, value]) => `-c ${key}=${value}`)
+      .join(' '),
+  })
+  // Every session reports its errors once, through its own listener: a running query also rejects with them, and
+  // an idle one is dropped from the pool. The pool re-emits an idle session's error, and an error event nobody
+  // listens to would crash the process, so the pool has a listener too (the report was made already).
+  pool.on('connect', client => client.on('error', err => opts.onError?.(err)))
+  pool.on('error', () => {})
+
+  const query = async (client: pg.Pool | pg.PoolClient, sql: string, params: SqlParams | undefined) => {
+    const statement = toPgStatement(sql)
+    return client.query({ text: statement.text, values: pgValues(statement, params) })
+  }
+  const on = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
+    engine: 'postgres',
+    many: async <T>(sql: string, params?: SqlParams) => (await query(client, sql, params)).rows as T[],
+    one: async <T>(sql: string, params?: SqlParams) => (await query(client, sql, params)).rows[0] as T | undefined,
+    run: async (sql: string, params?: SqlParams) => ({ changes: (await query(client, sql, params)).rowCount ?? 0 }),
+    // No values: the simple query protocol, which takes several statements in one text.
+    exec: async (script: string) => void (await client.query(script)),
+  })
+
+  async function attempt<T>(work: (tx: SqlExecutor) => Promise<T>, begin: string): Promise<T> {
+    const client = await pool.connect()
+    let broken: Error | undefined
+    let active = true
+    const guarded = on(client)
+    const tx: SqlExecutor = {
+      engine: 'postgres',
+      many: (sql, params) => (active ? guarded.many(sql, params) : ended()),
+      one: (sql, params) => (active ? guarded.one(sql, params) : ended()),
+      run: (sql, params) => (active ? guarded.run(sql, params) : ended()),
+      exec: script => (active ? guarded.exec(script) : ended()),
+    }
+    try {
+      await client.query(begin)
+      let result: T
+      try {
+        result = await work(tx)
+      } catch (err) {
+        active = false
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError))
+        throw err
+      }
+      active = false
+      try {
+        await client.query('COMMIT')
+      } catch (err) {
+        // The server refused the commit (a serialization failure found at COMMIT): nothing was applied.
+        if (err instanceof pg.DatabaseError && sqlErrorKind(err) !== 'connection') throw err
+        // The session went away with the COMMIT on the wire: it may or may not have been applied. Never retried
+        // here; the caller's exactly-once key (processed requests, unique references) decides on a new attempt.
+        broken = err as Error
+        throw new CommitUnknown(`the connection was lost during COMMIT; the transaction may have been applied: ${(err as Error).message}`)
+      }
+      return result
+    } catch (err) {
+      if (sqlErrorKind(err) === 'connection') broken = err as Error
+      throw err
+    } finally {
+      active = false
+      client.release(broken)
+    }
+  }
+
+  return {
+    ...on(pool),
+    async transaction(work, options: TransactionOptions = {}) {
+      const begin = beginFor(options.isolation ?? 'read committed', options.readOnly ?? false)
+      const retries = options.retries ?? 3
+      for (let tries = 1; ; tries++) {
+        try {
+          return await attempt(work, begin)
+        } catch (err) {
+          const kind = sqlErrorKind(err)
+          if ((kind !== 'serialization' && kind !== 'deadlock') || tries > retries) throw err
+          await new Promise(resolve => setTimeout(resolve, retryDelayMs(tries)))
+        }
+      }
+    },
+    close: () => pool.end(),
+  }
+}
+
+function ended(): Promise<never> {
+  return Promise.reject(new Error('the transaction has already ended'))
+}

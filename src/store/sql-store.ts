@@ -1,0 +1,103 @@
+// The engine-neutral way into the database (issue 27): the same async calls on SQLite (better-sqlite3) and on
+// PostgreSQL (pg), so a room's storage is written once and runs on either. SQL text is the shared subset both
+// engines speak (SQLite ≥ 3.35 has RETURNING and ON CONFLICT); parameters are `?` with an array or `@name` with an
+// object, on both. Column aliases that must keep capitals are quoted (`AS "btcRate"`): PostgreSQL folds unquoted
+// names to lower case.
+
+export type SqlEngine = 'sqlite' | 'postgres'
+
+/** `?` placeholders take an array, `@name` placeholders an object. */
+export type SqlParams = readonly unknown[] | Readonly<Record<string, unknown>>
+
+export interface SqlRun {
+  /** Rows the statement inserted, updated or deleted. */
+  changes: number
+}
+
+/** What a statement can be run on: the store itself, or the connection of an open transaction. */
+export interface SqlExecutor {
+  readonly engine: SqlEngine
+  /** Every row of a query (or of a statement with RETURNING). */
+  many<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]>
+  /** The first row, or undefined. */
+  one<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined>
+  /** A statement without result rows. */
+  run(sql: string, params?: SqlParams): Promise<SqlRun>
+  /** A script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>
+}
+
+export type Isolation = 'read committed' | 'repeatable read' | 'serializable'
+
+export interface TransactionOptions {
+  /**
+   * PostgreSQL's isolation level (default read committed: money paths use guarded single-row UPDATEs and row
+   * locks; docs/postgres.md has the table per path). SQLite is always serializable: one writer at a time.
+   */
+  isolation?: Isolation
+  readOnly?: boolean
+  /**
+   * How many times the whole function is run again after a serialization failure (40001) or a deadlock (40P01),
+   * with jittered backoff. Default 3. The function must therefore be safe to run again: only database work
+   * inside, nothing sent anywhere before the commit.
+   */
+  retries?: number
+}
+
+export interface SqlStore extends SqlExecutor {
+  /**
+   * Runs `work` in one transaction on one connection and commits when it resolves; rolls back when it throws.
+   * Inside, use only `tx`: the store itself waits (SQLite) or is another connection (PostgreSQL). `work` awaits
+   * nothing but `tx` — on SQLite a transaction that waits on anything else is rolled back and refused, since the
+   * one connection cannot serve others while it is open.
+   */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>
+  close(): Promise<void>
+}
+
+export type SqlErrorKind =
+  | 'unique'
+  | 'check'
+  | 'foreign_key'
+  | 'not_null'
+  | 'serialization'
+  | 'deadlock'
+  | 'lock_timeout'
+  | 'connection'
+
+const postgresKinds: Record<string, SqlErrorKind> = {
+  '23505': 'unique',
+  '23514': 'check',
+  '23503': 'foreign_key',
+  '23502': 'not_null',
+  '40001': 'serialization',
+  '40P01': 'deadlock',
+  '55P03': 'lock_timeout',
+  '57P01': 'connection', // admin shutdown
+  '57P05': 'connection', // idle session timeout
+  '25P03': 'connection', // idle in transaction timeout
+  '08006': 'connection',
+  '08003': 'connection',
+}
+
+const sqliteKinds: Record<string, SqlErrorKind> = {
+  SQLITE_CONSTRAINT_UNIQUE: 'unique',
+  SQLITE_CONSTRAINT_PRIMARYKEY: 'unique',
+  SQLITE_CONSTRAINT_CHECK: 'check',
+  SQLITE_CONSTRAINT_FOREIGNKEY: 'foreign_key',
+  SQLITE_CONSTRAINT_NOTNULL: 'not_null',
+  SQLITE_BUSY: 'lock_timeout',
+}
+
+/** What a database error means, the same on both engines; undefined for anything else. */
+export function sqlErrorKind(err: unknown): SqlErrorKind | undefined {
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code !== 'string') return undefined
+  return postgresKinds[code] ?? sqliteKinds[code] ?? (/^08/.test(code) ? 'connection' : undefined)
+}
+
+/** Delay before retry `attempt` (1-based): 50 ms doubling to at most 1 s, each ±50 % at random (as LND does). */
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
+  const base = Math.min(1000, 50 * 2 ** (attempt - 1))
+  return Math.round(base * (0.5 + random()))
+}

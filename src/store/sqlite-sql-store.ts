@@ -1,0 +1,107 @@
+// SqlStore on the daemon's one better-sqlite3 connection: a thin wrapper (statements prepared once per text and
+// run synchronously, the answer handed back as a settled promise), so the embedded default keeps its speed.
+//
+// One connection has one transaction at a time, and a statement run while it is open becomes part of it. So while
+// a transaction runs, every other call through this store waits its turn; and a transaction must finish within
+// the task it started in (awaiting only `tx`, whose promises are already settled): one that waited on a timer or
+// on I/O is rolled back and refused, because code that still uses the raw connection (rooms not yet ported) could
+// otherwise have slipped its statements into it. Transactions begin IMMEDIATE (the write lock taken at BEGIN, so
+// two processes never deadlock upgrading a read lock); read-only ones take no lock.
+import type Database from 'better-sqlite3'
+import type { SqlExecutor, SqlParams, SqlRun, SqlStore, TransactionOptions } from './sql-store.js'
+
+type Statement = Database.Statement<unknown[], unknown>
+
+export function sqliteSqlStore(db: Database.Database): SqlStore {
+  const statements = new Map<string, Statement>()
+  const prepare = (sql: string): Statement => {
+    let statement = statements.get(sql)
+    if (!statement) {
+      statement = db.prepare(sql)
+      if (statements.size >= 2000) statements.clear() // texts come from the code; the bound guards built text
+      statements.set(sql, statement)
+    }
+    return statement
+  }
+  // better-sqlite3 takes `?` values as arguments and `@name` values as one object.
+  const bind = (params: SqlParams | undefined): unknown[] =>
+    params === undefined ? [] : Array.isArray(params) ? (params as unknown[]) : [params]
+
+  const direct = {
+    many: <T>(sql: string, params?: SqlParams) => prepare(sql).all(...bind(params)) as T[],
+    one: <T>(sql: string, params?: SqlParams) => prepare(sql).get(...bind(params)) as T | undefined,
+    run: (sql: string, params?: SqlParams): SqlRun => ({ changes: prepare(sql).run(...bind(params)).changes }),
+  }
+
+  /** Set while a transaction is open; settles when it has ended. */
+  let open: Promise<void> | null = null
+  const settled = <T>(work: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(work())
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+  /** Runs `work` now when no transaction is open, else after the open ones have ended. */
+  const outside = async <T>(work: () => T): Promise<T> => {
+    while (open) await open
+    return work()
+  }
+  const call = <T>(work: () => T): Promise<T> => (open ? outside(work) : settled(work))
+
+  const txExecutor = (isOpen: () => boolean): SqlExecutor => {
+    const guard = <T>(work: () => T): Promise<T> =>
+      isOpen() ? settled(work) : Promise.reject(new Error('the transaction has already ended'))
+    return {
+      engine: 'sqlite',
+      many: (sql, params) => guard(() => direct.many(sql, params)),
+      one: (sql, params) => guard(() => direct.one(sql, params)),
+      run: (sql, params) => guard(() => direct.run(sql, params)),
+      exec: script => guard(() => void db.exec(script)),
+    }
+  }
+
+  async function transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    while (open) await open
+    if (db.inTransaction) throw new Error('the connection is already inside a transaction opened outside this store')
+    let end!: () => void
+    open = new Promise(resolve => (end = resolve))
+    let active = true
+    let leftTheTask = false
+    const marker = setImmediate(() => (leftTheTask = true))
+    try {
+      db.exec(options.readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE')
+      let result: T
+      try {
+        result = await work(txExecutor(() => active))
+        if (leftTheTask) {
+          throw new Error('a SQLite transaction awaited something besides its own statements; it was rolled back')
+        }
+      } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK')
+        throw err
+      }
+      db.exec('COMMIT')
+      return result
+    } finally {
+      active = false
+      clearImmediate(marker)
+      open = null
+      end()
+    }
+  }
+
+  return {
+    engine: 'sqlite',
+    many: (sql, params) => call(() => direct.many(sql, params)),
+    one: (sql, params) => call(() => direct.one(sql, params)),
+    run: (sql, params) => call(() => direct.run(sql, params)),
+    transaction,
+    exec: script => call(() => void db.exec(script)),
+    // The connection belongs to whoever opened it (openStore); this wrapper only lets go of its statements.
+    close: async () => {
+      while (open) await open
+      statements.clear()
+    },
+  }
+}

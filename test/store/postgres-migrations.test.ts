@@ -1,0 +1,258 @@
+// One set of migrations for both engines (issue 27): every schema/sql file applied on SQLite and on a real
+// PostgreSQL 15 gives the same tables, columns, nullability and keys; amounts are BIGINT on PostgreSQL; a negative
+// balance is refused on both; daemons starting together migrate a database once; the PostgreSQL twins of the
+// migrations that move data (070, 073) leave the same rows as their SQLite originals.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import {
+  migrate,
+  migratePostgres,
+  openStore,
+  postgresSqlStore,
+  sqlErrorKind,
+  toPostgresSchema,
+  type SqlStore,
+} from '../../src/store/index.js'
+import { tempDataDir } from '../support/daemon.js'
+import { repoRoot } from '../support/paths.js'
+import { createDatabase, postgresSkipReason, testPostgres } from '../support/postgres.js'
+
+const migrations = path.join(repoRoot, 'schema/sql')
+const postgres = await testPostgres()
+
+const unit = suite('the substitution table')
+
+unit('rewrites types, GLOB and json_extract, and leaves comments out', () => {
+  const sql = toPostgresSchema(`-- an INTEGER in prose stays prose
+CREATE TABLE t (
+  serial INTEGER PRIMARY KEY AUTOINCREMENT,
+  amount_msat INTEGER NOT NULL, raw BLOB, ratio REAL,
+  day TEXT CHECK (day GLOB '[0-9][0-9]-?*')
+) WITHOUT ROWID;
+CREATE INDEX t_tag ON t(json_extract(extra, '$.tag'));`)
+  assert.not.match(sql, /prose/)
+  assert.match(sql, /serial BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY/)
+  assert.match(sql, /amount_msat BIGINT NOT NULL, raw BYTEA, ratio DOUBLE PRECISION/)
+  assert.match(sql, /day SIMILAR TO '\[0-9\]\[0-9\]-_%'/)
+  assert.match(sql, /\n\);/)
+  assert.not.match(sql, /ROWID/)
+  assert.match(sql, /ON t\(\(extra::jsonb ->> 'tag'\)\)/)
+})
+
+unit.run()
+
+interface Column {
+  name: string
+  nullable: boolean
+  key: boolean
+}
+
+function sqliteShape(db: Database.Database): Record<string, Column[]> {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[]
+  return Object.fromEntries(
+    tables.map(table => {
+      const columns = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string; notnull: number; pk: number }[]
+      // A primary key column is NOT NULL on PostgreSQL by definition; SQLite's table_info leaves notnull 0 on it.
+      return [table, columns.map(c => ({ name: c.name, nullable: c.notnull === 0 && c.pk === 0, key: c.pk > 0 }))]
+    }),
+  )
+}
+
+async function postgresShape(store: SqlStore): Promise<Record<string, Column[]>> {
+  const rows = await store.many<{ table: string; name: string; nullable: string; key: boolean }>(
+    `SELECT c.table_name AS "table", c.column_name AS name, c.is_nullable AS nullable,
+            EXISTS (SELECT 1 FROM information_schema.table_constraints tc
+                      JOIN information_schema.key_column_usage k
+                        ON k.constraint_name = tc.constraint_name AND k.table_name = tc.table_name
+                     WHERE tc.table_name = c.table_name AND tc.constraint_type = 'PRIMARY KEY'
+                       AND k.column_name = c.column_name) AS key
+       FROM information_schema.columns c
+      WHERE c.table_schema = 'public'
+      ORDER BY c.table_name, c.ordinal_position`,
+  )
+  const shape: Record<string, Column[]> = {}
+  for (const row of rows) (shape[row.table] ??= []).push({ name: row.name, nullable: row.nullable === 'YES', key: row.key })
+  return shape
+}
+
+/** A folder holding the migrations up to `last` (and their twins), to stop a database before a later one. */
+function migrationsUpTo(last: number): string {
+  const dir = path.join(tempDataDir(), 'sql')
+  fs.mkdirSync(dir)
+  for (const name of fs.readdirSync(migrations)) {
+    if (Number(name.slice(0, 3)) <= last) fs.copyFileSync(path.join(migrations, name), path.join(dir, name))
+  }
+  return dir
+}
+const addMigrations = (dir: string, upTo: number) => {
+  for (const name of fs.readdirSync(migrations)) {
+    if (Number(name.slice(0, 3)) <= upTo) fs.copyFileSync(path.join(migrations, name), path.join(dir, name))
+  }
+}
+
+if (!postgres) {
+  console.log(`  skipped on PostgreSQL: no server (${postgresSkipReason})`)
+} else {
+  const both = suite('every migration on SQLite and on PostgreSQL 15')
+  const stores: SqlStore[] = []
+  const pgStore = async (url?: string) => {
+    const store = postgresSqlStore({ url: url ?? (await createDatabase(postgres.adminUrl)) })
+    stores.push(store)
+    return store
+  }
+  both.after(async () => {
+    for (const store of stores) await store.close()
+    await postgres.close()
+  })
+
+  both('the same tables, columns, nullability and primary keys', async () => {
+    const dataDir = tempDataDir()
+    const sqlite = openStore({ dataDir })
+    const store = await pgStore(postgres.url)
+    const applied = await migratePostgres(store)
+    assert.equal(applied, sqlite.applied, 'PostgreSQL applied the same migrations, in the same order')
+    const expected = sqliteShape(sqlite.db)
+    sqlite.close()
+    const actual = await postgresShape(store)
+    assert.equal(Object.keys(actual).sort(), Object.keys(expected).sort())
+    for (const table of Object.keys(expected)) assert.equal(actual[table], expected[table], table)
+    assert.equal(await migratePostgres(store), [], 'a second run applies nothing')
+  })
+
+  both('every integer column is BIGINT on PostgreSQL (msat amounts and unix-ms times overflow INTEGER)', async () => {
+    const store = stores[0]!
+    const types = await store.many<{ table: string; column: string; type: string }>(
+      `SELECT table_name AS "table", column_name AS "column", data_type AS type FROM information_schema.columns
+        WHERE table_schema = 'public'`,
+    )
+    const msat = types.filter(t => /msat/.test(t.column))
+    assert.ok(msat.length >= 20, `${msat.length} msat columns`)
+    assert.equal(msat.filter(t => t.type !== 'bigint'), [])
+    assert.equal(types.filter(t => t.type === 'integer' || t.type === 'smallint'), [])
+  })
+
+  both('a negative balance is refused by a CHECK on both engines', async () => {
+    const sqlite = openStore({ dataDir: tempDataDir() })
+    for (const store of [sqlite.sql, stores[0]!]) {
+      await store.run('INSERT INTO accounts (id, created_at) VALUES (?, 1)', ['a'])
+      await store.run(
+        "INSERT INTO users (id, account_id, balance_msat, admin_key, invoice_key, created_at) VALUES ('u', 'a', 5, 'k1', 'k2', 1)",
+      )
+      const err = await store.run("UPDATE users SET balance_msat = balance_msat - 6 WHERE id = 'u'").catch(e => e)
+      assert.is(sqlErrorKind(err), 'check', store.engine)
+      const insert = await store
+        .run("INSERT INTO users (id, account_id, balance_msat, admin_key, invoice_key, created_at) VALUES ('v', 'a', -1, 'k3', 'k4', 1)")
+        .catch(e => e)
+      assert.is(sqlErrorKind(insert), 'check', store.engine)
+      assert.equal(await store.one("SELECT balance_msat AS b FROM users WHERE id = 'u'"), { b: 5 })
+    }
+    sqlite.close()
+  })
+
+  both('daemons migrating one new database together apply each migration once (pg_advisory_xact_lock)', async () => {
+    const url = await createDatabase(postgres.adminUrl)
+    const runners = await Promise.all([pgStore(url), pgStore(url), pgStore(url)])
+    const results = await Promise.all(runners.map(store => migratePostgres(store)))
+    const all = results.flat()
+    assert.is(all.length, new Set(all).size, 'no migration applied twice')
+    assert.equal(all.sort(), (await runners[0]!.many<{ name: string }>('SELECT name FROM schema_migrations')).map(r => r.name).sort())
+  })
+
+  both('a failing migration leaves nothing half-applied and the next run carries on', async () => {
+    const dir = path.join(tempDataDir(), 'sql')
+    fs.mkdirSync(dir)
+    fs.writeFileSync(path.join(dir, '001_good.sql'), 'CREATE TABLE a (x INTEGER);')
+    fs.writeFileSync(path.join(dir, '002_bad.sql'), 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);')
+    const store = await pgStore()
+    const err = await migratePostgres(store, dir).catch(e => e)
+    assert.match(String(err), /nowhere/)
+    assert.equal(await store.many('SELECT name FROM schema_migrations'), [{ name: '001_good.sql' }])
+    assert.is(await store.one("SELECT 1 FROM information_schema.tables WHERE table_name = 'b'"), undefined)
+    fs.writeFileSync(path.join(dir, '002_bad.sql'), 'CREATE TABLE b (x INTEGER);')
+    assert.equal(await migratePostgres(store, dir), ['002_bad.sql'])
+  })
+
+  both('070 (its twin on PostgreSQL): attempts kept, a failed attempt no longer blocks its hash, one live attempt per hash', async () => {
+    const dir = migrationsUpTo(61)
+    const sqlite = new Database(':memory:')
+    migrate(sqlite, dir)
+    const store = await pgStore()
+    await migratePostgres(store, dir)
+    const attempt = (status: string) =>
+      `INSERT INTO payments (payment_hash, payment_request, user_id, amount_msat, service_fee_msat, max_routing_fee_msat,
+         internal, status, created_at, resolved_at)
+       VALUES ('h1', 'lnbc1', 'u', 1000, 0, 10, 0, '${status}', 3, ${status === 'pending' ? 'NULL' : 4})`
+    const seed = [
+      "INSERT INTO accounts (id, created_at) VALUES ('a', 1)",
+      "INSERT INTO users (id, account_id, admin_key, invoice_key, created_at) VALUES ('u', 'a', 'k1', 'k2', 1)",
+      attempt('failed'),
+    ]
+    for (const sql of seed) {
+      sqlite.exec(sql)
+      await store.run(sql)
+    }
+    addMigrations(dir, 70)
+    migrate(sqlite, dir)
+    await migratePostgres(store, dir)
+    for (const engine of ['sqlite', 'postgres'] as const) {
+      const run = async (sql: string) => (engine === 'sqlite' ? sqlite.exec(sql) : void (await store.run(sql)))
+      const rows = async (sql: string) => (engine === 'sqlite' ? sqlite.prepare(sql).all() : store.many(sql))
+      await run(attempt('pending'))
+      const second = await run(attempt('pending')).catch(e => e)
+      assert.is(sqlErrorKind(second), 'unique', `${engine}: a second live attempt is refused`)
+      assert.equal(await rows('SELECT serial, status FROM payments ORDER BY serial'), [
+        { serial: 1, status: 'failed' },
+        { serial: 2, status: 'pending' },
+      ], `${engine}: the failed attempt kept, the serials continued`)
+    }
+    // An explicit serial is refused on PostgreSQL (its sequence would not move past it): see toPostgresSchema.
+    const explicit = await store
+      .run(
+        `INSERT INTO payments (serial, payment_hash, payment_request, user_id, amount_msat, service_fee_msat,
+           max_routing_fee_msat, internal, status, created_at) VALUES (9, 'h2', 'l', 'u', 1, 0, 0, 0, 'pending', 1)`,
+      )
+      .catch(e => e)
+    assert.match(String(explicit), /cannot insert a non-DEFAULT value into column "serial"/)
+  })
+
+  both('073 (its twin on PostgreSQL): NIP-47 requests move to nostr_requests with the same answers', async () => {
+    const dir = migrationsUpTo(72)
+    const sqlite = new Database(':memory:')
+    migrate(sqlite, dir)
+    const store = await pgStore()
+    await migratePostgres(store, dir)
+    const seed = [
+      "INSERT INTO accounts (id, created_at) VALUES ('a', 1)",
+      "INSERT INTO users (id, account_id, admin_key, invoice_key, created_at) VALUES ('u', 'a', 'k1', 'k2', 1)",
+      `INSERT INTO nwc_connections (id, user_id, name, service_pubkey, service_secret, client_pubkey, methods, created_at)
+       VALUES ('c1', 'u', 'n', 'svc', 's', 'cl', 'pay_invoice', 1)`,
+      `INSERT INTO nwc_requests (event_id, connection_id, requester, created_at, received_at, reply) VALUES
+         ('e1', 'c1', 'r', 1, 2, NULL),
+         ('e2', 'c1', 'r', 1, 2, '{"sentAt":5,"content":"abc"}'),
+         ('e3', 'c1', 'r', 1, 2, '{"sentAt":6}'),
+         ('e4', 'c1', 'r', 1, 2, '{"sentAt":7,"content":null}')`,
+    ]
+    for (const sql of seed) {
+      sqlite.exec(sql)
+      await store.run(sql)
+    }
+    addMigrations(dir, 73)
+    migrate(sqlite, dir)
+    await migratePostgres(store, dir)
+    const parse = (rows: unknown[]) =>
+      (rows as { event_id: string; app_pubkey: string; reply: string | null }[]).map(r => ({ ...r, reply: r.reply === null ? null : JSON.parse(r.reply) }))
+    const query = 'SELECT event_id, app_pubkey, reply FROM nostr_requests ORDER BY event_id'
+    const fromSqlite = parse(sqlite.prepare(query).all())
+    assert.equal(fromSqlite[1]!.reply, { sentAt: 5, contents: ['abc'] })
+    assert.equal(parse(await store.many(query)), fromSqlite)
+    assert.is(await store.one("SELECT 1 FROM information_schema.tables WHERE table_name = 'nwc_requests'"), undefined)
+  })
+
+  both.run()
+}

@@ -1,0 +1,161 @@
+// A real PostgreSQL 15 for tests: Debian's server binaries started in a temporary directory on a free loopback port,
+// or the server RELAYPAY_TEST_POSTGRES_URL names (.ci/run starts one for the whole run and sets it). Each test file
+// gets a database of its own. Without a server the PostgreSQL tests report themselves skipped, unless
+// RELAYPAY_TEST_REQUIRE_POSTGRES=1 (set by .ci/run), where a missing server fails them.
+import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+
+export const postgresBinDir = process.env.RELAYPAY_TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin'
+
+export interface TestPostgres {
+  /** URL of a fresh, empty database on the server. */
+  url: string
+  /** URL of the server's `postgres` database (for CREATE DATABASE and the like). */
+  adminUrl: string
+  /** Drops the database and stops the server when this file started it. */
+  close(): Promise<void>
+}
+
+export interface PostgresServer {
+  /** URL of the `postgres` database, user relaypay, no password (trust on loopback). */
+  adminUrl: string
+  /** Stops the server at once (`-m immediate`: nothing in it is worth a clean shutdown) and deletes its files. */
+  stop(): void
+}
+
+const postgresRequired = () => process.env.RELAYPAY_TEST_REQUIRE_POSTGRES === '1'
+
+/** Where a test server cannot start: undefined and why, or a throw when the run requires PostgreSQL. */
+function unavailable(reason: string): undefined {
+  if (postgresRequired()) throw new Error(`RELAYPAY_TEST_REQUIRE_POSTGRES=1 but ${reason}`)
+  postgresSkipReason = reason
+  return undefined
+}
+
+/** Why the last `testPostgres()` gave undefined, for the skip line. */
+export let postgresSkipReason = ''
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * Starts PostgreSQL in a new temporary directory: initdb (trust, user relaypay, no sync), then the server on
+ * 127.0.0.1 and a free port, its socket in the directory, with fsync off. initdb refuses to run as root, so as
+ * root the directory goes to the `postgres` user and the binaries run through `runuser`.
+ */
+export async function startPostgresServer(): Promise<PostgresServer> {
+  const bin = (name: string) => path.join(postgresBinDir, name)
+  if (!fs.existsSync(bin('initdb')) || !fs.existsSync(bin('pg_ctl'))) {
+    throw new Error(`no PostgreSQL server binaries in ${postgresBinDir} (apt-get install postgresql-15)`)
+  }
+  const root = process.getuid?.() === 0
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-pg-'))
+  const data = path.join(dir, 'data')
+  const as = (file: string, args: string[]) =>
+    root ? execFileSync('runuser', ['-u', 'postgres', '--', file, ...args], { stdio: 'pipe' }) : execFileSync(file, args, { stdio: 'pipe' })
+  if (root) execFileSync('chown', ['postgres:postgres', dir])
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true })
+  try {
+    as(bin('initdb'), ['-D', data, '--auth=trust', '-U', 'relaypay', '--no-sync', '-E', 'UTF8', '--locale=C'])
+    const port = await freePort()
+    const settings = [
+      `-p ${port}`, "-c listen_addresses='127.0.0.1'", `-k ${dir}`, '-c fsync=off', '-c synchronous_commit=off',
+      '-c full_page_writes=off', '-c max_connections=200',
+    ].join(' ')
+    as(bin('pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-o', settings, '-w', '-t', '30', 'start'])
+    let stopped = false
+    const stop = () => {
+      if (stopped) return
+      stopped = true
+      try {
+        as(bin('pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'])
+      } catch {
+        // Already gone (killed with its test): the files are removed all the same.
+      }
+      remove()
+    }
+    // A test file that crashes still stops its server: `exit` handlers run for uncaught errors and process.exit.
+    process.once('exit', stop)
+    return { adminUrl: `postgres://relaypay@127.0.0.1:${port}/postgres`, stop }
+  } catch (err) {
+    const log = path.join(dir, 'server.log')
+    const detail = fs.existsSync(log) ? `\n${fs.readFileSync(log, 'utf8')}` : ''
+    remove()
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? ''
+    throw new Error(`PostgreSQL did not start: ${(err as Error).message}${stderr}${detail}`)
+  }
+}
+
+/** A fresh database on `adminUrl`'s server; its URL. */
+export async function createDatabase(adminUrl: string): Promise<string> {
+  const name = `relaypay_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+export async function dropDatabase(adminUrl: string, url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1)
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  } finally {
+    await admin.end()
+  }
+}
+
+/**
+ * The PostgreSQL of this test file: the shared server of RELAYPAY_TEST_POSTGRES_URL or one started now, with a
+ * fresh database. Undefined when there is none (the caller skips; `postgresSkipReason` says why).
+ */
+export async function testPostgres(): Promise<TestPostgres | undefined> {
+  const shared = process.env.RELAYPAY_TEST_POSTGRES_URL
+  let server: PostgresServer | undefined
+  let adminUrl: string
+  if (shared) {
+    adminUrl = shared
+  } else {
+    try {
+      server = await startPostgresServer()
+    } catch (err) {
+      return unavailable((err as Error).message)
+    }
+    adminUrl = server.adminUrl
+  }
+  let url: string
+  try {
+    url = await createDatabase(adminUrl)
+  } catch (err) {
+    server?.stop()
+    return unavailable(`no database could be created on ${adminUrl}: ${(err as Error).message}`)
+  }
+  return {
+    url,
+    adminUrl,
+    async close() {
+      if (server) return server.stop()
+      await dropDatabase(adminUrl, url)
+    },
+  }
+}
