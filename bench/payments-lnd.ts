@@ -107,8 +107,15 @@ async function benchOnce(
     const payer = await createAppWithUser(daemon, { jwtSecret, identifier: `payer-${tag}` })
     const payee = await addAppUser(daemon, { appToken: payer.appToken, appId: payer.appId, jwtSecret, identifier: `payee-${tag}` })
     const app = { authorization: payer.appToken }
-    const getUser = async (identifier: string) =>
-      (await daemon.request('POST', '/api/app/user/get', { body: { user_identifier: identifier }, headers: app })).json.info.balance as number
+    // A read, so asked again once if the daemon closed the kept-alive connection just as it was reused.
+    const getUser = async (identifier: string): Promise<number> => {
+      const ask = async () =>
+        (await daemon.request('POST', '/api/app/user/get', { body: { user_identifier: identifier }, headers: app })).json.info.balance as number
+      return ask().catch(ask)
+    }
+    // The daemon closes a connection idle for its keep-alive timeout (5 s); one reused at that moment loses its
+    // request (a loaded machine widens the window). Each phase starts on fresh connections, after its own setup.
+    const freshConnections = () => connections.forEach(connection => connection.close())
 
     // Funding: one invoice of the payer's, settled on the fake as if another node had paid it.
     const fundingSats = 50_000_000
@@ -135,6 +142,7 @@ async function benchOnce(
       const payMs: number[] = []
       const pairMs: number[] = []
       let errors = 0
+      freshConnections()
       const prof = profiler(daemon.process.pid, profileDir)
       prof.start()
       const cpu = cpuWindow(daemon.process.pid)
@@ -200,6 +208,7 @@ async function benchOnce(
       const latencies: number[] = []
       let errors = 0
       let next = 0
+      freshConnections()
       const prof = profiler(daemon.process.pid, opts.profileDir)
       prof.start()
       const cpu = cpuWindow(daemon.process.pid)
@@ -235,6 +244,7 @@ async function benchOnce(
       const before = await getUser(payee.identifier)
       const made: string[] = []
       let next = 0
+      freshConnections()
       await Promise.all(
         connections.slice(0, 8).map(async connection => {
           for (let i = next++; i < count; i = next++) made.push(JSON.parse((await connection.send(addInvoice)).body).invoice)
@@ -251,6 +261,10 @@ async function benchOnce(
     })()
 
     return { root, ...(opts.seed ? { seed: opts.seed } : {}), loadAverage: os.loadavg().map(round), pairs: results, external, settlements, rssMb: processRssMb(daemon.process.pid) }
+  } catch (err) {
+    // What the daemon said last, which tells a crash from a client-side failure.
+    process.stderr.write(`lnd-payments: ${root} failed; the daemon's last words:\n${daemon.logs().slice(-6000)}\n`)
+    throw err
   } finally {
     connections.forEach(connection => connection.close())
     await daemon.stop()

@@ -58,6 +58,15 @@ function statusOfHttp(httpStatus: number): number {
   return status.unknown
 }
 
+/** grpc-message is percent-encoded; a malformed one is shown as sent. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
 /** One gRPC message with its 5-byte prefix (not compressed, 32-bit length). */
 function framed(message: Buffer): Buffer {
   const frame = Buffer.allocUnsafe(5 + message.length)
@@ -143,7 +152,7 @@ export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): 
       if (value === undefined) return
       grpcStatus = Number(value)
       const said = fields['grpc-message']
-      grpcMessage = typeof said === 'string' ? decodeURIComponent(said) : ''
+      grpcMessage = typeof said === 'string' ? percentDecoded(said) : ''
     }
     const read = messageReader(bytes => on.message(bytes))
     stream.on('response', fields => {
@@ -222,7 +231,13 @@ export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): 
       // A stream made and failed at once still lets its caller attach listeners first.
       queueMicrotask(() => {
         if (over) return
-        cancel = call(path, serialize(request), {
+        let body: Buffer
+        try {
+          body = serialize(request)
+        } catch (err) {
+          return fail(new GrpcError(status.internal, `request message serialization failure: ${err instanceof Error ? err.message : String(err)}`))
+        }
+        cancel = call(path, body, {
           message(bytes) {
             if (over) return
             let message
