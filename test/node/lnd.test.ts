@@ -123,6 +123,20 @@ faults(
 )
 
 faults(
+  'LND stopped under the payment path: invoices and decodes answer node_unavailable, and work again once it is back',
+  withLnd(async ({ node, fake }) => {
+    // The payment path's own connection (grpc-channel.ts) is open before LND goes away.
+    const before = await node.createInvoice({ amountMsat: 1000 })
+    await fake.stop()
+    await rejectsWith(node.createInvoice({ amountMsat: 1000 }), 'node_unavailable')
+    await rejectsWith(node.decodeInvoice(before.paymentRequest), 'node_unavailable')
+    await fake.start()
+    const after = await node.createInvoice({ amountMsat: 2000 })
+    assert.is((await node.decodeInvoice(after.paymentRequest)).amountMsat, 2000)
+  }),
+)
+
+faults(
   'a forward LND records shows in the forwarding history with LND-style channel ids',
   withLnd(async ({ node, fake, now }) => {
     const [a, b] = [randomNodePubkey(), randomNodePubkey()]

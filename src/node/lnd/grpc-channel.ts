@@ -134,8 +134,10 @@ export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): 
       return () => undefined
     }
     let stream: http2.ClientHttp2Stream
+    let onSession: http2.ClientHttp2Session
     try {
-      stream = currentSession().request({ ...headers, ':path': path })
+      onSession = currentSession()
+      stream = onSession.request({ ...headers, ':path': path })
     } catch (err) {
       // A session that is closing refuses new streams; the next call opens another.
       session = undefined
@@ -182,8 +184,9 @@ export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): 
       if (cancelled) return finish(new GrpcError(status.cancelled, 'cancelled'))
       if (parseError !== undefined) return finish(new GrpcError(status.internal, `response message parsing error: ${parseError}`))
       if (grpcStatus !== undefined) return finish(grpcStatus === status.ok ? undefined : new GrpcError(grpcStatus, grpcMessage))
-      if (transportError || stream.rstCode === NGHTTP2_REFUSED_STREAM) {
-        return finish(new GrpcError(status.unavailable, transportError?.message ?? 'LND refused the stream'))
+      // The connection failed or LND went away under the call (it stopped, restarted, or refused the stream).
+      if (transportError || stream.rstCode === NGHTTP2_REFUSED_STREAM || onSession.closed || onSession.destroyed) {
+        return finish(new GrpcError(status.unavailable, transportError?.message ?? 'the connection to LND closed during the call'))
       }
       finish(new GrpcError(status.internal, `LND closed the call without a status (HTTP/2 code ${stream.rstCode})`))
     })
