@@ -73,6 +73,9 @@ export function bolt11TimestampSeconds(request: string): number {
   return seconds
 }
 
+/** DecodePayReq answers kept (a few hundred bytes each). */
+const recentDecodesKept = 256
+
 /** Invoices per ListInvoices page when reading the whole list. */
 const invoicePageSize = 1000
 
@@ -158,9 +161,24 @@ export function lndInvoices({ lnd, rpc, clock }: { lnd: AuthenticatedLnd; rpc: G
     }
   }
 
+  // LND's reading of a request never changes, and a payment asks twice (the wallet, to tell our invoices from
+  // others', then the payment for the feature bits): the last few answers are kept, failures are not.
+  const recentDecodes = new Map<string, Promise<PayReq>>()
+  const decodedOnce = (request: string): Promise<PayReq> => {
+    const known = recentDecodes.get(request)
+    if (known) return known
+    const decoding = decodePayReqOf(rpc, request)
+    recentDecodes.set(request, decoding)
+    if (recentDecodes.size > recentDecodesKept) recentDecodes.delete(recentDecodes.keys().next().value!)
+    decoding.catch(() => {
+      if (recentDecodes.get(request) === decoding) recentDecodes.delete(request)
+    })
+    return decoding
+  }
+
   const decodeForPayment = async (paymentRequest: string): Promise<{ invoice: DecodedInvoice; featureBits: number[] }> => {
     const request = paymentRequest.trim().toLowerCase()
-    const decoded = await decodePayReqOf(rpc, request)
+    const decoded = await decodedOnce(request)
     const createdAt = decoded.timestamp * 1000
     const invoice: DecodedInvoice = {
       paymentRequest: request,
@@ -175,7 +193,7 @@ export function lndInvoices({ lnd, rpc, clock }: { lnd: AuthenticatedLnd; rpc: G
       minFinalCltvExpiry: decoded.cltvExpiry,
       ...(decoded.paymentAddr.length > 0 ? { paymentAddr: decoded.paymentAddr.toString('hex') } : {}),
     }
-    return { invoice, featureBits: decoded.featureBits }
+    return { invoice, featureBits: [...decoded.featureBits] }
   }
 
   return {
