@@ -6,7 +6,9 @@
 //   - settlements: invoices made first, then settled on the fake at once; the time and daemon CPU until the
 //     subscription has credited every one
 // BENCH_LND_ROOTS (repo roots, comma separated; default this one) runs each root's daemon in turn, run by run, so
-// an old build is measured beside the new one under the same load. The fake and the client share this process:
+// an old build is measured beside the new one under the same load, e.g. three runs against a build of f3a0535:
+//   git worktree add ../old f3a0535 && cp -a node_modules ../old/ && (cd ../old && npm run build --silent)
+//   BENCH_LND_RUNS=3 BENCH_LND_ROOTS=$PWD/../old,$PWD npm run bench -- paymentsLnd The fake and the client share this process:
 // `clientCpuMsPerPair` includes the fake's gRPC work.
 import os from 'node:os'
 import path from 'node:path'
@@ -107,8 +109,15 @@ async function benchOnce(
     const payer = await createAppWithUser(daemon, { jwtSecret, identifier: `payer-${tag}` })
     const payee = await addAppUser(daemon, { appToken: payer.appToken, appId: payer.appId, jwtSecret, identifier: `payee-${tag}` })
     const app = { authorization: payer.appToken }
-    const getUser = async (identifier: string) =>
-      (await daemon.request('POST', '/api/app/user/get', { body: { user_identifier: identifier }, headers: app })).json.info.balance as number
+    // A read, so asked again once if the daemon closed the kept-alive connection just as it was reused.
+    const getUser = async (identifier: string): Promise<number> => {
+      const ask = async () =>
+        (await daemon.request('POST', '/api/app/user/get', { body: { user_identifier: identifier }, headers: app })).json.info.balance as number
+      return ask().catch(ask)
+    }
+    // The daemon closes a connection idle for its keep-alive timeout (5 s); one reused at that moment loses its
+    // request (a loaded machine widens the window). Each phase starts on fresh connections, after its own setup.
+    const freshConnections = () => connections.forEach(connection => connection.close())
 
     // Funding: one invoice of the payer's, settled on the fake as if another node had paid it.
     const fundingSats = 50_000_000
@@ -135,6 +144,7 @@ async function benchOnce(
       const payMs: number[] = []
       const pairMs: number[] = []
       let errors = 0
+      freshConnections()
       const prof = profiler(daemon.process.pid, profileDir)
       prof.start()
       const cpu = cpuWindow(daemon.process.pid)
@@ -200,6 +210,7 @@ async function benchOnce(
       const latencies: number[] = []
       let errors = 0
       let next = 0
+      freshConnections()
       const prof = profiler(daemon.process.pid, opts.profileDir)
       prof.start()
       const cpu = cpuWindow(daemon.process.pid)
@@ -208,8 +219,9 @@ async function benchOnce(
         connections.slice(0, 8).map(async connection => {
           for (let i = next++; i < count; i = next++) {
             const t0 = performance.now()
-            const paid = await connection.send(invoices[i]!)
-            if (paid.status !== 200 || !paid.body.startsWith('{"status":"OK"')) errors++
+            // A dropped connection counts as an error, as in the pairs, instead of ending the run.
+            const paid = await connection.send(invoices[i]!).catch(() => undefined)
+            if (paid?.status !== 200 || !paid.body.startsWith('{"status":"OK"')) errors++
             else latencies.push(performance.now() - t0)
           }
         }),
@@ -235,9 +247,19 @@ async function benchOnce(
       const before = await getUser(payee.identifier)
       const made: string[] = []
       let next = 0
+      freshConnections()
       await Promise.all(
         connections.slice(0, 8).map(async connection => {
-          for (let i = next++; i < count; i = next++) made.push(JSON.parse((await connection.send(addInvoice)).body).invoice)
+          for (let i = next++; i < count; i = next++) {
+            // Asked again when the connection drops: an invoice made but not heard of is never settled, so unpaid.
+            for (;;) {
+              const answer = await connection.send(addInvoice).catch(() => undefined)
+              if (answer?.status === 200 && answer.body.startsWith('{"status":"OK"')) {
+                made.push(JSON.parse(answer.body).invoice)
+                break
+              }
+            }
+          }
         }),
       )
       const hashes = made.map(decodeHash)
@@ -251,6 +273,10 @@ async function benchOnce(
     })()
 
     return { root, ...(opts.seed ? { seed: opts.seed } : {}), loadAverage: os.loadavg().map(round), pairs: results, external, settlements, rssMb: processRssMb(daemon.process.pid) }
+  } catch (err) {
+    // What the daemon said last, which tells a crash from a client-side failure.
+    process.stderr.write(`lnd-payments: ${root} failed; the daemon's last words:\n${daemon.logs().slice(-6000)}\n`)
+    throw err
   } finally {
     connections.forEach(connection => connection.close())
     await daemon.stop()

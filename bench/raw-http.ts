@@ -59,9 +59,13 @@ export class RawConnection {
         socket.off('error', reject)
         socket.setNoDelay(true)
         socket.on('data', chunk => this.received(chunk))
-        socket.on('error', error => this.failed(error))
+        // Only the current socket's end fails the request in flight: one that close() let go of has none.
+        socket.on('error', error => {
+          if (this.socket === socket) this.failed(error)
+        })
         socket.on('close', () => {
-          if (this.socket === socket) this.socket = undefined
+          if (this.socket !== socket) return
+          this.socket = undefined
           this.buffered = Buffer.alloc(0)
           this.failed(new Error('connection closed'))
         })

@@ -32,6 +32,26 @@ const knownPreimage = () => {
 }
 
 payments(
+  'an invoice decoded and then paid is read by LND once; a failed reading is not kept',
+  withLnd(async ({ node, fake, now }) => {
+    const paid = knownPreimage()
+    const outside = outsideInvoice({ network: 'regtest', nowMs: now(), amountMsat: 5_000, paymentHash: paid.paymentHash })
+    fake.node.remoteNodes.set(outside.payeePubkey, payment => fake.node.payments.succeed(payment.paymentHash, paid.preimage))
+    const asked = () => fake.node.traffic.calls.get('DecodePayReq') ?? 0
+    const before = asked()
+    assert.is((await node.decodeInvoice(outside.paymentRequest)).paymentHash, paid.paymentHash)
+    assert.is((await node.pay({ paymentRequest: outside.paymentRequest, maxFeeMsat: 100, timeoutMs: 5000 })).status, 'succeeded')
+    assert.is(asked() - before, 1)
+
+    const other = outsideInvoice({ network: 'regtest', nowMs: now(), amountMsat: 6_000 })
+    fake.faults.unavailable = true
+    await rejectsWith(node.decodeInvoice(other.paymentRequest), 'node_unavailable')
+    fake.faults.unavailable = false
+    assert.is((await node.decodeInvoice(other.paymentRequest)).amountMsat, 6_000)
+  }),
+)
+
+payments(
   'a payment stuck in flight is in_flight, then succeeded once LND says so; another resolves failed',
   withLnd(async ({ node, fake, time, now }) => {
     fake.faults.holdPayments = true
@@ -119,6 +139,20 @@ faults(
     fake.faults.unimplemented.clear()
     await rejectsWith(node.bumpFee({ txid: sent.txid, outputIndex: 1, satPerVbyte: 5 }), 'not_found')
     await node.bumpFee({ txid: sent.txid, outputIndex: 0, satPerVbyte: 5 })
+  }),
+)
+
+faults(
+  'LND stopped under the payment path: invoices and decodes answer node_unavailable, and work again once it is back',
+  withLnd(async ({ node, fake }) => {
+    // The payment path's own connection (grpc-channel.ts) is open before LND goes away.
+    const before = await node.createInvoice({ amountMsat: 1000 })
+    await fake.stop()
+    await rejectsWith(node.createInvoice({ amountMsat: 1000 }), 'node_unavailable')
+    await rejectsWith(node.decodeInvoice(before.paymentRequest), 'node_unavailable')
+    await fake.start()
+    const after = await node.createInvoice({ amountMsat: 2000 })
+    assert.is((await node.decodeInvoice(after.paymentRequest)).amountMsat, 2000)
   }),
 )
 

@@ -4,18 +4,17 @@
 // was missed, not the history. Only a subscriber with no index yet has LND's whole list read: LND replays
 // nothing from index 0. The stream drops when LND restarts or the network blips; it resubscribes after a backoff
 // from the last index it emitted, and anything at or below that index is a duplicate.
-import type { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { subscribeToInvoices, type AuthenticatedLnd } from 'lightning'
 import type { Clock } from '../../bus/index.js'
 import type { SettledInvoice, Timers } from '../lightning-node.js'
-import type { LndInvoiceDesk, LndInvoice } from './invoices.js'
-import { settlementFromLnd } from './invoices.js'
+import type { LndInvoiceDesk } from './invoices.js'
 import { describeLndFailure } from './lnd-errors.js'
+import type { GrpcChannel, GrpcServerStream } from './grpc-channel.js'
+import { decodeInvoiceUpdate, encodeInvoiceSubscription, type InvoiceUpdate } from './rpc-messages.js'
 import { backoffDelayMs, maxReconnectDelayMs } from './reconnect-backoff.js'
 
 export interface InvoiceStreamDeps {
-  lnd: AuthenticatedLnd
+  rpc: GrpcChannel
   invoices: LndInvoiceDesk
   clock: Clock
   timers: Timers
@@ -33,13 +32,13 @@ export interface InvoiceStream {
  * resume from, so it reads the list and may then pass on settlements from before it started.
  */
 export function invoiceStream(
-  { lnd, invoices, clock, timers, log }: InvoiceStreamDeps,
+  { rpc, invoices, clock, timers, log }: InvoiceStreamDeps,
   after: number | 'now',
   next: (settled: SettledInvoice) => void,
 ): InvoiceStream {
   let cursor = after === 'now' ? 0 : after
   let failures = 0
-  let subscription: EventEmitter | undefined
+  let subscription: GrpcServerStream<InvoiceUpdate> | undefined
   let cancelRetry: (() => void) | undefined
   let closed = false
   // Each connection attempt; callbacks of an attempt that was given up on change nothing.
@@ -53,11 +52,13 @@ export function invoiceStream(
 
   const drop = () => {
     attempt++
-    // The library restarts a dropped subscription on its own after a fixed 30 s, from cursors it may lose (an add
-    // event clears its settle cursor). Removing every listener, synchronously, ends its loop, so the restart is
-    // ours: with backoff, from our cursor.
-    subscription?.removeAllListeners()
+    const sub = subscription
     subscription = undefined
+    if (!sub) return
+    sub.removeAllListeners()
+    // Cancelling ends the call with a CANCELLED 'error' that nobody waits for any more.
+    sub.on('error', () => undefined)
+    sub.cancel()
   }
 
   const retryLater = (err: unknown, since: number) => {
@@ -74,20 +75,32 @@ export function invoiceStream(
     })
   }
 
-  /** SubscribeInvoices from `from` (0: live only); settlements go to `onSettled`. */
+  /**
+   * SubscribeInvoices from `from` (0: live only); settlements go to `onSettled`. LND sends every invoice it adds
+   * too: those are read no further than their state (rpc-messages.ts).
+   */
   const subscribe = (from: number, onSettled: (settled: SettledInvoice) => void) => {
     const mine = attempt
     const connectedAt = clock.now()
-    const sub = subscribeToInvoices({ lnd, ...(from > 0 ? { confirmed_after: from } : {}) })
+    const sub = rpc.serverStream('/lnrpc.Lightning/SubscribeInvoices', encodeInvoiceSubscription, decodeInvoiceUpdate, from)
     subscription = sub
-    sub.on('invoice_updated', (invoice: LndInvoice) => {
+    sub.on('data', update => {
       failures = 0
-      const settled = settlementFromLnd(invoice)
-      if (settled) onSettled(settled)
+      if (!update.settled || !update.settleIndex || !update.settleDate) return
+      onSettled({
+        paymentHash: update.paymentHash,
+        paymentRequest: update.paymentRequest,
+        amountMsat: update.amountPaidMsat,
+        settledAt: update.settleDate * 1000,
+        settleIndex: update.settleIndex,
+      })
     })
-    // An 'error' without a reason is a stream LND ended.
-    sub.on('error', (err: unknown) => {
+    // LND ending the stream (it stops or restarts) is a drop like an error.
+    sub.on('error', err => {
       if (mine === attempt) retryLater(err, connectedAt)
+    })
+    sub.on('end', () => {
+      if (mine === attempt) retryLater(undefined, connectedAt)
     })
   }
 

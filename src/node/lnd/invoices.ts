@@ -1,42 +1,59 @@
-// LND's invoices as the daemon sees them: issuing, looking up and decoding through the `lightning` package, and
-// reading LND's whole invoice list when a settlement subscriber knows no settle index yet. LND is the authority
-// on every rule (expiry, network, signature); this file checks only what our interface promises beyond LND and
-// maps the results.
-import {
-  decodePaymentRequest,
-  getInvoice,
-  getInvoices,
-  type AuthenticatedLnd,
-  type DecodePaymentRequestResult,
-} from 'lightning'
+// LND's invoices as the daemon sees them: issuing and decoding on our own gRPC channel (grpc-channel.ts), looking up and
+// reading LND's whole invoice list (when a settlement subscriber knows no settle index yet) through the `lightning`
+// package. LND is the authority on every rule (expiry, network, signature); this file checks only what our
+// interface promises beyond LND and maps the results.
+import { getInvoice, getInvoices, type AuthenticatedLnd } from 'lightning'
 import { type Clock, OperationError } from '../../bus/index.js'
 import { validInvoiceRequest } from '../invoice-request.js'
 import type { CreateInvoiceRequest, DecodedInvoice, NodeInvoice, SettledInvoice } from '../lightning-node.js'
-import { grpcStatus, lndError, describeLndFailure } from './lnd-errors.js'
-
-/** lnrpc.AddInvoiceResponse, as the `lightning` package's gRPC client decodes it (bytes as Buffers). */
-interface AddInvoiceResponse {
-  r_hash: Buffer
-  payment_request: string
-  add_index: string
-  payment_addr: Buffer
-}
+import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, isUnreachable, lndError } from './lnd-errors.js'
+import type { GrpcChannel } from './grpc-channel.js'
+import { decodeAddInvoiceReply, decodePayReq, encodeAddInvoice, encodePayReqString, type AddInvoiceRequest, type AddInvoiceReply, type PayReq } from './rpc-messages.js'
 
 /**
- * AddInvoice on the client the `lightning` package opened, without its createInvoice: that one parses the new
- * request twice (each parse recovers the signer's key, ~0.3 ms of CPU) and then asks LND for the invoice once
- * more (LookupInvoice) to learn what AddInvoice's answer already holds, which tripled the cost of an invoice.
+ * AddInvoice, not the library's createInvoice: that one parses the new request twice (each parse recovers the
+ * signer's key, ~0.3 ms of CPU) and then asks LND for the invoice once more (LookupInvoice) to learn what
+ * AddInvoice's answer already holds.
  */
-function addInvoice(lnd: AuthenticatedLnd, request: Record<string, unknown>): Promise<AddInvoiceResponse> {
-  return new Promise((resolve, reject) => {
-    lnd.default.addInvoice(request, (err: unknown, response: AddInvoiceResponse | undefined) => {
-      if (err) return reject(lndError('create an invoice', err))
-      if (!response?.payment_request || !Buffer.isBuffer(response.r_hash) || response.r_hash.length !== 32) {
-        return reject(new OperationError('upstream_failed', 'LND could not create an invoice: its answer has no payment request or hash'))
-      }
-      resolve(response)
-    })
-  })
+async function addInvoice(rpc: GrpcChannel, request: AddInvoiceRequest): Promise<AddInvoiceReply> {
+  let reply: AddInvoiceReply
+  try {
+    reply = await rpc.unary('/lnrpc.Lightning/AddInvoice', encodeAddInvoice, decodeAddInvoiceReply, request)
+  } catch (err) {
+    throw lndError('create an invoice', err)
+  }
+  if (!reply.paymentRequest || reply.rHash.length !== 32) {
+    throw new OperationError('upstream_failed', 'LND could not create an invoice: its answer has no payment request or hash')
+  }
+  return reply
+}
+
+/** DecodePayReq, with the checks the library's decodePaymentRequest made of LND's answer. */
+async function decodePayReqOf(rpc: GrpcChannel, request: string): Promise<PayReq> {
+  let payReq: PayReq
+  try {
+    payReq = await rpc.unary('/lnrpc.Lightning/DecodePayReq', encodePayReqString, decodePayReq, request)
+  } catch (err) {
+    // LND answering with a refusal is the caller's mistake, whatever its reason (wrong network, bad checksum, …);
+    // an LND that cannot be asked is not.
+    const failure = describeLndFailure(err)
+    if (failure.grpcCode === undefined || isUnreachable(failure) || isLocked(failure) || isMacaroonRefused(failure)) {
+      throw lndError('decode an invoice', err)
+    }
+    if (/network/.test(failure.details ?? '')) throw new OperationError('invalid_input', failure.details!)
+    throw new OperationError('invalid_input', `invalid payment request: ${failure.details || 'LND cannot read it'}`)
+  }
+  const missing = !payReq.destination
+    ? 'destination'
+    : !/^[0-9a-f]{64}$/.test(payReq.paymentHash)
+      ? 'payment hash'
+      : !payReq.timestamp
+        ? 'timestamp'
+        : !payReq.expirySeconds
+          ? 'expiry'
+          : undefined
+  if (missing) throw new OperationError('upstream_failed', `LND could not decode an invoice: its answer has no ${missing}`)
+  return payReq
 }
 
 const bech32Charset = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l'
@@ -55,6 +72,9 @@ export function bolt11TimestampSeconds(request: string): number {
   }
   return seconds
 }
+
+/** DecodePayReq answers kept (a few hundred bytes each). */
+const recentDecodesKept = 256
 
 /** Invoices per ListInvoices page when reading the whole list. */
 const invoicePageSize = 1000
@@ -118,7 +138,7 @@ export function settlementFromLnd(invoice: LndInvoice): SettledInvoice | undefin
   }
 }
 
-export function lndInvoices({ lnd, clock }: { lnd: AuthenticatedLnd; clock: Clock }) {
+export function lndInvoices({ lnd, rpc, clock }: { lnd: AuthenticatedLnd; rpc: GrpcChannel; clock: Clock }) {
   const pages = new Set<Promise<unknown>>()
   const listing = <T>(page: Promise<T>): Promise<T> => {
     pages.add(page)
@@ -141,54 +161,57 @@ export function lndInvoices({ lnd, clock }: { lnd: AuthenticatedLnd; clock: Cloc
     }
   }
 
+  // LND's reading of a request never changes, and a payment asks twice (the wallet, to tell our invoices from
+  // others', then the payment for the feature bits): the last few answers are kept, failures are not.
+  const recentDecodes = new Map<string, Promise<PayReq>>()
+  const decodedOnce = (request: string): Promise<PayReq> => {
+    const known = recentDecodes.get(request)
+    if (known) return known
+    const decoding = decodePayReqOf(rpc, request)
+    recentDecodes.set(request, decoding)
+    if (recentDecodes.size > recentDecodesKept) recentDecodes.delete(recentDecodes.keys().next().value!)
+    decoding.catch(() => {
+      if (recentDecodes.get(request) === decoding) recentDecodes.delete(request)
+    })
+    return decoding
+  }
+
   const decodeForPayment = async (paymentRequest: string): Promise<{ invoice: DecodedInvoice; featureBits: number[] }> => {
     const request = paymentRequest.trim().toLowerCase()
-    let decoded: DecodePaymentRequestResult & { created_at: string }
-    try {
-      decoded = (await decodePaymentRequest({ lnd, request })) as typeof decoded
-    } catch (err) {
-      throw lndError('decode an invoice', err, [
-        { when: /network/, code: 'invalid_input' },
-        {
-          when: /^UnexpectedDecodePaymentRequestError$/,
-          code: 'invalid_input',
-          message: f => `invalid payment request: ${f.details ?? 'LND cannot read it'}`,
-        },
-      ])
-    }
-    const amountMsat = Number(decoded.mtokens)
+    const decoded = await decodedOnce(request)
+    const createdAt = decoded.timestamp * 1000
     const invoice: DecodedInvoice = {
       paymentRequest: request,
-      paymentHash: decoded.id,
+      paymentHash: decoded.paymentHash,
       payeePubkey: decoded.destination,
-      ...(amountMsat > 0 ? { amountMsat } : {}),
-      ...(decoded.description_hash
-        ? { descriptionHash: decoded.description_hash }
-        : { description: decoded.description ?? '' }),
-      createdAt: Date.parse(decoded.created_at),
-      expiresAt: Date.parse(decoded.expires_at),
-      minFinalCltvExpiry: decoded.cltv_delta ?? 0,
-      ...(decoded.payment ? { paymentAddr: decoded.payment } : {}),
+      ...(decoded.numMsat > 0 ? { amountMsat: decoded.numMsat } : {}),
+      ...(decoded.descriptionHash
+        ? { descriptionHash: decoded.descriptionHash }
+        : { description: decoded.description }),
+      createdAt,
+      expiresAt: createdAt + decoded.expirySeconds * 1000,
+      minFinalCltvExpiry: decoded.cltvExpiry,
+      ...(decoded.paymentAddr.length > 0 ? { paymentAddr: decoded.paymentAddr.toString('hex') } : {}),
     }
-    return { invoice, featureBits: (decoded.features ?? []).map(feature => feature.bit) }
+    return { invoice, featureBits: [...decoded.featureBits] }
   }
 
   return {
     async create(request: CreateInvoiceRequest): Promise<NodeInvoice> {
       const fields = validInvoiceRequest(request)
-      const created = await addInvoice(lnd, {
-        value_msat: String(fields.amountMsat ?? 0),
+      const created = await addInvoice(rpc, {
+        valueMsat: fields.amountMsat ?? 0,
         ...(fields.descriptionHash !== undefined
-          ? { description_hash: Buffer.from(fields.descriptionHash, 'hex') }
+          ? { descriptionHash: Buffer.from(fields.descriptionHash, 'hex') }
           : { memo: fields.description ?? '' }),
-        expiry: fields.expirySeconds,
-        is_blinded: request.blinded === true,
+        expirySeconds: fields.expirySeconds,
+        isBlinded: request.blinded === true,
       })
       // LND stamps the invoice with its own clock; the request carries that stamp, and the expiry is ours.
-      const createdAt = bolt11TimestampSeconds(created.payment_request) * 1000
+      const createdAt = bolt11TimestampSeconds(created.paymentRequest) * 1000
       return {
-        paymentHash: created.r_hash.toString('hex'),
-        paymentRequest: created.payment_request,
+        paymentHash: created.rHash.toString('hex'),
+        paymentRequest: created.paymentRequest,
         ...(fields.amountMsat ? { amountMsat: fields.amountMsat } : {}),
         ...(fields.descriptionHash !== undefined
           ? { descriptionHash: fields.descriptionHash }

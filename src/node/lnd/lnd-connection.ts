@@ -8,6 +8,7 @@ import { authenticatedLndGrpc, getWalletInfo, type AuthenticatedLnd, type GetWal
 import type { BitcoinNetwork, LndConnectionConfig, Timers } from '../lightning-node.js'
 import { describeLndFailure, isLocked, isMacaroonRefused, isUnreachable } from './lnd-errors.js'
 import { backoffDelayMs } from './reconnect-backoff.js'
+import { grpcChannel, type GrpcChannel } from './grpc-channel.js'
 
 export { defaultLndSocket, resolveLndConnection } from './lnd-settings.js'
 
@@ -33,9 +34,13 @@ export function networkOfChains(chains: readonly string[]): BitcoinNetwork | und
   return undefined
 }
 
-/** The `lightning` package's gRPC clients for one LND, and a way to let go of them. */
+/**
+ * The `lightning` package's gRPC clients for one LND, our own channel for the payment path (grpc-channel.ts), and a
+ * way to let go of both.
+ */
 export interface LndClient {
   readonly lnd: AuthenticatedLnd
+  readonly rpc: GrpcChannel
   readonly socket: string
   close(): void
 }
@@ -50,9 +55,9 @@ class StartFailure extends Error {
   }
 }
 
-function readFile(what: string, file: string, encoding: 'base64' | 'hex'): string {
+function readFile(what: string, file: string): Buffer {
   try {
-    return fs.readFileSync(file).toString(encoding)
+    return fs.readFileSync(file)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'unreadable'
     // LND writes its certificate and macaroons when it first starts: a missing file is worth waiting for.
@@ -62,8 +67,9 @@ function readFile(what: string, file: string, encoding: 'base64' | 'hex'): strin
 
 /** Opens the gRPC clients; nothing is sent until the first call. */
 function openLndClient(connection: LndConnectionConfig): LndClient {
-  const macaroon = readFile('macaroon', connection.macaroonPath, 'hex')
-  const cert = connection.certPath === undefined ? undefined : readFile('TLS certificate', connection.certPath, 'base64')
+  const macaroon = readFile('macaroon', connection.macaroonPath).toString('hex')
+  const certFile = connection.certPath === undefined ? undefined : readFile('TLS certificate', connection.certPath)
+  const cert = certFile?.toString('base64')
   let lnd: AuthenticatedLnd
   try {
     ;({ lnd } = authenticatedLndGrpc({ socket: connection.socket, macaroon, ...(cert ? { cert } : {}) }))
@@ -72,10 +78,13 @@ function openLndClient(connection: LndConnectionConfig): LndClient {
     const reason = err instanceof Error ? err.message : String(err)
     throw new StartFailure(`cannot use LND's certificate and macaroon (${connection.macaroonPath}): ${reason}`, false)
   }
+  const rpc = grpcChannel({ socket: connection.socket, macaroonHex: macaroon, ...(certFile ? { cert: certFile } : {}) })
   return {
     lnd,
+    rpc,
     socket: connection.socket,
     close() {
+      rpc.close()
       for (const service of Object.values(lnd) as { close?: () => void }[]) service.close?.()
     },
   }

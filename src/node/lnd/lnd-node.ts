@@ -28,10 +28,10 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
     timers,
     log,
   })
-  const { lnd } = client
+  const { lnd, rpc } = client
   const ownPubkey = started.public_key
-  const invoices = lndInvoices({ lnd, clock })
-  const payments = lndPayments({ lnd, invoices, timers, log })
+  const invoices = lndInvoices({ lnd, rpc, clock })
+  const payments = lndPayments({ lnd, rpc, invoices, timers, log })
   const chain = lndChain({ lnd })
   const confirmations = lndConfirmations({ lnd })
   const channels = lndChannels({ lnd, ownPubkey })
@@ -105,7 +105,7 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
     settlementsAfter(settleIndex) {
       return new Observable<SettledInvoice>(subscriber => {
         if (closed) return subscriber.complete()
-        const stream = invoiceStream({ lnd, invoices, clock, timers, log }, settleIndex, settled => subscriber.next(settled))
+        const stream = invoiceStream({ rpc, invoices, clock, timers, log }, settleIndex, settled => subscriber.next(settled))
         streams.set(stream, () => subscriber.complete())
         return () => {
           streams.delete(stream)

@@ -10,6 +10,8 @@ import { OperationError } from '../../bus/index.js'
 import type { PaymentOutcome, PayRequest, Timers } from '../lightning-node.js'
 import type { LndInvoiceDesk } from './invoices.js'
 import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, lndError } from './lnd-errors.js'
+import type { GrpcChannel } from './grpc-channel.js'
+import { decodePaymentUpdate, encodeSendPayment, failureReason, paymentStatus, type PaymentUpdate } from './rpc-messages.js'
 
 /** How long trackPayment waits for LND's first word on a payment before calling it in flight. */
 const trackAnswerMs = 10_000
@@ -60,41 +62,27 @@ function failed(event: FailedEvent): PaymentOutcome {
   return { status: 'failed', paymentHash: event.id, failureReason }
 }
 
-/** lnrpc.Payment as SendPaymentV2 streams it (the fields read here; 64-bit numbers as strings). */
-interface RpcPayment {
-  payment_hash: string
-  payment_preimage: string
-  value_msat: string
-  fee_msat: string
-  status: string
-  failure_reason: string
-  htlcs?: { status: string; resolve_time_ns: string }[]
-}
-
 /** What the `lightning` package's payment subscriptions emit, from one lnrpc.Payment (its emit_payment.js). */
-function emitPayment(payment: RpcPayment, to: EventEmitter): void {
-  if (payment.status === 'SUCCEEDED') {
-    // The payment settled when its last successful HTLC did.
-    const settledNs = (payment.htlcs ?? [])
-      .filter(htlc => htlc.status === 'SUCCEEDED')
-      .reduce((latest, htlc) => (BigInt(htlc.resolve_time_ns) > latest ? BigInt(htlc.resolve_time_ns) : latest), 0n)
+function emitPayment(payment: PaymentUpdate, to: EventEmitter): void {
+  if (payment.status === paymentStatus.succeeded) {
     const event: ConfirmedEvent = {
-      id: payment.payment_hash,
-      secret: payment.payment_preimage,
-      mtokens: String(BigInt(payment.value_msat) + BigInt(payment.fee_msat)),
-      fee_mtokens: payment.fee_msat,
-      confirmed_at: new Date(Number(settledNs / 1_000_000n)).toISOString(),
+      id: payment.paymentHash,
+      secret: payment.paymentPreimage,
+      mtokens: String(payment.valueMsat + payment.feeMsat),
+      fee_mtokens: String(payment.feeMsat),
+      // The payment settled when its last successful HTLC did.
+      confirmed_at: new Date(payment.settledAtMs).toISOString(),
     }
     to.emit('confirmed', event)
-  } else if (payment.status === 'FAILED') {
-    const reason = payment.failure_reason
+  } else if (payment.status === paymentStatus.failed) {
+    const reason = payment.failureReason
     const event: FailedEvent = {
-      id: payment.payment_hash,
-      is_canceled: reason === 'FAILURE_REASON_CANCELED',
-      is_insufficient_balance: reason === 'FAILURE_REASON_INSUFFICIENT_BALANCE',
-      is_invalid_payment: reason === 'FAILURE_REASON_INCORRECT_PAYMENT_DETAILS',
-      is_pathfinding_timeout: reason === 'FAILURE_REASON_TIMEOUT',
-      is_route_not_found: reason === 'FAILURE_REASON_NO_ROUTE',
+      id: payment.paymentHash,
+      is_canceled: reason === failureReason.canceled,
+      is_insufficient_balance: reason === failureReason.insufficientBalance,
+      is_invalid_payment: reason === failureReason.incorrectPaymentDetails,
+      is_pathfinding_timeout: reason === failureReason.timeout,
+      is_route_not_found: reason === failureReason.noRoute,
     }
     to.emit('failed', event)
   }
@@ -109,26 +97,25 @@ const pathfindingTimeoutSeconds = 25
 const cltvLimitError = /cltv limit \d+ should be greater than \d+/
 
 /**
- * SendPaymentV2 on the router client the `lightning` package opened, with the parameters its subscribeToPay sends.
- * Not through subscribeToPay: it parses the request twice (each parse recovers the signer's key from the
+ * SendPaymentV2 on our gRPC channel (grpc-channel.ts), with the parameters the `lightning` package's subscribeToPay
+ * sends. Not through subscribeToPay: it parses the request twice (each parse recovers the signer's key from the
  * signature, ~0.5 ms of CPU) after LND's DecodePayReq has already read it. Returns an emitter of the library's
  * events ('confirmed', 'failed', 'error') that outlives the caller's interest: the stream is read to its end and
  * never cancelled (cancelling a cancelable payment's stream would stop LND's payment loop).
  */
-function sendPayment(lnd: AuthenticatedLnd, params: { request: string; paymentHash: string; maxFeeMsat: number; amountMsat?: number }): EventEmitter {
+function sendPayment(rpc: GrpcChannel, params: { request: string; paymentHash: string; maxFeeMsat: number; amountMsat?: number }): EventEmitter {
   const events = new EventEmitter()
-  const stream: EventEmitter = lnd.router.sendPaymentV2({
-    allow_self_payment: true,
-    ...(params.amountMsat !== undefined ? { amt_msat: String(params.amountMsat) } : {}),
+  const stream = rpc.serverStream('/routerrpc.Router/SendPaymentV2', encodeSendPayment, decodePaymentUpdate, {
+    paymentRequest: params.request,
+    ...(params.amountMsat !== undefined ? { amountMsat: params.amountMsat } : {}),
+    feeLimitMsat: params.maxFeeMsat,
+    timeoutSeconds: pathfindingTimeoutSeconds,
+    maxParts,
+    allowSelfPayment: true,
     cancelable: true,
-    fee_limit_msat: String(params.maxFeeMsat),
-    max_parts: maxParts,
-    no_inflight_updates: false,
-    payment_request: params.request,
-    timeout_seconds: pathfindingTimeoutSeconds,
   })
-  stream.on('data', (payment: RpcPayment) => emitPayment(payment, events))
-  stream.on('error', (err: { details?: string }) => {
+  stream.on('data', payment => emitPayment(payment, events))
+  stream.on('error', err => {
     if (cltvLimitError.test(err?.details ?? '')) return void events.emit('failed', { id: params.paymentHash, is_route_not_found: true })
     if (events.listenerCount('error') > 0) events.emit('error', err)
   })
@@ -181,12 +168,13 @@ function amountToSendMsat(invoiceAmountMsat: number | undefined, requestedMsat: 
 
 export interface LndPaymentsDeps {
   lnd: AuthenticatedLnd
+  rpc: GrpcChannel
   invoices: LndInvoiceDesk
   timers: Timers
   log?: Logger
 }
 
-export function lndPayments({ lnd, invoices, timers, log }: LndPaymentsDeps) {
+export function lndPayments({ lnd, rpc, invoices, timers, log }: LndPaymentsDeps) {
   // Callers still waiting when the node closes are told `in_flight`; LND goes on with the payment regardless.
   const waiting = new Set<() => void>()
 
@@ -250,7 +238,7 @@ export function lndPayments({ lnd, invoices, timers, log }: LndPaymentsDeps) {
       if (unsupported !== undefined) {
         throw new OperationError('not_implemented', `UnsupportedPaymentFeatureInPayRequest (feature bit ${unsupported})`)
       }
-      const sub = sendPayment(lnd, {
+      const sub = sendPayment(rpc, {
         request: invoice.paymentRequest,
         paymentHash,
         maxFeeMsat: request.maxFeeMsat,
