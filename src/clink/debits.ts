@@ -6,7 +6,7 @@ import type { ClinkDeps, ClinkPart } from './room.js'
 import { debitStore } from './debit-store.js'
 import { debitPayer } from './debit-payer.js'
 import { debitRequests } from './debit-requests.js'
-import { debitHandlers } from './debit-handlers.js'
+import { debitHandlers } from './handlers/debits.js'
 import { answerParked } from './debit-answers.js'
 import { debitExpiry, defaultDebitRequestLifetimeMs } from './debit-expiry.js'
 

@@ -14,9 +14,9 @@ import {
 } from './wire.js'
 import { createDebits } from './debits.js'
 import { offerStore } from './offer-store.js'
-import { createOffersPart } from './offers.js'
-import { createManagePart } from './manage.js'
-import { liveRequestHandlers } from './live-requests.js'
+import { createOffersPart } from './handlers/offers.js'
+import { createManagePart } from './handlers/manage.js'
+import { liveRequestHandlers } from './handlers/live-requests.js'
 
 export interface ClinkDeps {
   db: Db

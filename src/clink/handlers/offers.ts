@@ -2,19 +2,19 @@
 // DeleteUserOffer, GetUserOffers (which creates the default offer on first use) and GetUserOfferInvoices. What a
 // payer's kind-21001 request gets is in offer-requests.ts.
 import type { z } from 'zod'
-import { type Observable, type DomainEvent, OperationError, type HandlerTable } from '../bus/index.js'
+import { type Observable, type DomainEvent, OperationError, type HandlerTable } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import type { Db } from '../store/index.js'
-import type { LightningNode } from '../node/index.js'
-import type { ClinkSender } from './wire.js'
-import type { ClinkPart } from './room.js'
-import { offerRequests } from './offer-requests.js'
-import { receiptBook } from './receipts.js'
-import type { OfferConfig } from '../../schema/messages/offers.js'
-import { msatAsSats, unixSeconds, type Wallet } from '../wallet/index.js'
-import { encodeNoffer } from '../nostr-codecs/index.js'
-import { checkOfferFields, OfferFieldError, type OfferFieldsInput } from './offer-fields.js'
-import { payerDataOf, type OfferFields, type OfferRow, type OfferStore } from './offer-store.js'
+import type { Db } from '../../store/index.js'
+import type { LightningNode } from '../../node/index.js'
+import type { ClinkSender } from '../wire.js'
+import type { ClinkPart } from '../room.js'
+import { offerRequests } from '../offer-requests.js'
+import { receiptBook } from '../receipts.js'
+import type { OfferConfig } from '../../../schema/messages/offers.js'
+import { msatAsSats, unixSeconds, type Wallet } from '../../wallet/index.js'
+import { encodeNoffer } from '../../nostr-codecs/index.js'
+import { checkOfferFields, OfferFieldError, type OfferFieldsInput } from '../offer-fields.js'
+import { payerDataOf, type OfferFields, type OfferRow, type OfferStore } from '../offer-store.js'
 
 export interface OfferHandlerDeps {
   offers: OfferStore

@@ -4,14 +4,14 @@
 // grants or bans the key and replays the parked request. Answers: `{res:"ok", resource:"offer", details?}` or GFY.
 import type { Logger } from 'pino'
 import { decode as decodeNip19 } from 'nostr-tools/nip19'
-import { type DomainEvent, OperationError, type HandlerTable } from '../bus/index.js'
-import type { Db } from '../store/index.js'
-import type { Wallet } from '../wallet/index.js'
-import { clinkManageKind, type ClinkAnswer, type ClinkSender, type ClinkRequest } from './wire.js'
-import type { ClinkPart } from './room.js'
-import { checkOfferFields, maxOfferPriceSats, OfferFieldError } from './offer-fields.js'
-import { payerDataOf, type OfferRow, type OfferStore } from './offer-store.js'
-import { manageStore, type ParkedRow } from './manage-store.js'
+import { type DomainEvent, OperationError, type HandlerTable } from '../../bus/index.js'
+import type { Db } from '../../store/index.js'
+import type { Wallet } from '../../wallet/index.js'
+import { clinkManageKind, type ClinkAnswer, type ClinkSender, type ClinkRequest } from '../wire.js'
+import type { ClinkPart } from '../room.js'
+import { checkOfferFields, maxOfferPriceSats, OfferFieldError } from '../offer-fields.js'
+import { payerDataOf, type OfferRow, type OfferStore } from '../offer-store.js'
+import { manageStore, type ParkedRow } from '../manage-store.js'
 import { nofferOf } from './offers.js'
 
 /** Upstream's answer to a second request while one waits: retry after this many seconds. */

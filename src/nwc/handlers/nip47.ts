@@ -2,10 +2,10 @@
 // codec turns a request into one of these calls, authentication has already found the connection (caller kind
 // nwc: the right client key, live, allowed the method), and the method itself runs here. The request event's id is
 // the call's requestId: the key of the connection's budget reservation.
-import { type HandlerTable, type CallContext, type Caller } from '../bus/index.js'
-import type { MethodCall, NwcMethodName } from './methods.js'
-import type { ConnectionRow, NwcStore } from './store.js'
-import { NwcError } from './methods.js'
+import { type HandlerTable, type CallContext, type Caller } from '../../bus/index.js'
+import type { MethodCall, NwcMethodName } from '../methods.js'
+import type { ConnectionRow, NwcStore } from '../store.js'
+import { NwcError } from '../methods.js'
 
 const operations: Record<string, NwcMethodName> = {
   NwcPayInvoice: 'pay_invoice',

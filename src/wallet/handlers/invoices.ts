@@ -4,7 +4,7 @@ import type { Handler, HandlerTable } from '../../bus/index.js'
 import type { AccountStore } from '../accounts.js'
 import { appUserOf, appUserOrCreate } from '../app-users.js'
 import { positiveSatsAsMsat } from '../msat.js'
-import type { IssueInvoice } from './issue.js'
+import type { IssueInvoice } from '../invoices/issue.js'
 
 export interface InvoiceHandlerDeps {
   accounts: AccountStore

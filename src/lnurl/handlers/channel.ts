@@ -1,11 +1,11 @@
 // LNURL-channel (LUD-02), which upstream leaves unimplemented: the user's link tells a wallet which node to
 // connect to; once connected, the wallet's callback has the node open a channel towards it. The node funds the
 // channel from its own on-chain wallet, so a user gets one channel request honoured, ever.
-import { type HandlerTable, OperationError } from '../bus/index.js'
-import type { LightningNode } from '../node/index.js'
-import type { LnurlKeysStore } from './keys-store.js'
-import type { ServiceUrl } from './service-url.js'
-import { encodeLnurl } from './lnurl-string.js'
+import { type HandlerTable, OperationError } from '../../bus/index.js'
+import type { LightningNode } from '../../node/index.js'
+import type { LnurlKeysStore } from '../keys-store.js'
+import type { ServiceUrl } from '../service-url.js'
+import { encodeLnurl } from '../lnurl-string.js'
 
 /** The size of a channel opened for a channel request, funded by the node. */
 export const channelFundingSats = 100_000

@@ -1,7 +1,7 @@
 // The model registry's operations (seed 002) and the recordings built on it (issue 10), mapped onto the rooms.
-import type { HandlerTable } from '../bus/index.js'
-import type { Recordings } from './recordings.js'
-import type { ModelRegistry } from './registry.js'
+import type { HandlerTable } from '../../bus/index.js'
+import type { Recordings } from '../recordings.js'
+import type { ModelRegistry } from '../registry.js'
 
 export function modelHandlers(registry: ModelRegistry, recordings?: Recordings): HandlerTable {
   return {

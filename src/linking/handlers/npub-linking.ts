@@ -2,9 +2,9 @@
 // over HTTP, hands it to its user, and the user's client presents it over the relay with LinkNPubThroughToken.
 // Tokens are persisted, so a restart within the two minutes does not void them.
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { type HandlerTable, OperationError } from '../bus/index.js'
-import type { NostrAccounts, WalletAccounts } from '../wallet/index.js'
-import type { LinkingStore } from './store.js'
+import { type HandlerTable, OperationError } from '../../bus/index.js'
+import type { NostrAccounts, WalletAccounts } from '../../wallet/index.js'
+import type { LinkingStore } from '../store.js'
 
 /** Upstream's linking tokens live two minutes. */
 export const linkingTokenTtlMs = 2 * 60 * 1000

@@ -1,13 +1,13 @@
 // LNURL-withdraw (LUD-03), which upstream leaves a stub: a single-use key bound to the wallet and a maximum; the
 // wallet that scans the link presents an invoice, and it is paid from the balance through the normal payment
 // path. The key is claimed atomically before paying, so a link pays out at most once.
-import { type HandlerTable, OperationError, isOperationError } from '../bus/index.js'
-import type { LightningNode } from '../node/index.js'
-import type { Wallet, WalletAccounts } from '../wallet/index.js'
-import type { LnurlKeysStore } from './keys-store.js'
-import type { ServiceUrl } from './service-url.js'
-import { maxWithdrawableSats } from '../wallet/index.js'
-import { encodeLnurl } from './lnurl-string.js'
+import { type HandlerTable, OperationError, isOperationError } from '../../bus/index.js'
+import type { LightningNode } from '../../node/index.js'
+import type { Wallet, WalletAccounts } from '../../wallet/index.js'
+import type { LnurlKeysStore } from '../keys-store.js'
+import type { ServiceUrl } from '../service-url.js'
+import { maxWithdrawableSats } from '../../wallet/index.js'
+import { encodeLnurl } from '../lnurl-string.js'
 
 const minWithdrawableMsat = 1000
 

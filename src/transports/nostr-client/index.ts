@@ -1,14 +1,13 @@
 // A one-shot Pub RPC client over a relay, for `relaypay call --relay`: sends one kind-21000 request to an app key
-// and waits for the reply with its requestId, joining shards. It speaks nip44v1, as upstream clients do.
+// and waits for the reply with its requestId, joining shards. It speaks nip44v1, as upstream clients do, so the
+// reply comes back in nip44v1 too. A room of its own, not the server's business: the CLI loads the wire codecs
+// (src/nostr-codecs) and nostr-tools, not the daemon's transport. One request and one reply are signed and checked
+// with nostr-tools' own Schnorr, which needs no engine to load first.
 import { randomBytes } from 'node:crypto'
 import { WebSocket } from 'ws'
 import { AbstractRelay } from 'nostr-tools/abstract-relay'
-import { getPublicKey, type Event } from 'nostr-tools/pure'
-import { conversationKey, decryptPayload, encryptWith } from './cipher.js'
-import { createEventVerifier } from './verify.js'
-import { createEventSigner } from './sign.js'
-import { pubRpcKind } from './reply-sender.js'
-import type { Shard } from './shards.js'
+import { finalizeEvent, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'
+import { conversationKeyV1, decryptV1, encryptV1, pubRpcKind, type Shard } from '../../nostr-codecs/index.js'
 
 export interface RelayCall {
   relays: readonly string[]
@@ -21,15 +20,13 @@ export interface RelayCall {
 
 /** The reply (`{status, …, requestId}`), or an Error when no relay answered in time. */
 export async function callOverRelay(call: RelayCall): Promise<Record<string, unknown>> {
-  const verifier = await createEventVerifier()
-  const { sign } = await createEventSigner()
   const pubkey = getPublicKey(call.secretKey)
-  const key = conversationKey('nip44v1', call.secretKey, call.appPubkey)
+  const key = conversationKeyV1(call.secretKey, call.appPubkey)
   const requestId = randomBytes(8).toString('hex')
   const plaintext = JSON.stringify({ rpcName: call.rpcName, requestId, authIdentifier: pubkey, body: call.body, query: {} })
   const since = Math.floor(Date.now() / 1000) - 5
-  const request = sign(
-    { kind: pubRpcKind, created_at: since + 5, tags: [['p', call.appPubkey]], content: encryptWith('nip44v1', plaintext, key) },
+  const request = finalizeEvent(
+    { kind: pubRpcKind, created_at: since + 5, tags: [['p', call.appPubkey]], content: encryptV1(plaintext, key) },
     call.secretKey,
   )
 
@@ -41,7 +38,7 @@ export async function callOverRelay(call: RelayCall): Promise<Record<string, unk
       const onEvent = (event: Event) => {
         let text: string
         try {
-          text = decryptPayload(event.content, scheme => conversationKey(scheme, call.secretKey, call.appPubkey)).plaintext
+          text = decryptV1(event.content, key)
         } catch {
           return
         }
@@ -58,7 +55,7 @@ export async function callOverRelay(call: RelayCall): Promise<Record<string, unk
         clearTimeout(timer)
         resolve(message)
       }
-      const opts = { verifyEvent: verifier.verify, websocketImplementation: WebSocket as unknown as typeof globalThis.WebSocket }
+      const opts = { verifyEvent, websocketImplementation: WebSocket as unknown as typeof globalThis.WebSocket }
       Promise.allSettled(
         call.relays.map(async url => {
           const relay = await AbstractRelay.connect(url, { ...opts, timeout: 5_000 })

@@ -2,13 +2,13 @@
 // links, the payRequest answer, the callback that issues the invoice, and human-readable address names.
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { type HandlerTable, type OutputOf, OperationError } from '../bus/index.js'
-import type { LightningNode } from '../node/index.js'
-import type { Wallet, WalletAccounts } from '../wallet/index.js'
-import type { LnurlKeysStore, PayKeyRow } from './keys-store.js'
-import type { ServiceUrl } from './service-url.js'
-import { encodeLnurl } from './lnurl-string.js'
-import { validateZapRequest } from '../nostr-codecs/index.js'
+import { type HandlerTable, type OutputOf, OperationError } from '../../bus/index.js'
+import type { LightningNode } from '../../node/index.js'
+import type { Wallet, WalletAccounts } from '../../wallet/index.js'
+import type { LnurlKeysStore, PayKeyRow } from '../keys-store.js'
+import type { ServiceUrl } from '../service-url.js'
+import { encodeLnurl } from '../lnurl-string.js'
+import { validateZapRequest } from '../../nostr-codecs/index.js'
 
 /** Upstream's floor: 10 sats. */
 export const minSendableMsat = 10_000

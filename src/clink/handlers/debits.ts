@@ -2,13 +2,13 @@
 // grant's rules, ban or forget a key, and decide a parked request — deny it, pay its invoice once, or grant the key
 // under rules (and pay the invoice the answer names under them).
 import type { Logger } from 'pino'
-import { OperationError, type Clock, type HandlerTable } from '../bus/index.js'
-import type { ClinkSender } from './wire.js'
-import { answerParked as sendAnswer, gfy, ok, type DebitAnswer } from './debit-answers.js'
-import { expiredAnswer, type DebitExpiry } from './debit-expiry.js'
-import { rulesFromWire, rulesToWire } from './debit-rules.js'
-import { rulesOf, type DebitStore, type ParkedRequest } from './debit-store.js'
-import type { DebitPaid, DebitPayer } from './debit-payer.js'
+import { OperationError, type Clock, type HandlerTable } from '../../bus/index.js'
+import type { ClinkSender } from '../wire.js'
+import { answerParked as sendAnswer, gfy, ok, type DebitAnswer } from '../debit-answers.js'
+import { expiredAnswer, type DebitExpiry } from '../debit-expiry.js'
+import { rulesFromWire, rulesToWire } from '../debit-rules.js'
+import { rulesOf, type DebitStore, type ParkedRequest } from '../debit-store.js'
+import type { DebitPaid, DebitPayer } from '../debit-payer.js'
 
 export interface DebitHandlerDeps {
   store: DebitStore

@@ -1,9 +1,9 @@
 // BatchUser (reference/pub-protocol.md §2.5): up to ten user operations run one after another, each through the
 // dispatcher as the same user, so every entry gets the auth, validation and metrics of a call of its own. The
 // answer holds one OK/ERROR object per entry, in order; reasons are upstream's (typos included: clients match).
-import { lastValueFrom, type HandlerTable, type Dispatcher, OperationError, isOperationError } from '../bus/index.js'
-import type { Credentials, TokenSigner } from '../auth/index.js'
-import type { WalletAccounts } from '../wallet/index.js'
+import { lastValueFrom, type HandlerTable, type Dispatcher, OperationError, isOperationError } from '../../bus/index.js'
+import type { Credentials, TokenSigner } from '../../auth/index.js'
+import type { WalletAccounts } from '../../wallet/index.js'
 
 /** Upstream's batch limit. */
 export const maxBatchEntries = 10

@@ -1,17 +1,17 @@
 // The Metrics caller's operations. They only read what the recorders wrote (and reset or archive it); nothing
 // here records a call: the dispatcher's outcomes and the event stream do that.
-import { OperationError, type HandlerTable, type Clock } from '../bus/index.js'
-import type { Wallet } from '../wallet/index.js'
-import type { LightningNode } from '../node/index.js'
-import { createMetricsArchiver } from './archive.js'
-import { rootApp } from './bundle.js'
-import { withDeadline } from './deadline.js'
-import type { ErrorCounters } from './error-windows.js'
-import { nodeReport } from './node-report.js'
-import type { NodeWatch } from './node-watch.js'
-import type { PrometheusMetrics } from './prometheus.js'
-import type { SeriesPage, TlvFileStore } from './tlv-file-store.js'
-import { encodeRecordList } from './tlv.js'
+import { OperationError, type HandlerTable, type Clock } from '../../bus/index.js'
+import type { Wallet } from '../../wallet/index.js'
+import type { LightningNode } from '../../node/index.js'
+import { createMetricsArchiver } from '../archive.js'
+import { rootApp } from '../bundle.js'
+import { withDeadline } from '../deadline.js'
+import type { ErrorCounters } from '../error-windows.js'
+import { nodeReport } from '../node-report.js'
+import type { NodeWatch } from '../node-watch.js'
+import type { PrometheusMetrics } from '../prometheus.js'
+import type { SeriesPage, TlvFileStore } from '../tlv-file-store.js'
+import { encodeRecordList } from '../tlv.js'
 
 /** Upstream answers the latest 30 records of each series when no limit is given. */
 const defaultLatestLimit = 30

@@ -1,7 +1,7 @@
 // What a user's devices register: push-messaging tokens (EnrollMessagingToken) and the public key a device
 // announces (EncryptionExchange, an HTTP-only guest call upstream answers and forgets; we keep the key per device).
-import { type HandlerTable, OperationError } from '../bus/index.js'
-import type { LinkingStore } from './store.js'
+import { type HandlerTable, OperationError } from '../../bus/index.js'
+import type { LinkingStore } from '../store.js'
 
 const maxDeviceIdLength = 256
 const maxTokenLength = 4096

@@ -2,9 +2,9 @@
 // pairs: the service key we answer on, and the client key whose secret goes out once in the connection URI.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { getPublicKey } from 'nostr-tools/pure'
-import { OperationError, type HandlerTable, type Clock } from '../bus/index.js'
-import { budgetWindowMs, type ConnectionRow, type NwcStore } from './store.js'
-import { methodsOf, nwcMethods } from './methods.js'
+import { OperationError, type HandlerTable, type Clock } from '../../bus/index.js'
+import { budgetWindowMs, type ConnectionRow, type NwcStore } from '../store.js'
+import { methodsOf, nwcMethods } from '../methods.js'
 
 export interface NwcHandlerDeps {
   store: NwcStore

@@ -2,10 +2,10 @@
 // of band, and the invitee's key presents it to the same app pubkey to get an account there, even in an app that
 // does not let clients open accounts on their own.
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { Db } from '../store/index.js'
-import { type HandlerTable, OperationError } from '../bus/index.js'
-import type { NostrAccounts } from '../wallet/index.js'
-import type { LinkingStore } from './store.js'
+import type { Db } from '../../store/index.js'
+import { type HandlerTable, OperationError } from '../../bus/index.js'
+import type { NostrAccounts } from '../../wallet/index.js'
+import type { LinkingStore } from '../store.js'
 
 const inviteTokenBytes = 32
 

@@ -6,8 +6,8 @@ import { appUserOf } from '../app-users.js'
 import type { InvoiceStore } from '../invoices/store.js'
 import { msatAsSats, unixSeconds } from '../msat.js'
 import { operationId } from '../user-operations.js'
-import type { InvoicePayer, PaidInvoice } from './pay-invoice.js'
-import { paymentOperation, type PaymentStore, type SpendLimit } from './store.js'
+import type { InvoicePayer, PaidInvoice } from '../payments/pay-invoice.js'
+import { paymentOperation, type PaymentStore, type SpendLimit } from '../payments/store.js'
 
 export interface PaymentHandlerDeps {
   accounts: AccountStore
