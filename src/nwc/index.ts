@@ -41,7 +41,7 @@ export interface Nwc {
 
 export function createNwc(deps: NwcDeps): Nwc {
   const store = nwcStore(deps.db)
-  const transactions = walletTransactionReader(deps.db)
+  const transactions = walletTransactionReader(deps.wallet)
   const methods = methodTable({ wallet: deps.wallet, node: deps.node, store, transactions, clock: deps.clock, log: deps.log })
   const handlers = {
     ...nwcHandlers({

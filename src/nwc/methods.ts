@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import { OperationError, isOperationError, type ErrorCode, type Clock } from '../bus/index.js'
 import type { CreatedInvoice, InvoiceForWallet, WalletPayment } from '../wallet/index.js'
 import type { NwcStore, ConnectionRow } from './store.js'
-import type { NwcTransaction, TransactionQuery, WalletTransactionReader } from './transactions.js'
+import type { NwcTransaction, TransactionQuery, WalletHistory, WalletTransactionReader } from './transactions.js'
 
 /** NIP-47 error codes (reference/nostr-and-lnd.md §A4). */
 export type NwcErrorCode =
@@ -37,7 +37,7 @@ export const isNwcMethod = (name: string): name is NwcMethodName => (nwcMethods 
 export const nwcNotificationTypes = ['payment_received', 'payment_sent'] as const
 
 /** What the methods need of the wallet: its door functions, nothing else. */
-export interface NwcWallet {
+export interface NwcWallet extends WalletHistory {
   createInvoiceFor(walletId: string, request: InvoiceForWallet): Promise<CreatedInvoice>
   payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment & { feeMsat: number }>
   paymentByHash(paymentHash: string): WalletPayment | undefined

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import type { CheckpointWorker } from './checkpointer.js'
 
 export { startCheckpointWorker, type CheckpointWorker } from './checkpointer.js'
+export { writeProbe } from './writable.js'
 
 export type Db = Database.Database
 

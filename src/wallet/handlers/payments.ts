@@ -7,7 +7,8 @@ import type { InvoiceStore } from '../invoices/store.js'
 import { msatAsSats, unixSeconds } from '../msat.js'
 import { operationId } from '../user-operations.js'
 import type { InvoicePayer, PaidInvoice } from '../payments/pay-invoice.js'
-import { paymentOperation, type PaymentStore, type SpendLimit } from '../payments/store.js'
+import { paymentOperation, type PaymentStore } from '../payments/store.js'
+import type { SpendLimit } from '../door.js'
 
 export interface PaymentHandlerDeps {
   accounts: AccountStore

@@ -1,4 +1,5 @@
-// The transport half of CLINK (kinds 21001–21003): a signed, NIP-44 v2 encrypted request reaches the room once,
+// The transport half of CLINK (kinds 21001–21003), its codec on the one inbound pipeline: a signed, NIP-44 v2
+// encrypted request reaches the room once,
 // its answer goes back on the same kind tagged p/e (and clink_version for offers), a redelivery re-sends the stored
 // answer without running the room again, a request taken by a run that died is answered "Temporary Failure"
 // instead of being run twice, a parked request is answered later through the outbox.
@@ -14,7 +15,8 @@ import { conversationKeys } from '../../../src/transports/nostr/conversation-key
 import { processedRequests } from '../../../src/transports/nostr/processed-requests.js'
 import { createEventSigner } from '../../../src/transports/nostr/sign.js'
 import { createEventVerifier } from '../../../src/transports/nostr/verify.js'
-import { clinkTransport } from '../../../src/transports/nostr/clink-server.js'
+import { clinkCodec } from '../../../src/transports/nostr/codecs/clink.js'
+import { claimStage, inboundPipeline } from '../../../src/transports/nostr/inbound.js'
 import type { ClinkAnswer, ClinkKind, ClinkRequest, ClinkServer } from '../../../src/clink/index.js'
 import type { Call } from '../../../src/bus/dispatcher.js'
 import { from } from '../../../src/bus/rx.js'
@@ -67,17 +69,27 @@ async function setup(room: Room, dataDir = tempDataDir()) {
   const signer = await createEventSigner()
   const verifier = await createEventVerifier()
   const published: Event[] = []
-  const transport = clinkTransport({
-    dispatcher: dispatcherFor(room),
+  const processed = processedRequests(store.db)
+  const codec = clinkCodec({
     server: room,
     apps,
-    processed: processedRequests(store.db),
     keys: conversationKeys(),
     send: (template, key) => void published.push(signer.sign(template, key)),
-    verify: verifier.verify,
     clock,
     log,
   })
+  const inbound = inboundPipeline({
+    codecs: [codec],
+    stage: claimStage({ processed, verify: verifier.verify, clock, log }),
+    processed,
+    dispatcher: dispatcherFor(room),
+    log,
+  })
+  const transport = {
+    receive: (event: Event, app: { pubkey: string }) => inbound.receive(event, app.pubkey),
+    deliver: codec.deliver,
+    idle: inbound.idle,
+  }
   return { store, transport, published, dataDir }
 }
 

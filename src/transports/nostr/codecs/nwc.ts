@@ -1,21 +1,19 @@
-// Kind 23194 (NIP-47, reference/nostr-and-lnd.md §A4) on the transport's one pipeline: a request addressed to an NWC
-// connection's service key is checked for age and expiration, verified and claimed in the one claim store by the
-// shared stage (inbound.ts), decrypted with the scheme its `encryption` tag names, turned into a catalogue call
-// (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme.
-// The connections' info events (13194) and payment notifications (23197 NIP-44, 23196 NIP-04) leave here too.
+// Kind 23194 (NIP-47, reference/nostr-and-lnd.md §A4): a request addressed to an NWC connection's service key (and
+// not past its expiration tag), decrypted with the scheme its `encryption` tag names, read as a catalogue call
+// (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme, one
+// access line per answer in NIP-47's words. The connections' info events (13194) and payment notifications (23197
+// NIP-44, 23196 NIP-04) leave here too.
 import * as nip04 from 'nostr-tools/nip04'
-import { lastValueFrom, type Dispatcher, isOperationError, type ErrorCode, type AccessLog, type Clock, type DomainEvent } from '../../bus/index.js'
-import type { Event } from 'nostr-tools/pure'
+import { isOperationError, type ErrorCode, type AccessLog, type Clock, type DomainEvent } from '../../../bus/index.js'
 import type { Logger } from 'pino'
-import { catalogue } from '../../../schema/catalogue.js'
-import type { NwcRelayView } from '../../nwc/index.js'
-import { nwcConnectionOf } from '../../auth/index.js'
-import type { ConversationKeys } from './conversation-keys.js'
-import { encryptWith, decryptWith } from './cipher.js'
-import type { Claim, ProcessedRequests } from './processed-requests.js'
-import { claimStage, type ClaimStage } from './inbound.js'
-import type { SendEvent } from './sign.js'
-import type { VerifyEvent } from './verify.js'
+import { catalogue } from '../../../../schema/catalogue.js'
+import type { NwcRelayView } from '../../../nwc/index.js'
+import { nwcConnectionOf } from '../../../auth/index.js'
+import type { ConversationKeys } from '../conversation-keys.js'
+import { encryptWith, decryptWith } from '../cipher.js'
+import type { StoredReply } from '../processed-requests.js'
+import type { SendEvent } from '../sign.js'
+import type { Addressee, Decoded, Inbound, NostrCodec } from '../codec.js'
 
 export const nwcInfoKind = 13194
 export const nwcRequestKind = 23194
@@ -54,8 +52,6 @@ interface NwcResponse {
 
 export interface NwcCodecDeps {
   view: NwcRelayView
-  dispatcher: Pick<Dispatcher, 'dispatch'>
-  processed: ProcessedRequests
   keys: ConversationKeys
   send: SendEvent
   /**
@@ -63,35 +59,38 @@ export interface NwcCodecDeps {
    * made its connection (the HTTP answer must not outrun them).
    */
   sendNow: SendEvent
-  verify: VerifyEvent
   clock: Clock
   log: Logger
-  /** The daemon's one signature → claim stage, shared by every kind (inbound.ts). */
-  stage?: ClaimStage
   /** One line per answered request, with the NIP-47 method and code; none when the access log is off. */
   accessLog?: AccessLog
 }
 
-export interface NwcCodec {
-  /** A kind-23194 event of sound shape and age addressed (`p`) to `servicePubkey`. */
-  receive(event: Event, servicePubkey: string): void
+/** A decoded NIP-47 request: the request, who answers it in which scheme, and the refusal when no call can run. */
+interface NwcInbound {
+  request: Inbound
+  scheme: NwcEncryption
+  method: string
+  refusal?: NwcResponse
+  /** The refusal is the cipher's: said even to a request an earlier run took. */
+  cipherRefused?: boolean
+}
+
+export interface NwcCodec extends NostrCodec<Addressee, NwcInbound> {
+  /** Adds a connection's service key to those served; false when it was served already. */
+  serve(servicePubkey: string): boolean
   /** Publishes a connection's info event (no-op when it is revoked or expired). */
   announce(servicePubkey: string): void
   /** Publishes every live connection's info event. */
   announceAll(): void
   /** Sends the notifications a domain event causes. */
   notify(event: DomainEvent): void
-  idle(): Promise<void>
 }
 
 export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
-  const { view, processed, log } = deps
+  const { view, log } = deps
   const nowUnix = () => Math.floor(deps.clock.now() / 1000)
-  // Requests being served by this process: a copy from a second relay must wait for nothing and run nothing. Each
-  // with when it arrived, for the access line's duration.
-  const arrivals = new Map<string, number>()
-  // The shared signature → claim stage; its own when this codec runs alone.
-  const stage = deps.stage ?? claimStage(deps)
+  // Revoked connections stay served so that their apps hear UNAUTHORIZED rather than silence.
+  const serviceKeys = new Set(view.servicePubkeys())
 
   const encrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, text: string) =>
     scheme === 'nip44_v2'
@@ -102,51 +101,40 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
       ? decryptWith('nip44v2', payload, deps.keys.get('nip44v2', secret, servicePubkey, peer))
       : nip04.decrypt(secret, peer, payload)
 
-  /** Encrypts, signs, publishes and stores an answer, and writes its access line. */
-  function respond(request: Event, servicePubkey: string, secret: Uint8Array, scheme: NwcEncryption, response: NwcResponse) {
-    const arrived = arrivals.get(request.id)
+  /** Encrypts, signs and publishes an answer, and writes its access line. */
+  function respond({ request: { event, to, arrivedAt }, scheme }: NwcInbound, response: NwcResponse): StoredReply {
     deps.accessLog?.({
       transport: 'nwc',
       operation: response.result_type || null,
       caller: 'nwc',
       outcome: response.error?.code ?? 'ok',
       status: response.error ? 'error' : 'ok',
-      durationMs: arrived === undefined ? 0 : performance.now() - arrived,
-      requestId: request.id,
+      durationMs: performance.now() - arrivedAt,
+      requestId: event.id,
     })
-    const content = encrypt(scheme, secret, servicePubkey, request.pubkey, JSON.stringify(response))
+    const content = encrypt(scheme, to.secretKey, to.pubkey, event.pubkey, JSON.stringify(response))
     const sentAt = nowUnix()
-    deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', request.pubkey], ['e', request.id]], content }, secret)
-    return processed.answer(request.id, { sentAt, contents: [content] })
+    deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', event.pubkey], ['e', event.id]], content }, to.secretKey)
+    return { sentAt, contents: [content] }
   }
 
-  async function run(claim: Claim, event: Event, servicePubkey: string, secret: Uint8Array): Promise<void> {
-    if (claim.state === 'answered') {
-      // The same request again (another relay, a resubscription, a restart): the stored answer, nothing re-run.
-      const content = claim.reply.contents[0]
-      if (content === undefined) return
-      const sentAt = Math.max(nowUnix(), claim.reply.sentAt + 1) // same content and date would be the same event id
-      deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', event.pubkey], ['e', event.id]], content }, secret)
-      return processed.answer(event.id, { sentAt, contents: [content] })
-    }
+  function decode(request: Inbound): Decoded<NwcInbound> {
+    const { event, to } = request
     const scheme = requestedEncryption(event.tags)
     if (scheme === undefined) {
       // The client named a scheme we do not speak; NIP-04 is the one every NWC client can read.
-      return respond(event, servicePubkey, secret, 'nip04', failure('', 'UNSUPPORTED_ENCRYPTION', 'supported: nip44_v2, nip04'))
+      const refusal = failure('', 'UNSUPPORTED_ENCRYPTION', 'supported: nip44_v2, nip04')
+      return { type: 'refuse', request: { request, scheme: 'nip04', method: '', refusal, cipherRefused: true } }
     }
-    let request: { method: string; params: Record<string, unknown> }
+    let parsed: { method: string; params: Record<string, unknown> }
     try {
-      request = parseRequest(decrypt(scheme, secret, servicePubkey, event.pubkey, event.content))
+      parsed = parseRequest(decrypt(scheme, to.secretKey, to.pubkey, event.pubkey, event.content))
     } catch (err) {
-      log.debug({ id: event.id, err: String(err) }, 'dropped an NWC request that does not decrypt or parse')
-      return processed.answer(event.id, { sentAt: nowUnix(), contents: [] })
+      return { type: 'drop', reason: `does not decrypt or parse: ${String(err)}` }
     }
-    const { method } = request
-    const answer = (response: NwcResponse) => respond(event, servicePubkey, secret, scheme, response)
-    if (claim.state === 'interrupted') {
-      return answer(failure(method, 'INTERNAL', 'the request was interrupted by a restart; look the payment up before retrying'))
-    }
-    const credentials = { nwc: { pubkey: event.pubkey, servicePubkey } }
+    const { method } = parsed
+    const inbound: NwcInbound = { request, scheme, method }
+    const credentials = { nwc: { pubkey: event.pubkey, servicePubkey: to.pubkey } }
     const op = operations.get(method)
     if (op === undefined) {
       // No operation to authenticate for, but a stranger or a dead connection still hears UNAUTHORIZED first.
@@ -154,47 +142,54 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
         nwcConnectionOf(credentials, { nwc: view, now: () => deps.clock.now() })
       } catch (err) {
         if (!isOperationError(err)) throw err
-        return answer(failure(method, nip47Codes[err.code] ?? 'OTHER', err.message))
+        return { type: 'refuse', request: { ...inbound, refusal: failure(method, nip47Codes[err.code] ?? 'OTHER', err.message) } }
       }
-      return answer(failure(method, 'NOT_IMPLEMENTED', `method ${method} is not supported`))
+      return { type: 'refuse', request: { ...inbound, refusal: failure(method, 'NOT_IMPLEMENTED', `method ${method} is not supported`) } }
     }
-    let response: NwcResponse
-    try {
-      const result = await lastValueFrom(
-        deps.dispatcher.dispatch({
-          op,
-          credentials,
-          input: request.params,
-          transport: 'nostr',
-          requestId: event.id,
-          onOutcome: () => {}, // the access line is written with the answer, in NIP-47's words
-        }),
-      )
-      response = { result_type: method, error: null, result: result as object }
-    } catch (err) {
-      if (!isOperationError(err)) throw err
-      const code = err.wireCode ?? nip47Codes[err.code] ?? 'OTHER'
-      response = failure(method, code, code === 'INTERNAL' ? 'internal error' : err.message)
+    const call = {
+      op,
+      credentials,
+      input: parsed.params,
+      requestId: event.id,
+      onOutcome: () => {}, // the access line is written with the answer, in NIP-47's words
     }
-    return answer(response)
+    return { type: 'call', request: inbound, call }
   }
 
   return {
-    receive(event, servicePubkey) {
-      const secret = view.serviceSecret(servicePubkey)
-      if (!secret) return
+    kinds: [nwcRequestKind],
+    keys: () => [...serviceKeys],
+    addressee(event, servicePubkey) {
+      const secretKey = view.serviceSecret(servicePubkey)
+      if (!secretKey) return undefined
       // NIP-47: a request received after its expiration tag is ignored, not answered.
       const expiration = Number(event.tags.find(tag => tag[0] === 'expiration')?.[1])
-      if (Number.isFinite(expiration) && expiration <= nowUnix()) return
-      const arrived = performance.now()
-      stage.take(event, servicePubkey, async claim => {
-        arrivals.set(event.id, arrived)
-        try {
-          await run(claim, event, servicePubkey, secret)
-        } finally {
-          arrivals.delete(event.id)
-        }
-      })
+      if (Number.isFinite(expiration) && expiration <= nowUnix()) return undefined
+      return { pubkey: servicePubkey, secretKey }
+    },
+    decode,
+    answer: (inbound, result) => respond(inbound, { result_type: inbound.method, error: null, result: result as object }),
+    fail(inbound, err) {
+      if (!isOperationError(err)) throw err
+      const code = err.wireCode ?? nip47Codes[err.code] ?? 'OTHER'
+      return respond(inbound, failure(inbound.method, code, code === 'INTERNAL' ? 'internal error' : err.message))
+    },
+    refuse: inbound => respond(inbound, inbound.refusal!),
+    interrupted({ request: inbound }) {
+      if (inbound.cipherRefused) return respond(inbound, inbound.refusal!)
+      return respond(inbound, failure(inbound.method, 'INTERNAL', 'the request was interrupted by a restart; look the payment up before retrying'))
+    },
+    resend({ event, to }, stored) {
+      // The same request again (another relay, a resubscription, a restart): the stored answer, nothing re-run.
+      const sentAt = Math.max(nowUnix(), stored.sentAt + 1) // same content and date would be the same event id
+      const content = stored.contents[0]!
+      deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', event.pubkey], ['e', event.id]], content }, to.secretKey)
+      return { sentAt, contents: [content] }
+    },
+    serve(servicePubkey) {
+      if (serviceKeys.has(servicePubkey)) return false
+      serviceKeys.add(servicePubkey)
+      return true
     },
     announce(servicePubkey) {
       const info = view.announcement(servicePubkey)
@@ -213,7 +208,6 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
         }
       }
     },
-    idle: () => stage.idle(),
   }
 
   function publishInfo(info: { serviceSecret: Uint8Array; methods: readonly string[] }): void {
