@@ -5,7 +5,7 @@
 import type { AccountDirectory } from '../auth/index.js'
 import type { HandlerTable, InputOf, OutputOf } from '../bus/index.js'
 import type { AppRow, AppUserRow, UserRow } from './accounts.js'
-import type { AddressSwapPayer } from './addresses.js'
+import type { AddressSwapPayer } from './handlers/addresses.js'
 import type {
   CreatedInvoice, InvoiceForWallet, OfferInvoiceView, WalletInvoice, WalletPaidInvoice, WalletPayment,
 } from './money-views.js'

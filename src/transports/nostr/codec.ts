@@ -77,5 +77,8 @@ export interface NostrCodec<To extends Addressee = Addressee, R = unknown> {
   resend(request: Inbound<To>, stored: StoredReply): StoredReply
 }
 
+/** A codec of any addressee and request reading: what the pipeline holds, one per kind. */
+export type AnyNostrCodec = NostrCodec<any, any>
+
 /** What is stored for a request dropped without a reply, so its redeliveries are dropped too. */
 export const noReply: StoredReply = { sentAt: 0, contents: [] }

@@ -10,7 +10,7 @@
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
 import { lastValueFrom, type Clock, type Dispatcher } from '../../bus/index.js'
-import { noReply, type Addressee, type Decoded, type Inbound, type NostrCodec } from './codec.js'
+import { noReply, type Addressee, type AnyNostrCodec, type Decoded, type Inbound, type NostrCodec } from './codec.js'
 import type { Claim, ProcessedRequests, StoredReply } from './processed-requests.js'
 import type { VerifyEvent } from './verify.js'
 
@@ -100,7 +100,7 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
 
 export interface InboundDeps {
   /** One codec per kind served; a kind served twice is a fault at start. */
-  codecs: readonly NostrCodec<any, any>[]
+  codecs: readonly AnyNostrCodec[]
   stage: ClaimStage
   processed: ProcessedRequests
   dispatcher: Pick<Dispatcher, 'dispatch'>

@@ -1,13 +1,13 @@
 // Products: a fixed-price item a user sells (AddProduct) and the invoices buyers get for it (NewProductInvoice).
 // Upstream never credits a product invoice (it has no linked app); here the owner is credited like any invoice.
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { OperationError, type HandlerTable } from '../bus/index.js'
-import type { Db } from '../store/index.js'
-import { encodeNoffer } from '../nostr-codecs/index.js'
-import type { Random } from './accounts.js'
-import type { IssueInvoice } from './invoices/issue.js'
-import type { InvoiceRow } from './invoices/store.js'
-import { positiveSatsAsMsat } from './msat.js'
+import { OperationError, type HandlerTable } from '../../bus/index.js'
+import type { Db } from '../../store/index.js'
+import { encodeNoffer } from '../../nostr-codecs/index.js'
+import type { Random } from '../accounts.js'
+import type { IssueInvoice } from '../invoices/issue.js'
+import type { InvoiceRow } from '../invoices/store.js'
+import { positiveSatsAsMsat } from '../msat.js'
 
 interface ProductRow {
   id: string

@@ -1,18 +1,18 @@
 // Wallet-to-wallet transfers (reference/pub-protocol.md §7.6): app user to app user, app user to the app, and a
 // payment to an on-chain address this service issued. One transaction each: both wallets unlocked, the sender
 // debited amount + fee, the receiver credited, the fee collector paid, the row written.
-import { OperationError, type DomainEvent, type HandlerTable } from '../bus/index.js'
-import type { Db } from '../store/index.js'
-import type { AccountStore } from './accounts.js'
-import { appUserOf, appUserOrCreate } from './app-users.js'
-import type { FeeCollectors } from './fee-collectors.js'
-import type { GroupCommit } from './group-commit.js'
-import type { FeePolicy } from './fees.js'
-import { userAccount, type Leg, type Ledger } from './ledger.js'
-import { msatAsSats, msatPerSat, positiveSatsAsMsat } from './msat.js'
-import type { OutgoingGate } from './payments/outgoing-gate.js'
-import { refusals } from './payments/store.js'
-import { userOperation } from './user-operations.js'
+import { OperationError, type DomainEvent, type HandlerTable } from '../../bus/index.js'
+import type { Db } from '../../store/index.js'
+import type { AccountStore } from '../accounts.js'
+import { appUserOf, appUserOrCreate } from '../app-users.js'
+import type { FeeCollectors } from '../fee-collectors.js'
+import type { GroupCommit } from '../group-commit.js'
+import type { FeePolicy } from '../fees.js'
+import { userAccount, type Leg, type Ledger } from '../ledger.js'
+import { msatAsSats, msatPerSat, positiveSatsAsMsat } from '../msat.js'
+import type { OutgoingGate } from '../payments/outgoing-gate.js'
+import { refusals } from '../payments/store.js'
+import { userOperation } from '../user-operations.js'
 
 export interface TransferTerms {
   kind: 'user' | 'address'

@@ -3,11 +3,11 @@
 // except the audit, which runs on a worker thread with a read-only connection of its own (start-audit.ts) so a
 // large journal never stalls the money thread.
 import { decode as decodeNip19 } from 'nostr-tools/nip19'
-import { OperationError, type HandlerTable } from '../bus/index.js'
-import type { TokenSigner } from '../auth/index.js'
-import type { Db } from '../store/index.js'
-import type { AuditReport } from './audit.js'
-import { startAudit } from './start-audit.js'
+import { OperationError, type HandlerTable } from '../../bus/index.js'
+import type { TokenSigner } from '../../auth/index.js'
+import type { Db } from '../../store/index.js'
+import type { AuditReport } from '../audit.js'
+import { startAudit } from '../start-audit.js'
 
 export interface OperatorViewsDeps {
   db: Db

@@ -1,13 +1,13 @@
 // Test mode (reference/pub-protocol.md §8.2): SetMockAppUserBalance and SetMockAppBalance set a balance directly.
 // Historically they overwrote the balance column; here the difference is posted against `system:mock`, so the
 // audit still balances. Without the node's mock controls both answer upstream's error.
-import { OperationError, type HandlerTable } from '../bus/index.js'
-import type { LightningNode } from '../node/index.js'
-import type { Db } from '../store/index.js'
-import type { AccountStore } from './accounts.js'
-import { appUserOrCreate } from './app-users.js'
-import { userAccount, type Ledger } from './ledger.js'
-import { nonNegativeSatsAsMsat } from './msat.js'
+import { OperationError, type HandlerTable } from '../../bus/index.js'
+import type { LightningNode } from '../../node/index.js'
+import type { Db } from '../../store/index.js'
+import type { AccountStore } from '../accounts.js'
+import { appUserOrCreate } from '../app-users.js'
+import { userAccount, type Ledger } from '../ledger.js'
+import { nonNegativeSatsAsMsat } from '../msat.js'
 
 /** Upstream's answer since its mock node was removed; clients may match on it. */
 export const mockDisabledReason =

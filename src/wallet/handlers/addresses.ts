@@ -2,13 +2,13 @@
 // PayAddress to an address this service issued is an instant internal transfer (upstream §7.6). Paying any other
 // address goes through a transaction swap, which needs a quote first.
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { OperationError, type HandlerTable } from '../bus/index.js'
-import type { LightningNode } from '../node/index.js'
-import type { Db } from '../store/index.js'
-import type { Random } from './accounts.js'
-import { msatAsSats, positiveSatsAsMsat } from './msat.js'
+import { OperationError, type HandlerTable } from '../../bus/index.js'
+import type { LightningNode } from '../../node/index.js'
+import type { Db } from '../../store/index.js'
+import type { Random } from '../accounts.js'
+import { msatAsSats, positiveSatsAsMsat } from '../msat.js'
 import type { TransferDesk } from './transfers.js'
-import { operationId } from './user-operations.js'
+import { operationId } from '../user-operations.js'
 
 interface AddressRow {
   serial: number

@@ -1,9 +1,9 @@
 // BanUser: the operator locks a user and seizes its balance to `system:seized` (upstream sets it to 0), in one
 // transaction. The answer names the balance before the ban and every app identity of the user.
-import { OperationError, type HandlerTable } from '../bus/index.js'
-import type { Db } from '../store/index.js'
-import { userAccount, type Ledger } from './ledger.js'
-import { msatAsSats } from './msat.js'
+import { OperationError, type HandlerTable } from '../../bus/index.js'
+import type { Db } from '../../store/index.js'
+import { userAccount, type Ledger } from '../ledger.js'
+import { msatAsSats } from '../msat.js'
 
 export interface BanDeps {
   db: Db
