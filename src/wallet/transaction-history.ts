@@ -46,28 +46,14 @@ export interface PaymentSums {
   spentMsat(walletId: string, paymentHashes: readonly string[], sinceMs: number): number
 }
 
-interface TransactionRow {
-  direction: TransactionDirection
-  state: TransactionState
-  payment_hash: string
-  payment_request: string
-  memo: string | null
-  description_hash: string | null
-  amount_msat: number
-  fee_msat: number
-  preimage: string | null
-  created_at: number
-  expires_at: number | null
-  settled_at: number | null
-}
-
-// One wallet's invoices (incoming) and payments (outgoing). An internal payment's description is the paid
-// invoice's memo; an external one's is not stored by the wallet.
+// One wallet's invoices (incoming) and payments (outgoing), named as WalletTransaction names them. An internal
+// payment's description is the paid invoice's memo; an external one's is not stored by the wallet.
 const walletTransactions = `
   SELECT 'incoming' AS direction,
          CASE WHEN paid_at IS NOT NULL THEN 'settled' WHEN expires_at <= @now THEN 'expired' ELSE 'pending' END AS state,
-         payment_hash, payment_request, memo, description_hash, COALESCE(paid_msat, amount_msat) AS amount_msat,
-         0 AS fee_msat, NULL AS preimage, created_at, expires_at, paid_at AS settled_at
+         payment_hash AS paymentHash, payment_request AS paymentRequest, memo, description_hash AS descriptionHash,
+         COALESCE(paid_msat, amount_msat) AS amountMsat, 0 AS feeMsat, NULL AS preimage, created_at AS createdAt,
+         expires_at AS expiresAt, paid_at AS settledAt
     FROM invoices WHERE user_id = @userId
   UNION ALL
   SELECT 'outgoing',
@@ -81,11 +67,11 @@ const walletTransactions = `
 export function transactionHistory(db: Db) {
   const page = db.prepare(`SELECT * FROM (${walletTransactions})
     WHERE (@direction IS NULL OR direction = @direction) AND (@unpaid = 1 OR state = 'settled')
-      AND created_at >= @fromMs AND created_at <= @untilMs
-    ORDER BY created_at DESC, payment_hash LIMIT @limit OFFSET @offset`)
+      AND createdAt >= @fromMs AND createdAt <= @untilMs
+    ORDER BY createdAt DESC, paymentHash LIMIT @limit OFFSET @offset`)
   // A wallet paying its own invoice: the outgoing side answers; a retried payment: its latest attempt.
-  const byHash = db.prepare(`SELECT * FROM (${walletTransactions}) WHERE payment_hash = @paymentHash
-    ORDER BY direction DESC, created_at DESC LIMIT 1`)
+  const byHash = db.prepare(`SELECT * FROM (${walletTransactions}) WHERE paymentHash = @paymentHash
+    ORDER BY direction DESC, createdAt DESC LIMIT 1`)
   // The hashes travel as one JSON array: no limit on how many, one statement for any number.
   const spent = db.prepare(`SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0)
       FROM json_each(@hashes) h JOIN payments p ON p.payment_hash = h.value AND p.user_id = @userId
@@ -94,7 +80,7 @@ export function transactionHistory(db: Db) {
   return {
     /** Newest first. */
     list(walletId: string, query: WalletTransactionQuery, nowMs: number): WalletTransaction[] {
-      const rows = page.all({
+      return page.all({
         userId: walletId,
         now: nowMs,
         direction: query.direction ?? null,
@@ -103,12 +89,10 @@ export function transactionHistory(db: Db) {
         untilMs: query.untilMs,
         limit: query.limit,
         offset: query.offset,
-      }) as TransactionRow[]
-      return rows.map(transactionOf)
+      }) as WalletTransaction[]
     },
     byPaymentHash(walletId: string, paymentHash: string, nowMs: number): WalletTransaction | undefined {
-      const row = byHash.get({ userId: walletId, paymentHash, now: nowMs }) as TransactionRow | undefined
-      return row && transactionOf(row)
+      return byHash.get({ userId: walletId, paymentHash, now: nowMs }) as WalletTransaction | undefined
     },
     sums: {
       spentMsat: (walletId, paymentHashes, sinceMs) =>
@@ -118,20 +102,3 @@ export function transactionHistory(db: Db) {
 }
 
 export type TransactionHistory = ReturnType<typeof transactionHistory>
-
-function transactionOf(row: TransactionRow): WalletTransaction {
-  return {
-    direction: row.direction,
-    state: row.state,
-    paymentHash: row.payment_hash,
-    paymentRequest: row.payment_request,
-    memo: row.memo,
-    descriptionHash: row.description_hash,
-    amountMsat: row.amount_msat,
-    feeMsat: row.fee_msat,
-    preimage: row.preimage,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    settledAt: row.settled_at,
-  }
-}

@@ -1,12 +1,13 @@
-// The house's conventions that are not import arrows (docs/architecture.md, Conventions), read with the TypeScript
-// compiler: every Nostr request kind is served by a codec file that declares a NostrCodec, and every room keeps its
-// operations in a handlers/ folder.
+// The house's rules that are not import arrows (docs/architecture.md), read with the TypeScript compiler: every
+// Nostr request kind is served by a codec file that declares a NostrCodec, every room keeps its operations in a
+// handlers/ folder, and every table is read and written by one room only.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
 import ts from 'typescript'
 import { repoRoot } from '../support/paths.js'
+import { plan } from './rooms.js'
 
 const test = suite('architecture: conventions')
 
@@ -101,6 +102,40 @@ test('no file beside a handlers/ folder shares a name with one inside it', () =>
     }
   }
   assert.equal([...new Set(clashes)], [])
+})
+
+/** The tables each room's SQL names: FROM/JOIN/INTO/UPDATE/TABLE in the file's string and template literals. */
+function tablesNamedByRoom(tables: ReadonlySet<string>): Map<string, Set<string>> {
+  const byTable = new Map<string, Set<string>>()
+  const sqlName = /\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+([a-z_][a-z0-9_]*)/g
+  for (const file of filesUnder('src')) {
+    const source = ts.createSourceFile(file, fs.readFileSync(path.join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true)
+    const visit = (node: ts.Node): void => {
+      let text: string | undefined
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) text = node.text
+      else if (ts.isTemplateExpression(node)) text = [node.head.text, ...node.templateSpans.map(span => span.literal.text)].join(' ')
+      for (const match of text?.matchAll(sqlName) ?? []) {
+        const table = match[1]!.toLowerCase()
+        if (tables.has(table)) (byTable.get(table) ?? byTable.set(table, new Set()).get(table)!).add(plan.roomOf(file))
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+  }
+  return byTable
+}
+
+test('every table is named in the SQL of one room only: rooms own their tables', () => {
+  const tables = new Set<string>(['schema_migrations'])
+  for (const file of fs.readdirSync(path.join(repoRoot, 'schema/sql'))) {
+    for (const match of fs.readFileSync(path.join(repoRoot, 'schema/sql', file), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)) {
+      tables.add(match[1]!.toLowerCase())
+    }
+  }
+  const byTable = tablesNamedByRoom(tables)
+  assert.ok(byTable.get('payments')?.has('src/wallet'), 'the wallet names its payments table (the reader works)')
+  const shared = [...byTable].filter(([, rooms]) => rooms.size > 1).map(([table, rooms]) => `${table}: ${[...rooms].sort().join(', ')}`)
+  assert.equal(shared, [])
 })
 
 test.run()
