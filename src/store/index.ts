@@ -7,7 +7,7 @@ import type { CheckpointWorker } from './checkpointer.js'
 
 export { startCheckpointWorker, type CheckpointWorker } from './checkpointer.js'
 export { writeProbe } from './writable.js'
-export { schemaVersionOf } from './schema-version.js'
+export { readDatabaseFile, schemaVersionOf } from './schema-version.js'
 
 export type Db = Database.Database
 

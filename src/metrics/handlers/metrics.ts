@@ -54,23 +54,15 @@ export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
   })
 
   return {
-    GetUsageMetrics: async input => {
-      const apps: Record<string, { app_metrics: Record<string, ReturnType<typeof usagePage>> }> = {}
-      for (const { app, series, page } of usage.latest(latestLimit(input.limit))) {
-        ;(apps[app] ??= { app_metrics: {} }).app_metrics[series] = usagePage(page)
-      }
-      return { apps }
-    },
+    GetUsageMetrics: async input => ({
+      apps: latestByApp(usage, input.limit, usagePage, series => ({ app_metrics: series })),
+    }),
 
     GetSingleUsageMetrics: async input => usagePage(singlePage(usage, input)),
 
-    GetBundleMetrics: async input => {
-      const apps: Record<string, { app_bundles: Record<string, ReturnType<typeof bundlePage>> }> = {}
-      for (const { app, series, page } of bundles.latest(latestLimit(input.limit))) {
-        ;(apps[app] ??= { app_bundles: {} }).app_bundles[series] = bundlePage(page)
-      }
-      return { apps }
-    },
+    GetBundleMetrics: async input => ({
+      apps: latestByApp(bundles, input.limit, bundlePage, series => ({ app_bundles: series })),
+    }),
 
     GetSingleBundleMetrics: async input => bundlePage(singlePage(bundles, input)),
 
@@ -124,6 +116,18 @@ export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
 
     PrometheusMetrics: async () => ({ contentType: deps.prometheus.contentType, body: await deps.prometheus.text() }),
   }
+}
+
+/** The latest records of every series of a store, grouped by app; `wrap` names an app's series as the wire does. */
+function latestByApp<P, A>(
+  store: TlvFileStore,
+  limit: number | undefined,
+  shape: (page: SeriesPage) => P,
+  wrap: (series: Record<string, P>) => A,
+): Record<string, A> {
+  const byApp: Record<string, Record<string, P>> = {}
+  for (const { app, series, page } of store.latest(latestLimit(limit))) (byApp[app] ??= {})[series] = shape(page)
+  return Object.fromEntries(Object.entries(byApp).map(([app, series]) => [app, wrap(series)]))
 }
 
 function latestLimit(limit: number | undefined): number {
