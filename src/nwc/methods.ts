@@ -1,6 +1,8 @@
 // The NIP-47 methods, each a function of (connection, params) → result, throwing NwcError with one of the spec's
 // error codes. Money moves only through the wallet's door (payInvoiceFor, createInvoiceFor): the same fees, checks,
-// ledger and domain events as PayInvoice and NewInvoice.
+// ledger and domain events as PayInvoice and NewInvoice. An invoice's hash and amount are read with
+// light-bolt11-decoder (no signature check: the wallet's payer checks the invoice), not with `bolt11`, which only the
+// embedded node needs, to encode and sign its invoices, and which loads bitcoinjs-lib and a second secp256k1.
 import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import type { Logger } from 'pino'
 import { OperationError, isOperationError, type ErrorCode, type Clock } from '../bus/index.js'

@@ -129,7 +129,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   // Without the NWC room kind 23194 is not served.
   const nwc = deps.nwc
     ? nwcCodec({
-        view: deps.nwc, keys, send, clock, log, accessLog: deps.accessLog,
+        view: deps.nwc, keys, send, clock, accessLog: deps.accessLog,
         sendNow: (template, key) => publishOwn(signer.sign(template, key)),
       })
     : undefined

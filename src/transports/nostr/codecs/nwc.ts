@@ -5,7 +5,6 @@
 // NIP-44, 23196 NIP-04) leave here too.
 import * as nip04 from 'nostr-tools/nip04'
 import { isOperationError, type ErrorCode, type AccessLog, type Clock, type DomainEvent } from '../../../bus/index.js'
-import type { Logger } from 'pino'
 import { catalogue } from '../../../../schema/catalogue.js'
 import type { NwcRelayView } from '../../../nwc/index.js'
 import { nwcConnectionOf } from '../../../auth/index.js'
@@ -60,7 +59,6 @@ export interface NwcCodecDeps {
    */
   sendNow: SendEvent
   clock: Clock
-  log: Logger
   /** One line per answered request, with the NIP-47 method and code; none when the access log is off. */
   accessLog?: AccessLog
 }
@@ -87,7 +85,7 @@ export interface NwcCodec extends NostrCodec<Addressee, NwcInbound> {
 }
 
 export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
-  const { view, log } = deps
+  const { view } = deps
   const nowUnix = () => Math.floor(deps.clock.now() / 1000)
   // Revoked connections stay served so that their apps hear UNAUTHORIZED rather than silence.
   const serviceKeys = new Set(view.servicePubkeys())
