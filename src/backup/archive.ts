@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import * as tar from 'tar'
 import { auditLedgerFile, lastLedgerEntryId } from '../wallet/index.js'
+import { schemaVersionOf } from '../store/index.js'
 
 export const manifestFormat = 'relaypay-backup/1'
 const ledgerFile = 'relaypay.sqlite'
@@ -220,15 +221,6 @@ function isSqlite(file: string): boolean {
     return fs.readSync(fd, head, 0, head.length, 0) === head.length && head.equals(sqliteHeader)
   } finally {
     fs.closeSync(fd)
-  }
-}
-
-function schemaVersionOf(file: string): number {
-  const db = new Database(file, { readonly: true, fileMustExist: true })
-  try {
-    return (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v
-  } finally {
-    db.close()
   }
 }
 

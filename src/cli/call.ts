@@ -88,7 +88,7 @@ const defaultRelayTimeoutSeconds = 30
  * with EnrollAdminToken first. The app key and relays come from <data-dir>/app.nprofile.
  */
 async function runRelayCall(operation: string, json: string, opts: CallOptions): Promise<void> {
-  const { callOverRelay } = await import('../transports/nostr/rpc-client.js')
+  const { callOverRelay } = await import('../transports/nostr-client/index.js')
   const { decode } = await import('nostr-tools/nip19')
   const { generateSecretKey } = await import('nostr-tools/pure')
   const { bytesToHex, hexToBytes } = await import('@noble/hashes/utils.js')

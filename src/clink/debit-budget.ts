@@ -1,6 +1,7 @@
 // A debit grant's rules as a wallet spend limit (src/wallet/payments/store.ts SpendLimit), run inside the payment
-// transaction: the grant is re-read, its expiry checked and its budget summed in SQL over this key's payments
-// (pending, and succeeded within the window, amount + service fee), and the payment is recorded for the next sum —
+// transaction: the grant is re-read, its expiry checked and its budget summed over this key's payments by the
+// wallet, in the same transaction (pending, and succeeded within the window, amount + service fee: the wallet's
+// payments are the wallet's to read), and the payment is recorded for the next sum —
 // so concurrent debits serialise on SQLite and never exceed the budget together. Two kinds of payment use it:
 // the ones made for CLINK debit requests (debit-payer.ts), and PayInvoice / PayAppUserInvoice with `debit_npub`
 // (reference/pub-protocol.md §5.3: the payment is counted against that key's debit authorization), whose limit the
@@ -25,7 +26,7 @@ export interface DebitCharge {
 }
 
 export function debitSpendLimit(store: DebitStore, charge: DebitCharge, recorded: (paymentHash: string) => void = () => {}): SpendLimit {
-  return terms => {
+  return (terms, payments) => {
     const row = store.access(charge.userId, charge.requester)
     if (charge.mode === 'approved') {
       if (row && row.authorized === 0) throw new DebitRefusal(gfy(1), 'denied')
@@ -34,7 +35,8 @@ export function debitSpendLimit(store: DebitStore, charge: DebitCharge, recorded
       const rules = rulesOf(row)
       if (expired(rules, terms.at)) throw new DebitRefusal(gfy(3), 'expired')
       if (rules.frequency) {
-        const spent = store.spentInWindowMsat(charge.userId, charge.requester, terms.at - windowMs(rules.frequency))
+        const hashes = store.paymentHashes(charge.userId, charge.requester)
+        const spent = payments.spentMsat(charge.userId, hashes, terms.at - windowMs(rules.frequency))
         if (spent + terms.amountMsat + terms.serviceFeeMsat > rules.frequency.amount * 1000) {
           throw new DebitRefusal(gfy(5, { range: { min: 1, max: rules.frequency.amount } }), 'budget')
         }

@@ -98,11 +98,7 @@ export function debitStore(db: Db) {
         app_id = excluded.app_id, request_id = excluded.request_id, answer = excluded.answer,
         created_at = excluded.created_at
       WHERE clink_debit_payments.answer = 'answered'`)
-  // Pending payments count whatever their age; succeeded ones while their settlement is inside the window.
-  const spentInWindow = db.prepare(`SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0)
-      FROM clink_debit_payments d JOIN payments p ON p.payment_hash = d.payment_hash AND p.user_id = d.user_id
-      WHERE d.user_id = @userId AND d.requester = @requester
-        AND (p.status = 'pending' OR (p.status = 'succeeded' AND p.resolved_at > @since))`).pluck()
+  const paymentHashes = db.prepare('SELECT payment_hash FROM clink_debit_payments WHERE user_id = ? AND requester = ?').pluck()
   const debitPayment = db.prepare('SELECT * FROM clink_debit_payments WHERE payment_hash = ?')
   const paymentForRequest = db.prepare(`SELECT * FROM clink_debit_payments WHERE request_id = ?
       ORDER BY created_at DESC LIMIT 1`)
@@ -161,9 +157,8 @@ export function debitStore(db: Db) {
       return true
     }),
 
-    /** Inside the payment's transaction: what this key's payments take from the window ending at `now`. */
-    spentInWindowMsat: (userId: string, requester: string, since: number) =>
-      spentInWindow.get({ userId, requester, since }) as number,
+    /** The payments made for this key's debits of this user: what its budget sums over (the wallet's door sums them). */
+    paymentHashes: (userId: string, requester: string) => paymentHashes.all(userId, requester) as string[],
     /**
      * `answer`: `paying` for a CLINK request's payment, `answered` when no requester waits (an API payment). False
      * when an earlier attempt at the same payment hash still has an answer to send.

@@ -12,11 +12,11 @@ import type { LightningNode } from '../node/index.js'
 import {
   clinkDebitKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkSender, type ClinkRequest, type ClinkAnswer, type ClinkServer,
 } from './wire.js'
-import { createDebits } from './debits.js'
+import { createDebits } from './debit-part.js'
 import { offerStore } from './offer-store.js'
-import { createOffersPart } from './offers.js'
-import { createManagePart } from './manage.js'
-import { liveRequestHandlers } from './live-requests.js'
+import { createOffersPart } from './handlers/offers.js'
+import { createManagePart } from './handlers/manage.js'
+import { liveRequestHandlers } from './handlers/live-requests.js'
 
 export interface ClinkDeps {
   db: Db

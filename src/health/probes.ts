@@ -2,7 +2,7 @@
 // `GET /readyz` (ready: every check below holds). Both are unauthenticated, so each answer is built from cached
 // facts: the store's write check runs at most once per `storeCheckMs`, the node is asked in the background on a
 // timer with a timeout, never on a probe.
-import type { Db } from '../store/index.js'
+import { writeProbe, type Db } from '../store/index.js'
 
 export interface CheckResult {
   ok: boolean
@@ -49,7 +49,7 @@ export function createProbes(now: () => number = Date.now): Probes {
   const checkStore = () => {
     if (!store || now() - store.checkedAt < storeCheckMs) return
     store.checkedAt = now()
-    checks.store = storeWritable(store.db)
+    checks.store = writeProbe(store.db)
   }
 
   return {
@@ -90,26 +90,6 @@ export function createProbes(now: () => number = Date.now): Probes {
       stopped = true
       clearTimeout(nodeTimer)
     },
-  }
-}
-
-/**
- * A write the store must be able to take: the write lock, and a row changed to itself, then rolled back, so the
- * check leaves nothing behind. A read-only file, a lost lock or a full disk on the lock fails it.
- */
-function storeWritable(db: Db): CheckResult {
-  // Synchronous code cannot interleave with another transaction on this connection; still, never nest one.
-  if (db.inTransaction) return { ok: true, detail: 'a transaction is open' }
-  try {
-    db.exec('BEGIN IMMEDIATE')
-    try {
-      db.prepare('UPDATE schema_migrations SET name = name WHERE version = (SELECT MAX(version) FROM schema_migrations)').run()
-    } finally {
-      db.exec('ROLLBACK')
-    }
-    return { ok: true, detail: 'writable' }
-  } catch (err) {
-    return { ok: false, detail: `not writable: ${(err as Error).message}` }
   }
 }
 

@@ -7,15 +7,15 @@ import type { TokenSigner } from '../auth/index.js'
 import type { NostrAccounts, WalletAccounts } from '../wallet/index.js'
 import { linkingStore } from './store.js'
 import { adminEnrollment } from './admin-enrollment.js'
-import { npubLinkingHandlers } from './npub-linking.js'
-import { inviteHandlers } from './invites.js'
-import { deviceHandlers } from './devices.js'
-import { httpCredsHandlers } from './http-creds.js'
-import { batchHandlers, type BatchDeps } from './batch.js'
+import { npubLinkingHandlers } from './handlers/npub-linking.js'
+import { inviteHandlers } from './handlers/invites.js'
+import { deviceHandlers } from './handlers/devices.js'
+import { httpCredsHandlers } from './handlers/http-creds.js'
+import { batchHandlers, type BatchDeps } from './handlers/batch.js'
 
 export { adminEnrollFile, adminConnectFile, type AdminEnrollment } from './admin-enrollment.js'
-export { linkingTokenTtlMs } from './npub-linking.js'
-export { maxBatchEntries } from './batch.js'
+export { linkingTokenTtlMs } from './handlers/npub-linking.js'
+export { maxBatchEntries } from './handlers/batch.js'
 
 export interface LinkingDeps {
   db: Db

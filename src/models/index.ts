@@ -13,7 +13,7 @@ export {
 export { type CatalogueEntry, fallbackDefaultModel, modelFileName, whisperCatalogue } from './catalogue.js'
 export { defaultModelsBaseUrl } from './base-url.js'
 export { detectLocalEngine, fixedEngine, localEnginePackage, type LocalEngine } from './engine.js'
-export { modelHandlers } from './handlers.js'
+export { modelHandlers } from './handlers/models.js'
 export { createRecordings, type Recordings, type RecordingsOptions, type RecordingOut } from './recordings.js'
 export {
   createTranscriber,

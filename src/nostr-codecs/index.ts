@@ -1,7 +1,13 @@
-// Nostr wire shapes that domain rooms read and write but that belong to no one room: CLINK pointers
-// (noffer/ndebit/nmanage) and NIP-57 zap requests. Pure functions over strings and events, beneath the domains.
+// Nostr wire shapes that rooms on several layers read and write but that belong to no one room: CLINK pointers
+// (noffer/ndebit/nmanage), NIP-57 zap requests, and the Pub RPC wire of kind 21000 (its nip44v1 cipher and reply
+// shards), which the daemon's transport and the CLI's relay client both speak. Pure functions, beneath the domains.
 export {
   encodeNoffer, decodeNoffer, encodeNdebit, decodeNdebit, encodeNmanage, decodeNmanage,
   type OfferPointer, type AccessPointer, type OfferPriceType,
 } from './pointers.js'
 export { validateZapRequest, type ZapRequest } from './zap-request.js'
+export { CipherError, conversationKeyV1, encryptV1, decryptV1, strictBase64 } from './nip44v1.js'
+export { shardPlaintexts, type Shard } from './shards.js'
+
+/** Kind of Pub RPC requests, replies, pushes and shards (reference/pub-protocol.md §3). */
+export const pubRpcKind = 21000

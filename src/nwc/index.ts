@@ -8,8 +8,8 @@ import type { Db } from '../store/index.js'
 import { type Clock, type DomainEvent, type HandlerTable } from '../bus/index.js'
 import type { NwcDirectory } from '../auth/index.js'
 import { nwcStore } from './store.js'
-import { nwcHandlers } from './handlers.js'
-import { nip47Handlers } from './nip47-handlers.js'
+import { nwcHandlers } from './handlers/connections.js'
+import { nip47Handlers } from './handlers/nip47.js'
 import { methodTable } from './methods.js'
 import { walletTransactionReader } from './transactions.js'
 import { nwcDirectory, nwcRelayView, type NwcRelayView } from './relay-view.js'
@@ -41,7 +41,7 @@ export interface Nwc {
 
 export function createNwc(deps: NwcDeps): Nwc {
   const store = nwcStore(deps.db)
-  const transactions = walletTransactionReader(deps.db)
+  const transactions = walletTransactionReader(deps.wallet)
   const methods = methodTable({ wallet: deps.wallet, node: deps.node, store, transactions, clock: deps.clock, log: deps.log })
   const handlers = {
     ...nwcHandlers({

@@ -1,12 +1,14 @@
 // The NIP-47 methods, each a function of (connection, params) → result, throwing NwcError with one of the spec's
 // error codes. Money moves only through the wallet's door (payInvoiceFor, createInvoiceFor): the same fees, checks,
-// ledger and domain events as PayInvoice and NewInvoice.
+// ledger and domain events as PayInvoice and NewInvoice. An invoice's hash and amount are read with
+// light-bolt11-decoder (no signature check: the wallet's payer checks the invoice), not with `bolt11`, which only the
+// embedded node needs, to encode and sign its invoices, and which loads bitcoinjs-lib and a second secp256k1.
 import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import type { Logger } from 'pino'
 import { OperationError, isOperationError, type ErrorCode, type Clock } from '../bus/index.js'
 import type { CreatedInvoice, InvoiceForWallet, WalletPayment } from '../wallet/index.js'
 import type { NwcStore, ConnectionRow } from './store.js'
-import type { NwcTransaction, TransactionQuery, WalletTransactionReader } from './transactions.js'
+import type { NwcTransaction, TransactionQuery, WalletHistory, WalletTransactionReader } from './transactions.js'
 
 /** NIP-47 error codes (reference/nostr-and-lnd.md §A4). */
 export type NwcErrorCode =
@@ -37,7 +39,7 @@ export const isNwcMethod = (name: string): name is NwcMethodName => (nwcMethods 
 export const nwcNotificationTypes = ['payment_received', 'payment_sent'] as const
 
 /** What the methods need of the wallet: its door functions, nothing else. */
-export interface NwcWallet {
+export interface NwcWallet extends WalletHistory {
   createInvoiceFor(walletId: string, request: InvoiceForWallet): Promise<CreatedInvoice>
   payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment & { feeMsat: number }>
   paymentByHash(paymentHash: string): WalletPayment | undefined

@@ -2,9 +2,10 @@
 // invoice swaps (on-chain → Lightning) for the operator, through the Boltz v2 providers the operator names. Off
 // by default; then, and on the embedded node (which has no real chain), the three lists answer empty (as
 // Lightning.Pub does: a wallet shows "no swaps", not an error) and every other swap operation answers why not.
-import { OperationError, type HandlerTable } from '../bus/index.js'
+import { OperationError } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { Swaps, SwapsDeps } from './running-swaps.js'
+import { refusedSwapHandlers } from './handlers/refused.js'
 
 export type { SwapWallet } from './providers.js'
 export type { Swaps, SwapsDeps } from './running-swaps.js'
@@ -14,28 +15,12 @@ export const swapsDisabledReason =
 export const swapsNeedLndReason =
   'swaps need an LND node ([node] backend = "lnd"): the embedded node has no real chain to lock or claim coins on'
 
-/** The swap operations that ask a provider for something or move coins: refused while swaps cannot run. */
-const swapWrites = [
-  'GetTransactionSwapQuotes',
-  'GetAdminTransactionSwapQuotes',
-  'PayAdminTransactionSwap',
-  'GetAdminInvoiceSwapQuotes',
-  'PayAdminInvoiceSwap',
-  'RefundAdminInvoiceSwap',
-] as const
-
 /** Swaps that cannot run (off, or on a node without a chain): lists are empty, everything else answers `reason`. */
 function refusingSwaps(reason: string, node: LightningNode): Swaps {
   const refuse = async (): Promise<never> => {
     throw new OperationError('forbidden', reason)
   }
-  const handlers: HandlerTable = {
-    ListTxSwaps: async () => ({ swaps: [] }),
-    ListAdminTxSwaps: async () => ({ swaps: [] }),
-    ListAdminInvoiceSwaps: async () => ({ swaps: [], current_block_height: (await node.getInfo()).blockHeight }),
-  }
-  for (const op of swapWrites) (handlers as Record<string, unknown>)[op] = refuse
-  return { handlers, addressPayer: { payAddress: refuse }, start: async () => undefined, stop: () => undefined }
+  return { handlers: refusedSwapHandlers(reason, node), addressPayer: { payAddress: refuse }, start: async () => undefined, stop: () => undefined }
 }
 
 /**

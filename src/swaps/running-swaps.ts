@@ -13,6 +13,7 @@ import type { Provider, SwapWallet } from './providers.js'
 import { chainParams } from './swap-scripts.js'
 import { swapStore } from './swap-store.js'
 import { txSwapDesk } from './tx-swaps.js'
+import { swapHandlers } from './handlers/swaps.js'
 
 /** What the swaps room is built from and gives (index.ts hands both on): here, this file imports nothing of index.ts. */
 export interface SwapsDeps {
@@ -80,34 +81,8 @@ export function runningSwaps(deps: SwapsDeps): Swaps {
     if (!stopped) cancelPoll = deps.timers.after(config.block_poll_seconds * 1000, () => void poll())
   }
 
-  const handlers: HandlerTable = {
-    GetTransactionSwapQuotes: async (input, ctx) => ({ quotes: await txSwaps.quote(ctx.caller.userId, input.transaction_amount_sats) }),
-    ListTxSwaps: async (_input, ctx) => ({ swaps: txSwaps.list(ctx.caller.userId) }),
-    GetAdminTransactionSwapQuotes: async input => ({ quotes: await txSwaps.quote(null, input.transaction_amount_sats) }),
-    PayAdminTransactionSwap: async input => {
-      const paid = await txSwaps.payForOperator({ address: input.address.trim(), swapOperationId: input.swap_operation_id })
-      return { tx_id: paid.txId, network_fee: paid.networkFeeSats }
-    },
-    ListAdminTxSwaps: async () => ({ swaps: txSwaps.list(null) }),
-    GetAdminInvoiceSwapQuotes: async input => {
-      const fees = input.fees_req?.fees
-      return {
-        quotes: await invoiceSwaps.quote({
-          amountSats: input.amount_sats,
-          ...(fees ? { fees: 'sat_per_v_byte' in fees ? { satPerVbyte: fees.sat_per_v_byte } : { targetConf: fees.target_conf } } : {}),
-        }),
-      }
-    },
-    ListAdminInvoiceSwaps: async () => invoiceSwaps.list(),
-    PayAdminInvoiceSwap: async input =>
-      invoiceSwaps.pay({
-        swapOperationId: input.swap_operation_id,
-        ...(input.sat_per_v_byte !== undefined ? { satPerVbyte: input.sat_per_v_byte } : {}),
-        ...(input.no_claim !== undefined ? { noClaim: input.no_claim } : {}),
-      }),
-    RefundAdminInvoiceSwap: async input =>
-      invoiceSwaps.refund({ swapOperationId: input.swap_operation_id, satPerVbyte: input.sat_per_v_byte }),
-  }
+  const handlers = swapHandlers({ txSwaps, invoiceSwaps })
+
 
   return {
     handlers,

@@ -2,8 +2,7 @@
 // wallets together hold exactly what the system accounts gave them), and every payment and paid invoice has
 // exactly the postings its status calls for. `relaypay audit` prints it; the daemon runs it at start and refuses
 // outgoing payments while it fails.
-import Database from 'better-sqlite3'
-import type { Db } from '../store/index.js'
+import { readDatabaseFile, type Db } from '../store/index.js'
 
 export interface AuditReport {
   ok: boolean
@@ -183,24 +182,16 @@ function invoiceMismatches(db: Db): AuditReport['invoiceMismatches'] {
  * instead of staying in the daemon connection's page cache.
  */
 export function auditLedgerFile(file: string): AuditReport {
-  const db = new Database(file, { readonly: true, fileMustExist: true })
-  // A small page cache: the audit reads each page about once, and what its connection allocates stays in the
-  // process after it closes (the worker thread's malloc arena keeps it): with SQLite's default 2 MB cache an audit
-  // of 100k wallets left ~17 MB more resident memory behind than with this one.
-  db.pragma('cache_size = -256')
-  try {
+  return readDatabaseFile(file, db => {
+    // A small page cache: the audit reads each page about once, and what its connection allocates stays in the
+    // process after it closes (the worker thread's malloc arena keeps it): with SQLite's default 2 MB cache an audit
+    // of 100k wallets left ~17 MB more resident memory behind than with this one.
+    db.pragma('cache_size = -256')
     return auditLedger(db)
-  } finally {
-    db.close()
-  }
+  })
 }
 
 /** The id of the last journal entry in a database file (0 for none): a backup's manifest names it. */
 export function lastLedgerEntryId(file: string): number {
-  const db = new Database(file, { readonly: true, fileMustExist: true })
-  try {
-    return (db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM ledger_entries').get() as { id: number }).id
-  } finally {
-    db.close()
-  }
+  return readDatabaseFile(file, db => (db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM ledger_entries').get() as { id: number }).id)
 }

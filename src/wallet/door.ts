@@ -5,14 +5,23 @@
 import type { AccountDirectory } from '../auth/index.js'
 import type { HandlerTable, InputOf, OutputOf } from '../bus/index.js'
 import type { AppRow, AppUserRow, UserRow } from './accounts.js'
-import type { AddressSwapPayer } from './addresses.js'
+import type { AddressSwapPayer } from './handlers/addresses.js'
 import type {
   CreatedInvoice, InvoiceForWallet, OfferInvoiceView, WalletInvoice, WalletPaidInvoice, WalletPayment,
 } from './money-views.js'
 import type { NostrAccounts } from './nostr-accounts.js'
-import type { SpendLimit } from './payments/store.js'
+import type { PaymentTerms } from './payments/store.js'
 import type { StartAudit } from './start-audit.js'
 import type { UserOperation } from './user-operations.js'
+import type { PaymentSums, WalletTransaction, WalletTransactionQuery } from './transaction-history.js'
+
+/**
+ * A caller's own limit on one payment (a CLINK debit budget), run inside the payment's transaction after the repeat
+ * checks and before the payer is debited, so payments against one limit serialise and the limit sees every one
+ * committed before it. `payments` reads the wallet's payments in that same transaction. It refuses by throwing an
+ * OperationError: the payment then rolls back alone. Rows it writes commit or roll back with the payment.
+ */
+export type SpendLimit = (payment: PaymentTerms, payments: PaymentSums) => void
 
 /** Accounts, wallets (users), apps and app users, as other rooms read them. */
 export interface WalletAccounts {
@@ -60,6 +69,12 @@ export interface Wallet {
   offerInvoices(walletId: string, offerId: string, includeUnpaid: boolean): OfferInvoiceView[]
   invoiceByPaymentHash(paymentHash: string): WalletInvoice | undefined
   paymentByHash(paymentHash: string): WalletPayment | undefined
+  /** A wallet's balance now (0 for an unknown wallet). */
+  balanceMsat(walletId: string): number
+  /** A wallet's invoices and payments, newest first (NIP-47 list_transactions). */
+  transactions(walletId: string, query: WalletTransactionQuery, now: number): WalletTransaction[]
+  /** One of a wallet's invoices or payments by payment hash: its own payment of it first, else the latest. */
+  transactionByPaymentHash(walletId: string, paymentHash: string, now: number): WalletTransaction | undefined
   /** A payment as the wallet's operation history shows it (UserOperation), or undefined. */
   paymentOperationByHash(paymentHash: string): UserOperation | undefined
   /** Deletes an unpaid invoice of an extension (`extra.tag`) that expired by `now`. */

@@ -14,23 +14,24 @@ import { createLedger } from './ledger.js'
 import { feeCollectors } from './fee-collectors.js'
 import { invoiceStore } from './invoices/store.js'
 import { invoiceIssuer } from './invoices/issue.js'
-import { invoiceHandlers } from './invoices/handlers.js'
-import { productHandlers, productInvoice } from './products.js'
+import { invoiceHandlers } from './handlers/invoices.js'
+import { productHandlers, productInvoice } from './handlers/products.js'
 import { settlement } from './settlement.js'
 import { paymentStore } from './payments/store.js'
 import { outgoingGate } from './payments/outgoing-gate.js'
 import { paymentResolution } from './payments/resolution.js'
 import { invoicePayer } from './payments/pay-invoice.js'
-import type { SpendLimit } from './payments/store.js'
-import { paymentHandlers } from './payments/handlers.js'
-import { transferDesk, transferHandlers } from './transfers.js'
-import { addressHandlers, type AddressSwapPayer } from './addresses.js'
-import { banHandlers } from './bans.js'
-import { mockBalanceHandlers } from './mock-balances.js'
+import type { SpendLimit } from './door.js'
+import { transactionHistory } from './transaction-history.js'
+import { paymentHandlers } from './handlers/payments.js'
+import { transferDesk, transferHandlers } from './handlers/transfers.js'
+import { addressHandlers, type AddressSwapPayer } from './handlers/addresses.js'
+import { banHandlers } from './handlers/bans.js'
+import { mockBalanceHandlers } from './handlers/mock-balances.js'
 import { walletMoneyViews, type CreatedInvoice } from './money-views.js'
 import { groupCommit } from './group-commit.js'
 import { startAudit, type StartAudit } from './start-audit.js'
-import { operatorViews } from './operator-views.js'
+import { operatorViews } from './handlers/operator-views.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { clinkPointerCache } from './describe-user.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
@@ -44,13 +45,15 @@ export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export { maxWithdrawableSats, type FeePolicy } from './fees.js'
 export { positiveSatsAsMsat, msatAsSats, unixSeconds } from './msat.js'
 export { operationId } from './user-operations.js'
-export type { AddressSwapPayer } from './addresses.js'
+export type { AddressSwapPayer } from './handlers/addresses.js'
 export type { UserOperation } from './user-operations.js'
 export type {
   CreatedInvoice, InvoiceForWallet, OfferInvoiceView, WalletInvoice, WalletPayment, WalletPaidInvoice,
 } from './money-views.js'
 export { auditLedger, auditLedgerFile, lastLedgerEntryId, type AuditReport } from './audit.js'
-export type { PaymentTerms, SpendLimit } from './payments/store.js'
+export type { PaymentTerms } from './payments/store.js'
+export type { SpendLimit } from './door.js'
+export type { PaymentSums, WalletTransaction, WalletTransactionQuery, TransactionDirection, TransactionState } from './transaction-history.js'
 export type { NostrAccounts, NostrUser } from './nostr-accounts.js'
 export type { Wallet, WalletAccounts, WalletBalanceReader } from './door.js'
 
@@ -102,9 +105,10 @@ export function createWallet(deps: WalletDeps): Wallet {
   const issue = invoiceIssuer({ node, accounts, invoices, commits, now, callbackGuard: { allowLoopback: deps.allowLoopbackCallbacks ?? false } })
   const settled = settlement({ db, node, ledger, invoices, emit, log })
   const payments = paymentStore(db, ledger, invoices)
+  const history = transactionHistory(db)
   const resolution = paymentResolution({ store: payments, commits, node, emit, timers: deps.timers ?? systemTimers, now, log })
   const payer = invoicePayer({
-    node, accounts, invoices, payments, commits, resolution, collectors, gate, fees: deps.fees, emit, now, log,
+    node, accounts, invoices, payments, commits, resolution, collectors, sums: history.sums, gate, fees: deps.fees, emit, now, log,
   })
   const transfers = transferDesk({ db, ledger, collectors, fees: deps.fees, gate, commits, emit, now })
   // Attached after start-up by the daemon when swaps run; PayAddress to an outside address needs it.
@@ -149,6 +153,9 @@ export function createWallet(deps: WalletDeps): Wallet {
     appsMetrics,
     openBalanceReader: () => openBalanceReader(db),
     ...walletMoneyViews({ issue, payer, invoices, payments }),
+    balanceMsat: (walletId: string) => ledger.balanceMsat(walletId),
+    transactions: history.list,
+    transactionByPaymentHash: history.byPaymentHash,
     /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
     attachSwapPayer(payer: AddressSwapPayer): void {
       swapPayer = payer

@@ -24,11 +24,6 @@ const exceptions: Exception[] = [
     to: 'src/transports/nostr/verify.ts',
     why: "the one Schnorr verifier still lives in the transport, and through the transport's door the relay's thread would load the whole transport; the verifier moves beneath both (src/nostr-codecs) once the pipeline rewrite, which reshapes the signature step, has landed",
   },
-  {
-    from: 'src/cli/call.ts',
-    to: 'src/transports/nostr/rpc-client.ts',
-    why: "the CLI's Nostr client sits beside the server it talks to; through the transport's door it would load the whole transport into every `relaypay call`. It moves out with the pipeline rewrite",
-  },
 ]
 
 let arrows: ImportArrow[] = []

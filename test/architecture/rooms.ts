@@ -15,7 +15,10 @@ export const layers: { name: string; rooms: string[] }[] = [
       'src/extensions', 'src/extensions/host', 'src/extensions/payroll', 'src/extensions/restaurant',
     ],
   },
-  { name: 'transports', rooms: ['src/transports/http', 'src/transports/nostr', 'src/relay', 'src/console'] },
+  {
+    name: 'transports',
+    rooms: ['src/transports/http', 'src/transports/nostr', 'src/transports/nostr-client', 'src/relay', 'src/console'],
+  },
   { name: 'composition root', rooms: ['src/daemon.ts'] },
   { name: 'command line', rooms: ['src/cli'] },
 ]

@@ -7,7 +7,7 @@ import { getPublicKey } from 'nostr-tools/pure'
 import type { Clock } from '../../bus/index.js'
 import type { NostrPublisher } from '../host/index.js'
 import type { MenuItemRow, RestaurantRow, RestaurantStore } from './store.js'
-import type { Settings } from './settings.js'
+import type { Settings } from './settings-store.js'
 import { ancestry } from './menu-tree.js'
 
 export const stallKind = 30017

@@ -1,10 +1,10 @@
 // The restaurant extension's parts, assembled once at start from the host and handed to every handler factory.
 import type { ExtensionHost } from '../host/index.js'
 import { newId } from './ids.js'
-import { orderBook, type OrderBook } from './orders.js'
-import { printJobStore, type PrintJobStore } from './print-jobs.js'
+import { orderBook, type OrderBook } from './order-book.js'
+import { printJobStore, type PrintJobStore } from './print-job-store.js'
 import { menuPublishing, type MenuPublishing } from './publishing.js'
-import { restaurantSettings, type Settings } from './settings.js'
+import { restaurantSettings, type Settings } from './settings-store.js'
 import { restaurantStore, type RestaurantStore } from './store.js'
 import { guestBudgets, type GuestBudgets, type RestaurantLimits } from './guest-limits.js'
 

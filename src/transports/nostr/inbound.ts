@@ -1,14 +1,17 @@
-// The shared middle of the one inbound pipeline (issue 23): every request event, whatever its kind, passes here
-// after its cheap checks (size, shape, age, addressee) and before its codec. The order is the cost order: the
-// in-flight set first (the same event from a second relay while the first copy runs needs nothing), then the
-// signature (once, before anything is decrypted: nip44v1 has no MAC, so the signature is its only integrity), then
-// the exactly-once claim in the one claim store (processed-requests.ts). Requests verified in one turn of the event
-// loop are claimed together in one transaction at the next. The codec runs with the claim: a new request, one
-// answered before (its stored reply is sent again), or one an earlier run took and never answered.
+// The one inbound pipeline (issue 23): every request event, whatever its kind, passes here after its cheap checks
+// (size, shape, age) and runs through its kind's codec (codec.ts). The order is the cost order: the codec names the
+// addressee (an unknown key costs nothing more), then the in-flight set (the same event from a second relay while
+// the first copy runs needs nothing), the signature (once, before anything is decrypted: nip44v1 has no MAC, so the
+// signature is its only integrity), then the exactly-once claim in the one claim store (processed-requests.ts).
+// Requests verified in one turn of the event loop are claimed together in one transaction at the next. With its
+// claim a request is new (decoded, dispatched, answered), answered before (its stored reply is sent again, nothing
+// runs) or taken by an earlier run that never answered (told so by its codec, never run twice); what was sent is
+// stored for the next repeat.
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
-import { type Clock } from '../../bus/index.js'
-import type { Claim, ProcessedRequests } from './processed-requests.js'
+import { lastValueFrom, type Clock, type Dispatcher } from '../../bus/index.js'
+import { noReply, type Addressee, type AnyNostrCodec, type Decoded, type Inbound, type NostrCodec } from './codec.js'
+import type { Claim, ProcessedRequests, StoredReply } from './processed-requests.js'
 import type { VerifyEvent } from './verify.js'
 
 export interface ClaimStageDeps {
@@ -92,5 +95,87 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
     idle: async () => {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()])
     },
+  }
+}
+
+export interface InboundDeps {
+  /** One codec per kind served; a kind served twice is a fault at start. */
+  codecs: readonly AnyNostrCodec[]
+  stage: ClaimStage
+  processed: ProcessedRequests
+  dispatcher: Pick<Dispatcher, 'dispatch'>
+  log: Logger
+}
+
+export interface InboundPipeline {
+  /** A request event of sound shape and age whose `p` tag names `target`. */
+  receive(event: Event, target: string): void
+  /** The subscription's filters from `since`: the kinds of codecs addressed to the same keys share one filter. */
+  filters(since: number): { kinds: number[]; '#p': string[]; since: number }[]
+  /** Resolves when every request taken so far has been answered. */
+  idle(): Promise<void>
+}
+
+export function inboundPipeline(deps: InboundDeps): InboundPipeline {
+  const { processed, log } = deps
+  const byKind = new Map<number, NostrCodec>()
+  for (const codec of deps.codecs) {
+    for (const kind of codec.kinds) {
+      if (byKind.has(kind)) throw new Error(`two codecs serve Nostr kind ${kind}`)
+      byKind.set(kind, codec)
+    }
+  }
+
+  async function run(codec: NostrCodec, claim: Claim, request: Inbound): Promise<void> {
+    const { event } = request
+    if (claim.state === 'answered') {
+      if (claim.reply.contents.length > 0) await processed.answer(event.id, codec.resend(request, claim.reply))
+      return
+    }
+    const decoded = codec.decode(request)
+    if (decoded.type === 'drop') {
+      log.debug({ id: event.id, kind: event.kind, reason: decoded.reason }, 'dropped a request without an answer')
+      return processed.answer(event.id, noReply)
+    }
+    const reply = claim.state === 'interrupted' ? codec.interrupted(decoded) : await answer(codec, decoded)
+    await processed.answer(event.id, reply)
+  }
+
+  async function answer(codec: NostrCodec, decoded: Exclude<Decoded<unknown>, { type: 'drop' }>): Promise<StoredReply> {
+    if (decoded.type === 'refuse') return codec.refuse(decoded.request)
+    if (decoded.type === 'stream') {
+      if (!codec.openStream) throw new Error(`the codec of kinds ${codec.kinds.join(', ')} opens no streams`)
+      return codec.openStream(decoded.request, decoded.call)
+    }
+    let output: unknown
+    try {
+      output = await lastValueFrom(deps.dispatcher.dispatch({ ...decoded.call, transport: 'nostr' }), { defaultValue: undefined })
+    } catch (err) {
+      return codec.fail(decoded.request, err)
+    }
+    return codec.answer(decoded.request, output)
+  }
+
+  return {
+    receive(event, target) {
+      const codec = byKind.get(event.kind)
+      const to: Addressee | undefined = codec?.addressee(event, target)
+      if (!codec || !to) return
+      const arrivedAt = performance.now()
+      deps.stage.take(event, to.pubkey, claim => run(codec, claim, { event, to, arrivedAt }))
+    },
+    filters(since) {
+      const filters: { kinds: number[]; '#p': string[]; since: number }[] = []
+      for (const codec of deps.codecs) {
+        const keys = codec.keys()
+        // A relay reads an empty `#p` list as "no constraint": a codec with no key yet is not asked for.
+        if (keys.length === 0) continue
+        const same = filters.find(f => f['#p'].length === keys.length && f['#p'].every((key, i) => key === keys[i]))
+        if (same) same.kinds.push(...codec.kinds)
+        else filters.push({ kinds: [...codec.kinds], '#p': keys, since })
+      }
+      return filters
+    },
+    idle: () => deps.stage.idle(),
   }
 }

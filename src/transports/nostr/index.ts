@@ -13,19 +13,19 @@ import type { EventVerifier, VerifyEvent } from './verify.js'
 import { appKeyring, type AppKeyRow, type AppKeyring } from './app-keys.js'
 import { conversationKeys } from './conversation-keys.js'
 import { processedRequests } from './processed-requests.js'
-import { replySender, pubRpcKind } from './reply-sender.js'
-import { rpcServer } from './rpc-server.js'
-import { claimStage } from './inbound.js'
+import { replySender } from './reply-sender.js'
+import { claimStage, inboundPipeline } from './inbound.js'
 import { createRelayPool, type Backoff } from './relay-pool.js'
 import { isOwnRelay } from '../../callbacks/index.js'
 import { createEventSigner, type SendEvent } from './sign.js'
 import { loadSchnorr } from './schnorr.js'
 import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
 import { serviceBeacon } from './beacon.js'
-import { clinkKinds, clinkTransport, isClinkKind } from './clink-server.js'
-import type { ClinkServer } from '../../clink/index.js'
-import { nwcCodec, nwcRequestKind } from './nwc-codec.js'
+import { isClinkKind, type ClinkServer } from '../../clink/index.js'
 import type { NwcRelayView } from '../../nwc/index.js'
+import { pubRpcCodec } from './codecs/pub-rpc.js'
+import { clinkCodec } from './codecs/clink.js'
+import { nwcCodec } from './codecs/nwc.js'
 import { pushLiveUserOperations, pushToKeys, pushUserStreams, type KeyPush, type LinkedKeyLookup } from './pushes.js'
 import { liveStreams } from './live-streams.js'
 
@@ -107,27 +107,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
   let newestSeen = processed.newestCreatedAt() ?? 0
   let stopping = false
-  // Revoked connections stay in the filter so that their apps hear UNAUTHORIZED rather than silence.
-  const nwcKeys = new Set(deps.nwc?.servicePubkeys() ?? [])
 
-  const pool = createRelayPool({
-    urls: deps.relays,
-    log, // already the nostr room's; binding `room` again wrote the key twice
-    clock,
-    outboxMaxAgeSeconds: maxEventAgeSeconds,
-    maxEventBytes: deps.maxEventBytes,
-    backoff: deps.backoff,
-    filter: () => {
-      const since = Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds)
-      const appKinds = { kinds: [pubRpcKind, ...clinkKinds], '#p': apps.all().map(app => app.pubkey), since }
-      // A relay reads an empty `#p` list as "no constraint": with no NWC connection yet, 23194 is not asked for.
-      return nwcKeys.size > 0 ? [appKinds, { kinds: [nwcRequestKind], '#p': [...nwcKeys], since }] : [appKinds]
-    },
-    onEvent: (event, relay, stored) => {
-      if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (callbacks/relay-credential.ts)
-      receive(event, stored)
-    },
-  })
   const keys = conversationKeys()
   const sender = replySender({
     keys,
@@ -144,24 +124,36 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   const stage = claimStage({ processed, verify, clock, log })
   // Stream subscriptions stay open here until the transport stops; linked-key pushes skip the keys they serve.
   const streams = liveStreams({ dispatcher: deps.dispatcher, sender, log })
-  const rpc = rpcServer({ dispatcher: deps.dispatcher, processed, keys, sender, verify, clock, log, stage, accessLog: deps.accessLog, streams })
+  const rpc = pubRpcCodec({ dispatcher: deps.dispatcher, apps, keys, sender, streams, log, accessLog: deps.accessLog })
+  const clink = clinkCodec({ server: deps.clink, apps, keys, send, clock, log })
+  // Without the NWC room kind 23194 is not served.
   const nwc = deps.nwc
     ? nwcCodec({
-        view: deps.nwc, dispatcher: deps.dispatcher, processed, keys, send, verify, clock, log, stage, accessLog: deps.accessLog,
+        view: deps.nwc, keys, send, clock, accessLog: deps.accessLog,
         sendNow: (template, key) => publishOwn(signer.sign(template, key)),
       })
     : undefined
-  const clink = clinkTransport({
-    dispatcher: deps.dispatcher,
+  const inbound = inboundPipeline({
+    codecs: nwc ? [rpc, clink, nwc] : [rpc, clink],
     stage,
-    server: deps.clink,
-    apps,
     processed,
-    keys,
-    send,
-    verify,
-    clock,
+    dispatcher: deps.dispatcher,
     log,
+  })
+
+  // Subscribed once the codecs are there: the filter is theirs.
+  const pool = createRelayPool({
+    urls: deps.relays,
+    log, // already the nostr room's; binding `room` again wrote the key twice
+    clock,
+    outboxMaxAgeSeconds: maxEventAgeSeconds,
+    maxEventBytes: deps.maxEventBytes,
+    backoff: deps.backoff,
+    filter: () => inbound.filters(Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds)),
+    onEvent: (event, relay, stored) => {
+      if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (callbacks/relay-credential.ts)
+      receive(event, stored)
+    },
   })
 
   function receive(event: Event, stored: boolean): void {
@@ -176,12 +168,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       log.debug({ id: event.id, created_at: event.created_at }, 'dropped a stale or future-dated event')
       return
     }
-    // Each kind's codec: 23194 is addressed to an NWC connection's key, the others to an app's.
-    if (event.kind === nwcRequestKind) return nwc?.receive(event, target)
-    const app = apps.byPubkey(target)
-    if (!app) return
-    if (event.kind === pubRpcKind) rpc.receive(event, app)
-    else if (isClinkKind(event.kind)) clink.receive(event, app)
+    inbound.receive(event, target)
   }
 
   // An app added while running answers on its key from then on: reload the keys, widen the filter.
@@ -208,10 +195,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     if (stopping || !nwc) return
     try {
       if (event.type === 'nwc.connection') {
-        if (!nwcKeys.has(event.servicePubkey)) {
-          nwcKeys.add(event.servicePubkey)
-          pool.resubscribe()
-        }
+        if (nwc.serve(event.servicePubkey)) pool.resubscribe()
         nwc.announce(event.servicePubkey)
       } else if (event.type === 'invoice.paid' || event.type === 'payment.settled') nwc.notify(event)
     } catch (err) {
@@ -247,7 +231,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   await stage.begun()
   beacon.start()
   nwc?.announceAll()
-  log.info({ relays: deps.relays, apps: apps.all().length, nwcKeys: nwcKeys.size, signer: signer.engine }, 'relay transport subscribed')
+  log.info({ relays: deps.relays, apps: apps.all().length, nwcKeys: nwc?.keys().length ?? 0, signer: signer.engine }, 'relay transport subscribed')
 
   return {
     get nprofile() {

@@ -2,7 +2,7 @@
 // over nostr-tools so that both schemes have the same shape and the same error type (see cipher.ts).
 import { v2 as nip44v2 } from 'nostr-tools/nip44'
 import { hexToBytes } from '@noble/hashes/utils.js'
-import { CipherError } from './nip44v1.js'
+import { CipherError } from '../../nostr-codecs/index.js'
 
 const xOnlyHex = /^[0-9a-f]{64}$/i
 

@@ -6,13 +6,12 @@ import { encryptWith, type CipherScheme } from './cipher.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import type { AppKey } from './app-keys.js'
 import type { SendEvent } from './sign.js'
-import { shardPlaintexts } from './shards.js'
+import { shardPlaintexts, pubRpcKind } from '../../nostr-codecs/index.js'
 import type { Event } from 'nostr-tools/pure'
 import { type Clock, BoundedMap } from '../../bus/index.js'
 import type { StoredReply } from './processed-requests.js'
 
-/** Kind of Pub RPC requests, replies, pushes and shards. */
-export const pubRpcKind = 21000
+export { pubRpcKind }
 /** Peers whose last scheme is remembered for pushes; older ones get the default again. */
 const schemeMemory = 10_000
 

@@ -14,7 +14,10 @@ import type { InvoiceRow, InvoiceStore } from '../invoices/store.js'
 import { msatAsSats, msatPerSat } from '../msat.js'
 import type { OutgoingGate } from './outgoing-gate.js'
 import type { PaymentResolution } from './resolution.js'
-import { paymentOperation, refusals, type PaymentRow, type PaymentStore, type PaymentTerms, type SpendLimit } from './store.js'
+import { paymentOperation, refusals, type PaymentRow, type PaymentStore, type PaymentTerms } from './store.js'
+import type { SpendLimit } from '../door.js'
+import type { SpendLimit as TransactionLimit } from './store.js'
+import type { PaymentSums } from '../transaction-history.js'
 
 /** Upstream gives LND 50 s before it answers the caller; the payment itself goes on. */
 const payTimeoutMs = 50_000
@@ -24,7 +27,7 @@ export interface PayInvoiceRequest {
   /** The wire's `amount` in sats: must be 0, because only invoices that carry an amount are paid. */
   amountSats: number
   expectedFees?: { serviceFeeFloor: number; serviceFeeBps: number }
-  /** Checked inside the transaction that debits the payer (store.ts SpendLimit). */
+  /** Checked inside the transaction that debits the payer (door.ts SpendLimit). */
   spendLimit?: SpendLimit
 }
 
@@ -43,6 +46,8 @@ export interface InvoicePayerDeps {
   commits: GroupCommit
   resolution: PaymentResolution
   collectors: FeeCollectors
+  /** What a spend limit reads of the wallet's payments, inside the paying transaction. */
+  sums: PaymentSums
   gate: OutgoingGate
   fees: FeePolicy
   emit(event: DomainEvent): void
@@ -102,7 +107,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     }
   }
 
-  const payInternally = async (terms: PaymentTerms, invoice: InvoiceRow, limit?: SpendLimit): Promise<PaidInvoice> => {
+  const payInternally = async (terms: PaymentTerms, invoice: InvoiceRow, limit?: TransactionLimit): Promise<PaidInvoice> => {
     const paid = await commits.run(() => payments.payInternally(terms, invoice, limit))
     emit({
       type: 'payment.settled',
@@ -123,7 +128,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     return { payment: paid.payment, payerBalanceMsat: paid.payerBalanceMsat }
   }
 
-  const payExternally = async (terms: PaymentTerms, paymentRequest: string, limit?: SpendLimit): Promise<PaidInvoice> => {
+  const payExternally = async (terms: PaymentTerms, paymentRequest: string, limit?: TransactionLimit): Promise<PaidInvoice> => {
     const maxFeeMsat = routingFeeLimitSats(Math.ceil(terms.amountMsat / msatPerSat), fees) * msatPerSat
     const started = await commits.run(() => payments.startExternal(terms, maxFeeMsat, limit))
     const pending = started.payment
@@ -175,8 +180,10 @@ export function invoicePayer(deps: InvoicePayerDeps) {
       }
       const t = await target(request.invoice)
       const terms = termsFor(payerId, t, request)
-      if ('internal' in t) return payInternally(terms, t.internal, request.spendLimit)
-      return payExternally(terms, t.external.paymentRequest, request.spendLimit)
+      const callerLimit = request.spendLimit
+      const limit = callerLimit && ((paying: PaymentTerms) => callerLimit(paying, deps.sums))
+      if ('internal' in t) return payInternally(terms, t.internal, limit)
+      return payExternally(terms, t.external.paymentRequest, limit)
     },
   }
 }

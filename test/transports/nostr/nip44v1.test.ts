@@ -8,7 +8,7 @@ import { streamXOR } from '@stablelib/xchacha20'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { v2 as nostrToolsNip44 } from 'nostr-tools/nip44'
-import { CipherError, conversationKeyV1, decryptV1, encryptV1 } from '../../../src/transports/nostr/nip44v1.js'
+import { CipherError, conversationKeyV1, decryptV1, encryptV1 } from '../../../src/nostr-codecs/index.js'
 import { conversationKeyV2, decryptV2, encryptV2 } from '../../../src/transports/nostr/nip44.js'
 import { repoRoot } from '../../support/paths.js'
 

@@ -1,7 +1,7 @@
 // Serves the customer ordering page of a restaurant, found by its slug.
 import type { Handler } from '../../../bus/index.js'
 import { nestedTree } from '../menu-tree.js'
-import { renderOrderPage } from '../order-page.js'
+import { renderOrderPage } from '../order-page-html.js'
 import type { RestaurantRoom } from '../room.js'
 import { menuItemDetail, restaurantProfile } from '../wire.js'
 import { notFound } from '../access.js'

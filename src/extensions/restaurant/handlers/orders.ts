@@ -2,7 +2,7 @@
 // cart, issues an invoice on the restaurant's wallet tagged with the order, and stores the order `pending`;
 // the invoice-paid listener (index.ts) makes it `paid`.
 import { type Handler, OperationError } from '../../../bus/index.js'
-import { order as orderMessage, type OrderRow } from '../orders.js'
+import { order as orderMessage, type OrderRow } from '../order-book.js'
 import { priceCart } from '../pricing.js'
 import { checkCartSize, checkCustomerNote } from '../guest-limits.js'
 import type { RestaurantRoom } from '../room.js'

@@ -1,7 +1,7 @@
 // The kitchen printer's side: poll a restaurant's jobs (an invoice key suffices) and acknowledge a printed one
 // (admin key). A second acknowledgement answers the job as it is.
 import type { Handler } from '../../../bus/index.js'
-import { printJob } from '../print-jobs.js'
+import { printJob } from '../print-job-store.js'
 import type { RestaurantRoom } from '../room.js'
 import { notFound, ownedRestaurant } from '../access.js'
 

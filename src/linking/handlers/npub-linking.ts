@@ -1,0 +1,62 @@
+// Binding an app-managed user to a relay key (reference/pub-protocol.md §3.10): the app asks for a 2-minute token
+// over HTTP, hands it to its user, and the user's client presents it over the relay with LinkNPubThroughToken.
+// Tokens are persisted, so a restart within the two minutes does not void them.
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { type HandlerTable, OperationError } from '../../bus/index.js'
+import type { NostrAccounts, WalletAccounts } from '../../wallet/index.js'
+import type { LinkingStore } from '../store.js'
+
+/** Upstream's linking tokens live two minutes. */
+export const linkingTokenTtlMs = 2 * 60 * 1000
+const tokenBytes = 32
+
+export interface NpubLinkingDeps {
+  store: LinkingStore
+  accounts: WalletAccounts
+  nostr: NostrAccounts
+  random(bytes: number): Uint8Array
+}
+
+export function npubLinkingHandlers({ store, accounts, nostr, random }: NpubLinkingDeps): HandlerTable {
+  const appUserOf = (identifier: string, appId: string) => {
+    const appUser = accounts.appUser(identifier)
+    if (!appUser || appUser.app_id !== appId) throw new OperationError('not_found', 'user not found')
+    return appUser
+  }
+  const issue = (identifier: string, appId: string, now: number) => {
+    const token = bytesToHex(random(tokenBytes))
+    store.putToken({ token, identifier, appId, expiresAt: now + linkingTokenTtlMs })
+    return { token }
+  }
+
+  return {
+    GetNPubLinkingState: async (input, ctx) => {
+      const appUser = appUserOf(input.user_identifier, ctx.caller.appId)
+      const pending = store.pendingToken(appUser.identifier, ctx.clock.now())
+      if (pending) return { state: { type: 'linking_token', linking_token: pending.token } }
+      if (appUser.nostr_public_key) return { state: { type: 'linked_npub', linked_npub: appUser.nostr_public_key } }
+      return { state: { type: 'unlinked', unlinked: {} } }
+    },
+    RequestNPubLinkingToken: async (input, ctx) => {
+      const appUser = appUserOf(input.user_identifier, ctx.caller.appId)
+      const now = ctx.clock.now()
+      if (store.pendingToken(appUser.identifier, now)) {
+        throw new OperationError('conflict', 'a linking token is already pending for this user')
+      }
+      if (appUser.nostr_public_key) throw new OperationError('conflict', 'this user is already linked to an npub')
+      return issue(appUser.identifier, ctx.caller.appId, now)
+    },
+    ResetNPubLinkingToken: async (input, ctx) => {
+      const appUser = appUserOf(input.user_identifier, ctx.caller.appId)
+      return issue(appUser.identifier, ctx.caller.appId, ctx.clock.now())
+    },
+    LinkNPubThroughToken: async (input, ctx) => {
+      const row = store.tokenByValue(input.token.trim(), ctx.clock.now())
+      // A token of another app is as unknown to this app as a made-up one.
+      if (!row || row.app_id !== ctx.caller.appId) throw new OperationError('not_found', 'invalid or expired linking token')
+      nostr.linkPubkey(row.app_user_identifier, ctx.caller.pub)
+      store.deleteToken(row.token)
+      return {}
+    },
+  }
+}

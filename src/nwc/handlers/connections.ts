@@ -1,0 +1,127 @@
+// The user's operations on their NWC connections (schema/operations/nwc.ts). A connection gets two fresh key
+// pairs: the service key we answer on, and the client key whose secret goes out once in the connection URI.
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { getPublicKey } from 'nostr-tools/pure'
+import { OperationError, type HandlerTable, type Clock } from '../../bus/index.js'
+import { budgetWindowMs, type ConnectionRow, type NwcStore } from '../store.js'
+import { methodsOf, nwcMethods } from '../methods.js'
+
+export interface NwcHandlerDeps {
+  store: NwcStore
+  clock: Clock
+  random(bytes: number): Uint8Array
+  /** The daemon's relays, named in every connection URI. */
+  relays: readonly string[]
+  /** A connection was created or changed: the relay transport widens its subscription and publishes its info. */
+  changed(connection: ConnectionRow): void
+}
+
+const maxNameLength = 200
+const msatPerSat = 1000
+
+export function nwcHandlers({ store, clock, random, relays, changed }: NwcHandlerDeps): HandlerTable {
+  const ownConnection = (userId: string, connectionId: string): ConnectionRow => {
+    const connection = store.byId(connectionId)
+    if (!connection || connection.user_id !== userId) throw new OperationError('not_found', 'NWC connection not found')
+    return connection
+  }
+
+  const view = (connection: ConnectionRow) => ({
+    connection_id: connection.id,
+    name: connection.name,
+    service_pubkey: connection.service_pubkey,
+    client_pubkey: connection.client_pubkey,
+    methods: methodsOf(connection),
+    ...(connection.budget_msat !== null && connection.budget_interval !== null
+      ? { budget: { amount_sats: connection.budget_msat / msatPerSat, interval: connection.budget_interval } }
+      : {}),
+    // Rounded up: a user reading the budget must never see less spent than was taken.
+    spent_sats: Math.ceil(store.spentMsat(connection, clock.now()) / msatPerSat),
+    expires_at_unix: connection.expires_at === null ? 0 : Math.floor(connection.expires_at / 1000),
+    created_at_unix: Math.floor(connection.created_at / 1000),
+    revoked: connection.revoked_at !== null,
+  })
+
+  return {
+    CreateNwcConnection: async (input, ctx) => {
+      const now = clock.now()
+      const serviceSecret = random(32)
+      const clientSecret = random(32)
+      const connection: ConnectionRow = {
+        id: bytesToHex(random(16)),
+        user_id: ctx.caller.userId,
+        name: checkedName(input.name),
+        service_pubkey: getPublicKey(serviceSecret),
+        service_secret: bytesToHex(serviceSecret),
+        client_pubkey: getPublicKey(clientSecret),
+        methods: checkedMethods(input.methods ?? [...nwcMethods]),
+        ...budgetColumns(input.budget),
+        expires_at: expiryColumn(input.expires_at_unix, now),
+        created_at: now,
+        revoked_at: null,
+      }
+      store.insert(connection)
+      changed(connection)
+      const uri = new URL(`nostr+walletconnect://${connection.service_pubkey}`)
+      for (const relay of relays) uri.searchParams.append('relay', relay)
+      uri.searchParams.set('secret', bytesToHex(clientSecret))
+      return { connection: view(connection), connection_uri: uri.toString() }
+    },
+
+    ListNwcConnections: async (_input, ctx) => ({ connections: store.ofUser(ctx.caller.userId).map(view) }),
+
+    UpdateNwcConnection: async (input, ctx) => {
+      const connection = ownConnection(ctx.caller.userId, input.connection_id)
+      if (connection.revoked_at !== null) throw new OperationError('conflict', 'the NWC connection was revoked')
+      if (input.remove_budget && input.budget) throw new OperationError('invalid_input', 'give a budget or remove_budget, not both')
+      const updated: ConnectionRow = {
+        ...connection,
+        ...(input.name !== undefined ? { name: checkedName(input.name) } : {}),
+        ...(input.methods !== undefined ? { methods: checkedMethods(input.methods) } : {}),
+        ...(input.budget !== undefined ? budgetColumns(input.budget) : {}),
+        ...(input.remove_budget ? { budget_msat: null, budget_interval: null } : {}),
+        ...(input.expires_at_unix !== undefined ? { expires_at: expiryColumn(input.expires_at_unix, clock.now()) } : {}),
+      }
+      store.update(updated)
+      changed(updated)
+      return view(updated)
+    },
+
+    RevokeNwcConnection: async (input, ctx) => {
+      const connection = ownConnection(ctx.caller.userId, input.connection_id)
+      store.revoke(connection.id, clock.now()) // revoking twice is not an error: the connection is revoked either way
+      return {}
+    },
+  }
+}
+
+function checkedName(name: string): string {
+  const trimmed = name.trim()
+  if (trimmed.length === 0 || trimmed.length > maxNameLength) {
+    throw new OperationError('invalid_input', `name must be 1 to ${maxNameLength} characters`)
+  }
+  return trimmed
+}
+
+function checkedMethods(methods: readonly string[]): string {
+  if (methods.length === 0) throw new OperationError('invalid_input', 'a connection needs at least one method')
+  return [...new Set(methods)].join(' ')
+}
+
+function budgetColumns(budget: { amount_sats: number; interval: 'DAY' | 'WEEK' | 'MONTH' } | undefined) {
+  if (budget === undefined) return { budget_msat: null, budget_interval: null }
+  if (!Number.isSafeInteger(budget.amount_sats * msatPerSat) || budget.amount_sats <= 0) {
+    throw new OperationError('invalid_input', 'budget amount_sats must be a positive integer')
+  }
+  if (!(budget.interval in budgetWindowMs)) throw new OperationError('invalid_input', 'unknown budget interval')
+  return { budget_msat: budget.amount_sats * msatPerSat, budget_interval: budget.interval }
+}
+
+/** 0 or absent: never expires. A date already past is refused: the connection would be dead on arrival. */
+function expiryColumn(expiresAtUnix: number | undefined, nowMs: number): number | null {
+  if (expiresAtUnix === undefined || expiresAtUnix === 0) return null
+  if (!Number.isSafeInteger(expiresAtUnix) || expiresAtUnix * 1000 <= nowMs) {
+    throw new OperationError('invalid_input', 'expires_at_unix must be in the future')
+  }
+  return expiresAtUnix * 1000
+}

@@ -1,0 +1,84 @@
+// What a Nostr request kind is to the one inbound pipeline (issue 23): a codec, a small declaration per kind. The
+// pipeline (inbound.ts) does everything kinds share — one subscription, size/age/shape, the signature, the
+// exactly-once claim in the one claim store, the repeat of a stored reply, the dispatcher — and asks the codec only
+// what differs between kinds: which keys its requests are addressed to, how a request reads as a catalogue call, how
+// an answer or an error is written back, and what a request an earlier run took but never answered is told.
+// Serving a new kind is writing one codec file in codecs/ and listing it where the transport starts.
+import type { Event } from 'nostr-tools/pure'
+import type { Call } from '../../bus/index.js'
+import type { StoredReply } from './processed-requests.js'
+
+/** The key a request is addressed to (its `p` tag), which signs the answer. */
+export interface Addressee {
+  pubkey: string
+  secretKey: Uint8Array
+}
+
+/** A request as the pipeline hands it to its codec, once it is claimed. */
+export interface Inbound<To extends Addressee = Addressee> {
+  event: Event
+  to: To
+  /** performance.now() when the request arrived, for the duration of its access line. */
+  arrivedAt: number
+}
+
+/** A catalogue call as a codec reads it from a request; the pipeline adds the transport and dispatches it. */
+export type CodecCall = Pick<Call, 'op' | 'credentials' | 'input' | 'requestId' | 'onOutcome'>
+
+/**
+ * What a codec makes of a claimed request:
+ * - `drop`: not a request it can answer (does not decrypt, is no request of this kind): no answer, and remembered
+ *   as answered with nothing so that a redelivery is dropped too;
+ * - `refuse`: well-formed enough to answer, but no call can run (no such operation, a cipher it does not speak):
+ *   answered at once with `refuse`, without the dispatcher;
+ * - `call`: a catalogue call for the dispatcher, answered with `answer` or `fail`;
+ * - `stream`: a subscription the codec keeps open itself (`openStream`), whose items follow as pushes.
+ * `request` is the codec's own reading (its cipher, its request id…), handed back to each of its answers.
+ */
+export type Decoded<R> =
+  | { type: 'drop'; reason: string }
+  | { type: 'refuse'; request: R }
+  | { type: 'call'; request: R; call: CodecCall }
+  | { type: 'stream'; request: R; call: CodecCall }
+
+/**
+ * A request kind's codec. Every method that answers publishes the answer (encrypted, signed by the addressee) and
+ * returns what to store for a repeat of the request: `noReply` when nothing was sent.
+ */
+export interface NostrCodec<To extends Addressee = Addressee, R = unknown> {
+  /** The request kinds it serves. */
+  readonly kinds: readonly number[]
+  /** Every key its requests may be addressed to: the subscription's `#p` for its kinds (none: not subscribed). */
+  keys(): string[]
+  /**
+   * The addressee of an event of sound shape and age whose `p` tag names `target`, or undefined to drop it before
+   * any work (not one of our keys, or a check that needs no signature fails: a NIP-47 request past its expiration).
+   */
+  addressee(event: Event, target: string): To | undefined
+  /** Decrypts and reads a claimed request. */
+  decode(request: Inbound<To>): Decoded<R>
+  /** Answers a call with the operation's output; `noReply` when nothing is to be sent now (a parked CLINK request). */
+  answer(request: R, output: unknown): StoredReply
+  /** Answers a call whose operation failed; may rethrow what it has no words for (the request then stays unanswered). */
+  fail(request: R, error: unknown): StoredReply
+  /** Answers a request no call can serve (a `refuse` of decode). */
+  refuse(request: R): StoredReply
+  /**
+   * Answers a request an earlier run of the daemon took and never answered: it is never run a second time, so its
+   * outcome is unknown unless the room that served it knows (a CLINK debit it paid). `decoded` is never a drop.
+   */
+  interrupted(decoded: Exclude<Decoded<R>, { type: 'drop' }>): StoredReply
+  /** Opens a `stream` of decode; resolves with what to store (nothing once the subscription is accepted). */
+  openStream?(request: R, call: CodecCall): Promise<StoredReply>
+  /**
+   * Sends a stored reply again for a repeat of its request (another relay, a resubscription, a restart), dated after
+   * the last copy so that it is a new event. Only called for replies that sent something.
+   */
+  resend(request: Inbound<To>, stored: StoredReply): StoredReply
+}
+
+/** A codec of any addressee and request reading: what the pipeline holds, one per kind. */
+export type AnyNostrCodec = NostrCodec<any, any>
+
+/** What is stored for a request dropped without a reply, so its redeliveries are dropped too. */
+export const noReply: StoredReply = { sentAt: 0, contents: [] }

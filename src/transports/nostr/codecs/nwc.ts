@@ -1,0 +1,246 @@
+// Kind 23194 (NIP-47, reference/nostr-and-lnd.md §A4): a request addressed to an NWC connection's service key (and
+// not past its expiration tag), decrypted with the scheme its `encryption` tag names, read as a catalogue call
+// (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme, one
+// access line per answer in NIP-47's words. The connections' info events (13194) and payment notifications (23197
+// NIP-44, 23196 NIP-04) leave here too.
+import * as nip04 from 'nostr-tools/nip04'
+import { isOperationError, type ErrorCode, type AccessLog, type Clock, type DomainEvent } from '../../../bus/index.js'
+import { catalogue } from '../../../../schema/catalogue.js'
+import type { NwcRelayView } from '../../../nwc/index.js'
+import { nwcConnectionOf } from '../../../auth/index.js'
+import type { ConversationKeys } from '../conversation-keys.js'
+import { encryptWith, decryptWith } from '../cipher.js'
+import type { StoredReply } from '../processed-requests.js'
+import type { SendEvent } from '../sign.js'
+import type { Addressee, Decoded, Inbound, NostrCodec } from '../codec.js'
+
+export const nwcInfoKind = 13194
+export const nwcRequestKind = 23194
+export const nwcResponseKind = 23195
+export const nwcNotificationKindNip04 = 23196
+export const nwcNotificationKindNip44 = 23197
+
+type NwcEncryption = 'nip44_v2' | 'nip04'
+/** What the info event's `encryption` tag announces. */
+const supportedEncryptions: readonly NwcEncryption[] = ['nip44_v2', 'nip04']
+
+/** The NIP-47 methods served, by the name a client sends: the catalogue entries this codec serves. */
+const operations = new Map(
+  catalogue.flatMap(entry => {
+    const codec = (entry as { nostrCodec?: { kind: number; request: string } }).nostrCodec
+    return codec?.kind === nwcRequestKind ? [[codec.request, entry.name] as const] : []
+  }),
+)
+
+/** Our error codes in NIP-47's words, for errors that carry no NIP-47 code of their own. */
+const nip47Codes: Partial<Record<ErrorCode, string>> = {
+  unauthenticated: 'UNAUTHORIZED',
+  forbidden: 'RESTRICTED',
+  not_found: 'NOT_FOUND',
+  insufficient_balance: 'INSUFFICIENT_BALANCE',
+  limit_exceeded: 'RATE_LIMITED',
+  not_implemented: 'NOT_IMPLEMENTED',
+  internal: 'INTERNAL',
+}
+
+interface NwcResponse {
+  result_type: string
+  error: { code: string; message: string } | null
+  result: object | null
+}
+
+export interface NwcCodecDeps {
+  view: NwcRelayView
+  keys: ConversationKeys
+  send: SendEvent
+  /**
+   * Signs on this thread and publishes at once: info events, which an app asks the relay for right after the user
+   * made its connection (the HTTP answer must not outrun them).
+   */
+  sendNow: SendEvent
+  clock: Clock
+  /** One line per answered request, with the NIP-47 method and code; none when the access log is off. */
+  accessLog?: AccessLog
+}
+
+/** A decoded NIP-47 request: the request, who answers it in which scheme, and the refusal when no call can run. */
+interface NwcInbound {
+  request: Inbound
+  scheme: NwcEncryption
+  method: string
+  refusal?: NwcResponse
+  /** The refusal is the cipher's: said even to a request an earlier run took. */
+  cipherRefused?: boolean
+}
+
+export interface NwcCodec extends NostrCodec<Addressee, NwcInbound> {
+  /** Adds a connection's service key to those served; false when it was served already. */
+  serve(servicePubkey: string): boolean
+  /** Publishes a connection's info event (no-op when it is revoked or expired). */
+  announce(servicePubkey: string): void
+  /** Publishes every live connection's info event. */
+  announceAll(): void
+  /** Sends the notifications a domain event causes. */
+  notify(event: DomainEvent): void
+}
+
+export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
+  const { view } = deps
+  const nowUnix = () => Math.floor(deps.clock.now() / 1000)
+  // Revoked connections stay served so that their apps hear UNAUTHORIZED rather than silence.
+  const serviceKeys = new Set(view.servicePubkeys())
+
+  const encrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, text: string) =>
+    scheme === 'nip44_v2'
+      ? encryptWith('nip44v2', text, deps.keys.get('nip44v2', secret, servicePubkey, peer))
+      : nip04.encrypt(secret, peer, text)
+  const decrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, payload: string) =>
+    scheme === 'nip44_v2'
+      ? decryptWith('nip44v2', payload, deps.keys.get('nip44v2', secret, servicePubkey, peer))
+      : nip04.decrypt(secret, peer, payload)
+
+  /** Encrypts, signs and publishes an answer, and writes its access line. */
+  function respond({ request: { event, to, arrivedAt }, scheme }: NwcInbound, response: NwcResponse): StoredReply {
+    deps.accessLog?.({
+      transport: 'nwc',
+      operation: response.result_type || null,
+      caller: 'nwc',
+      outcome: response.error?.code ?? 'ok',
+      status: response.error ? 'error' : 'ok',
+      durationMs: performance.now() - arrivedAt,
+      requestId: event.id,
+    })
+    const content = encrypt(scheme, to.secretKey, to.pubkey, event.pubkey, JSON.stringify(response))
+    const sentAt = nowUnix()
+    deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', event.pubkey], ['e', event.id]], content }, to.secretKey)
+    return { sentAt, contents: [content] }
+  }
+
+  function decode(request: Inbound): Decoded<NwcInbound> {
+    const { event, to } = request
+    const scheme = requestedEncryption(event.tags)
+    if (scheme === undefined) {
+      // The client named a scheme we do not speak; NIP-04 is the one every NWC client can read.
+      const refusal = failure('', 'UNSUPPORTED_ENCRYPTION', 'supported: nip44_v2, nip04')
+      return { type: 'refuse', request: { request, scheme: 'nip04', method: '', refusal, cipherRefused: true } }
+    }
+    let parsed: { method: string; params: Record<string, unknown> }
+    try {
+      parsed = parseRequest(decrypt(scheme, to.secretKey, to.pubkey, event.pubkey, event.content))
+    } catch (err) {
+      return { type: 'drop', reason: `does not decrypt or parse: ${String(err)}` }
+    }
+    const { method } = parsed
+    const inbound: NwcInbound = { request, scheme, method }
+    const credentials = { nwc: { pubkey: event.pubkey, servicePubkey: to.pubkey } }
+    const op = operations.get(method)
+    if (op === undefined) {
+      // No operation to authenticate for, but a stranger or a dead connection still hears UNAUTHORIZED first.
+      try {
+        nwcConnectionOf(credentials, { nwc: view, now: () => deps.clock.now() })
+      } catch (err) {
+        if (!isOperationError(err)) throw err
+        return { type: 'refuse', request: { ...inbound, refusal: failure(method, nip47Codes[err.code] ?? 'OTHER', err.message) } }
+      }
+      return { type: 'refuse', request: { ...inbound, refusal: failure(method, 'NOT_IMPLEMENTED', `method ${method} is not supported`) } }
+    }
+    const call = {
+      op,
+      credentials,
+      input: parsed.params,
+      requestId: event.id,
+      onOutcome: () => {}, // the access line is written with the answer, in NIP-47's words
+    }
+    return { type: 'call', request: inbound, call }
+  }
+
+  return {
+    kinds: [nwcRequestKind],
+    keys: () => [...serviceKeys],
+    addressee(event, servicePubkey) {
+      const secretKey = view.serviceSecret(servicePubkey)
+      if (!secretKey) return undefined
+      // NIP-47: a request received after its expiration tag is ignored, not answered.
+      const expiration = Number(event.tags.find(tag => tag[0] === 'expiration')?.[1])
+      if (Number.isFinite(expiration) && expiration <= nowUnix()) return undefined
+      return { pubkey: servicePubkey, secretKey }
+    },
+    decode,
+    answer: (inbound, result) => respond(inbound, { result_type: inbound.method, error: null, result: result as object }),
+    fail(inbound, err) {
+      if (!isOperationError(err)) throw err
+      const code = err.wireCode ?? nip47Codes[err.code] ?? 'OTHER'
+      return respond(inbound, failure(inbound.method, code, code === 'INTERNAL' ? 'internal error' : err.message))
+    },
+    refuse: inbound => respond(inbound, inbound.refusal!),
+    interrupted({ request: inbound }) {
+      if (inbound.cipherRefused) return respond(inbound, inbound.refusal!)
+      return respond(inbound, failure(inbound.method, 'INTERNAL', 'the request was interrupted by a restart; look the payment up before retrying'))
+    },
+    resend({ event, to }, stored) {
+      // The same request again (another relay, a resubscription, a restart): the stored answer, nothing re-run.
+      const sentAt = Math.max(nowUnix(), stored.sentAt + 1) // same content and date would be the same event id
+      const content = stored.contents[0]!
+      deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', event.pubkey], ['e', event.id]], content }, to.secretKey)
+      return { sentAt, contents: [content] }
+    },
+    serve(servicePubkey) {
+      if (serviceKeys.has(servicePubkey)) return false
+      serviceKeys.add(servicePubkey)
+      return true
+    },
+    announce(servicePubkey) {
+      const info = view.announcement(servicePubkey)
+      if (info) publishInfo(info)
+    },
+    announceAll() {
+      for (const info of view.announcements()) publishInfo(info)
+    },
+    notify(event) {
+      for (const { servicePubkey, serviceSecret, clientPubkey, notice } of view.noticesFor(event)) {
+        const text = JSON.stringify(notice)
+        // A service speaking both schemes publishes both kinds; each client reads the one it understands.
+        for (const [kind, scheme] of [[nwcNotificationKindNip44, 'nip44_v2'], [nwcNotificationKindNip04, 'nip04']] as const) {
+          const content = encrypt(scheme, serviceSecret, servicePubkey, clientPubkey, text)
+          deps.send({ kind, created_at: nowUnix(), tags: [['p', clientPubkey]], content }, serviceSecret)
+        }
+      }
+    },
+  }
+
+  function publishInfo(info: { serviceSecret: Uint8Array; methods: readonly string[] }): void {
+    deps.sendNow(
+      {
+        kind: nwcInfoKind,
+        created_at: nowUnix(),
+        tags: [
+          ['encryption', supportedEncryptions.join(' ')],
+          ['notifications', view.notificationTypes.join(' ')],
+        ],
+        content: [...info.methods, 'notifications'].join(' '),
+      },
+      info.serviceSecret,
+    )
+  }
+}
+
+function failure(method: string, code: string, message: string): NwcResponse {
+  return { result_type: method, error: { code, message }, result: null }
+}
+
+/** The scheme a request asks for; undefined for a scheme this service does not speak. */
+function requestedEncryption(tags: string[][]): NwcEncryption | undefined {
+  const tag = tags.find(t => Array.isArray(t) && t[0] === 'encryption')
+  if (!tag) return 'nip04' // NIP-47's rule for older clients that send no tag
+  // A request names one scheme; a list (as in info events) is read as the client's preference order.
+  const named = String(tag[1] ?? '').split(/\s+/)
+  return named.find((name): name is NwcEncryption => (supportedEncryptions as readonly string[]).includes(name))
+}
+
+function parseRequest(text: string): { method: string; params: Record<string, unknown> } {
+  const parsed: unknown = JSON.parse(text)
+  if (typeof parsed !== 'object' || parsed === null) throw new Error('request is not an object')
+  const { method, params } = parsed as { method?: unknown; params?: unknown }
+  if (typeof method !== 'string') throw new Error('request has no method')
+  return { method, params: typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {} }
+}

@@ -1,0 +1,104 @@
+// A wallet's money history as other rooms read it (the NWC room's list_transactions and lookup_invoice, payment
+// notifications) and the sums a caller's spend limit reads inside a payment's transaction (a CLINK debit budget).
+// Plain values, times unix ms: what a room needs from the invoices and payments tables without reading them.
+import type { Db } from '../store/index.js'
+
+export type TransactionDirection = 'incoming' | 'outgoing'
+export type TransactionState = 'pending' | 'settled' | 'expired' | 'failed'
+
+/** One invoice issued to the wallet (incoming) or one payment attempt made from it (outgoing). */
+export interface WalletTransaction {
+  direction: TransactionDirection
+  state: TransactionState
+  paymentHash: string
+  paymentRequest: string
+  /** The invoice's memo; for an outgoing payment, the paid invoice's memo when it is one of ours, else null. */
+  memo: string | null
+  descriptionHash: string | null
+  amountMsat: number
+  /** Service fee plus routing fee of an outgoing payment; 0 for an incoming one. */
+  feeMsat: number
+  /** Known for an external payment that succeeded; null otherwise. */
+  preimage: string | null
+  createdAt: number
+  expiresAt: number | null
+  settledAt: number | null
+}
+
+export interface WalletTransactionQuery {
+  /** Created at or after (unix ms). */
+  fromMs: number
+  /** Created at or before (unix ms). */
+  untilMs: number
+  limit: number
+  offset: number
+  /** Pending, expired and failed ones too; settled ones only otherwise. */
+  unpaid: boolean
+  direction?: TransactionDirection
+}
+
+/** The wallet's payments among a set of payment hashes, as a caller's spend limit reads them (see door.ts SpendLimit). */
+export interface PaymentSums {
+  /**
+   * What the payments of `walletId` with these payment hashes take from it: amount + service fee of every pending
+   * one whatever its age, and of every succeeded one resolved after `sinceMs`. Failed attempts take nothing.
+   */
+  spentMsat(walletId: string, paymentHashes: readonly string[], sinceMs: number): number
+}
+
+// One wallet's invoices (incoming) and payments (outgoing), named as WalletTransaction names them. An internal
+// payment's description is the paid invoice's memo; an external one's is not stored by the wallet.
+const walletTransactions = `
+  SELECT 'incoming' AS direction,
+         CASE WHEN paid_at IS NOT NULL THEN 'settled' WHEN expires_at <= @now THEN 'expired' ELSE 'pending' END AS state,
+         payment_hash AS paymentHash, payment_request AS paymentRequest, memo, description_hash AS descriptionHash,
+         COALESCE(paid_msat, amount_msat) AS amountMsat, 0 AS feeMsat, NULL AS preimage, created_at AS createdAt,
+         expires_at AS expiresAt, paid_at AS settledAt
+    FROM invoices WHERE user_id = @userId
+  UNION ALL
+  SELECT 'outgoing',
+         CASE p.status WHEN 'succeeded' THEN 'settled' WHEN 'failed' THEN 'failed' ELSE 'pending' END,
+         p.payment_hash, p.payment_request, i.memo, i.description_hash, p.amount_msat,
+         p.service_fee_msat + COALESCE(p.routing_fee_msat, 0), p.preimage, p.created_at, i.expires_at,
+         CASE WHEN p.status = 'succeeded' THEN p.resolved_at END
+    FROM payments p LEFT JOIN invoices i ON i.payment_hash = p.payment_hash
+   WHERE p.user_id = @userId`
+
+export function transactionHistory(db: Db) {
+  const page = db.prepare(`SELECT * FROM (${walletTransactions})
+    WHERE (@direction IS NULL OR direction = @direction) AND (@unpaid = 1 OR state = 'settled')
+      AND createdAt >= @fromMs AND createdAt <= @untilMs
+    ORDER BY createdAt DESC, paymentHash LIMIT @limit OFFSET @offset`)
+  // A wallet paying its own invoice: the outgoing side answers; a retried payment: its latest attempt.
+  const byHash = db.prepare(`SELECT * FROM (${walletTransactions}) WHERE paymentHash = @paymentHash
+    ORDER BY direction DESC, createdAt DESC LIMIT 1`)
+  // The hashes travel as one JSON array: no limit on how many, one statement for any number.
+  const spent = db.prepare(`SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0)
+      FROM json_each(@hashes) h JOIN payments p ON p.payment_hash = h.value AND p.user_id = @userId
+      WHERE p.status = 'pending' OR (p.status = 'succeeded' AND p.resolved_at > @since)`).pluck()
+
+  return {
+    /** Newest first. */
+    list(walletId: string, query: WalletTransactionQuery, nowMs: number): WalletTransaction[] {
+      return page.all({
+        userId: walletId,
+        now: nowMs,
+        direction: query.direction ?? null,
+        unpaid: query.unpaid ? 1 : 0,
+        fromMs: query.fromMs,
+        untilMs: query.untilMs,
+        limit: query.limit,
+        offset: query.offset,
+      }) as WalletTransaction[]
+    },
+    byPaymentHash(walletId: string, paymentHash: string, nowMs: number): WalletTransaction | undefined {
+      return byHash.get({ userId: walletId, paymentHash, now: nowMs }) as WalletTransaction | undefined
+    },
+    sums: {
+      spentMsat: (walletId, paymentHashes, sinceMs) =>
+        paymentHashes.length === 0 ? 0 : (spent.get({ userId: walletId, hashes: JSON.stringify(paymentHashes), since: sinceMs }) as number),
+    } satisfies PaymentSums,
+  }
+}
+
+export type TransactionHistory = ReturnType<typeof transactionHistory>

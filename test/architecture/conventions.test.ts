@@ -1,0 +1,141 @@
+// The house's rules that are not import arrows (docs/architecture.md), read with the TypeScript compiler: every
+// Nostr request kind is served by a codec file that declares a NostrCodec, every room keeps its operations in a
+// handlers/ folder, and every table is read and written by one room only.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import path from 'node:path'
+import ts from 'typescript'
+import { repoRoot } from '../support/paths.js'
+import { plan } from './rooms.js'
+
+const test = suite('architecture: conventions')
+
+const codecDir = 'src/transports/nostr/codecs'
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(path.join(repoRoot, dir), { withFileTypes: true }).flatMap(item => {
+    const rel = `${dir}/${item.name}`
+    if (item.isDirectory()) return filesUnder(rel)
+    return /\.tsx?$/.test(item.name) && !item.name.endsWith('.d.ts') ? [rel] : []
+  })
+}
+
+/** The names of the functions a file exports (`export function x`, `export const x = (…) =>`). */
+function exportedFunctions(file: string): string[] {
+  const source = ts.createSourceFile(file, fs.readFileSync(path.join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true)
+  const exported = (node: ts.Node) => ts.canHaveModifiers(node) && ts.getModifiers(node)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)
+  return source.statements.flatMap(statement => {
+    if (ts.isFunctionDeclaration(statement) && statement.name && exported(statement)) return [statement.name.text]
+    if (ts.isVariableStatement(statement) && exported(statement)) {
+      return statement.declarationList.declarations.flatMap(d =>
+        ts.isIdentifier(d.name) && d.initializer && (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer)) ? [d.name.text] : [],
+      )
+    }
+    return []
+  })
+}
+
+test('each file in transports/nostr/codecs/ exports a factory of a NostrCodec: serving a kind is declaring one', () => {
+  const files = filesUnder(codecDir)
+  assert.ok(files.length >= 3, `only ${files.length} codec files`)
+  const roots = [...files, 'src/transports/nostr/codec.ts'].map(file => path.join(repoRoot, file))
+  const program = ts.createProgram(roots, {
+    module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true,
+    resolveJsonModule: true, noEmit: true, types: ['node'],
+  })
+  const checker = program.getTypeChecker()
+  const codecFile = program.getSourceFile(path.join(repoRoot, 'src/transports/nostr/codec.ts'))!
+  const anyCodec = checker.getExportsOfModule(checker.getSymbolAtLocation(codecFile)!).find(s => s.name === 'AnyNostrCodec')
+  assert.ok(anyCodec, 'codec.ts declares AnyNostrCodec')
+  const codecType = checker.getDeclaredTypeOfSymbol(anyCodec!)
+  const withoutCodec: string[] = []
+  for (const file of files) {
+    const source = program.getSourceFile(path.join(repoRoot, file))!
+    const factories = checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).filter(symbol => {
+      const type = checker.getTypeOfSymbolAtLocation(symbol, source)
+      return type.getCallSignatures().some(signature => checker.isTypeAssignableTo(signature.getReturnType(), codecType))
+    })
+    if (factories.length === 0) withoutCodec.push(file)
+  }
+  assert.equal(withoutCodec, [], 'codec files that export no NostrCodec factory')
+})
+
+test('the checker tells a NostrCodec factory from another function', () => {
+  // The same check on a file that is no codec (the reply sender): it must not pass, or the test above proves nothing.
+  const file = path.join(repoRoot, 'src/transports/nostr/reply-sender.ts')
+  const program = ts.createProgram([file, path.join(repoRoot, 'src/transports/nostr/codec.ts')], {
+    module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true, types: ['node'],
+  })
+  const checker = program.getTypeChecker()
+  const codecFile = program.getSourceFile(path.join(repoRoot, 'src/transports/nostr/codec.ts'))!
+  const codecType = checker.getDeclaredTypeOfSymbol(
+    checker.getExportsOfModule(checker.getSymbolAtLocation(codecFile)!).find(s => s.name === 'AnyNostrCodec')!,
+  )
+  const source = program.getSourceFile(file)!
+  const factories = checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).filter(symbol =>
+    checker.getTypeOfSymbolAtLocation(symbol, source).getCallSignatures().some(s => checker.isTypeAssignableTo(s.getReturnType(), codecType)),
+  )
+  assert.equal(factories.map(s => s.name), [])
+})
+
+test('operations live in handlers/: no handlers.ts, no *-handlers.ts, no xxxHandlers outside handlers/ but a door', () => {
+  const files = filesUnder('src')
+  const misplaced: string[] = []
+  for (const file of files) {
+    const inHandlers = file.split('/').includes('handlers')
+    const name = path.basename(file)
+    if (!inHandlers && /(^|-)handlers\.tsx?$/.test(name)) misplaced.push(`${file}: a handlers file outside a handlers/ folder`)
+    // A door assembles its room's table (node's nodeHandlers) or, in a one-file room, holds it.
+    if (inHandlers || /^index\.tsx?$/.test(name)) continue
+    for (const fn of exportedFunctions(file).filter(fn => /Handlers$/.test(fn))) misplaced.push(`${file}: exports ${fn}`)
+  }
+  assert.equal(misplaced, [])
+})
+
+test('no file beside a handlers/ folder shares a name with one inside it', () => {
+  const clashes: string[] = []
+  for (const dir of filesUnder('src').filter(f => f.endsWith('/handlers/' + path.basename(f))).map(f => path.dirname(f))) {
+    const room = path.dirname(dir)
+    for (const name of fs.readdirSync(path.join(repoRoot, dir))) {
+      if (fs.existsSync(path.join(repoRoot, room, name))) clashes.push(`${room}/${name} beside ${dir}/${name}`)
+    }
+  }
+  assert.equal([...new Set(clashes)], [])
+})
+
+/** The tables each room's SQL names: FROM/JOIN/INTO/UPDATE/TABLE in the file's string and template literals. */
+function tablesNamedByRoom(tables: ReadonlySet<string>): Map<string, Set<string>> {
+  const byTable = new Map<string, Set<string>>()
+  const sqlName = /\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+([a-z_][a-z0-9_]*)/g
+  for (const file of filesUnder('src')) {
+    const source = ts.createSourceFile(file, fs.readFileSync(path.join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true)
+    const visit = (node: ts.Node): void => {
+      let text: string | undefined
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) text = node.text
+      else if (ts.isTemplateExpression(node)) text = [node.head.text, ...node.templateSpans.map(span => span.literal.text)].join(' ')
+      for (const match of text?.matchAll(sqlName) ?? []) {
+        const table = match[1]!.toLowerCase()
+        if (tables.has(table)) (byTable.get(table) ?? byTable.set(table, new Set()).get(table)!).add(plan.roomOf(file))
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+  }
+  return byTable
+}
+
+test('every table is named in the SQL of one room only: rooms own their tables', () => {
+  const tables = new Set<string>(['schema_migrations'])
+  for (const file of fs.readdirSync(path.join(repoRoot, 'schema/sql'))) {
+    for (const match of fs.readFileSync(path.join(repoRoot, 'schema/sql', file), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)) {
+      tables.add(match[1]!.toLowerCase())
+    }
+  }
+  const byTable = tablesNamedByRoom(tables)
+  assert.ok(byTable.get('payments')?.has('src/wallet'), 'the wallet names its payments table (the reader works)')
+  const shared = [...byTable].filter(([, rooms]) => rooms.size > 1).map(([table, rooms]) => `${table}: ${[...rooms].sort().join(', ')}`)
+  assert.equal(shared, [])
+})
+
+test.run()
