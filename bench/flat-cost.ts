@@ -2,14 +2,15 @@
 // side by side (BENCH_FLAT_ROOTS: repo roots, comma separated; default this one), run by run alternating.
 //   - daemon CPU per internal payment (c32) on a seeded journal of 10k and of 1M rows, and their ratio
 //   - RSS with 100k users after start and after load
-// The seeded databases are budget.ts's (cached in the OS temp dir). BENCH_PROFILE_DIR profiles each window.
+// The seeded databases are budget.ts's (cached in the OS temp dir), each build's own: seeded with that build's
+// schema. BENCH_PROFILE_DIR profiles each window.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { startDaemon, tempDataDir, type TestDaemon } from '../test/support/daemon.js'
 import { repoRoot } from '../test/support/paths.js'
-import { auditVerdict, seededDatabase } from './budget.js'
+import { auditVerdict } from './budget.js'
 import { benchPayments, paymentBenchConfig } from './payments.js'
 import { processRssMb } from './process-stats.js'
 
@@ -23,6 +24,9 @@ export interface FlatCostOptions {
 }
 
 async function onSeeded<T>(root: string, seed: { users: number; ledgerEntries: number }, env: Record<string, string>, measure: (daemon: TestDaemon) => Promise<T>) {
+  // Each build seeds with its own schema and seeder: a database made by the newer one would carry migrations (an
+  // index dropped or added) that the older build does not know, and measure the older build on the newer schema.
+  const { seededDatabase } = (await import(pathToFileURL(path.join(root, 'build/bench/budget.js')).href)) as typeof import('./budget.js')
   const { file } = seededDatabase(seed)
   const dataDir = path.join(tempDataDir(), 'data')
   fs.mkdirSync(dataDir, { recursive: true })
