@@ -29,7 +29,7 @@ for (const engine of both.engines) {
   test.before(async () => {
     ;({ store, close } = await engine.open())
   })
-  test.after(async () => close())
+  test.after(async () => close?.())
 
   test('? and @name placeholders, quoted aliases keep their case, integers come back as numbers', async () => {
     const ddl = 'CREATE TABLE t_values (id INTEGER NOT NULL, label TEXT, amount_msat INTEGER, raw BLOB)'
