@@ -29,7 +29,7 @@ for (const engine of both.engines) {
   test.before(async () => {
     ;({ store, close } = await engine.open())
   })
-  test.after(async () => close())
+  test.after(async () => close?.())
 
   test('? and @name placeholders, quoted aliases keep their case, integers come back as numbers', async () => {
     const ddl = 'CREATE TABLE t_values (id INTEGER NOT NULL, label TEXT, amount_msat INTEGER, raw BLOB)'
@@ -221,6 +221,41 @@ if (both.postgres) {
         assert.is(poolErrors.length - before, pids.length, 'each idle session error was reported once')
       }
       assert.equal(await store.one('SELECT 3 AS three'), { three: 3 })
+    } finally {
+      await admin.end()
+    }
+  })
+
+  only('the session lost while COMMIT is on the wire: the caller is told the outcome is unknown, and it is not retried', async () => {
+    // A deferred constraint trigger runs at COMMIT: it sleeps there while another session ends this one.
+    await store.exec(`
+      CREATE TABLE commits (v TEXT NOT NULL);
+      CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NULL; END $$;
+      CREATE CONSTRAINT TRIGGER commits_slow AFTER INSERT ON commits DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW EXECUTE FUNCTION slow_commit();`)
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      let attempts = 0
+      let pid = 0
+      const outcome = store
+        .transaction(async tx => {
+          attempts++
+          pid = (await tx.one<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!.pid
+          await tx.run('INSERT INTO commits (v) VALUES (?)', ['once'])
+        })
+        .catch(e => e)
+      for (let i = 0; i < 100; i++) {
+        const waiting = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND query = 'COMMIT'", [pid])
+        if (waiting.rowCount) break
+        await new Promise(resolve => setTimeout(resolve, 20))
+      }
+      await admin.query('SELECT pg_terminate_backend($1)', [pid])
+      const err = await outcome
+      assert.is(err.code, 'commit_outcome_unknown')
+      assert.match(err.message, /may have been applied/)
+      assert.is(attempts, 1)
+      assert.equal(await store.many('SELECT v FROM commits'), [], 'here the server had not committed it')
     } finally {
       await admin.end()
     }
