@@ -8,6 +8,7 @@ import { startDaemon } from '../test/support/daemon.js'
 import { runLoad, type LoadResult } from './load.js'
 import { benchPayments } from './payments.js'
 import { benchNostr } from './nostr.js'
+import { benchNostrBuilds, nostrBuildsOptionsFromEnv } from './nostr-builds.js'
 import { benchRestaurant } from './restaurant.js'
 import { benchBudget } from './budget.js'
 import { benchMetricsZip } from './metrics-zip.js'
@@ -35,6 +36,9 @@ const parts: Record<string, () => Promise<unknown>> = {
   // 100k users. Not in the default set: budget measures the same for this build.
   flatCost: () => benchFlatCost(flatCostOptionsFromEnv()),
   nostr: () => benchNostr({ durationMs, inFlight: [8, 64] }),
+  // Issue 24 item 2: GetUserInfo through the embedded and an external relay, BENCH_NOSTR_ROOTS builds side by side,
+  // BENCH_NOSTR_RUNS runs (default 3). Not in the default set: nostr measures this build.
+  nostrBuilds: () => benchNostrBuilds(nostrBuildsOptionsFromEnv()),
   restaurant: () => benchRestaurant({ durationMs }),
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
   // Not in the default set: it prepares 100k invoices and, against an old build, waits minutes per run.
@@ -48,7 +52,7 @@ const parts: Record<string, () => Promise<unknown>> = {
       ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
     }),
 }
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost'].includes(name))
+const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost', 'nostrBuilds'].includes(name))
 
 /** Health and one authenticated POST through the whole dispatcher, at concurrency 1 and 32 (issue 2). */
 async function benchSpine() {
