@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { startDaemon, tempDataDir } from '../test/support/daemon.js'
 import { repoRoot } from '../test/support/paths.js'
 import { benchNostr, nostrBenchConfig, type NostrBenchRow } from './nostr.js'
@@ -61,6 +62,8 @@ async function benchOneBuild(root: string, relay: RelayPlace, inFlight: number[]
     const config = nostrBenchConfig + (external ? `relays = ["${external.url}"]\n` : '')
     const daemon = await startDaemon({ cli, config, env: { RELAYPAY_LOG_LEVEL: 'warn', ...(profileDir ? profilingEnv(profileDir) : {}) } })
     try {
+      // Requests are ephemeral events: an external relay keeps none for a daemon that has not subscribed yet.
+      if (external) await sleep(1500)
       const { rows } = await benchNostr({
         daemon,
         durationMs,
@@ -82,7 +85,9 @@ async function benchOneBuild(root: string, relay: RelayPlace, inFlight: number[]
 async function startExternalRelay(cli: string): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
   const dataDir = path.join(tempDataDir(), 'relay')
   fs.mkdirSync(dataDir, { recursive: true })
-  fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), nostrBenchConfig)
+  // Every client connects from 127.0.0.1, which a public relay would take for one greedy address.
+  const quotas = 'relay_max_subscriptions_per_address = 4096\nrelay_connections_per_second_per_address = 1000\n'
+  fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), nostrBenchConfig + quotas)
   const child = spawn(process.execPath, [cli, 'relay', '--data-dir', dataDir, '--port', '0'], {
     env: { ...process.env, RELAYPAY_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
