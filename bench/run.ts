@@ -9,6 +9,7 @@ import { runLoad, type LoadResult } from './load.js'
 import { benchPayments } from './payments.js'
 import { benchNostr } from './nostr.js'
 import { benchNostrBuilds, nostrBuildsOptionsFromEnv } from './nostr-builds.js'
+import { measureCryptoFloor } from './crypto-floor.js'
 import { benchRestaurant } from './restaurant.js'
 import { benchBudget } from './budget.js'
 import { benchMetricsZip } from './metrics-zip.js'
@@ -39,6 +40,8 @@ const parts: Record<string, () => Promise<unknown>> = {
   // Issue 24 item 2: GetUserInfo through the embedded and an external relay, BENCH_NOSTR_ROOTS builds side by side,
   // BENCH_NOSTR_RUNS runs (default 3). Not in the default set: nostr measures this build.
   nostrBuilds: () => benchNostrBuilds(nostrBuildsOptionsFromEnv()),
+  // Sign, check and ECDH on each secp256k1 engine (native, wasm, pure JS), CPU µs per operation in this process.
+  crypto: () => measureCryptoFloor(),
   restaurant: () => benchRestaurant({ durationMs }),
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
   // Not in the default set: it prepares 100k invoices and, against an old build, waits minutes per run.
