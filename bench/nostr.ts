@@ -7,7 +7,7 @@
 import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
 import { appProfile, PubClient } from '../test/support/pub-client.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
-import { cpuWindow, profiler, profilingEnv } from './process-stats.js'
+import { cpuWindow, processCpuMs, profiler, profilingEnv } from './process-stats.js'
 import { RawConnection, rawRequest } from './raw-http.js'
 
 export interface NostrBenchRow {
@@ -22,6 +22,8 @@ export interface NostrBenchRow {
   daemonCpuMsPerRoundTrip: number | null
   /** CPU of the clients (this process: signing, encryption, their WebSockets) per round trip. */
   clientCpuMsPerRoundTrip: number
+  /** CPU of an external relay process per round trip (when the bench was given its pid). */
+  relayCpuMsPerRoundTrip?: number | null
   profile?: string
 }
 
@@ -35,8 +37,13 @@ export interface NostrBenchOptions {
   operations?: RelayBenchOperation[]
   /** Invoices made ready per payment window: the window also ends when they are all paid. */
   paymentsPerWindow?: number
-  /** Profile the daemon during each measured window into this folder (a started daemon only). */
+  /**
+   * Profile the daemon during each measured window into this folder (a daemon given in `daemon` must have been
+   * started with profilingEnv of the same folder).
+   */
   profileDir?: string
+  /** An external relay process the clients and the daemon talk through: its CPU is reported per round trip. */
+  relayPid?: number
   /**
    * The same load, unmeasured, before each window (default 1500 ms): both processes' JIT and the relay's caches
    * are warm, as in a daemon that has been running, instead of the first window paying for it.
@@ -74,17 +81,25 @@ export async function benchNostr(opts: NostrBenchOptions = {}): Promise<{ floor:
           const payments = (opts.paymentsPerWindow ?? 3000) + warmupInvoices
           const next = operation === 'PayInvoice' ? await preparePayments(daemon, clients, payments) : () => ({})
           await closedLoop(clients, operation, next, opts.warmupMs ?? 1500)
-          const prof = profiler(daemon.process.pid, opts.daemon ? undefined : opts.profileDir)
+          const prof = profiler(daemon.process.pid, opts.profileDir)
           prof.start()
           const cpu = cpuWindow(daemon.process.pid)
+          const relayCpuBefore = opts.relayPid ? processCpuMs(opts.relayPid) : null
           const row = await closedLoop(clients, operation, next, durationMs)
           const costs = cpu.end(row.roundTrips)
+          const relayCpuAfter = opts.relayPid ? processCpuMs(opts.relayPid) : null
           const profile = await prof.stop()
           rows.push({
             operation,
             ...row,
             daemonCpuMsPerRoundTrip: costs.daemonCpuMsPerOp,
             clientCpuMsPerRoundTrip: costs.clientCpuMsPerOp,
+            ...(opts.relayPid
+              ? {
+                  relayCpuMsPerRoundTrip:
+                    relayCpuBefore === null || relayCpuAfter === null ? null : Math.round(((relayCpuAfter - relayCpuBefore) / Math.max(1, row.roundTrips)) * 1000) / 1000,
+                }
+              : {}),
             ...(profile ? { profile } : {}),
           })
         } finally {

@@ -8,6 +8,8 @@ import { startDaemon } from '../test/support/daemon.js'
 import { runLoad, type LoadResult } from './load.js'
 import { benchPayments } from './payments.js'
 import { benchNostr } from './nostr.js'
+import { benchNostrBuilds, nostrBuildsOptionsFromEnv } from './nostr-builds.js'
+import { measureCryptoFloor } from './crypto-floor.js'
 import { benchRestaurant } from './restaurant.js'
 import { benchBudget } from './budget.js'
 import { benchMetricsZip } from './metrics-zip.js'
@@ -40,6 +42,11 @@ const parts: Record<string, () => Promise<unknown>> = {
   // the daemon's CPU per operation. Not in the default set: it needs the builds to compare.
   sideBySide: () => benchSideBySide(sideBySideOptionsFromEnv(process.env, durationMs, paymentsPerLevel)),
   nostr: () => benchNostr({ durationMs, inFlight: [8, 64] }),
+  // Issue 24 item 2: GetUserInfo through the embedded and an external relay, BENCH_NOSTR_ROOTS builds side by side,
+  // BENCH_NOSTR_RUNS runs (default 3). Not in the default set: nostr measures this build.
+  nostrBuilds: () => benchNostrBuilds(nostrBuildsOptionsFromEnv()),
+  // Sign, check and ECDH on each secp256k1 engine (native, wasm, pure JS), CPU µs per operation in this process.
+  crypto: () => measureCryptoFloor(),
   restaurant: () => benchRestaurant({ durationMs }),
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
   // Issue 27: the engine-neutral SqlStore against raw better-sqlite3, and PostgreSQL beside it when a server is at
@@ -56,7 +63,7 @@ const parts: Record<string, () => Promise<unknown>> = {
       ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
     }),
 }
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost', 'sideBySide', 'storeEngine'].includes(name))
+const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost', 'sideBySide', 'storeEngine', 'nostrBuilds'].includes(name))
 
 /** Health and one authenticated POST through the whole dispatcher, at concurrency 1 and 32 (issue 2). */
 async function benchSpine() {

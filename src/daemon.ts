@@ -30,6 +30,7 @@ import { createPublisher, startExtensions } from './extensions/host/index.js'
 import type { RelayThread } from './relay/index.js'
 import { createLinking } from './linking/index.js'
 import { createEventVerifier, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
+import { chooseEngine } from './nostr-crypto/index.js'
 import { createNwc } from './nwc/index.js'
 import { createLnurl } from './lnurl/index.js'
 import { createClink, debitNpubLimits } from './clink/index.js'
@@ -107,6 +108,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   probes.watchStore(store.db)
 
   const { adminToken, tokens } = daemonSecrets(config, dataDir, log)
+  // The curve first: the verifier's signature thread runs the engine chosen here.
+  await chooseEngine(config.nostr.crypto, log.child({ room: 'nostr' }))
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
   const embedded = config.nostr.relays.length === 0 ? await startEmbeddedRelay(config, dataDir, log) : undefined
   const relay = embedded?.relay

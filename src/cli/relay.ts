@@ -5,11 +5,12 @@ import path from 'node:path'
 import { pino } from 'pino'
 import { loadConfig } from '../config/index.js'
 import { relayLimitsOf, startRelay } from '../relay/index.js'
-import { createEventVerifier } from '../transports/nostr/index.js'
+import { chooseEngine, createEventVerifier } from '../nostr-crypto/index.js'
 
 export async function runRelay(opts: { dataDir: string; host: string; port: number }): Promise<void> {
   const log = pino({ base: { pid: process.pid } })
   const config = loadConfig({ flags: { data_dir: opts.dataDir } })
+  await chooseEngine(config.nostr.crypto, log)
   const verifier = await createEventVerifier()
   let relay
   try {

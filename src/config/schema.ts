@@ -92,6 +92,8 @@ export const configSchema = z.strictObject({
       max_event_bytes: z.int().min(1024).default(256 * 1024),
       /** Replies longer than this many characters are split into shards (upstream default 40000). */
       max_content_length: z.int().min(1000).default(40000),
+      /** The secp256k1 engine of signatures and conversation keys; one that cannot load gives way to the next. */
+      crypto: z.enum(['native', 'wasm', 'js']).default('native'),
       // The embedded relay's limits (src/relay/limits.ts, docs/exposing.md); the daemon's own connections are exempt.
       /** false: only requests addressed to keys this daemon serves (and its own events); true: a general relay. */
       relay_open_writes: z.boolean().default(false),

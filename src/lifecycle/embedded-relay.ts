@@ -24,6 +24,7 @@ export async function startEmbeddedRelay(config: Config, dataDir: string, log: L
       // The relay thread logs on its own (it also runs alone, `relaypay relay`) and names its room itself.
       log,
       logLevel: config.log.level,
+      crypto: config.nostr.crypto,
     }),
     'nostr.embedded_relay_port',
   )

@@ -6,16 +6,12 @@
 // Every request and reply passes through here, so base64 is node's native one (with a strict check): @scure/base's
 // was ~5% of the daemon's time per relay round trip. The cipher stays noble's: node's ChaCha20 behind an HChaCha20
 // subkey was slower for messages under ~2 KB (a cipher context per message costs more than the pure-JS rounds).
-import { randomBytes } from 'node:crypto'
 import { xchacha20 } from '@noble/ciphers/chacha.js'
-import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { sha256 } from '@noble/hashes/sha2.js'
-import { hexToBytes } from '@noble/hashes/utils.js'
+import { conversationKeyV1 as keyV1, pooledRandomBytes } from '../nostr-crypto/index.js'
 
 /** The version byte that opens every binary nip44v1 payload. */
 const versionV1 = 1
 const nonceLength = 24
-const xOnlyHex = /^[0-9a-f]{64}$/i
 /** Canonical padded base64 (RFC 4648 §4); node's decoder alone would skip any character it does not know. */
 const base64Text = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
@@ -34,17 +30,19 @@ const utf8 = new TextEncoder()
 
 /**
  * The shared key for nip44v1: SHA-256 of the x-coordinate of ECDH(our secret key, their x-only public key lifted
- * with the 02 prefix). Symmetric: A's secret with B's public gives the same key as B's secret with A's public.
+ * with the 02 prefix), on the Nostr crypto room's engine. Symmetric: A's secret with B's public gives the same key
+ * as B's secret with A's public.
  */
 export function conversationKeyV1(privkey: Uint8Array | string, pubkey: string): Uint8Array {
-  if (!xOnlyHex.test(pubkey)) throw new CipherError('public key must be 64 hex characters (x-only)')
-  const secret = typeof privkey === 'string' ? hexToBytes(privkey) : privkey
-  const shared = secp256k1.getSharedSecret(secret, hexToBytes('02' + pubkey), true)
-  return sha256(shared.subarray(1, 33))
+  try {
+    return keyV1(privkey, pubkey)
+  } catch (err) {
+    throw new CipherError((err as Error).message)
+  }
 }
 
 /** Encrypts UTF-8 text; the wire form is base64(0x01 ‖ nonce(24) ‖ ciphertext). A fresh random nonce unless given. */
-export function encryptV1(plaintext: string, key: Uint8Array, nonce: Uint8Array = randomBytes(nonceLength)): string {
+export function encryptV1(plaintext: string, key: Uint8Array, nonce: Uint8Array = pooledRandomBytes(nonceLength)): string {
   checkKey(key)
   if (nonce.length !== nonceLength) throw new CipherError(`nonce must be ${nonceLength} bytes`)
   const ciphertext = xchacha20(key, nonce, utf8.encode(plaintext))

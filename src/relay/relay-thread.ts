@@ -25,6 +25,8 @@ export interface RelayThreadOptions {
   ownSecret: string
   log: Logger
   logLevel: RelayThreadData['logLevel']
+  /** The secp256k1 engine the thread checks signatures on (`[nostr] crypto`; the next one down if it cannot load). */
+  crypto: RelayThreadData['crypto']
   /** How often the thread reports its stats (default 1 s: the metrics gauges and the console read the latest). */
   statsIntervalMs?: number
 }
@@ -67,6 +69,7 @@ export async function startRelayThread(opts: RelayThreadOptions): Promise<RelayT
       limits,
       ownSecret: opts.ownSecret,
       logLevel,
+      crypto: opts.crypto,
       statsIntervalMs: opts.statsIntervalMs ?? 1000,
     }
     const worker = new Worker(new URL('./relay-worker.js', import.meta.url), {

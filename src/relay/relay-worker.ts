@@ -1,12 +1,12 @@
 // The relay thread's entry (started by relay-thread.ts): the embedded relay with its own event loop, its own
-// connection to relay.sqlite, and signatures checked here on the wasm engine. It logs straight to stdout (pino
+// connection to relay.sqlite, and signatures checked here on the engine of `[nostr] crypto`. It logs straight to stdout (pino
 // writes to file descriptor 1 itself, not through the main thread), answers the main thread's messages (new limits,
 // stop) and sends it the relay's stats every few seconds.
 import { parentPort, workerData } from 'node:worker_threads'
 import { pino, type Level } from 'pino'
 import type { RelayLimits } from './limits.js'
 import { startRelay, type RunningRelay } from './server.js'
-import { createEventVerifier } from '../transports/nostr/verify.js'
+import { chooseEngine, createEventVerifier, type EngineName } from '../nostr-crypto/index.js'
 
 export interface RelayThreadData {
   host: string
@@ -15,6 +15,7 @@ export interface RelayThreadData {
   limits: Partial<RelayLimits>
   ownSecret: string
   logLevel: Level | 'silent'
+  crypto: EngineName
   statsIntervalMs: number
 }
 
@@ -37,6 +38,7 @@ const log = pino({ level: data.logLevel, base: { pid: process.pid } })
 
 let relay: RunningRelay
 try {
+  await chooseEngine(data.crypto, log.child({ room: 'relay' }))
   // Without a log the verifier checks on the calling thread: this one, which exists for that kind of work.
   const verifier = await createEventVerifier()
   relay = await startRelay({

@@ -1,5 +1,5 @@
 // A helper thread that takes jobs in batches, shared by the relay's event store (src/relay/save-queue.ts) and the
-// signature thread (src/transports/nostr/schnorr-thread.ts). Jobs given in one turn of the event loop travel in one
+// signature thread (src/nostr-crypto/schnorr-thread.ts). Jobs given in one turn of the event loop travel in one
 // message; the worker answers each message with one result per job, in order, and each job's `done` is called in
 // the order the jobs were given. If the worker cannot start or fails, what it held and everything after runs on
 // this thread through `runHere` instead, still batched per turn and in the same order: nothing is lost or reordered.

@@ -9,22 +9,9 @@ import { plan } from './rooms.js'
 
 const test = suite('architecture: imports')
 
-// Arrows the Nostr pipeline rewrite (issue 23 items 1–2, in flight on its own branch) removes: these files are
-// being rewritten there, and editing their imports here too would only make the two changes collide. When that
-// change lands, each entry it makes unnecessary fails the last test below until it is deleted here.
-const pipelineRewrite = 'the one-pipeline rewrite of issue 23 replaces this file'
-const exceptions: Exception[] = [
-  {
-    from: 'src/transports/nostr/schnorr-thread.ts',
-    to: 'src/threads/batch-worker.ts',
-    why: `imports past the threads' door; ${pipelineRewrite}`,
-  },
-  {
-    from: 'src/relay/relay-worker.ts',
-    to: 'src/transports/nostr/verify.ts',
-    why: "the one Schnorr verifier still lives in the transport, and through the transport's door the relay's thread would load the whole transport; the verifier moves beneath both (src/nostr-codecs) once the pipeline rewrite, which reshapes the signature step, has landed",
-  },
-]
+// Arrows allowed against the rules, each with its reason; the last test below fails on one the code no longer has.
+// None today: the Nostr pipeline rewrite (issue 23) and the crypto room (issue 24) removed the last three.
+const exceptions: Exception[] = []
 
 let arrows: ImportArrow[] = []
 

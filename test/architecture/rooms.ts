@@ -6,7 +6,7 @@ import type { Plan } from './import-graph.js'
 export const layers: { name: string; rooms: string[] }[] = [
   { name: 'store and config', rooms: ['schema', 'src/store', 'src/config', 'src/version', 'src/threads', 'src/daemon-files.ts'] },
   { name: 'bus', rooms: ['src/bus', 'src/auth'] },
-  { name: 'node and codecs', rooms: ['src/node', 'src/nostr-codecs'] },
+  { name: 'node and codecs', rooms: ['src/node', 'src/nostr-codecs', 'src/nostr-crypto'] },
   {
     name: 'domains',
     rooms: [

@@ -36,7 +36,7 @@ test('the package holds what start needs and nothing of the workshop', () => {
     'build/schema/catalogue.js',
     'build/src/store/checkpoint-worker.js',
     'build/src/wallet/audit-worker.js',
-    'build/src/transports/nostr/schnorr-worker.js',
+    'build/src/nostr-crypto/schnorr-worker.js',
     'config.example.toml',
     'docs/backup.md',
     'docs/relaypay.service',

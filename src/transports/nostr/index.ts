@@ -18,7 +18,6 @@ import { claimStage, inboundPipeline } from './inbound.js'
 import { createRelayPool, type Backoff } from './relay-pool.js'
 import { isOwnRelay } from '../../callbacks/index.js'
 import { createEventSigner, type SendEvent } from './sign.js'
-import { loadSchnorr } from './schnorr.js'
 import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
 import { serviceBeacon } from './beacon.js'
 import { isClinkKind, type ClinkServer } from '../../clink/index.js'
@@ -98,9 +97,8 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     deps.verifier.remember(event)
     pool.publish(event)
   }
-  const engine = deps.verifier.thread && (await loadSchnorr())
-  const outbox: SigningOutbox = engine
-    ? signingOutbox({ engine, thread: deps.verifier.thread!, publish: publishOwn, log })
+  const outbox: SigningOutbox = deps.verifier.thread
+    ? signingOutbox({ thread: deps.verifier.thread, publish: publishOwn, log })
     : { send: (template, key) => publishOwn(signer.sign(template, key)), drain: async () => {} }
   const send: SendEvent = (template, key) => outbox.send(template, key)
   const nowUnix = () => Math.floor(clock.now() / 1000)

@@ -1,10 +1,9 @@
 // The daemon's own events (replies, pushes, CLINK answers, beacons): signed on the signature thread
-// (schnorr-thread.ts) and published in the order they were sent. The id is computed here, so the thread only turns
+// (src/nostr-crypto) and published in the order they were sent. The id is computed here, so the thread only turns
 // an id into a signature and what is published is exactly what was asked.
 import type { Logger } from 'pino'
 import type { Event, EventTemplate } from 'nostr-tools/pure'
-import type { SchnorrEngine } from './schnorr.js'
-import type { SchnorrThread } from './schnorr-thread.js'
+import { eventId, unsignedEvent, type SchnorrThread } from '../../nostr-crypto/index.js'
 
 export interface SigningOutbox {
   /** Signs the template as the key's owner (a copy; the template is left as given) and publishes it, in order. */
@@ -14,12 +13,11 @@ export interface SigningOutbox {
 }
 
 export function signingOutbox(opts: {
-  engine: SchnorrEngine
   thread: SchnorrThread
   publish(event: Event): void
   log: Logger
 }): SigningOutbox {
-  const { engine, thread, publish, log } = opts
+  const { thread, publish, log } = opts
   /** Events in the order sent; each is published once it and every one before it is signed. */
   const waiting: { event?: Event }[] = []
   let drained: (() => void)[] = []
@@ -41,8 +39,8 @@ export function signingOutbox(opts: {
 
   return {
     send(template, secretKey) {
-      const unsigned = engine.unsigned(template, secretKey)
-      const id = engine.id(unsigned)
+      const unsigned = unsignedEvent(template, secretKey)
+      const id = eventId(unsigned)
       const slot: { event?: Event } = {}
       waiting.push(slot)
       thread.sign(id, secretKey, sig => {

@@ -1,0 +1,76 @@
+// The one place Nostr event signatures are checked, on the engine in use (active.ts).
+//
+// In the offline default the embedded relay and the daemon run in one process and would check every request
+// twice (the relay on ingest, the transport before decrypting), and the relay would check every reply the daemon
+// just signed. So a verifier remembers the (id, signature) pairs it accepted or that we signed: a remembered pair
+// only needs its id recomputed from the event (a hash, microseconds) — the id commits to every field, so an event
+// whose fields were changed gets another id and is checked in full.
+import type { Event } from 'nostr-tools/pure'
+import type { Logger } from 'pino'
+import { BoundedSet } from '../bus/index.js'
+import { engineStatus } from './active.js'
+import type { EngineName } from './engine.js'
+import { checkId, eventId, verifyEvent } from './events.js'
+import { startSchnorrThread, type SchnorrThread } from './schnorr-thread.js'
+
+export type VerifyEvent = (event: Event) => boolean
+
+export interface EventVerifier {
+  verify: VerifyEvent
+  /**
+   * The same verdict, with the signature checked on the signature thread when there is one (the caller goes on
+   * meanwhile); a remembered event is answered at once.
+   */
+  verifyLater(event: Event, done: (valid: boolean) => void): void
+  /** The engine signatures are checked on. */
+  engine: EngineName
+  /** Marks an event we signed ourselves as verified, so relaying it costs no signature check. */
+  remember(event: Event): void
+  /** The signature thread, when one runs: the transport signs its events there too. */
+  thread?: SchnorrThread
+  /** Stops the signature thread once it has answered what it holds (later checks run on the calling thread). */
+  stop(): Promise<void>
+}
+
+/** Signatures remembered; older ones are checked in full again. */
+const memoCapacity = 16_384
+
+/**
+ * A verifier on the engine in use. With `log`, signatures are checked (verifyLater) and made on a worker thread
+ * of their own, which runs the same engine.
+ */
+export async function createEventVerifier(opts: { log?: Logger } = {}): Promise<EventVerifier> {
+  const engine = engineStatus().engine.name
+  const thread = opts.log ? startSchnorrThread({ engine, log: opts.log }) : undefined
+  const memo = new BoundedSet<string>(memoCapacity)
+  const remember = (event: Event) => void memo.add(event.id + event.sig)
+  const remembered = (event: Event) => typeof event.id === 'string' && typeof event.sig === 'string' && memo.has(event.id + event.sig)
+  const sameId = (event: Event) => {
+    try {
+      return eventId(event) === event.id
+    } catch {
+      return false
+    }
+  }
+  const verify = (event: Event) => {
+    if (remembered(event)) return sameId(event)
+    const ok = verifyEvent(event)
+    if (ok) remember(event)
+    return ok
+  }
+  return {
+    engine,
+    remember,
+    verify,
+    thread,
+    stop: async () => thread?.stop(),
+    verifyLater(event, done) {
+      if (!thread || remembered(event)) return done(verify(event))
+      if (!checkId(event)) return done(false)
+      thread.verify(event.id, event.pubkey, event.sig, valid => {
+        if (valid) remember(event)
+        done(valid)
+      })
+    },
+  }
+}
