@@ -301,7 +301,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
         return closed(subId, 'rate-limited: too many stored events requested, try again in a few seconds')
       }
     }
-    // Live from now on; the stored events follow in pages (reader.ts), the first of them before this returns.
+    // Live from now on; the stored events follow in pages (reader.ts), in the reader's turns.
     setSubscription(subId, filters.map(liveFilter))
     const generation = {}
     generations.set(subId, generation)
@@ -309,6 +309,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     core.reader.start({
       filters,
       own: ctx.own,
+      address: ctx.address,
       budgets: ctx.own ? [] : [reads, ctx.state.reads],
       send: raw => send(prefix + raw + ']'),
       done: () => send(JSON.stringify(['EOSE', subId])),

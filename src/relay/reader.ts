@@ -2,7 +2,10 @@
 // thousands of stored events used to be one synchronous query and thousands of sends in one turn: the whole thread
 // stood still meanwhile. Here each REQ's stored part is a job that reads one page at a time (keyset on
 // created_at DESC, id ASC, so a page never rereads the previous ones). Jobs take turns, a few milliseconds of pages
-// per turn of the event loop, the daemon's own first. A job waits (and others go on) while its client has more than
+// per turn of the event loop, the daemon's own first, then one page per client address in rotation: a client with
+// a thousand REQs open gets no more turns than one with a single REQ. A stranger's first page waits for its turn too
+// (run on arrival, fifty connections opening twenty REQs each made one pass over the sockets take a second, and a
+// new wallet's handshake waited behind it). A job waits (and others go on) while its client has more than
 // `maxPendingBytes` unsent, or while its connection's or its address's stored-event budget is spent: that is
 // back-pressure for the one client, never a stall for the others.
 import type { Clock } from '../bus/index.js'
@@ -22,12 +25,14 @@ export interface ReadJob {
   unsent(): number
   /** Stored-event budgets it spends (connection, address); none for the daemon's own. */
   budgets: TokenBucket[]
+  /** The client's address (addresses.ts): strangers' jobs take turns address by address. */
+  address: string
   /** The daemon's own connection: served before strangers. */
   own: boolean
 }
 
 export interface Reader {
-  /** Runs the first page now (the caller sees it sent before it returns), the rest in later turns. */
+  /** The daemon's own job runs its first page now (sent before this returns); a stranger's waits for its turn. */
   start(job: ReadJob): void
   /** Jobs not yet done. */
   pending(): number
@@ -59,7 +64,9 @@ interface Running {
 
 export function startReader(store: EventStore, clock: Clock, limits: () => RelayLimits): Reader {
   const own: Running[] = []
-  const strangers: Running[] = []
+  /** Strangers' jobs per address, and the addresses with jobs in the order of their next turn. */
+  const strangers = new Map<string, Running[]>()
+  const rotation: string[] = []
   const timers = new Set<NodeJS.Timeout>()
   let scheduled = false
   let closed = false
@@ -70,10 +77,32 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
     scheduled = true
     setImmediate(turn)
   }
+  const enqueue = (running: Running) => {
+    if (running.job.own) {
+      own.push(running)
+      return
+    }
+    const queue = strangers.get(running.job.address)
+    if (queue) queue.push(running)
+    else {
+      strangers.set(running.job.address, [running])
+      rotation.push(running.job.address)
+    }
+  }
+  /** The next stranger's job: the first of the address whose turn it is; that address goes to the back. */
+  const nextStranger = (): Running | undefined => {
+    const address = rotation.shift()
+    if (address === undefined) return undefined
+    const queue = strangers.get(address)!
+    const running = queue.shift()!
+    if (queue.length === 0) strangers.delete(address)
+    else rotation.push(address)
+    return running
+  }
   const wake = (running: Running, ms: number) => {
     const timer = setTimeout(() => {
       timers.delete(timer)
-      ;(running.job.own ? own : strangers).push(running)
+      enqueue(running)
       schedule()
     }, ms)
     timers.add(timer)
@@ -144,12 +173,11 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
     scheduled = false
     const until = performance.now() + sliceMs
     while (performance.now() < until) {
-      const queue = own.length > 0 ? own : strangers
-      const running = queue.shift()
+      const running = own.shift() ?? nextStranger()
       if (!running) break
-      if (step(running)) queue.push(running)
+      if (step(running)) enqueue(running)
     }
-    if (own.length > 0 || strangers.length > 0) schedule()
+    if (own.length > 0 || rotation.length > 0) schedule()
   }
 
   return {
@@ -161,8 +189,8 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
         sources: job.filters.map(filter => ({ filter, remaining: filter.limit, buffer: [], drained: filter.limit <= 0 })),
         ...(job.filters.length > 1 ? { sent: new Set<string>() } : {}),
       }
-      if (step(running)) {
-        ;(job.own ? own : strangers).push(running)
+      if (!job.own || step(running)) {
+        enqueue(running)
         schedule()
       }
     },
@@ -172,7 +200,8 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
       for (const timer of timers) clearTimeout(timer)
       timers.clear()
       own.length = 0
-      strangers.length = 0
+      strangers.clear()
+      rotation.length = 0
     },
   }
 }
