@@ -4,13 +4,13 @@
 // and its customer, a payroll source and its employee) and two relay users who only speak kind-21000 RPC.
 // It also holds the expected balance of every wallet, which the load moves as operations are known to apply.
 import { spawn } from 'node:child_process'
-import net from 'node:net'
 import * as assert from 'uvu/assert'
 import { cliPath, mockEnv, startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
 import { ok } from '../support/money.js'
 import { unlimitedGuestsConfig } from '../extensions/restaurant/restaurant-daemon.js'
+import { freePort } from '../support/ports.js'
 
 const jwtSecret = 'chaos-test-jwt-secret-0123456789abcdef01'
 /** The restaurant's only item; an order is 1–3 of them. */
@@ -90,17 +90,6 @@ export function steadily(daemon: TestDaemon): TestDaemon {
       }
     },
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 export async function createChaosWorld(): Promise<ChaosWorld> {

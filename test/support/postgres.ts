@@ -5,10 +5,10 @@
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import { freePort } from './ports.js'
 
 export const postgresBinDir = process.env.RELAYPAY_TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin'
 
@@ -39,17 +39,6 @@ function unavailable(reason: string): undefined {
 
 /** Why the last `testPostgres()` gave undefined, for the skip line. */
 export let postgresSkipReason = ''
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /**
  * Starts PostgreSQL in a new temporary directory: initdb (trust, user relaypay, no sync), then the server on
