@@ -8,7 +8,8 @@
 // and every money transaction starts with `checkEpoch`, which reads the epoch FOR SHARE: a daemon that lost the
 // lock without noticing yet finds a newer epoch and writes nothing, and the bump waits for transactions in flight.
 // Migrations run before the lock is sought (they hold a lock of their own), so the lease table exists.
-import pg from 'pg'
+import type pg from 'pg'
+import { pgDriver } from './pg-driver.js'
 import type { SqlExecutor } from './sql-store.js'
 
 /** Two-int key of the active-daemon lock ("rpay", 2); the migration lock is ("rpay", 1). */
@@ -58,7 +59,7 @@ export async function acquireActiveLock(opts: ActiveLockOptions): Promise<Active
     if (opts.signal?.aborted) throw new Error('stopped while waiting for the active-daemon lock')
     let client: pg.Client | undefined
     try {
-      client = new pg.Client({
+      client = new (pgDriver().Client)({
         connectionString: opts.url,
         keepAlive: true,
         query_timeout: queryTimeoutMs,

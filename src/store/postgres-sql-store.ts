@@ -1,7 +1,8 @@
 // SqlStore on PostgreSQL through node-postgres (`pg`): a pool of sessions, each with its timeouts set at connect,
 // BIGINT read as a JS number (refused above Number.MAX_SAFE_INTEGER rather than rounded), and transactions on one
 // checked-out session with the isolation level in BEGIN (a SET TRANSACTION before BEGIN only warns).
-import pg from 'pg'
+import type pg from 'pg'
+import { pgDriver } from './pg-driver.js'
 import { pgValues, toPgStatement } from './placeholders.js'
 import {
   retryDelayMs,
@@ -39,7 +40,7 @@ export function parseInt8(text: string): number {
 
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8 && format !== 'binary' ? parseInt8 : pgDriver().types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 }
 
 class CommitUnknown extends Error {
@@ -56,7 +57,7 @@ export function postgresSqlStore(opts: PostgresStoreOptions): SqlStore {
     lock_timeout: opts.lockTimeoutMs ?? 2000,
     idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 3000,
   }
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: opts.url,
     max: opts.max ?? 10,
     keepAlive: true,
@@ -112,7 +113,7 @@ export function postgresSqlStore(opts: PostgresStoreOptions): SqlStore {
         await client.query('COMMIT')
       } catch (err) {
         // The server refused the commit (a serialization failure found at COMMIT): nothing was applied.
-        if (err instanceof pg.DatabaseError && sqlErrorKind(err) !== 'connection') throw err
+        if (err instanceof pgDriver().DatabaseError && sqlErrorKind(err) !== 'connection') throw err
         // The session went away with the COMMIT on the wire: it may or may not have been applied. Never retried
         // here; the caller's exactly-once key (processed requests, unique references) decides on a new attempt.
         broken = err as Error
