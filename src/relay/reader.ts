@@ -64,9 +64,8 @@ interface Running {
 
 export function startReader(store: EventStore, clock: Clock, limits: () => RelayLimits): Reader {
   const own: Running[] = []
-  /** Strangers' jobs per address, and the addresses with jobs in the order of their next turn. */
+  /** Strangers' jobs per address; the Map's order is the order of the addresses' next turns. */
   const strangers = new Map<string, Running[]>()
-  const rotation: string[] = []
   const timers = new Set<NodeJS.Timeout>()
   let scheduled = false
   let closed = false
@@ -84,19 +83,16 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
     }
     const queue = strangers.get(running.job.address)
     if (queue) queue.push(running)
-    else {
-      strangers.set(running.job.address, [running])
-      rotation.push(running.job.address)
-    }
+    else strangers.set(running.job.address, [running])
   }
   /** The next stranger's job: the first of the address whose turn it is; that address goes to the back. */
   const nextStranger = (): Running | undefined => {
-    const address = rotation.shift()
-    if (address === undefined) return undefined
-    const queue = strangers.get(address)!
+    const first = strangers.entries().next()
+    if (first.done) return undefined
+    const [address, queue] = first.value
     const running = queue.shift()!
-    if (queue.length === 0) strangers.delete(address)
-    else rotation.push(address)
+    strangers.delete(address)
+    if (queue.length > 0) strangers.set(address, queue)
     return running
   }
   const wake = (running: Running, ms: number) => {
@@ -177,7 +173,7 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
       if (!running) break
       if (step(running)) enqueue(running)
     }
-    if (own.length > 0 || rotation.length > 0) schedule()
+    if (own.length > 0 || strangers.size > 0) schedule()
   }
 
   return {
@@ -201,7 +197,6 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
       timers.clear()
       own.length = 0
       strangers.clear()
-      rotation.length = 0
     },
   }
 }
