@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'
-import { startDaemon } from '../test/support/daemon.js'
+import { relaypayArgs, startDaemon } from '../test/support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../test/support/fake-lnd/fake-lnd.js'
 import { outsideInvoice } from '../test/support/outside-invoice.js'
 import { createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
@@ -94,7 +94,7 @@ async function measure(root: string, dataDir: string, fake: FakeLnd): Promise<Ru
   traffic.invoicesListed = 0
   traffic.invoicesReplayed = 0
   const spawned = performance.now()
-  const child = spawn(process.execPath, [path.join(root, 'build/bin/relaypay.js'), 'start', '--data-dir', dataDir, '--http-port', '0'], {
+  const child = spawn(process.execPath, relaypayArgs(path.join(root, 'build/bin/relaypay.js'), ['start', '--data-dir', dataDir, '--http-port', '0']), {
     env: { ...process.env, RELAYPAY_LOG_LEVEL: 'warn', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0' },
     stdio: ['ignore', 'ignore', 'inherit'],
   })

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // The relaypay command: run the daemon, prepare a data dir, call any operation, print the docs.
 import { Command, InvalidArgumentError } from 'commander'
 import { versionLine } from '../src/version/index.js'

@@ -40,6 +40,7 @@ import { createSwaps } from './swaps/index.js'
 import { levelledLogger } from './lifecycle/log-levels.js'
 import { relayMover, reloadConfig } from './lifecycle/reload.js'
 import { startProbeServer } from './lifecycle/probe-server.js'
+import { warnMissingNodeFlags } from './lifecycle/node-flags.js'
 import { startBackupSchedule } from './backup/index.js'
 import { embeddedRelayView, relayReadiness, startEmbeddedRelay } from './lifecycle/embedded-relay.js'
 
@@ -75,6 +76,7 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const accessLog = createAccessLog(log, config.log.access)
   const http = await listening(startProbeServer(config, catalogue, probes, log, accessLog), 'http.port', '--http-port')
   log.info({ url: http.url }, 'probes answering on /healthz and /readyz; operations wait for the start')
+  warnMissingNodeFlags(log)
   try {
     return await startRooms(config, { log, clock: deps.clock, probes, http, setLogLevel, accessLog })
   } catch (err) {
@@ -287,8 +289,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   await wallet.start()
   // After the wallet: a resumed swap finds the wallet following the node (pending payments resolve in the background).
   await swaps.start()
-  // Every catalogue entry must have its handler by now: a missing one is a wiring fault, and the daemon refuses to
-  // start rather than answer "not implemented" to a client at the first call.
+  // Every catalogue entry has its handler by now: a missing one is a wiring fault, refused at start, not at a call.
   registry.seal({ requireAll: true })
   log.info({ operations: catalogue.length }, `${catalogue.length} operations registered`)
 

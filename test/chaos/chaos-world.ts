@@ -5,7 +5,7 @@
 // It also holds the expected balance of every wallet, which the load moves as operations are known to apply.
 import { spawn } from 'node:child_process'
 import * as assert from 'uvu/assert'
-import { cliPath, mockEnv, startDaemon, type TestDaemon } from '../support/daemon.js'
+import { cliPath, mockEnv, relaypayArgs, startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
 import { ok } from '../support/money.js'
@@ -186,7 +186,7 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
       return daemon
     },
     async crashWhileStarting(fraction) {
-      const child = spawn(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
+      const child = spawn(process.execPath, relaypayArgs(cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), {
         env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...mockEnv({ config }), ...env },
         stdio: 'ignore',
       })

@@ -52,6 +52,16 @@ const startLimitMs = 60_000
 
 export const cliPath = path.join(repoRoot, 'build/bin/relaypay.js')
 
+/**
+ * Node's arguments for running `cli` as the relaypay command runs itself: the flags of its first line
+ * (`#!/usr/bin/env -S node <flags>`), then the script and `args`. A build without flags there runs without them.
+ */
+export function relaypayArgs(cli: string, args: readonly string[]): string[] {
+  const first = fs.readFileSync(cli, 'utf8').split('\n', 1)[0]!
+  const flags = /^#!\/usr\/bin\/env -S node\s+(.*)$/.exec(first)?.[1]?.trim().split(/\s+/) ?? []
+  return [...flags, cli, ...args]
+}
+
 export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-test-'))
 }
@@ -66,7 +76,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const dataDir = opts.dataDir ?? path.join(tempDataDir(), 'data')
   fs.mkdirSync(dataDir, { recursive: true })
   if (opts.config !== undefined) fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), opts.config)
-  const child = spawn(process.execPath, [opts.cli ?? cliPath, 'start', '--data-dir', dataDir, '--http-port', '0'], {
+  const child = spawn(process.execPath, relaypayArgs(opts.cli ?? cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), {
     // Port 0: tests run in parallel, each daemon with its own embedded relay.
     env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', ...mockEnv(opts), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
