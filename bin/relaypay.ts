@@ -85,8 +85,18 @@ program
   .command('audit')
   .description('check every balance against the journal and the conservation of money (exit 1 on a mismatch)')
   .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--store-url <url>', 'audit a PostgreSQL database instead (postgres://…), e.g. one written by relaypay store copy')
   .option('--json', 'print the full report as JSON')
   .action(async opts => (await import('../src/cli/audit.js')).runAudit(opts))
+
+const store = program.command('store').description('the database')
+store
+  .command('copy')
+  .description('copy an installation from its SQLite database into a new PostgreSQL database, then check both agree')
+  .requiredOption('--from <dir>', 'the data directory (its daemon stopped)')
+  .requiredOption('--to <url>', 'a new, empty PostgreSQL database: postgres://user@host:port/db')
+  .option('--json', 'print what was copied and both audits as JSON')
+  .action(async opts => (await import('../src/cli/store.js')).runStoreCopy(opts))
 
 program
   .command('backup')

@@ -12,6 +12,23 @@ export function writeDaemonInfo(dataDir: string, info: { url: string; relays: st
   fs.writeFileSync(path.join(dataDir, daemonInfoFile), JSON.stringify(info) + '\n', { mode: 0o600 })
 }
 
+/** The pid of a daemon that serves the data dir now (its daemon.json names a live process), else undefined. */
+export function runningDaemonPid(dataDir: string): number | undefined {
+  let pid: number
+  try {
+    pid = JSON.parse(fs.readFileSync(path.join(dataDir, daemonInfoFile), 'utf8')).pid
+  } catch {
+    return undefined
+  }
+  try {
+    process.kill(pid, 0)
+    return pid
+  } catch (err) {
+    // EPERM: the process lives but is another user's.
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined
+  }
+}
+
 export function removeDaemonInfo(dataDir: string): void {
   fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })
 }

@@ -89,7 +89,7 @@ export async function createBackup(dataDir: string, archive: string, now = new D
       relaypay_version: relaypayVersion(),
       schema_version: schemaVersionOf(ledgerCopy),
       created_at: now.toISOString(),
-      ledger: ledgerSummary(ledgerCopy),
+      ledger: await ledgerSummary(ledgerCopy),
       files,
     }
     const manifestText = JSON.stringify(manifest, null, 2) + '\n'
@@ -224,8 +224,8 @@ function isSqlite(file: string): boolean {
   }
 }
 
-function ledgerSummary(file: string): BackupManifest['ledger'] {
-  const report = auditLedgerFile(file)
+async function ledgerSummary(file: string): Promise<BackupManifest['ledger']> {
+  const report = await auditLedgerFile(file)
   return {
     audit_ok: report.ok,
     wallets: report.wallets,

@@ -1,19 +1,35 @@
-// `relaypay audit`: checks every stored balance against the journal and the conservation of money. Safe while
-// the daemon runs (a WAL reader sees one consistent snapshot). Exits 1 on any mismatch.
+// `relaypay audit`: checks every stored balance against the journal and the conservation of money, on the data
+// dir's SQLite database or, with --store-url, on a PostgreSQL one. Safe while the daemon runs (one read-only
+// snapshot: a WAL reader on SQLite, REPEATABLE READ on PostgreSQL). Exits 1 on any mismatch.
 import path from 'node:path'
 import fs from 'node:fs'
-import { openStore } from '../store/index.js'
-import { auditLedger } from '../wallet/index.js'
+import { openStore, postgresSqlStore } from '../store/index.js'
+import { auditLedger, type AuditReport } from '../wallet/index.js'
 
-export function runAudit(opts: { dataDir: string; json?: boolean }): void {
+async function auditOf(opts: { dataDir: string; storeUrl?: string }): Promise<AuditReport> {
+  if (opts.storeUrl) {
+    const store = postgresSqlStore({ url: opts.storeUrl })
+    try {
+      return await auditLedger(store)
+    } finally {
+      await store.close()
+    }
+  }
   const dataDir = path.resolve(opts.dataDir)
   if (!fs.existsSync(path.join(dataDir, 'relaypay.sqlite'))) {
     process.stderr.write(`relaypay: no database in ${dataDir}\n`)
     process.exit(2)
   }
   const store = openStore({ dataDir })
-  const report = auditLedger(store.db)
-  store.close()
+  try {
+    return await auditLedger(store.sql)
+  } finally {
+    store.close()
+  }
+}
+
+export async function runAudit(opts: { dataDir: string; storeUrl?: string; json?: boolean }): Promise<void> {
+  const report = await auditOf(opts)
   if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
   else {
     const sats = (msat: number) => `${(msat / 1000).toFixed(3)} sat`

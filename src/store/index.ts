@@ -24,7 +24,7 @@ export { postgresSqlStore, type PostgresStoreOptions } from './postgres-sql-stor
 export { migratePostgres, toPostgresSchema } from './postgres-migrations.js'
 export { acquireActiveLock, checkEpoch, NotActive, type ActiveLease, type ActiveLockOptions } from './active-lock.js'
 export { writeProbe } from './writable.js'
-export { readDatabaseFile, schemaVersionOf } from './schema-version.js'
+export { openDatabaseFile, readDatabaseFile, schemaVersionOf } from './schema-version.js'
 
 export type Db = Database.Database
 
@@ -188,3 +188,4 @@ export function migrate(db: Db, dir: string): string[] {
   }
   return applied
 }
+export { copySqliteToPostgres, StoreCopyError, type CopiedTable, type StoreCopyOptions } from './copy.js'

@@ -2,9 +2,14 @@
 // read and closed. The migrations table is the store's, so the schema version of a file is read here too.
 import Database from 'better-sqlite3'
 
+/** Opens the database file read-only; the caller closes it. */
+export function openDatabaseFile(file: string): Database.Database {
+  return new Database(file, { readonly: true, fileMustExist: true })
+}
+
 /** Opens the database file read-only, runs `read` on it and closes it again. */
 export function readDatabaseFile<T>(file: string, read: (db: Database.Database) => T): T {
-  const db = new Database(file, { readonly: true, fileMustExist: true })
+  const db = openDatabaseFile(file)
   try {
     return read(db)
   } finally {

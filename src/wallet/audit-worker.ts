@@ -3,8 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { auditLedgerFile } from './audit.js'
 
-try {
-  parentPort!.postMessage({ report: auditLedgerFile((workerData as { file: string }).file) })
-} catch (err) {
-  parentPort!.postMessage({ error: (err as Error).message })
-}
+auditLedgerFile((workerData as { file: string }).file).then(
+  report => parentPort!.postMessage({ report }),
+  err => parentPort!.postMessage({ error: (err as Error).message }),
+)

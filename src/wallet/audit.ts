@@ -2,7 +2,7 @@
 // wallets together hold exactly what the system accounts gave them), and every payment and paid invoice has
 // exactly the postings its status calls for. `relaypay audit` prints it; the daemon runs it at start and refuses
 // outgoing payments while it fails.
-import { readDatabaseFile, type Db } from '../store/index.js'
+import { openDatabaseFile, readDatabaseFile, sqliteSqlStore, type SqlExecutor, type SqlStore } from '../store/index.js'
 
 export interface AuditReport {
   ok: boolean
@@ -24,49 +24,50 @@ export interface AuditReport {
   invoiceMismatches: { paymentHash: string; problem: string }[]
 }
 
-export function auditLedger(db: Db): AuditReport {
-  const read = db.transaction(() => {
-    const balanceMismatches = db
-      .prepare(
+/**
+ * The audit in one read-only snapshot (REPEATABLE READ on PostgreSQL; a read transaction on SQLite, which in WAL mode
+ * sees one snapshot while the daemon writes). The statements are the subset both engines speak: sums cast to BIGINT
+ * (PostgreSQL's SUM of a BIGINT is NUMERIC), camelCase aliases quoted, no alias used in WHERE or HAVING.
+ */
+export async function auditLedger(sql: SqlStore): Promise<AuditReport> {
+  const r = await sql.transaction(
+    async tx => {
+      const balanceMismatches = await tx.many<AuditReport['balanceMismatches'][number]>(
         // One index range per wallet (ledger_entries_account). A join against a grouped subquery instead was
         // planned as a scan of the whole grouped result per wallet: minutes at 100k wallets.
-        `SELECT userId, storedMsat, journalMsat FROM (
-           SELECT u.id AS userId, u.balance_msat AS storedMsat,
-             (SELECT COALESCE(SUM(e.amount_msat), 0) FROM ledger_entries e WHERE e.account = 'user:' || u.id) AS journalMsat
-           FROM users u)
-         WHERE storedMsat != journalMsat`,
+        `SELECT "userId", "storedMsat", "journalMsat" FROM (
+           SELECT u.id AS "userId", u.balance_msat AS "storedMsat",
+             (SELECT CAST(COALESCE(SUM(e.amount_msat), 0) AS BIGINT) FROM ledger_entries e WHERE e.account = 'user:' || u.id) AS "journalMsat"
+           FROM users u) AS balances
+         WHERE "storedMsat" != "journalMsat"`,
       )
-      .all() as AuditReport['balanceMismatches']
-    const orphanEntries = db
-      .prepare(
-        `SELECT substr(account, 6) AS userId, 0 AS storedMsat, SUM(amount_msat) AS journalMsat FROM ledger_entries
+      const orphanEntries = await tx.many<AuditReport['balanceMismatches'][number]>(
+        `SELECT substr(account, 6) AS "userId", 0 AS "storedMsat", CAST(SUM(amount_msat) AS BIGINT) AS "journalMsat" FROM ledger_entries
          WHERE account LIKE 'user:%' AND substr(account, 6) NOT IN (SELECT id FROM users) GROUP BY account`,
       )
-      .all() as AuditReport['balanceMismatches']
-    const unbalancedTransactions = db
-      .prepare(
-        `SELECT t.id, t.kind, t.ref, COALESCE(SUM(e.amount_msat), 0) AS sumMsat FROM ledger_transactions t
-         LEFT JOIN ledger_entries e ON e.transaction_id = t.id GROUP BY t.id HAVING sumMsat != 0`,
+      const unbalancedTransactions = await tx.many<AuditReport['unbalancedTransactions'][number]>(
+        `SELECT t.id, t.kind, t.ref, CAST(COALESCE(SUM(e.amount_msat), 0) AS BIGINT) AS "sumMsat" FROM ledger_transactions t
+         LEFT JOIN ledger_entries e ON e.transaction_id = t.id GROUP BY t.id, t.kind, t.ref HAVING COALESCE(SUM(e.amount_msat), 0) != 0`,
       )
-      .all() as AuditReport['unbalancedTransactions']
-    const systemRows = db
-      .prepare(`SELECT account, SUM(amount_msat) AS total FROM ledger_entries WHERE account LIKE 'system:%' GROUP BY account`)
-      .all() as { account: string; total: number }[]
-    const wallets = db.prepare('SELECT COUNT(*) FROM users').pluck().get() as number
-    const walletsTotalMsat = db.prepare('SELECT COALESCE(SUM(balance_msat), 0) FROM users').pluck().get() as number
-    const transactions = db.prepare('SELECT COUNT(*) FROM ledger_transactions').pluck().get() as number
-    return {
-      balanceMismatches: [...balanceMismatches, ...orphanEntries],
-      unbalancedTransactions,
-      paymentMismatches: paymentMismatches(db),
-      invoiceMismatches: invoiceMismatches(db),
-      systemRows,
-      wallets,
-      walletsTotalMsat,
-      transactions,
-    }
-  })
-  const r = read()
+      const systemRows = await tx.many<{ account: string; total: number }>(
+        `SELECT account, CAST(SUM(amount_msat) AS BIGINT) AS total FROM ledger_entries WHERE account LIKE 'system:%' GROUP BY account`,
+      )
+      const totals = (await tx.one<{ wallets: number; walletsTotalMsat: number; transactions: number }>(
+        `SELECT (SELECT COUNT(*) FROM users) AS wallets,
+           (SELECT CAST(COALESCE(SUM(balance_msat), 0) AS BIGINT) FROM users) AS "walletsTotalMsat",
+           (SELECT COUNT(*) FROM ledger_transactions) AS transactions`,
+      ))!
+      return {
+        balanceMismatches: [...balanceMismatches, ...orphanEntries],
+        unbalancedTransactions,
+        paymentMismatches: await paymentMismatches(tx),
+        invoiceMismatches: await invoiceMismatches(tx),
+        systemRows,
+        ...totals,
+      }
+    },
+    { readOnly: true, isolation: 'repeatable read' },
+  )
   const systemAccounts = Object.fromEntries(r.systemRows.map(row => [row.account, row.total]))
   const systemTotal = r.systemRows.reduce((sum, row) => sum + row.total, 0)
   // Conservation: what the wallets hold is exactly what the system accounts gave out.
@@ -90,7 +91,7 @@ export function auditLedger(db: Db): AuditReport {
 }
 
 /** What one payment's wallet leg in a posting of `kind` sums to (null when there is no such posting). */
-const paymentLeg = (kind: string) => `(SELECT SUM(e.amount_msat) FROM ledger_transactions t
+const paymentLeg = (kind: string) => `(SELECT CAST(SUM(e.amount_msat) AS BIGINT) FROM ledger_transactions t
     JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'user:' || p.user_id
     WHERE t.kind = '${kind}' AND t.ref = CAST(p.serial AS TEXT))`
 const posted = (kind: string) =>
@@ -123,56 +124,51 @@ function paymentProblem(p: PaymentPostings): string | undefined {
   return undefined
 }
 
-function paymentMismatches(db: Db): AuditReport['paymentMismatches'] {
-  const rows = db
-    .prepare(
-      `SELECT p.serial, p.status, p.internal, p.amount_msat + p.service_fee_msat AS total,
-         ${paymentLeg('payment_debit')} AS debit, ${posted('payment_settle')} AS settled,
-         ${posted('payment_refund')} AS refunded, ${paymentLeg('payment_refund')} AS refund
-       FROM payments p`,
-    )
-    .all() as (PaymentPostings & { serial: number })[]
+async function paymentMismatches(tx: SqlExecutor): Promise<AuditReport['paymentMismatches']> {
+  const rows = await tx.many<PaymentPostings & { serial: number }>(
+    `SELECT p.serial, p.status, p.internal, p.amount_msat + p.service_fee_msat AS total,
+       ${paymentLeg('payment_debit')} AS debit, ${posted('payment_settle')} AS settled,
+       ${posted('payment_refund')} AS refunded, ${paymentLeg('payment_refund')} AS refund
+     FROM payments p`,
+  )
   const problems: AuditReport['paymentMismatches'] = []
   for (const p of rows) {
     const problem = paymentProblem(p)
     if (problem) problems.push({ serial: p.serial, status: p.status, problem })
   }
-  const orphans = db
-    .prepare(
-      `SELECT t.ref, t.kind FROM ledger_transactions t
-       WHERE t.kind IN ('payment_debit', 'payment_settle', 'payment_refund')
-         AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.serial = CAST(t.ref AS INTEGER) AND CAST(p.serial AS TEXT) = t.ref)`,
-    )
-    .all() as { ref: string; kind: string }[]
+  // The serial is looked up by the number its ref spells (an index search); PostgreSQL's cast would fail on a ref
+  // that is not a number, which this check must report rather than stop at.
+  const refSerial = tx.engine === 'postgres' ? `CASE WHEN t.ref ~ '^[0-9]{1,18}$' THEN CAST(t.ref AS BIGINT) END` : 'CAST(t.ref AS INTEGER)'
+  const orphans = await tx.many<{ ref: string; kind: string }>(
+    `SELECT t.ref, t.kind FROM ledger_transactions t
+     WHERE t.kind IN ('payment_debit', 'payment_settle', 'payment_refund')
+       AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.serial = ${refSerial} AND CAST(p.serial AS TEXT) = t.ref)`,
+  )
   for (const o of orphans) problems.push({ serial: Number(o.ref), status: 'missing', problem: `${o.kind} posted for no payment` })
   return problems
 }
 
-function invoiceMismatches(db: Db): AuditReport['invoiceMismatches'] {
-  const rows = db
-    .prepare(
-      `SELECT i.payment_hash AS paymentHash, i.paid_msat AS paidMsat,
-         (SELECT SUM(e.amount_msat) FROM ledger_transactions t
+async function invoiceMismatches(tx: SqlExecutor): Promise<AuditReport['invoiceMismatches']> {
+  const rows = await tx.many<{ paymentHash: string; paidMsat: number | null; credited: number | null }>(
+    `SELECT "paymentHash", "paidMsat", credited FROM (
+       SELECT i.payment_hash AS "paymentHash", i.paid_at, i.paid_msat AS "paidMsat",
+         (SELECT CAST(SUM(e.amount_msat) AS BIGINT) FROM ledger_transactions t
             JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'user:' || i.user_id
             WHERE t.kind = 'invoice_credit' AND t.ref = i.payment_hash) AS credited
-       FROM invoices i
-       WHERE (i.paid_at IS NULL AND EXISTS (SELECT 1 FROM ledger_transactions t
-                WHERE t.kind = 'invoice_credit' AND t.ref = i.payment_hash))
-          OR (i.paid_at IS NOT NULL AND credited IS NOT i.paid_msat)`,
-    )
-    .all() as { paymentHash: string; paidMsat: number | null; credited: number | null }[]
+       FROM invoices i) AS credits
+     WHERE (paid_at IS NULL AND EXISTS (SELECT 1 FROM ledger_transactions t
+              WHERE t.kind = 'invoice_credit' AND t.ref = "paymentHash"))
+        OR (paid_at IS NOT NULL AND credited IS DISTINCT FROM "paidMsat")`,
+  )
   const problems = rows.map(r => ({
     paymentHash: r.paymentHash,
     problem: r.paidMsat === null ? 'credited but not marked paid' : `paid ${r.paidMsat} msat but credited ${r.credited ?? 'nothing'}`,
   }))
-  const orphans = db
-    .prepare(
-      `SELECT t.ref FROM ledger_transactions t WHERE t.kind = 'invoice_credit'
-         AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.payment_hash = t.ref)`,
-    )
-    .pluck()
-    .all() as string[]
-  for (const ref of orphans) problems.push({ paymentHash: ref, problem: 'credited for no invoice' })
+  const orphans = await tx.many<{ ref: string }>(
+    `SELECT t.ref FROM ledger_transactions t WHERE t.kind = 'invoice_credit'
+       AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.payment_hash = t.ref)`,
+  )
+  for (const { ref } of orphans) problems.push({ paymentHash: ref, problem: 'credited for no invoice' })
   return problems
 }
 
@@ -181,14 +177,17 @@ function invoiceMismatches(db: Db): AuditReport['invoiceMismatches'] {
  * snapshot while another connection writes, and the pages it reads (every wallet and journal row) leave with it
  * instead of staying in the daemon connection's page cache.
  */
-export function auditLedgerFile(file: string): AuditReport {
-  return readDatabaseFile(file, db => {
+export async function auditLedgerFile(file: string): Promise<AuditReport> {
+  const db = openDatabaseFile(file)
+  try {
     // A small page cache: the audit reads each page about once, and what its connection allocates stays in the
     // process after it closes (the worker thread's malloc arena keeps it): with SQLite's default 2 MB cache an audit
     // of 100k wallets left ~17 MB more resident memory behind than with this one.
     db.pragma('cache_size = -256')
-    return auditLedger(db)
-  })
+    return await auditLedger(sqliteSqlStore(db))
+  } finally {
+    db.close()
+  }
 }
 
 /** The id of the last journal entry in a database file (0 for none): a backup's manifest names it. */

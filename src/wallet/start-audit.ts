@@ -32,7 +32,7 @@ export function startAudit(opts: StartAuditOptions): StartAudit {
   const limit = opts.backgroundAboveEntries ?? foregroundAuditMaxEntries
   // The largest id is a cheap upper bound of the row count (entries are never deleted).
   const entries = (opts.db.prepare('SELECT COALESCE(MAX(id), 0) FROM ledger_entries').pluck().get() as number) ?? 0
-  if (entries <= limit) return { report: Promise.resolve(auditLedgerFile(opts.file)), background: false, cancel: () => {} }
+  if (entries <= limit) return { report: auditLedgerFile(opts.file), background: false, cancel: () => {} }
   let worker: Worker | undefined
   let cancelled = false
   const run = () =>

@@ -98,7 +98,7 @@ test('a settlement reported twice, and again at every start, credits once and is
   })
   assert.equal(again.paidInvoicesTagged('demo').map(p => p.paymentHash), [invoice.paymentHash])
   assert.equal(again.paidInvoicesTagged('other'), [])
-  assert.ok(auditLedger(store.db).ok)
+  assert.ok((await auditLedger(store.sql)).ok)
 })
 
 test('settlements made while the wallet was stopped are credited at its next start', async () => {
@@ -111,7 +111,7 @@ test('settlements made while the wallet was stopped are credited at its next sta
   assert.is(wallet.accounts.userById(userId)!.balance_msat, 5_000)
   assert.is(wallet.invoiceByPaymentHash(invoice.paymentHash)!.paid, true)
   wallet.stop()
-  assert.ok(auditLedger(store.db).ok)
+  assert.ok((await auditLedger(store.sql)).ok)
 })
 
 test('a credit that fails to commit is tried again from the stored index, never passed by a later settlement', async () => {
@@ -132,7 +132,7 @@ test('a credit that fails to commit is tried again from the stored index, never 
   assert.is(balance(), 3_000)
   assert.is(wallet.invoiceByPaymentHash(first.paymentHash)!.paid, true)
   wallet.stop()
-  assert.ok(auditLedger(store.db).ok)
+  assert.ok((await auditLedger(store.sql)).ok)
 })
 
 test('the door pays between wallets with the rules of PayInvoice; an app owner pays no service fee', async () => {
@@ -158,7 +158,7 @@ test('the door pays between wallets with the rules of PayInvoice; an app owner p
   assert.is(wallet.accounts.userById(shop)!.balance_msat, 9_000)
   assert.is(wallet.accounts.userById(owner)!.balance_msat, 41_000)
   wallet.stop()
-  assert.ok(auditLedger(store.db).ok)
+  assert.ok((await auditLedger(store.sql)).ok)
 })
 
 test('extra data larger than 4 KiB, or not an object, is refused', async () => {
