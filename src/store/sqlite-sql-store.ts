@@ -62,7 +62,16 @@ export function sqliteSqlStore(db: Database.Database): SqlStore {
   }
 
   async function transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    while (open) await open
+    // A transaction begins at the start of an event-loop turn. Its `await`s let queued microtasks run between its
+    // statements, and a microtask of code still on the raw connection would write into it — and be rolled back
+    // with it, silently, if the transaction then fails (found by p27b: a payment recorded that way could vanish
+    // after its caller was told). Node drains every microtask before an immediate callback runs, so a transaction
+    // begun from one meets no microtask but those of its own chain.
+    for (;;) {
+      await new Promise<void>(resolve => setImmediate(resolve))
+      if (!open) break
+      while (open) await open
+    }
     if (db.inTransaction) throw new Error('the connection is already inside a transaction opened outside this store')
     let end!: () => void
     open = new Promise(resolve => (end = resolve))

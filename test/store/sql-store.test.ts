@@ -4,7 +4,9 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { rejects } from 'node:assert/strict'
 import pg from 'pg'
-import { postgresSqlStore, sqlErrorKind, toPostgresSchema, type SqlStore } from '../../src/store/index.js'
+import fs from 'node:fs'
+import { openStore, postgresSqlStore, sqlErrorKind, toPostgresSchema, type SqlStore } from '../../src/store/index.js'
+import { tempDataDir } from '../support/daemon.js'
 import { logPostgresSkipped, openEngines, sqliteEngine } from '../support/sql-engines.js'
 
 const both = await openEngines()
@@ -310,6 +312,31 @@ sqliteOnly('a statement issued while a transaction is open waits for it, and is 
   await rejects(failing, /the transaction fails/)
   await outside
   assert.equal(await sqlite.store.many('SELECT v FROM notes'), [{ v: 'outside' }])
+})
+
+sqliteOnly('a raw-connection write of code resumed in a microtask is not drawn into a transaction that then fails', async () => {
+  // Rooms not yet on SqlStore write on the same connection; their writes must never join (and vanish with) a
+  // SqlStore transaction. Without the transaction's start at a fresh event-loop turn this kept 0 rows.
+  const dataDir = tempDataDir()
+  const opened = openStore({ dataDir })
+  try {
+    opened.db.exec('CREATE TABLE probe (v INTEGER)')
+    const other = (async () => {
+      for (let i = 0; i < 5; i++) await null
+      opened.db.prepare('INSERT INTO probe VALUES (1)').run()
+    })()
+    const failing = opened.sql.transaction(async tx => {
+      for (let i = 0; i < 10; i++) await tx.one('SELECT 1 AS one')
+      throw new Error('refused')
+    })
+    await other
+    await rejects(failing, /refused/)
+    assert.is((opened.db.prepare('SELECT COUNT(*) AS n FROM probe').get() as { n: number }).n, 1)
+  } finally {
+    await opened.sql.close()
+    opened.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
 })
 
 sqliteOnly.run()
