@@ -162,8 +162,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     db: store.db, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
   })
   registry.register(nwc.handlers, 'nwc')
-  const linking = createLinking({
-    db: store.db,
+  const linking = await createLinking({
+    sql: store.sql,
     accounts: wallet.accounts,
     nostr: wallet.nostr,
     tokens,
