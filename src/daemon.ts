@@ -147,7 +147,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const audit = wallet.auditAtStart(store.file, { backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
 
   const { models, recordings } = await startModelRoom(config.models, {
-    db: store.db,
+    sql: store.sql,
     dataDir,
     clock,
     random,
