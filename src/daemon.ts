@@ -186,7 +186,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     guard: { allowLoopback: config.callbacks.allow_loopback },
   })
   const lnurl = createLnurl({
-    db: store.db,
+    sql: store.sql,
     node,
     accounts: wallet.accounts,
     wallet,
