@@ -263,7 +263,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(webrtc.handlers, 'webrtc')
   registry.register(hostPaymentHandlers({ wallet, rates }), 'host API')
   const swaps = await createSwaps({
-    db: store.db,
+    sql: store.sql,
     config: config.swaps,
     backend: config.node.backend,
     network: config.node.network,
