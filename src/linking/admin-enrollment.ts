@@ -26,7 +26,8 @@ export interface AdminEnrollmentDeps {
 
 export async function adminEnrollment({ store, dataDir, clock, random, log }: AdminEnrollmentDeps) {
   // The authenticator asks for the admin key on every admin call over the relay, synchronously: it is read once
-  // here and changed only by enroll() below (one active daemon per set of books).
+  // here and changed only by enroll() below. That holds while one daemon serves the books; a standby must build
+  // this room once it has taken over (docs/postgres.md), not while the active one may still enroll an admin.
   let admin = await store.adminPubkey()
   const enrollPath = path.join(dataDir, adminEnrollFile)
   const connectPath = path.join(dataDir, adminConnectFile)
