@@ -149,7 +149,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const audit = wallet.auditAtStart(store.file, { backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
 
   const { models, recordings } = await startModelRoom(config.models, {
-    db: store.db,
+    sql: store.sql,
     dataDir,
     clock,
     random,
@@ -164,8 +164,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     db: store.db, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
   })
   registry.register(nwc.handlers, 'nwc')
-  const linking = createLinking({
-    db: store.db,
+  const linking = await createLinking({
+    sql: store.sql,
     accounts: wallet.accounts,
     nostr: wallet.nostr,
     tokens,
@@ -188,7 +188,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     guard: { allowLoopback: config.callbacks.allow_loopback },
   })
   const lnurl = createLnurl({
-    db: store.db,
+    sql: store.sql,
     node,
     accounts: wallet.accounts,
     wallet,
@@ -265,7 +265,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(webrtc.handlers, 'webrtc')
   registry.register(hostPaymentHandlers({ wallet, rates }), 'host API')
   const swaps = await createSwaps({
-    db: store.db,
+    sql: store.sql,
     config: config.swaps,
     backend: config.node.backend,
     network: config.node.network,

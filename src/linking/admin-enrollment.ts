@@ -1,13 +1,13 @@
 // Making a relay key the operator (reference/pub-protocol.md §3.8): while no admin is enrolled the daemon keeps a
 // 64-hex token in <data_dir>/admin.enroll and the connection string `<nprofile>:<token>` in admin.connect (both
 // 0600). A wallet connects to the nprofile and sends EnrollAdminToken with the token; its key becomes the admin,
-// kept in SQLite (upstream's admin.npub), and both files are removed.
+// kept in the database (upstream's admin.npub), and both files are removed.
 import fs from 'node:fs'
 import path from 'node:path'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Logger } from 'pino'
 import { OperationError, type Clock } from '../bus/index.js'
-import type { LinkingStore } from './store.js'
+import type { LinkingStore } from './linking-store.js'
 import { sameSecret } from '../auth/index.js'
 
 export const adminEnrollFile = 'admin.enroll'
@@ -24,7 +24,11 @@ export interface AdminEnrollmentDeps {
   log: Logger
 }
 
-export function adminEnrollment({ store, dataDir, clock, random, log }: AdminEnrollmentDeps) {
+export async function adminEnrollment({ store, dataDir, clock, random, log }: AdminEnrollmentDeps) {
+  // The authenticator asks for the admin key on every admin call over the relay, synchronously: it is read once
+  // here and changed only by enroll() below. That holds while one daemon serves the books; a standby must build
+  // this room once it has taken over (docs/postgres.md), not while the active one may still enroll an admin.
+  let admin = await store.adminPubkey()
   const enrollPath = path.join(dataDir, adminEnrollFile)
   const connectPath = path.join(dataDir, adminConnectFile)
 
@@ -42,14 +46,14 @@ export function adminEnrollment({ store, dataDir, clock, random, log }: AdminEnr
   }
 
   return {
-    adminPubkey: (): string | undefined => store.adminPubkey(),
+    adminPubkey: (): string | undefined => admin,
 
     /**
      * At start: while no admin is enrolled, (re)writes the enrollment files; a token already on disk is kept so a
      * restart does not invalidate a connection string the operator already copied.
      */
     open(nprofile: string): void {
-      if (store.adminPubkey()) {
+      if (admin) {
         removeFiles()
         return
       }
@@ -61,17 +65,21 @@ export function adminEnrollment({ store, dataDir, clock, random, log }: AdminEnr
       log.info({ file: connectPath }, 'no admin enrolled: connect a wallet with the connection string in this file')
     },
 
-    /** EnrollAdminToken: the presented token must equal admin.enroll; the caller's key becomes the admin. */
-    enroll(pubkey: string | null, presented: string): void {
+    /**
+     * EnrollAdminToken: the presented token must equal admin.enroll; the caller's key becomes the admin. Of two
+     * enrollments with the token at once, the one whose row lands first wins; the other hears enrollment is closed.
+     */
+    async enroll(pubkey: string | null, presented: string): Promise<void> {
       const token = currentToken()
-      if (!token) throw new OperationError('forbidden', 'admin enrollment is closed')
+      if (!token || admin) throw new OperationError('forbidden', 'admin enrollment is closed')
       if (!sameSecret(presented.trim(), token)) throw new OperationError('forbidden', 'invalid admin token')
       if (!pubkey) throw new OperationError('forbidden', 'enroll over the relay: the admin is a relay key')
-      store.setAdmin(pubkey, clock.now())
+      if (!(await store.enrollAdmin(pubkey, clock.now()))) throw new OperationError('forbidden', 'admin enrollment is closed')
+      admin = pubkey
       removeFiles()
       log.info({ pubkey }, 'admin key enrolled')
     },
   }
 }
 
-export type AdminEnrollment = ReturnType<typeof adminEnrollment>
+export type AdminEnrollment = Awaited<ReturnType<typeof adminEnrollment>>

@@ -1,11 +1,11 @@
 // The linking room: which relay key is the operator, which key belongs to which app user (linking tokens,
 // invites), what a user's devices registered, the HTTP upgrade, and BatchUser.
 import type { Logger } from 'pino'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import type { Clock, HandlerTable } from '../bus/index.js'
 import type { TokenSigner } from '../auth/index.js'
 import type { NostrAccounts, WalletAccounts } from '../wallet/index.js'
-import { linkingStore } from './store.js'
+import { linkingStore } from './linking-store.js'
 import { adminEnrollment } from './admin-enrollment.js'
 import { npubLinkingHandlers } from './handlers/npub-linking.js'
 import { inviteHandlers } from './handlers/invites.js'
@@ -18,7 +18,7 @@ export { linkingTokenTtlMs } from './handlers/npub-linking.js'
 export { maxBatchEntries } from './handlers/batch.js'
 
 export interface LinkingDeps {
-  db: Db
+  sql: SqlStore
   accounts: WalletAccounts
   nostr: NostrAccounts
   tokens: TokenSigner
@@ -32,16 +32,17 @@ export interface LinkingDeps {
   dispatcher: BatchDeps['dispatcher']
 }
 
-export function createLinking(deps: LinkingDeps) {
-  const store = linkingStore(deps.db)
-  const enrollment = adminEnrollment({ store, dataDir: deps.dataDir, clock: deps.clock, random: deps.random, log: deps.log })
+/** Reads the enrolled admin key before it answers anything (the authenticator asks for it synchronously). */
+export async function createLinking(deps: LinkingDeps) {
+  const store = linkingStore(deps.sql)
+  const enrollment = await adminEnrollment({ store, dataDir: deps.dataDir, clock: deps.clock, random: deps.random, log: deps.log })
   const handlers: HandlerTable = {
     EnrollAdminToken: async (input, ctx) => {
-      enrollment.enroll(deps.accounts.appUser(ctx.caller.appUserId)?.nostr_public_key ?? null, input.admin_token)
+      await enrollment.enroll(deps.accounts.appUser(ctx.caller.appUserId)?.nostr_public_key ?? null, input.admin_token)
       return {}
     },
     ...npubLinkingHandlers({ store, accounts: deps.accounts, nostr: deps.nostr, random: deps.random }),
-    ...inviteHandlers({ db: deps.db, store, nostr: deps.nostr, defaultAppId: deps.defaultAppId, random: deps.random }),
+    ...inviteHandlers({ store, nostr: deps.nostr, defaultAppId: deps.defaultAppId, random: deps.random }),
     ...deviceHandlers({ store }),
     ...httpCredsHandlers({ tokens: deps.tokens, allowUpgrade: deps.allowHttpUpgrade, serviceUrl: deps.serviceUrl }),
     ...batchHandlers({ dispatcher: deps.dispatcher, tokens: deps.tokens, accounts: deps.accounts }),
@@ -55,4 +56,4 @@ export function createLinking(deps: LinkingDeps) {
   }
 }
 
-export type Linking = ReturnType<typeof createLinking>
+export type Linking = Awaited<ReturnType<typeof createLinking>>

@@ -6,7 +6,7 @@ import {
   type Observable, type Clock, type DomainEvent, type HandlerTable, type CallContext, RateLimiter, addressKey,
   type RateBudget,
 } from '../bus/index.js'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { Wallet, WalletAccounts } from '../wallet/index.js'
 import { lnurlKeysStore } from './keys-store.js'
@@ -20,7 +20,7 @@ export { lnurlDisabledMessage } from './service-url.js'
 export { encodeLnurl, decodeLnurl } from './lnurl-string.js'
 
 export interface LnurlDeps extends ServiceUrlConfig {
-  db: Db
+  sql: SqlStore
   node: LightningNode
   accounts: Pick<WalletAccounts, 'userById' | 'appUserOf' | 'appUser' | 'appById'>
   wallet: Pick<Wallet, 'createInvoiceFor' | 'payInvoiceFor' | 'invoiceByPaymentHash' | 'nostr'>
@@ -38,7 +38,7 @@ export interface LnurlDeps extends ServiceUrlConfig {
 }
 
 export function createLnurl(deps: LnurlDeps): { handlers: HandlerTable; stop(): void } {
-  const keys = lnurlKeysStore(deps.db, deps.random, () => deps.clock.now())
+  const keys = lnurlKeysStore(deps.sql, deps.random, () => deps.clock.now())
   const url = serviceUrl(deps)
   const { accounts, wallet, node } = deps
   const receipts = publishZapReceipts({

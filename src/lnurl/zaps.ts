@@ -41,17 +41,23 @@ export interface ZapReceiptDeps {
   log: Logger
 }
 
-/** Publishes a receipt for every paid zap invoice; a failure is logged, never raised into the payment. */
+/**
+ * Publishes a receipt for every paid zap invoice; a failure is logged, never raised into the payment. A payment
+ * announced twice at once (a redelivery while the first is being signed) is published once: the receipt is stored
+ * only after publishing, so the hashes being published are remembered here until then.
+ */
 export function publishZapReceipts(deps: ZapReceiptDeps): Subscription {
   const { keys, log } = deps
+  const publishing = new Set<string>()
   return deps.events$
     .pipe(
       ofType('invoice.paid'),
       mergeMap(async paid => {
+        if (paid.zap === false || publishing.has(paid.paymentHash)) return
+        publishing.add(paid.paymentHash)
         try {
-          if (paid.zap === false) return
           const invoice = deps.invoice(paid.paymentHash)
-          if (!invoice?.zapRequest || keys.zapReceiptFor(paid.paymentHash) !== undefined) return
+          if (!invoice?.zapRequest || (await keys.zapReceiptFor(paid.paymentHash)) !== undefined) return
           const zap = validateZapRequest(invoice.zapRequest, undefined)
           const relays = zap.relays.filter(url => /^wss?:\/\//i.test(url)).slice(0, maxReceiptRelays)
           const secretKey = deps.signingKey(invoice)
@@ -65,10 +71,12 @@ export function publishZapReceipts(deps: ZapReceiptDeps): Subscription {
             preimage: await deps.preimage(paid.paymentHash),
           })
           const eventId = deps.publisher.publish(template, hexToBytes(secretKey), relays)
-          keys.recordZapReceipt(paid.paymentHash, eventId)
+          await keys.recordZapReceipt(paid.paymentHash, eventId)
           log.info({ paymentHash: paid.paymentHash, eventId, relays: relays.length }, 'zap receipt queued')
         } catch (err) {
           log.error({ err, paymentHash: paid.paymentHash }, 'zap receipt failed')
+        } finally {
+          publishing.delete(paid.paymentHash)
         }
       }),
     )

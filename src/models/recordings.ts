@@ -1,13 +1,13 @@
 // Recordings (issue 10, beyond seed 002): an uploaded clip is converted to the engine's format, transcribed by the
-// local engine with the named model or the current default, and stored — the row in SQLite, the audio as
+// local engine with the named model or the current default, and stored — the row in the database, the audio as
 // <data_dir>/recordings/<id>.wav. The model is fixed at upload; changing the default later never rewrites it.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Logger } from 'pino'
 import { type Caller, type Clock, OperationError } from '../bus/index.js'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import { type ModelRegistry, engineMissingDetail } from './registry.js'
-import { type RecordingOwner, type RecordingRow, recordingsStore } from './recordings-store.js'
+import { type RecordingOwner, type RecordingRow, transcriptionStore } from './transcription-store.js'
 import { AudioRejected, toEngineAudio } from './wav-audio.js'
 import { type Transcriber, TranscriptionFailure } from './transcriber.js'
 import { whisperLanguages } from './languages.js'
@@ -30,14 +30,14 @@ export interface NewRecording {
 
 export interface Recordings {
   create(input: NewRecording, caller: Caller, signal?: AbortSignal): Promise<RecordingOut>
-  get(id: string, caller: Caller): RecordingOut
-  list(caller: Caller, page: { limit?: number; offset?: number }): { recordings: RecordingOut[] }
+  get(id: string, caller: Caller): Promise<RecordingOut>
+  list(caller: Caller, page: { limit?: number; offset?: number }): Promise<{ recordings: RecordingOut[] }>
   /** Stops running transcriptions (their requests fail) and releases the engine. */
   close(): Promise<void>
 }
 
 export interface RecordingsOptions {
-  db: Db
+  sql: SqlStore
   dataDir: string
   models: ModelRegistry
   transcriber: Transcriber
@@ -51,7 +51,7 @@ const defaultPageSize = 50
 const partSuffix = '.part'
 
 export function createRecordings(opts: RecordingsOptions): Recordings {
-  const store = recordingsStore(opts.db)
+  const store = transcriptionStore(opts.sql)
   const audioDir = path.join(opts.dataDir, 'recordings')
   fs.mkdirSync(audioDir, { recursive: true, mode: 0o700 })
   sweepPartFiles(audioDir, opts.log)
@@ -61,7 +61,7 @@ export function createRecordings(opts: RecordingsOptions): Recordings {
     async create(input, caller, signal) {
       const owner = ownerOf(caller)
       // Input first (422), then what the server lacks (501, 409): a bad request is bad on any server.
-      const model = opts.models.recordingModel(input.model)
+      const model = await opts.models.recordingModel(input.model)
       const language = chooseLanguage(input.language, model.englishOnly, model.name)
       const audio = decodeAudio(input.audio_base64)
       if (!opts.models.engineInstalled()) throw new OperationError('not_implemented', engineMissingDetail, { status: 501 })
@@ -94,7 +94,7 @@ export function createRecordings(opts: RecordingsOptions): Recordings {
           created_at: opts.clock.now(),
         }
         // The file gets its final name inside the row's transaction: a failed rename leaves no row behind.
-        store.insert(row, () => fs.renameSync(partFile, finalFile))
+        await store.insertRecording(row, () => fs.renameSync(partFile, finalFile))
         opts.log.info({ id, model: model.name, duration_ms: audio.durationMs, owner: owner.kind }, 'recording stored')
         return toWire(row)
       } finally {
@@ -102,14 +102,14 @@ export function createRecordings(opts: RecordingsOptions): Recordings {
       }
     },
 
-    get(id, caller) {
-      const row = store.get(ownerOf(caller), id)
+    async get(id, caller) {
+      const row = await store.recording(ownerOf(caller), id)
       if (!row) throw new OperationError('not_found', 'Recording not found', { status: 404 })
       return toWire(row)
     },
 
-    list(caller, page) {
-      const rows = store.list(ownerOf(caller), { limit: page.limit ?? defaultPageSize, offset: page.offset ?? 0 })
+    async list(caller, page) {
+      const rows = await store.recordings(ownerOf(caller), { limit: page.limit ?? defaultPageSize, offset: page.offset ?? 0 })
       return { recordings: rows.map(toWire) }
     },
 

@@ -5,12 +5,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Logger } from 'pino'
 import { type Clock, OperationError } from '../bus/index.js'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import { modelFileUrl, redactedUrl } from './base-url.js'
 import { type CatalogueEntry, fallbackDefaultModel, modelFileName, whisperCatalogue } from './catalogue.js'
 import type { LocalEngine } from './engine.js'
 import { DownloadFailure, transferModelFile } from './model-download.js'
-import { modelSettingsStore } from './settings-store.js'
+import { transcriptionStore } from './transcription-store.js'
 
 /** Seed 002, TranscriptionModel. */
 export interface TranscriptionModel {
@@ -54,7 +54,7 @@ export interface RecordingModel {
 }
 
 export interface ModelRegistryOptions {
-  db: Db
+  sql: SqlStore
   dataDir: string
   /** `[models] base_url`; files are fetched from `<baseUrl>/ggml-<file>.bin`. */
   baseUrl: string
@@ -71,20 +71,20 @@ export interface ModelRegistryOptions {
 }
 
 export interface ModelRegistry {
-  list(): ModelsOut
-  getDefault(): DefaultModelOut
+  list(): Promise<ModelsOut>
+  getDefault(): Promise<DefaultModelOut>
   /** Validates against the catalogue; affects future recordings only. */
-  setDefault(model: string): DefaultModelOut
+  setDefault(model: string): Promise<DefaultModelOut>
   /** Downloads into the cache (or returns at once when cached); concurrent calls for one model share a transfer. */
   download(name: string, signal?: AbortSignal): Promise<TranscriptionModel>
   progress(name: string): DownloadProgress
   /** Deletes a cached model file (the console's Models page); 409 while it downloads. */
-  remove(name: string): TranscriptionModel
+  remove(name: string): Promise<TranscriptionModel>
   /**
    * The model a new recording uses: the named one, or the current default when none is named (read now, so a
    * later change of the default never touches it). 422 for an unsupported name.
    */
-  recordingModel(name: string | undefined): RecordingModel
+  recordingModel(name: string | undefined): Promise<RecordingModel>
   /** Whether the local engine is installed (decided at start). */
   engineInstalled(): boolean
   /** Aborts transfers in flight and waits until their temporary files are gone. */
@@ -112,7 +112,7 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
   const byName = new Map(catalogue.map(entry => [entry.name, entry]))
   const fallbackDefault = opts.defaultModel ?? fallbackDefaultModel
   if (!byName.has(fallbackDefault)) throw new Error(`default model ${fallbackDefault} is not in the catalogue`)
-  const settings = modelSettingsStore(opts.db)
+  const settings = transcriptionStore(opts.sql)
   const cacheDir = path.join(opts.dataDir, 'models')
   const fetchImpl = opts.fetch ?? globalThis.fetch
   const stallTimeoutMs = opts.stallTimeoutMs ?? defaultStallTimeoutMs
@@ -131,8 +131,8 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
     return entry
   }
 
-  function currentDefault(): string {
-    const stored = settings.defaultModel()
+  async function currentDefault(): Promise<string> {
+    const stored = await settings.defaultModel()
     if (stored === undefined) return fallbackDefault
     if (byName.has(stored)) return stored
     // A model dropped from the catalogue by an upgrade: report the fallback rather than an unusable name.
@@ -235,8 +235,8 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
   }
 
   return {
-    list() {
-      const defaultName = currentDefault()
+    async list() {
+      const defaultName = await currentDefault()
       const installed = opts.engine.isInstalled()
       const models = catalogue.map(entry => {
         const downloaded = isDownloaded(entry)
@@ -245,14 +245,14 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
       return { default_model: defaultName, local_engine_installed: installed, models }
     },
 
-    getDefault() {
-      return { default_model: currentDefault() }
+    async getDefault() {
+      return { default_model: await currentDefault() }
     },
 
-    setDefault(model) {
+    async setDefault(model) {
       const entry = validName(model)
-      settings.saveDefaultModel(entry.name, opts.clock.now())
-      return { default_model: currentDefault() }
+      await settings.saveDefaultModel(entry.name, opts.clock.now())
+      return { default_model: await currentDefault() }
     },
 
     async download(name, signal) {
@@ -269,7 +269,7 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
       }
       const downloaded = isDownloaded(entry)
       // Seed 002: in the download answer available = downloaded, and is_default is read after the download.
-      return record(entry, currentDefault(), downloaded, downloaded)
+      return record(entry, await currentDefault(), downloaded, downloaded)
     },
 
     progress(name) {
@@ -282,16 +282,16 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
       return { state: 'not_downloaded', received_bytes: 0, total_bytes: entry.bytes }
     },
 
-    remove(name) {
+    async remove(name) {
       const entry = validName(name)
       if (transfers.has(entry.name)) throw new OperationError('conflict', `Model ${entry.name} is downloading; delete it once the download ends`, { status: 409 })
       fs.rmSync(finalFile(entry), { force: true })
       opts.log.info({ model: entry.name }, 'model file deleted')
-      return record(entry, currentDefault(), false, false)
+      return record(entry, await currentDefault(), false, false)
     },
 
-    recordingModel(name) {
-      const entry = validName(name ?? currentDefault())
+    async recordingModel(name) {
+      const entry = validName(name ?? (await currentDefault()))
       return {
         name: entry.name,
         file: finalFile(entry),

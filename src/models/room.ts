@@ -2,7 +2,7 @@
 // its models. Kept here so the composition root only names the room.
 import type { Logger } from 'pino'
 import type { Config } from '../config/index.js'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import type { Clock } from '../bus/index.js'
 import { defaultModelsBaseUrl } from './base-url.js'
 import { detectLocalEngine, fixedEngine } from './engine.js'
@@ -13,11 +13,11 @@ import { createTranscriber, importLocalEngine } from './transcriber.js'
 
 export async function startModelRoom(
   config: Config['models'],
-  deps: { db: Db; dataDir: string; clock: Clock; random(bytes: number): Uint8Array; log: Logger; env: NodeJS.ProcessEnv },
+  deps: { sql: SqlStore; dataDir: string; clock: Clock; random(bytes: number): Uint8Array; log: Logger; env: NodeJS.ProcessEnv },
 ) {
-  const { db, dataDir, clock, log } = deps
+  const { sql, dataDir, clock, log } = deps
   const models = createModelRegistry({
-    db,
+    sql,
     dataDir,
     baseUrl: config.base_url ?? defaultModelsBaseUrl(deps.env),
     engine: config.engine === 'auto' ? await detectLocalEngine({ log }) : fixedEngine(config.engine === 'assume_installed'),
@@ -27,7 +27,7 @@ export async function startModelRoom(
     catalogue: config.test_catalogue_file === undefined ? undefined : readTestCatalogue(config.test_catalogue_file, log),
   })
   const recordings = createRecordings({
-    db,
+    sql,
     dataDir,
     models,
     transcriber: createTranscriber({ loadEngine: importLocalEngine, log, timeoutMs: config.transcription_timeout_seconds * 1000 }),

@@ -103,8 +103,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       timeout_block_height: created.timeoutBlockHeight,
       created_at: deps.now(),
     }
-    store.insertInvoiceSwap(row)
-    return quoteOf(store.invoiceSwap(row.id)!)
+    return quoteOf(await store.insertInvoiceSwap(row))
   }
 
   /** Co-signs the provider's claim of our lockup, only once it shows the preimage of our paid invoice. */
@@ -126,28 +125,28 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
   }
 
   async function onUpdate(swapId: string, update: SwapUpdate): Promise<void> {
-    const swap = store.invoiceSwap(swapId)
+    const swap = await store.invoiceSwap(swapId)
     if (!swap || swap.status !== 'paid') return
     const provider = providerFor(deps.providers, swap.provider_url)
     if (update.status === 'transaction.claim.pending') {
       await cooperateOnClaim(swap, provider)
-      finish(swap)
+      await finish(swap)
     } else if (doneStatuses.has(update.status)) {
-      finish(swap)
+      await finish(swap)
     } else if (failedStatuses.has(update.status)) {
       const reason = `${update.status}${update.failureReason ? `: ${update.failureReason}` : ''}`
-      if (store.failInvoiceSwap(swap.id, reason)) log.warn({ swap: swap.id, reason }, 'invoice swap failed; it can be refunded')
+      if (await store.failInvoiceSwap(swap.id, reason)) log.warn({ swap: swap.id, reason }, 'invoice swap failed; it can be refunded')
       followers.stop(swap.id)
     }
   }
 
-  const finish = (swap: InvoiceSwapRow) => {
-    if (store.finishInvoiceSwap(swap.id, deps.now())) log.info({ swap: swap.id }, 'invoice swap completed')
+  const finish = async (swap: InvoiceSwapRow) => {
+    if (await store.finishInvoiceSwap(swap.id, deps.now())) log.info({ swap: swap.id }, 'invoice swap completed')
     if (!noClaim.has(swap.id)) followers.stop(swap.id)
   }
 
-  const find = (id: string): InvoiceSwapRow => {
-    const swap = store.invoiceSwap(id)
+  const find = async (id: string): Promise<InvoiceSwapRow> => {
+    const swap = await store.invoiceSwap(id)
     if (!swap) throw new OperationError('not_found', 'no invoice swap with this swap_operation_id (quotes are removed once they expire)')
     return swap
   }
@@ -189,7 +188,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
     },
 
     async pay(request: { swapOperationId: string; satPerVbyte?: number; noClaim?: boolean }): Promise<{ tx_id: string }> {
-      const swap = find(request.swapOperationId)
+      const swap = await find(request.swapOperationId)
       if (swap.status !== 'quoted') {
         if (swap.lockup_tx_id) return { tx_id: swap.lockup_tx_id }
         throw new OperationError('conflict', `this swap is already ${swap.status}`)
@@ -209,7 +208,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
         network,
       })
       if (refusal) throw new OperationError('upstream_failed', `refusing to fund this swap: ${refusal}`)
-      if (!store.takeInvoiceSwapForPaying(swap.id, deps.now())) throw new OperationError('conflict', 'this swap is already being paid')
+      if (!(await store.takeInvoiceSwapForPaying(swap.id, deps.now()))) throw new OperationError('conflict', 'this swap is already being paid')
       const rate = request.satPerVbyte || swap.sat_per_vbyte
       if (request.noClaim) noClaim.add(swap.id)
       followers.follow(swap)
@@ -219,14 +218,14 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       } catch (err) {
         if (isOperationError(err)) {
           // The node refused up front: nothing was sent, the quote can be paid again.
-          store.releaseInvoiceSwap(swap.id)
+          await store.releaseInvoiceSwap(swap.id)
           followers.stop(swap.id)
           throw err
         }
         log.error({ err, swap: swap.id }, 'the node failed while funding an invoice swap; whether coins left is unknown')
         throw new OperationError('upstream_failed', 'the node failed while sending the lockup; check its wallet before paying again')
       }
-      store.setInvoiceLockup(swap.id, sent.txid, rate)
+      await store.setInvoiceLockup(swap.id, sent.txid, rate)
       log.info({ swap: swap.id, txid: sent.txid }, 'invoice swap funded')
       return { tx_id: sent.txid }
     },
@@ -235,7 +234,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       if (!Number.isSafeInteger(request.satPerVbyte) || request.satPerVbyte <= 0) {
         throw new OperationError('invalid_input', 'sat_per_v_byte must be a positive integer')
       }
-      let swap = find(request.swapOperationId)
+      let swap = await find(request.swapOperationId)
       const provider = providerFor(deps.providers, swap.provider_url)
       if (swap.refund_tx_id) return broadcastRefund(swap, provider)
       if (swap.status === 'quoted') throw new OperationError('invalid_input', 'this swap was never paid: there is nothing to refund')
@@ -245,7 +244,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       if (swap.status !== 'failed' && !timedOut) {
         // The stream may not have told us yet; the provider's current status decides.
         const status = await provider.api.swapStatus(swap.provider_swap_id)
-        if (failedStatuses.has(status.status)) store.failInvoiceSwap(swap.id, status.status)
+        if (failedStatuses.has(status.status)) await store.failInvoiceSwap(swap.id, status.status)
         else {
           throw new OperationError(
             'conflict',
@@ -254,8 +253,8 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
         }
       }
       const lockup = await lockupOf(swap, provider)
-      if (!swap.refund_address) store.setRefundAddress(swap.id, await node.newAddress('WITNESS_PUBKEY_HASH'))
-      swap = find(swap.id)
+      if (!swap.refund_address) await store.setRefundAddress(swap.id, await node.newAddress('WITNESS_PUBKEY_HASH'))
+      swap = await find(swap.id)
       const destination = outputScriptOf(swap.refund_address!, network)
       if (!destination) throw new OperationError('internal', 'the node gave a refund address of another network')
       const keys = keysOf(swap)
@@ -280,8 +279,8 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
         tx = scriptPathRefund(keys, lockup, destination, swap.timeout_block_height, request.satPerVbyte)
       }
       // A concurrent call that stored its refund first wins; this one returns that transaction.
-      store.setRefundTx(swap.id, tx.id, tx.hex, deps.now())
-      swap = find(swap.id)
+      await store.setRefundTx(swap.id, tx.id, tx.hex, deps.now())
+      swap = await find(swap.id)
       followers.stop(swap.id)
       log.info({ swap: swap.id, txid: swap.refund_tx_id }, 'invoice swap refunded')
       return broadcastRefund(swap, provider)
@@ -290,7 +289,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
     async list() {
       const height = await deps.blockHeight()
       return {
-        swaps: store.invoiceSwaps().map(swap => ({
+        swaps: (await store.invoiceSwaps()).map(swap => ({
           quote: quoteOf(swap),
           ...(swap.failure_reason ? { failure_reason: swap.failure_reason } : {}),
           ...(swap.completed_at ? { completed_at_unix: unixSecondsOrZero(swap.completed_at) } : {}),
@@ -302,8 +301,8 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       }
     },
 
-    resume(): number {
-      const open = store.invoiceSwapsInProgress().filter(swap => swap.status === 'paid')
+    async resume(): Promise<number> {
+      const open = (await store.invoiceSwapsInProgress()).filter(swap => swap.status === 'paid')
       for (const swap of open) {
         try {
           followers.follow(swap)

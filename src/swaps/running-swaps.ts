@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import type { HandlerTable } from '../bus/index.js'
 import type { Config } from '../config/index.js'
 import type { LightningNode, Timers } from '../node/index.js'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import { operationId, type AddressSwapPayer } from '../wallet/index.js'
 import { invoiceSwapDesk } from './invoice-swaps.js'
 import { providerApi, shownUrl } from './provider-api.js'
@@ -17,7 +17,7 @@ import { swapHandlers } from './handlers/swaps.js'
 
 /** What the swaps room is built from and gives (index.ts hands both on): here, this file imports nothing of index.ts. */
 export interface SwapsDeps {
-  db: Db
+  sql: SqlStore
   config: Config['swaps']
   backend: Config['node']['backend']
   network: Config['node']['network']
@@ -40,7 +40,7 @@ export interface Swaps {
 
 export function runningSwaps(deps: SwapsDeps): Swaps {
   const { config, log } = deps
-  const store = swapStore(deps.db)
+  const store = swapStore(deps.sql)
   const providers: Provider[] = config.providers.map(p => ({
     url: p.http,
     zeroConf: p.zero_conf,
@@ -72,7 +72,7 @@ export function runningSwaps(deps: SwapsDeps): Swaps {
   const poll = async () => {
     try {
       const height = await blockHeight()
-      const removed = store.deleteExpiredTxQuotes(height) + store.deleteExpiredInvoiceQuotes(height)
+      const removed = (await store.deleteExpiredTxQuotes(height)) + (await store.deleteExpiredInvoiceQuotes(height))
       if (removed > 0) log.info({ height, removed }, 'expired swap quotes removed')
       await txSwaps.onBlock(height)
     } catch (err) {
@@ -99,7 +99,7 @@ export function runningSwaps(deps: SwapsDeps): Swaps {
     },
     async start() {
       await poll()
-      const resumed = txSwaps.resume() + invoiceSwaps.resume()
+      const resumed = (await txSwaps.resume()) + (await invoiceSwaps.resume())
       log.info({ providers: providers.map(p => shownUrl(p.url)), resumed }, 'swaps enabled')
     },
     stop() {

@@ -88,8 +88,7 @@ export async function quoteTxSwap(
     service_fee_sats: userId === null ? 0 : wallet.outgoingServiceFeeSats(userId, invoiceSats),
     created_at: deps.now(),
   }
-  store.insertTxSwap(row)
-  return quoteOf(store.txSwap(row.id)!)
+  return quoteOf(await store.insertTxSwap(row))
 }
 
 export function quoteOf(swap: TxSwapRow): TxSwapQuote {

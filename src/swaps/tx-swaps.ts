@@ -68,8 +68,8 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     tree: parseTree(swap.swap_tree),
   })
 
-  const fail = (swap: TxSwapRow, reason: string) => {
-    if (store.failTxSwap(swap.id, reason, deps.now())) {
+  const fail = async (swap: TxSwapRow, reason: string) => {
+    if (await store.failTxSwap(swap.id, reason, deps.now())) {
       log.warn({ swap: swap.id, reason }, 'transaction swap failed')
       followers.stop(swap.id)
       confirmations.stop(swap.id)
@@ -77,12 +77,29 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     settleWaiters(swap.id, { error: new OperationError('upstream_failed', `the swap failed: ${reason}`) })
   }
 
+  /**
+   * Fails a swap unless a claim is being built (it may have revealed the preimage already: it must be stored and
+   * sent, not failed). The swap counts as being claimed while its failure is stored, so no claim starts from a
+   * row read before the failure landed.
+   */
+  const failUnlessClaiming = async (swap: TxSwapRow, reason: string) => {
+    if (claiming.has(swap.id)) return
+    claiming.add(swap.id)
+    try {
+      await fail(swap, reason)
+    } finally {
+      claiming.delete(swap.id)
+    }
+  }
+
   /** Back to `quoted`: nothing was sent, so the quote stays usable until it expires. */
-  const release = (swap: TxSwapRow, refusal: OperationError) => {
+  const release = async (swap: TxSwapRow, refusal: OperationError) => {
     followers.stop(swap.id)
-    store.releaseTxSwap(swap.id)
+    await store.releaseTxSwap(swap.id)
     settleWaiters(swap.id, { error: refusal })
   }
+  /** For outcomes learnt outside any caller's request (the node's answer to a payment nobody waits on). */
+  const logFailure = (swap: TxSwapRow, what: string) => (err: unknown) => log.error({ err, swap: swap.id }, what)
 
   /** Why a swap not claimed by its timeout failed: the user is told whether a lockup was seen and why unclaimed. */
   const timeoutReason = (swap: TxSwapRow) =>
@@ -101,8 +118,8 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       // Claiming would reveal the preimage for less than agreed; the hold invoice times out instead.
       return fail(swap, `the provider locked ${lockup.amountSats} sats instead of ${swap.onchain_amount_sats}`)
     }
-    if (store.setTxLockup(swap.id, lockup.txid, lockupHex)) log.info({ swap: swap.id, txid: lockup.txid }, 'transaction swap lockup seen')
-    const current = store.txSwap(swap.id)!
+    if (await store.setTxLockup(swap.id, lockup.txid, lockupHex)) log.info({ swap: swap.id, txid: lockup.txid }, 'transaction swap lockup seen')
+    const current = (await store.txSwap(swap.id))!
     if (current.status !== 'paying' || current.claim_tx_hex || current.lockup_tx_id !== lockup.txid) return
     if (provider.zeroConf || current.lockup_confirmed_height !== null) return claimSwap(current, provider)
     awaitConfirmation(current)
@@ -118,10 +135,10 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       { txid: lockup.txid, outputScript: bytesToHex(lockup.script), heightHint },
       rawTx => findLockupOutput(rawTx, keys)?.txid === lockup.txid,
       async confirmation => {
-        if (store.setLockupConfirmed(swap.id, lockup.txid, confirmation.blockHeight)) {
+        if (await store.setLockupConfirmed(swap.id, lockup.txid, confirmation.blockHeight)) {
           log.info({ swap: swap.id, txid: lockup.txid, height: confirmation.blockHeight }, 'our node saw the swap lockup confirmed')
         }
-        const current = store.txSwap(swap.id)
+        const current = await store.txSwap(swap.id)
         if (current?.status !== 'paying' || current.lockup_tx_id !== lockup.txid) return
         await claimSwap(current, providerFor(deps.providers, current.provider_url))
       },
@@ -136,23 +153,23 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     if (claiming.has(swap.id)) return
     claiming.add(swap.id)
     try {
-      let current = store.txSwap(swap.id)!
+      let current = (await store.txSwap(swap.id))!
       if (current.status !== 'paying') return
       if (!current.claim_tx_hex) {
         if (!current.lockup_tx_hex) return
         // The guard the whole flow rests on: no preimage for a lockup our node has not seen confirmed.
         if (current.lockup_confirmed_height === null && !provider.zeroConf) return
         const height = await deps.blockHeight()
-        if (height >= current.timeout_block_height - claimMarginBlocks) return fail(current, timeoutReason(current))
+        if (height >= current.timeout_block_height - claimMarginBlocks) return await fail(current, timeoutReason(current))
         const keys = keysOf(current)
         const lockup = findLockupOutput(current.lockup_tx_hex, keys)!
         const destination = outputScriptOf(current.address!, network)!
         const tx = await buildClaim({ swap: current, keys, lockup, destination, provider, log })
-        store.setClaimTx(current.id, tx.id, tx.hex)
-        current = store.txSwap(swap.id)!
+        await store.setClaimTx(current.id, tx.id, tx.hex)
+        current = (await store.txSwap(swap.id))!
       }
       await broadcastClaim({ swapId: current.id, hex: current.claim_tx_hex!, provider, node, log })
-      if (store.finishTxSwap(current.id, deps.now())) log.info({ swap: current.id, txid: current.claim_tx_id }, 'transaction swap claimed')
+      if (await store.finishTxSwap(current.id, deps.now())) log.info({ swap: current.id, txid: current.claim_tx_id }, 'transaction swap claimed')
       followers.stop(current.id)
       settleWaiters(current.id, { txid: current.claim_tx_id! })
     } catch (err) {
@@ -164,7 +181,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
   }
 
   async function onUpdate(swapId: string, update: SwapUpdate): Promise<void> {
-    const swap = store.txSwap(swapId)
+    const swap = await store.txSwap(swapId)
     if (!swap || swap.status !== 'paying') return
     const provider = providerFor(deps.providers, swap.provider_url)
     if (swap.claim_tx_hex) return claimSwap(swap, provider)
@@ -172,10 +189,9 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       // The provider's word on the status is not evidence; its transaction is, once our node sees it confirmed.
       const hex = update.transaction?.hex ?? (await provider.api.reverseTransaction(swap.provider_swap_id)).hex
       if (hex) await onLockup(swap, provider, hex)
-    } else if (failedStatuses.has(update.status) && !claiming.has(swap.id)) {
-      // (A claim being built may have revealed the preimage already: it must be stored and sent, not failed.)
+    } else if (failedStatuses.has(update.status)) {
       const said = `${update.status}${update.failureReason ? `: ${update.failureReason}` : ''}`
-      fail(swap, swap.lockup_tx_id ? `${said}; ${timeoutReason(swap)}` : said)
+      await failUnlessClaiming(swap, swap.lockup_tx_id ? `${said}; ${timeoutReason(swap)}` : said)
     }
   }
 
@@ -184,12 +200,16 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     new Promise<string>((resolve, reject) => {
       const cancel = deps.timers.after(deps.payWaitMs, () => {
         waiters.get(id)?.delete(waiter)
-        const swap = store.txSwap(id)
-        const what =
-          swap?.lockup_tx_id && swap.lockup_confirmed_height === null
-            ? `a confirmation of the provider's lockup ${swap.lockup_tx_id} on our node (usually minutes)`
-            : "the provider's lockup"
-        reject(new OperationError('upstream_failed', `the swap is paid and waits for ${what}; ListTxSwaps shows when it is claimed`))
+        void store
+          .txSwap(id)
+          .catch(() => undefined)
+          .then(swap => {
+            const what =
+              swap?.lockup_tx_id && swap.lockup_confirmed_height === null
+                ? `a confirmation of the provider's lockup ${swap.lockup_tx_id} on our node (usually minutes)`
+                : "the provider's lockup"
+            reject(new OperationError('upstream_failed', `the swap is paid and waits for ${what}; ListTxSwaps shows when it is claimed`))
+          })
       })
       const waiter: Waiter = {
         resolve: txid => (cancel(), resolve(txid)),
@@ -202,7 +222,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
 
   /** Checks a quote can be paid to `address` and moves it to `paying`; throws OperationError otherwise. */
   async function startPaying(userId: string | null, id: string, address: string, amountSats?: number): Promise<TxSwapRow> {
-    const swap = store.txSwap(id)
+    const swap = await store.txSwap(id)
     if (!swap || swap.user_id !== userId) {
       throw new OperationError('not_found', 'no transaction swap quote with this swap_operation_id (quotes are removed once they expire)')
     }
@@ -215,8 +235,8 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     if (height >= swap.timeout_block_height) {
       throw new OperationError('invalid_input', `this swap quote expired at block ${swap.timeout_block_height}; ask for a new quote`)
     }
-    if (!store.startPaying(id, address, deps.now(), height)) throw new OperationError('conflict', 'this swap is already being paid')
-    const paying = store.txSwap(id)!
+    const paying = await store.startPaying(id, address, deps.now(), height)
+    if (!paying) throw new OperationError('conflict', 'this swap is already being paid')
     followers.follow(paying)
     return paying
   }
@@ -242,15 +262,15 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
         if (!payment) {
           // Refused before anything was recorded (balance, lock, gate): the quote may be paid again.
           refusal = isOperationError(err) ? err : new OperationError('upstream_failed', 'the swap invoice could not be paid')
-          release(swap, refusal)
+          await release(swap, refusal)
         } else if (payment.status === 'failed') {
           refusal = isOperationError(err) ? err : new OperationError('upstream_failed', 'the swap invoice could not be paid')
-          fail(swap, `paying the swap invoice failed: ${refusal.message}`)
+          await fail(swap, `paying the swap invoice failed: ${refusal.message}`)
         }
         // Otherwise the payment is in flight: the claim (or its failure) decides, below.
       }
       const payment = wallet.paymentByHash(swap.payment_hash)
-      if (payment) store.setPaymentSerial(swap.id, payment.operationSerial)
+      if (payment) await store.setPaymentSerial(swap.id, payment.operationSerial)
       if (refusal) throw refusal
       const txId = await claimed
       return {
@@ -271,7 +291,9 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       node
         .pay({ paymentRequest: swap.invoice, maxFeeMsat, timeoutMs: payTimeoutMs })
         .then(outcome => {
-          if (outcome.status === 'failed') fail(swap, `the node could not pay the swap invoice: ${outcome.failureReason}`)
+          if (outcome.status === 'failed') {
+            fail(swap, `the node could not pay the swap invoice: ${outcome.failureReason}`).catch(logFailure(swap, 'could not store a failed swap'))
+          }
         })
         .catch(err => {
           if (!isOperationError(err)) {
@@ -279,14 +301,14 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
             return
           }
           // The node refused up front and sent nothing: the quote stays usable.
-          release(swap, err)
+          release(swap, err).catch(logFailure(swap, 'could not release a swap the node refused to pay'))
         })
       const txId = await claimed
       return { txId, serviceFeeSats: 0, networkFeeSats: swap.chain_fee_sats + swap.swap_fee_sats }
     },
 
-    list(userId: string | null) {
-      return store.txSwapsOf(userId).map(swap => {
+    async list(userId: string | null) {
+      return (await store.txSwapsOf(userId)).map(swap => {
         const operation = swap.user_id === null ? undefined : wallet.paymentOperationByHash(swap.payment_hash)
         return {
           quote: quoteOf(swap),
@@ -302,8 +324,8 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
      * Follows every paid swap again: the provider's current status continues each where it stopped, and a stored
      * lockup is watched for its confirmation whether or not the provider says anything.
      */
-    resume(): number {
-      const open = store.txSwapsInProgress()
+    async resume(): Promise<number> {
+      const open = await store.txSwapsInProgress()
       for (const swap of open) {
         try {
           if (swap.lockup_tx_hex && !swap.claim_tx_hex && swap.lockup_confirmed_height === null && !zeroConf(swap)) awaitConfirmation(swap)
@@ -321,13 +343,13 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
      * already: the preimage is revealed, the claim must go through).
      */
     async onBlock(height: number): Promise<void> {
-      for (const swap of store.txSwapsInProgress()) {
+      for (const swap of await store.txSwapsInProgress()) {
         const provider = deps.providers.find(p => p.url === swap.provider_url)
         if (swap.claim_tx_hex || (swap.lockup_confirmed_height !== null && height < swap.timeout_block_height - claimMarginBlocks)) {
           // A stored claim not yet accepted, or a confirmed lockup whose claim failed last time: try again.
           if (provider) await claimSwap(swap, provider)
-        } else if (height >= swap.timeout_block_height - claimMarginBlocks && !claiming.has(swap.id)) {
-          fail(swap, timeoutReason(swap))
+        } else if (height >= swap.timeout_block_height - claimMarginBlocks) {
+          await failUnlessClaiming(swap, timeoutReason(swap))
         }
       }
     },

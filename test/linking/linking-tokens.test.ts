@@ -15,12 +15,12 @@ const tokens = suite('linking tokens expire after two minutes')
 let now = 1_800_000_000_000
 const clock = { now: () => now }
 
-function room(dataDir: string) {
+async function room(dataDir: string) {
   const store = openStore({ dataDir })
   const accounts = accountStore({ db: store.db, random: bytes => randomBytes(bytes), now: clock.now })
   const nostr = nostrAccounts({ db: store.db, accounts, random: bytes => randomBytes(bytes) })
-  const linking = createLinking({
-    db: store.db, accounts, nostr, tokens: createTokenSigner('x'.repeat(32)), clock, random: bytes => randomBytes(bytes),
+  const linking = await createLinking({
+    sql: store.sql, accounts, nostr, tokens: createTokenSigner('x'.repeat(32)), clock, random: bytes => randomBytes(bytes),
     log: pino({ level: 'silent' }), dataDir, defaultAppId: '', allowHttpUpgrade: false, serviceUrl: () => '',
     dispatcher: { resolve: () => undefined, dispatch: () => { throw new Error('unused') } },
   })
@@ -31,14 +31,14 @@ function room(dataDir: string) {
 
 tokens('a token presented after two minutes is refused; a fresh one can then be requested', async () => {
   const dataDir = tempDataDir()
-  let r = room(dataDir)
+  let r = await room(dataDir)
   const app = r.accounts.createApp('shop', false)
   r.accounts.createAppUser(app.id, 'alice')
   const asApp = { kind: 'app', appId: app.id }
   const { token } = await r.call('RequestNPubLinkingToken', { user_identifier: 'alice' }, asApp)
   // The room is rebuilt (a daemon restart): the pending token is still there.
   r.store.close()
-  r = room(dataDir)
+  r = await room(dataDir)
   now += linkingTokenTtlMs - 1
   assert.equal((await r.call('GetNPubLinkingState', { user_identifier: 'alice' }, asApp)).state, { type: 'linking_token', linking_token: token })
   now += 1

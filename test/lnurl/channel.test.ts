@@ -4,7 +4,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestDaemon } from '../support/daemon.js'
-import { createAppWithUser, type TestAppUser } from '../support/accounts.js'
+import { addAppUser, createAppWithUser, type TestAppUser } from '../support/accounts.js'
 import { randomNodePubkey } from '../support/outside-invoice.js'
 import { decodeLnurl, getAdvertised, publicUrl, startLnurlDaemon } from './lnurl-client.js'
 
@@ -51,6 +51,24 @@ test('a channel request opens a channel to the connected wallet node, once', asy
   assert.is(again.status, 'ERROR')
   const another = (await daemon.request('POST', '/api/user/lnurl_channel/url', { headers: { authorization: user.userToken } })).json
   assert.is(another.status, 'ERROR', 'one channel per user')
+})
+
+test("a user's three links used at once: the node opens one channel", async () => {
+  const other = await addAppUser(daemon, { appToken: user.appToken, appId: user.appId, jwtSecret, identifier: 'channel-user-2' })
+  const links: { k1: string }[] = []
+  for (let i = 0; i < 3; i++) {
+    const link = (await daemon.request('POST', '/api/user/lnurl_channel/url', { headers: { authorization: other.userToken } })).json
+    assert.is(link.status, 'OK', JSON.stringify(link))
+    links.push(link)
+  }
+  const walletNode = randomNodePubkey()
+  assert.is((await admin('POST', '/api/admin/peer', { pubkey: walletNode, host: '127.0.0.1', port: 9735 })).status, 'OK')
+  const before = ((await admin('GET', '/api/admin/channels')).open_channels as any[]).length
+  const callback = `${publicUrl}/api/guest/lnurl_channel/handle`
+  const answers = await Promise.all(links.map(link => getAdvertised(daemon, callback, { k1: link.k1, remoteid: walletNode })))
+  assert.is(answers.filter(a => a.status === 'OK').length, 1, JSON.stringify(answers))
+  for (const answer of answers.filter(a => a.status !== 'OK')) assert.is(answer.reason, 'a channel was already opened for this user')
+  assert.is(((await admin('GET', '/api/admin/channels')).open_channels as any[]).length, before + 1)
 })
 
 test.run()

@@ -36,7 +36,7 @@ ok('the model arrives under its final name with the catalogue size and SHA-1, an
   const entry = f.catalogue.find(e => e.name === 'small')!
   assert.is(bytes.length, entry.bytes)
   assert.is(createHash('sha1').update(bytes).digest('hex'), entry.sha1)
-  assert.is(f.registry.list().models.find(m => m.name === 'small')!.available, true)
+  assert.is((await f.registry.list()).models.find(m => m.name === 'small')!.available, true)
   assert.is(f.host.requests('ggml-small.bin'), 1)
 })
 
@@ -53,7 +53,7 @@ ok('is_default reflects the default at the end of the download, not at its start
   f.host.fault('ggml-small.bin', 'hold')
   const download = f.registry.download('small')
   await f.host.paused()
-  f.registry.setDefault('small')
+  await f.registry.setDefault('small')
   f.host.resume()
   assert.is((await download).is_default, true)
 })
@@ -117,7 +117,7 @@ for (const c of [
     f.host.fault('ggml-small.bin', c.fault)
     assertDownloadFailed(await rejection(f.registry.download('small')), c.reason)
     assert.equal(f.cacheFiles(), [])
-    const listed = f.registry.list().models.find(m => m.name === 'small')!
+    const listed = (await f.registry.list()).models.find(m => m.name === 'small')!
     assert.equal([listed.downloaded, listed.available], [false, false])
     assert.is(f.registry.progress('small').state, 'failed')
   })
@@ -265,9 +265,9 @@ progress('the event loop keeps turning and other requests answer while a downloa
   })
   await f.host.paused()
   // Other operations answer while the transfer is open.
-  assert.is(f.registry.list().models.length, 3)
-  f.registry.setDefault('tiny')
-  assert.equal(f.registry.getDefault(), { default_model: 'tiny' })
+  assert.is((await f.registry.list()).models.length, 3)
+  await f.registry.setDefault('tiny')
+  assert.equal(await f.registry.getDefault(), { default_model: 'tiny' })
   assert.is(f.registry.progress('small').state, 'downloading')
   assert.is(finished, false)
   const turnsAtPause = turns

@@ -74,7 +74,7 @@ export async function startFixture(
   const cacheDir = path.join(dataDir, 'models')
   const build = (overrides: Partial<ModelRegistryOptions> = {}) =>
     createModelRegistry({
-      db: store.db,
+      sql: store.sql,
       dataDir,
       baseUrl: host.baseUrl,
       engine: fixedEngine(opts.installed ?? true),

@@ -22,7 +22,7 @@ listing.after.each(async () => f.close())
 
 listing('nothing cached: every model listed, none downloaded or available, base is the default', async () => {
   f = await startFixture({ installed: true })
-  const out = f.registry.list()
+  const out = await f.registry.list()
   assert.is(out.default_model, 'base')
   assert.is(out.local_engine_installed, true)
   assert.equal(
@@ -39,7 +39,7 @@ listing('a cached model is available only when the engine is installed', async (
   for (const installed of [true, false]) {
     f = await startFixture({ installed })
     placeInCache(f, 'tiny')
-    const out = f.registry.list()
+    const out = await f.registry.list()
     assert.is(out.local_engine_installed, installed)
     const tiny = out.models.find(m => m.name === 'tiny')!
     assert.is(tiny.downloaded, true)
@@ -53,14 +53,14 @@ listing('a cached model is available only when the engine is installed', async (
 listing('a cached file of the wrong size does not count as downloaded', async () => {
   f = await startFixture({ installed: true })
   placeInCache(f, 'tiny', f.bodies.tiny.subarray(0, 100))
-  const tiny = f.registry.list().models.find(m => m.name === 'tiny')!
+  const tiny = (await f.registry.list()).models.find(m => m.name === 'tiny')!
   assert.is(tiny.downloaded, false)
   assert.is(tiny.available, false)
 })
 
 listing('each record carries the seed fields and the catalogue metadata', async () => {
   f = await startFixture()
-  const base = f.registry.list().models.find(m => m.name === 'base')!
+  const base = (await f.registry.list()).models.find(m => m.name === 'base')!
   assert.equal(Object.keys(base).sort(), [
     'approx_memory',
     'available',
@@ -93,19 +93,19 @@ catalogue('lists the ten whisper.cpp models with names the 32-character rule acc
   assert.is(whisperCatalogue.find(e => e.name === 'turbo')!.file, 'large-v3-turbo')
 })
 
-catalogue('a registry over the real catalogue defaults to base and fetches from the whisper.cpp repository', () => {
+catalogue('a registry over the real catalogue defaults to base and fetches from the whisper.cpp repository', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-models-'))
   const store = openStore({ dataDir })
   try {
     const registry = createModelRegistry({
-      db: store.db,
+      sql: store.sql,
       dataDir,
       baseUrl: defaultModelsBaseUrl({}),
       engine: fixedEngine(false),
       clock: fixedClock,
       log: silentLog,
     })
-    const out = registry.list()
+    const out = await registry.list()
     assert.is(out.default_model, 'base')
     assert.is(out.models.length, 10)
     assert.equal(out.models.filter(m => m.is_default).map(m => m.name), ['base'])
@@ -130,17 +130,17 @@ defaults.after.each(async () => f.close())
 
 defaults('the default survives a restart and shows in the list', async () => {
   f = await startFixture()
-  assert.equal(f.registry.setDefault('small'), { default_model: 'small' })
+  assert.equal(await f.registry.setDefault('small'), { default_model: 'small' })
   const reopened = f.reopen()
-  assert.equal(reopened.getDefault(), { default_model: 'small' })
-  const out = reopened.list()
+  assert.equal(await reopened.getDefault(), { default_model: 'small' })
+  const out = await reopened.list()
   assert.is(out.default_model, 'small')
   assert.equal(out.models.filter(m => m.is_default).map(m => m.name), ['small'])
 })
 
 defaults('the default does not need to be downloaded', async () => {
   f = await startFixture({ installed: false })
-  assert.equal(f.registry.setDefault('tiny'), { default_model: 'tiny' })
+  assert.equal(await f.registry.setDefault('tiny'), { default_model: 'tiny' })
 })
 
 for (const c of [
@@ -151,29 +151,22 @@ for (const c of [
 ]) {
   defaults(`refuses ${c.because} with 422 and keeps the old default`, async () => {
     f = await startFixture()
-    f.registry.setDefault('tiny')
-    const err = (() => {
-      try {
-        f.registry.setDefault(c.model)
-      } catch (e) {
-        return e
-      }
-      return undefined
-    })()
+    await f.registry.setDefault('tiny')
+    const err = await rejection(f.registry.setDefault(c.model))
     assert.instance(err, OperationError)
     const opErr = err as OperationError
     assert.is(opErr.code, 'invalid_input')
     assert.is(opErr.status, 422)
     assert.is(opErr.message, c.detail)
-    assert.equal(f.reopen().getDefault(), { default_model: 'tiny' })
+    assert.equal(await f.reopen().getDefault(), { default_model: 'tiny' })
   })
 }
 
 defaults('a stored default dropped from the catalogue reads as the fallback', async () => {
   f = await startFixture()
-  f.registry.setDefault('small')
+  await f.registry.setDefault('small')
   const smaller = f.catalogue.filter(e => e.name !== 'small')
-  assert.equal(f.reopen({ catalogue: smaller }).getDefault(), { default_model: 'base' })
+  assert.equal(await f.reopen({ catalogue: smaller }).getDefault(), { default_model: 'base' })
 })
 defaults.run()
 

@@ -67,6 +67,19 @@ s('the operator moves on-chain coins into its channels: lockup sent, invoice pai
   await assertAuditClean(world.daemon.dataDir)
 })
 
+s('eight pay calls of one quote at once: the node sends the lockup once', async () => {
+  const walletBefore = world.lnd.node.wallet.balances().confirmedSats
+  const q = await quote(30_000)
+  const pay = () => world.adminCall('/api/admin/swap/invoice/pay', { swap_operation_id: q.swap_operation_id })
+  const answers = await Promise.all(Array.from({ length: 8 }, pay))
+  const sent = new Set(answers.filter(a => a.status === 'OK').map(a => a.tx_id))
+  assert.is(sent.size, 1, JSON.stringify(answers))
+  for (const answer of answers.filter(a => a.status !== 'OK')) assert.match(answer.reason, /already being paid/)
+  const lockup = world.lnd.node.wallet.tx([...sent][0])
+  assert.is(world.lnd.node.wallet.balances().confirmedSats, walletBefore - q.transaction_amount_sats - lockup.feeSats)
+  await until(async () => (await listed(q.swap_operation_id)).completed_at_unix > 0, 'the swap to complete')
+})
+
 s('a failed swap is refunded cooperatively at once, and asking again answers the same refund', async () => {
   provider().behaviour.failSwaps = true
   try {

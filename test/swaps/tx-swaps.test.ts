@@ -97,6 +97,22 @@ s('a quote is paid once: a second PayAddress with it is refused', async () => {
   assert.match(again.reason, /already claimed/)
 })
 
+s('four PayAddress calls with one quote at once: one is paid, the balance pays the invoice once', async () => {
+  const before = await world.balance()
+  const quoted = await world.userCall('/api/user/swap/transaction/quote', { transaction_amount_sats: 10_000 })
+  assert.is(quoted.status, 'OK', JSON.stringify(quoted))
+  const quote = quoted.quotes[0]
+  const address = outsideAddress()
+  const pay = () =>
+    world.userCall('/api/user/chain/pay', { address, amountSats: 10_000, satsPerVByte: 0, swap_operation_id: quote.swap_operation_id })
+  const answers = await Promise.all([pay(), pay(), pay(), pay()])
+  assert.is(answers.filter(a => a.status === 'OK').length, 1, JSON.stringify(answers))
+  for (const answer of answers.filter(a => a.status !== 'OK')) assert.match(answer.reason, /already/)
+  const cost = quote.invoice_amount_sats + quote.service_fee_sats
+  await until(async () => (await world.balance()) === before - cost, 'the one payment to settle')
+  assert.is(await world.balance(), before - cost)
+})
+
 s('PayAddress must send the quoted amount to a valid address', async () => {
   const { quotes } = await world.userCall('/api/user/swap/transaction/quote', { transaction_amount_sats: 5_000 })
   const id = quotes[0].swap_operation_id

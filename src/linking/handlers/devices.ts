@@ -1,7 +1,7 @@
 // What a user's devices register: push-messaging tokens (EnrollMessagingToken) and the public key a device
 // announces (EncryptionExchange, an HTTP-only guest call upstream answers and forgets; we keep the key per device).
 import { type HandlerTable, OperationError } from '../../bus/index.js'
-import type { LinkingStore } from '../store.js'
+import type { LinkingStore } from '../linking-store.js'
 
 const maxDeviceIdLength = 256
 const maxTokenLength = 4096
@@ -15,7 +15,7 @@ export function deviceHandlers({ store }: { store: LinkingStore }): HandlerTable
       if (deviceId.length === 0 || deviceId.length > maxDeviceIdLength || token.length === 0 || token.length > maxTokenLength) {
         throw new OperationError('invalid_input', 'MessagingToken::root: custom check failed')
       }
-      store.putDevice({ identifier: ctx.caller.appUserId, deviceId, token, now: ctx.clock.now() })
+      await store.putDevice({ identifier: ctx.caller.appUserId, deviceId, token, now: ctx.clock.now() })
       return {}
     },
     EncryptionExchange: async (input, ctx) => {
@@ -24,7 +24,7 @@ export function deviceHandlers({ store }: { store: LinkingStore }): HandlerTable
       if (deviceId.length === 0 || deviceId.length > maxDeviceIdLength || publicKey.length === 0 || publicKey.length > maxTokenLength) {
         throw new OperationError('invalid_input', 'EncryptionExchangeRequest::root: custom check failed')
       }
-      store.putDeviceKey(deviceId, publicKey, ctx.clock.now())
+      await store.putDeviceKey(deviceId, publicKey, ctx.clock.now())
       return {}
     },
   }

@@ -20,8 +20,8 @@ export interface ChannelDeps {
 }
 
 export function channelHandlers({ keys, url, node }: ChannelDeps): HandlerTable {
-  const usableKey = (k1: string) => {
-    const key = keys.channelKey(k1)
+  const usableKey = async (k1: string) => {
+    const key = await keys.channelKey(k1)
     if (!key) throw new OperationError('not_found', 'invalid channel key')
     if (key.used_at !== null) throw new OperationError('conflict', 'this channel link was already used')
     return key
@@ -34,32 +34,36 @@ export function channelHandlers({ keys, url, node }: ChannelDeps): HandlerTable 
   return {
     GetLNURLChannelLink: async (_input, ctx) => {
       const base = url.base()
-      if (keys.channelOpenedFor(ctx.caller.userId)) {
+      if (await keys.channelOpenedFor(ctx.caller.userId)) {
         throw new OperationError('conflict', 'a channel was already opened for this user')
       }
-      const k1 = keys.issueChannelKey(ctx.caller.userId)
+      const k1 = await keys.issueChannelKey(ctx.caller.userId)
       return { lnurl: encodeLnurl(`${base}/api/guest/lnurl_channel/info?k1=${k1}`), k1 }
     },
 
     GetLnurlChannelInfo: async ({ k1 }) => {
       const base = url.base()
-      const key = usableKey(k1)
+      const key = await usableKey(k1)
       return { tag: 'channelRequest', uri: await nodeUri(), callback: `${base}/api/guest/lnurl_channel/handle`, k1: key.k1 }
     },
 
     HandleLnurlChannel: async ({ k1, remoteid, private: isPrivate }) => {
       url.base()
-      const key = usableKey(k1)
+      const key = await usableKey(k1)
       const remote = remoteid.toLowerCase()
       if (!nodeId.test(remote)) throw new OperationError('invalid_input', 'remoteid must be a node public key')
-      if (keys.channelOpenedFor(key.user_id)) throw new OperationError('conflict', 'a channel was already opened for this user')
+      if (await keys.channelOpenedFor(key.user_id)) throw new OperationError('conflict', 'a channel was already opened for this user')
       const connected = (await node.listPeers()).some(peer => peer.pubkey.toLowerCase() === remote)
       if (!connected) throw new OperationError('invalid_input', `connect to ${await nodeUri()} first`)
-      if (!keys.claimChannelKey(k1, remote)) throw new OperationError('conflict', 'this channel link was already used')
+      if (!(await keys.claimChannelKey(k1, remote))) {
+        // Another of the user's links may have won the one channel a user gets, or this link was used meanwhile.
+        if (await keys.channelOpenedFor(key.user_id)) throw new OperationError('conflict', 'a channel was already opened for this user')
+        throw new OperationError('conflict', 'this channel link was already used')
+      }
       try {
         await node.openChannel({ peerPubkey: remote, localFundingSats: channelFundingSats, private: isPrivate === '1' })
       } catch (err) {
-        keys.releaseChannelKey(k1)
+        await keys.releaseChannelKey(k1)
         throw err
       }
       return {}

@@ -59,18 +59,18 @@ export function payHandlers(deps: PayDeps): HandlerTable {
   const appOf = (userId: string) => accounts.appUserOf(userId)?.app_id ?? deps.defaultAppId
 
   /** The wallet behind an address: a claimed name, else (upstream) an app user's hex Nostr pubkey. */
-  const userForAddress = (name: string): string | undefined =>
-    keys.userForAddress(name) ?? (hexPubkey.test(name) ? deps.wallet.nostr.appUserByPubkey(name)?.user_id : undefined)
+  const userForAddress = async (name: string): Promise<string | undefined> =>
+    (await keys.userForAddress(name)) ?? (hexPubkey.test(name) ? deps.wallet.nostr.appUserByPubkey(name)?.user_id : undefined)
 
   return {
     GetLnurlPayLink: async (_input, ctx) => {
-      const key = keys.payKeyFor(ctx.caller.userId, ctx.caller.appId)
+      const key = await keys.payKeyFor(ctx.caller.userId, ctx.caller.appId)
       return { lnurl: encodeLnurl(`${url.base()}/api/guest/lnurl_pay/info?k1=${key.k1}`), k1: key.k1 }
     },
 
     GetLnurlPayInfo: async ({ k1 }) => {
       url.base()
-      const key = keys.payKey(k1)
+      const key = await keys.payKey(k1)
       if (!key) throw new OperationError('not_found', 'invalid pay key')
       return payInfo(key, callbackFor(key.k1))
     },
@@ -79,7 +79,7 @@ export function payHandlers(deps: PayDeps): HandlerTable {
       url.base()
       const appUser = accounts.appUser(user_identifier)
       if (!appUser || appUser.app_id !== ctx.caller.appId) throw new OperationError('not_found', 'app user not found')
-      const key = keys.payKeyFor(appUser.user_id, appUser.app_id)
+      const key = await keys.payKeyFor(appUser.user_id, appUser.app_id)
       const callback = base_url_override ? `${base_url_override}?k1=${key.k1}` : callbackFor(key.k1)
       return payInfo(key, callback)
     },
@@ -87,15 +87,15 @@ export function payHandlers(deps: PayDeps): HandlerTable {
     HandleLnurlAddress: async ({ address_name }) => {
       url.base()
       const name = address_name.toLowerCase()
-      const userId = userForAddress(name)
+      const userId = await userForAddress(name)
       if (userId === undefined) throw new OperationError('not_found', 'no such lightning address')
-      const key = keys.payKeyFor(userId, appOf(userId), name)
+      const key = await keys.payKeyFor(userId, appOf(userId), name)
       return payInfo(key, callbackFor(key.k1))
     },
 
     HandleLnurlPay: async ({ k1, amount, nostr, comment }) => {
       url.base()
-      const key = keys.payKey(k1)
+      const key = await keys.payKey(k1)
       if (!key) throw new OperationError('not_found', 'invalid pay key')
       if (!/^\d{1,16}$/.test(amount)) throw new OperationError('invalid_input', 'amount must be a number of millisats')
       const amountMsat = Number(amount)
@@ -131,7 +131,7 @@ export function payHandlers(deps: PayDeps): HandlerTable {
       }
       // 64-hex names are the upstream pubkey addresses; claiming one would shadow someone's key.
       if (hexPubkey.test(wanted)) throw new OperationError('invalid_input', 'a 64-hex name is reserved for Nostr pubkeys')
-      if (!keys.claimAddress(wanted, ctx.caller.userId)) {
+      if (!(await keys.claimAddress(wanted, ctx.caller.userId))) {
         throw new OperationError('conflict', 'this lightning address is already taken')
       }
       return { name: wanted, address: `${wanted}@${domain}` }

@@ -34,8 +34,8 @@ export function maxWithdrawableMsat(balanceMsat: number, fees: WithdrawFees): nu
 export function withdrawHandlers(deps: WithdrawDeps): HandlerTable {
   const { keys, url } = deps
 
-  const usableKey = (k1: string) => {
-    const key = keys.withdrawKey(k1)
+  const usableKey = async (k1: string) => {
+    const key = await keys.withdrawKey(k1)
     if (!key) throw new OperationError('not_found', 'invalid withdraw key')
     if (key.used_at !== null) throw new OperationError('conflict', 'this withdraw link was already used')
     return key
@@ -51,13 +51,13 @@ export function withdrawHandlers(deps: WithdrawDeps): HandlerTable {
       const base = url.base()
       const user = deps.accounts.userById(ctx.caller.userId)
       if (!user) throw new OperationError('not_found', 'user not found')
-      const k1 = keys.issueWithdrawKey(user.id, maxWithdrawableMsat(user.balance_msat, deps.fees))
+      const k1 = await keys.issueWithdrawKey(user.id, maxWithdrawableMsat(user.balance_msat, deps.fees))
       return { lnurl: encodeLnurl(`${base}/api/guest/lnurl_withdraw/info?k1=${k1}`), k1 }
     },
 
     GetLnurlWithdrawInfo: async ({ k1 }) => {
       const base = url.base()
-      const key = usableKey(k1)
+      const key = await usableKey(k1)
       return {
         tag: 'withdrawRequest',
         callback: `${base}/api/guest/lnurl_withdraw/handle`,
@@ -72,7 +72,7 @@ export function withdrawHandlers(deps: WithdrawDeps): HandlerTable {
 
     HandleLnurlWithdraw: async ({ k1, pr }, ctx) => {
       url.base()
-      const key = usableKey(k1)
+      const key = await usableKey(k1)
       let amountMsat: number | undefined
       try {
         amountMsat = (await deps.node.decodeInvoice(pr)).amountMsat
@@ -84,20 +84,20 @@ export function withdrawHandlers(deps: WithdrawDeps): HandlerTable {
       if (amountMsat < minWithdrawableMsat || amountMsat > maxMsat) {
         throw new OperationError('invalid_input', `invoice amount must be between ${minWithdrawableMsat} and ${maxMsat} millisats`)
       }
-      if (!keys.claimWithdrawKey(k1, pr)) throw new OperationError('conflict', 'this withdraw link was already used')
+      if (!(await keys.claimWithdrawKey(k1, pr))) throw new OperationError('conflict', 'this withdraw link was already used')
       try {
         await deps.wallet.payInvoiceFor(key.user_id, pr)
       } catch (err) {
         // An outcome not known yet keeps the key spent: the money may already be on its way.
         if (isOperationError(err) && err.code !== 'upstream_failed' && err.code !== 'internal') {
-          keys.releaseWithdrawKey(k1)
+          await keys.releaseWithdrawKey(k1)
         } else {
-          keys.settleWithdraw(k1, 'in_flight')
+          await keys.settleWithdraw(k1, 'in_flight')
         }
         ctx.log.info({ k1: k1.slice(0, 8), code: isOperationError(err) ? err.code : 'unexpected' }, 'lnurl withdraw not paid')
         throw err
       }
-      keys.settleWithdraw(k1, 'paid')
+      await keys.settleWithdraw(k1, 'paid')
       return {}
     },
   }

@@ -7,13 +7,13 @@ import type { TxSwapDesk } from '../tx-swaps.js'
 export function swapHandlers({ txSwaps, invoiceSwaps }: { txSwaps: TxSwapDesk; invoiceSwaps: InvoiceSwapDesk }): HandlerTable {
   return {
     GetTransactionSwapQuotes: async (input, ctx) => ({ quotes: await txSwaps.quote(ctx.caller.userId, input.transaction_amount_sats) }),
-    ListTxSwaps: async (_input, ctx) => ({ swaps: txSwaps.list(ctx.caller.userId) }),
+    ListTxSwaps: async (_input, ctx) => ({ swaps: await txSwaps.list(ctx.caller.userId) }),
     GetAdminTransactionSwapQuotes: async input => ({ quotes: await txSwaps.quote(null, input.transaction_amount_sats) }),
     PayAdminTransactionSwap: async input => {
       const paid = await txSwaps.payForOperator({ address: input.address.trim(), swapOperationId: input.swap_operation_id })
       return { tx_id: paid.txId, network_fee: paid.networkFeeSats }
     },
-    ListAdminTxSwaps: async () => ({ swaps: txSwaps.list(null) }),
+    ListAdminTxSwaps: async () => ({ swaps: await txSwaps.list(null) }),
     GetAdminInvoiceSwapQuotes: async input => {
       const fees = input.fees_req?.fees
       return {
