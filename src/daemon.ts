@@ -158,8 +158,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(wallet.handlers, 'wallet')
-  const nwc = createNwc({
-    db: store.db, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
+  const nwc = await createNwc({
+    sql: store.sql, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
   })
   registry.register(nwc.handlers, 'nwc')
   const linking = createLinking({
