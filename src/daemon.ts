@@ -204,7 +204,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     log: log.child({ room: 'lnurl' }),
   })
   registry.register(lnurl.handlers, 'lnurl')
-  const clink = createClink({
+  const clink = await createClink({
+    sql: store.sql,
     db: store.db,
     wallet,
     node,
