@@ -4,7 +4,7 @@
 // connections, and each goes to the database first and then here, one write at a time, so this copy follows the
 // database in commit order. One daemon writes at a time (issue 27's active lock): a standby makes the room, and
 // so loads this copy, only once it has taken over.
-import type { ConnectionRow, NwcConnectionStore } from './connection-store.js'
+import type { ConnectionChange, ConnectionRow, NwcConnectionStore, Updated } from './connection-store.js'
 
 export interface ConnectionDirectory {
   byServicePubkey(servicePubkey: string): ConnectionRow | undefined
@@ -14,7 +14,7 @@ export interface ConnectionDirectory {
   liveOfUser(userId: string, now: number): ConnectionRow[]
   insert(row: Omit<ConnectionRow, 'revoked_at'>): Promise<ConnectionRow>
   /** NwcConnectionStore.update, then the row as stored is known here too. */
-  update(id: string, change: (current: ConnectionRow) => ConnectionRow): Promise<ConnectionRow | undefined>
+  update(id: string, userId: string, change: ConnectionChange): Promise<Updated>
   /** False when it was already revoked. */
   revoke(id: string, at: number): Promise<boolean>
 }
@@ -55,11 +55,11 @@ export async function loadConnectionDirectory(store: NwcConnectionStore): Promis
         put(stored)
         return stored
       }),
-    update: (id, change) =>
+    update: (id, userId, change) =>
       inTurn(async () => {
-        const stored = await store.update(id, change)
-        if (stored) put(stored)
-        return stored
+        const updated = await store.update(id, userId, change)
+        if (updated.status === 'updated') put(updated.row)
+        return updated
       }),
     revoke: (id, at) =>
       inTurn(async () => {

@@ -27,6 +27,11 @@ export interface ConnectionRow {
   revoked_at: number | null
 }
 
+/** The fields of a connection its user may change; the keys, the owner and a revocation never change this way. */
+export type ConnectionChange = Partial<Pick<ConnectionRow, 'name' | 'methods' | 'budget_msat' | 'budget_interval' | 'expires_at'>>
+
+export type Updated = { status: 'updated'; row: ConnectionRow } | { status: 'not_found' } | { status: 'revoked' }
+
 export type Reservation = { ok: true } | { ok: false; spentMsat: number; budgetMsat: number }
 
 export interface Spend {
@@ -45,11 +50,11 @@ export interface NwcConnectionStore {
   /** A user's connections, newest first. */
   ofUser(userId: string): Promise<ConnectionRow[]>
   /**
-   * Replaces a connection's settable fields with what `change` makes of the current row, in one transaction with
-   * the row locked, so two changes of one connection never overwrite each other's fields. `change` may throw
-   * (nothing is written then) and must be safe to run again. Undefined when there is no such connection.
+   * Applies `change` to the user's connection as it is now, in one transaction with the row locked: two changes of
+   * one connection never overwrite each other's fields, and a revocation committed first is seen (`revoked`, and
+   * nothing written). Another user's connection is `not_found`.
    */
-  update(id: string, change: (current: ConnectionRow) => ConnectionRow): Promise<ConnectionRow | undefined>
+  update(id: string, userId: string, change: ConnectionChange): Promise<Updated>
   /** The revoked row; undefined when it was revoked already (or does not exist). */
   revoke(id: string, at: number): Promise<ConnectionRow | undefined>
   /** What a connection spent in its budget's current window (all time without a budget). */
@@ -101,21 +106,29 @@ export function nwcConnectionStore(sql: SqlStore): NwcConnectionStore {
     byId: id => sql.one<ConnectionRow>(`SELECT ${columns} FROM nwc_connections WHERE id = ?`, [id]),
     ofUser: userId =>
       sql.many<ConnectionRow>(`SELECT ${columns} FROM nwc_connections WHERE user_id = ? ORDER BY created_at DESC, id`, [userId]),
-    update: (id, change) =>
-      sql.transaction(async tx => {
+    update: (id, userId, change) =>
+      // A refusal commits rather than throws: rollbacks are kept for real errors.
+      sql.transaction(async (tx): Promise<Updated> => {
         const current = await tx.one<ConnectionRow>(`SELECT ${columns} FROM nwc_connections WHERE id = ?${forUpdate(tx)}`, [id])
-        if (!current) return undefined
-        const next = { ...change(current), id: current.id }
+        if (!current || current.user_id !== userId) return { status: 'not_found' }
+        if (current.revoked_at !== null) return { status: 'revoked' }
+        const row: ConnectionRow = {
+          ...current,
+          name: change.name ?? current.name,
+          methods: change.methods ?? current.methods,
+          budget_msat: change.budget_msat !== undefined ? change.budget_msat : current.budget_msat,
+          budget_interval: change.budget_interval !== undefined ? change.budget_interval : current.budget_interval,
+          expires_at: change.expires_at !== undefined ? change.expires_at : current.expires_at,
+        }
         await tx.run(updateConnection, {
           id,
-          name: next.name,
-          methods: next.methods,
-          budget_msat: next.budget_msat,
-          budget_interval: next.budget_interval,
-          expires_at: next.expires_at,
+          name: row.name,
+          methods: row.methods,
+          budget_msat: row.budget_msat,
+          budget_interval: row.budget_interval,
+          expires_at: row.expires_at,
         })
-        // The row as stored: fields `change` may not set (keys, owner, revocation) stay the current ones.
-        return { ...current, name: next.name, methods: next.methods, budget_msat: next.budget_msat, budget_interval: next.budget_interval, expires_at: next.expires_at }
+        return { status: 'updated', row }
       }),
     revoke: (id, at) =>
       sql.one<ConnectionRow>(

@@ -69,34 +69,36 @@ for (const engine of both.engines) {
     assert.equal(await store.ofUser(await wallet(sql)), [])
   })
 
-  test('update writes the settable fields of the current row; a change that throws writes nothing', async () => {
+  test("update applies a change to the user's live connection as it is now; another user's or a revoked one is refused", async () => {
     const store = nwcConnectionStore(sql)
-    const row = connection(await wallet(sql))
+    const userId = await wallet(sql)
+    const row = connection(userId)
     await store.insert(row)
-    const updated = await store.update(row.id, c => ({
-      ...c, name: 'renamed', methods: 'get_info', budget_msat: 5000, budget_interval: 'DAY', expires_at: now,
-      // not settable: ignored
-      service_pubkey: 'f'.repeat(64), user_id: 'nobody', revoked_at: 1,
-    }))
-    const expected = { ...row, name: 'renamed', methods: 'get_info', budget_msat: 5000, budget_interval: 'DAY' as const, expires_at: now, revoked_at: null }
-    assert.equal(updated, expected)
+    const change = { name: 'renamed', methods: 'get_info', budget_msat: 5000, budget_interval: 'DAY' as const, expires_at: now }
+    const expected = { ...row, ...change, revoked_at: null }
+    assert.equal(await store.update(row.id, userId, change), { status: 'updated', row: expected })
     assert.equal(await store.byId(row.id), expected)
-    const err = await store.update(row.id, () => { throw new Error('refused') }).catch(e => e)
-    assert.is(err.message, 'refused')
-    assert.equal(await store.byId(row.id), expected)
-    assert.is(await store.update(hex(0, 32), c => c), undefined)
+    // What the change leaves out stays; null clears.
+    const cleared = await store.update(row.id, userId, { budget_msat: null, budget_interval: null, expires_at: null })
+    assert.equal(cleared, { status: 'updated', row: { ...expected, budget_msat: null, budget_interval: null, expires_at: null } })
+    assert.equal(await store.update(row.id, await wallet(sql), { name: 'theirs' }), { status: 'not_found' })
+    assert.equal(await store.update(hex(0, 32), userId, { name: 'nobody' }), { status: 'not_found' })
     // The schema's pairing of budget and interval holds on both engines.
-    assert.is(await store.update(row.id, c => ({ ...c, budget_interval: null })).then(() => 'stored', () => 'refused'), 'refused')
+    assert.is(await store.update(row.id, userId, { budget_msat: 1 }).then(() => 'stored', () => 'refused'), 'refused')
+    await store.revoke(row.id, now)
+    assert.equal(await store.update(row.id, userId, { name: 'too late' }), { status: 'revoked' })
+    assert.is((await store.byId(row.id))!.name, 'renamed')
   })
 
   test('two updates at once each change their own field: neither overwrites the other', async () => {
     const store = nwcConnectionStore(sql)
-    const row = connection(await wallet(sql))
+    const userId = await wallet(sql)
+    const row = connection(userId)
     await store.insert(row)
     await Promise.all([
-      store.update(row.id, c => ({ ...c, name: 'second name' })),
-      store.update(row.id, c => ({ ...c, methods: 'get_balance' })),
-      store.update(row.id, c => ({ ...c, expires_at: now + day })),
+      store.update(row.id, userId, { name: 'second name' }),
+      store.update(row.id, userId, { methods: 'get_balance' }),
+      store.update(row.id, userId, { expires_at: now + day }),
     ])
     const stored = (await store.byId(row.id))!
     assert.equal([stored.name, stored.methods, stored.expires_at], ['second name', 'get_balance', now + day])
@@ -135,16 +137,17 @@ for (const engine of both.engines) {
 
   test('reserve refuses past the budget read from the row, and says how much was spent; no budget: no limit', async () => {
     const store = nwcConnectionStore(sql)
-    const row = connection(await wallet(sql), { budget_msat: 10_000, budget_interval: 'MONTH' })
+    const userId = await wallet(sql)
+    const row = connection(userId, { budget_msat: 10_000, budget_interval: 'MONTH' })
     await store.insert(row)
     const id = row.id.slice(0, 8)
     assert.equal(await store.reserve(row.id, spend(`${id}1`, 6000)), { ok: true })
     assert.equal(await store.reserve(row.id, spend(`${id}2`, 5000)), { ok: false, spentMsat: 6000, budgetMsat: 10_000 })
     assert.equal(await store.reserve(row.id, spend(`${id}3`, 4000)), { ok: true })
     // A lowered budget counts at once; a removed one lets anything through.
-    await store.update(row.id, c => ({ ...c, budget_msat: 9000 }))
+    await store.update(row.id, userId, { budget_msat: 9000 })
     assert.equal(await store.reserve(row.id, spend(`${id}4`, 1)), { ok: false, spentMsat: 10_000, budgetMsat: 9000 })
-    await store.update(row.id, c => ({ ...c, budget_msat: null, budget_interval: null }))
+    await store.update(row.id, userId, { budget_msat: null, budget_interval: null })
     assert.equal(await store.reserve(row.id, spend(`${id}5`, 1_000_000)), { ok: true })
     // One reservation per request: the same request id again is refused by the table.
     assert.ok(await store.reserve(row.id, spend(`${id}5`, 1)).then(() => false, () => true))
@@ -173,9 +176,9 @@ for (const engine of both.engines) {
     assert.equal(directory.liveOfUser(userId, now + 1000).map(c => c.id), [before.id], 'expired at its expiry')
     // Concurrent writes of one connection: the copy ends as the database does.
     await Promise.all([
-      directory.update(before.id, c => ({ ...c, name: 'x' })),
+      directory.update(before.id, userId, { name: 'x' }),
       directory.revoke(before.id, now),
-      directory.update(before.id, c => ({ ...c, methods: 'get_info' })),
+      directory.update(before.id, userId, { methods: 'get_info' }),
     ])
     assert.equal(directory.byServicePubkey(before.service_pubkey), await store.byId(before.id))
     assert.is(directory.byServicePubkey(before.service_pubkey)!.revoked_at, now)

@@ -72,24 +72,19 @@ export function nwcHandlers({ store, directory, clock, random, relays, changed }
 
     UpdateNwcConnection: async (input, ctx) => {
       if (input.remove_budget && input.budget) throw new OperationError('invalid_input', 'give a budget or remove_budget, not both')
-      const userId = ctx.caller.userId
-      // Checked and changed on the row as it is inside the update's transaction: a revocation or another change
-      // committed meanwhile is seen, not overwritten.
-      const updated = await directory.update(input.connection_id, connection => {
-        if (connection.user_id !== userId) throw notFound()
-        if (connection.revoked_at !== null) throw new OperationError('conflict', 'the NWC connection was revoked')
-        return {
-          ...connection,
-          ...(input.name !== undefined ? { name: checkedName(input.name) } : {}),
-          ...(input.methods !== undefined ? { methods: checkedMethods(input.methods) } : {}),
-          ...(input.budget !== undefined ? budgetColumns(input.budget) : {}),
-          ...(input.remove_budget ? { budget_msat: null, budget_interval: null } : {}),
-          ...(input.expires_at_unix !== undefined ? { expires_at: expiryColumn(input.expires_at_unix, clock.now()) } : {}),
-        }
+      // Applied to the row as it is inside the update's transaction: a revocation or another change committed
+      // meanwhile is seen, not overwritten.
+      const updated = await directory.update(input.connection_id, ctx.caller.userId, {
+        ...(input.name !== undefined ? { name: checkedName(input.name) } : {}),
+        ...(input.methods !== undefined ? { methods: checkedMethods(input.methods) } : {}),
+        ...(input.budget !== undefined ? budgetColumns(input.budget) : {}),
+        ...(input.remove_budget ? { budget_msat: null, budget_interval: null } : {}),
+        ...(input.expires_at_unix !== undefined ? { expires_at: expiryColumn(input.expires_at_unix, clock.now()) } : {}),
       })
-      if (!updated) throw notFound()
-      changed(updated)
-      return view(updated)
+      if (updated.status === 'not_found') throw notFound()
+      if (updated.status === 'revoked') throw new OperationError('conflict', 'the NWC connection was revoked')
+      changed(updated.row)
+      return view(updated.row)
     },
 
     RevokeNwcConnection: async (input, ctx) => {
