@@ -160,8 +160,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(wallet.handlers, 'wallet')
-  const nwc = createNwc({
-    db: store.db, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
+  const nwc = await createNwc({
+    sql: store.sql, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
   })
   registry.register(nwc.handlers, 'nwc')
   const linking = await createLinking({
@@ -206,7 +206,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     log: log.child({ room: 'lnurl' }),
   })
   registry.register(lnurl.handlers, 'lnurl')
-  const clink = createClink({
+  const clink = await createClink({
+    sql: store.sql,
     db: store.db,
     wallet,
     node,

@@ -5,13 +5,15 @@
 // so concurrent debits serialise on SQLite and never exceed the budget together. Two kinds of payment use it:
 // the ones made for CLINK debit requests (debit-payer.ts), and PayInvoice / PayAppUserInvoice with `debit_npub`
 // (reference/pub-protocol.md §5.3: the payment is counted against that key's debit authorization), whose limit the
-// daemon hands to the wallet as `debitLimit`.
+// daemon hands to the wallet as `debitLimit`. The limit is synchronous, as the wallet's transaction is: its statements
+// are debit-limit-store.ts's, on the raw connection until the wallet moves to SqlStore (issue 27, step 2).
 import { OperationError } from '../bus/index.js'
 import type { Db } from '../store/index.js'
 import type { SpendLimit } from '../wallet/index.js'
 import { DebitRefusal, gfy } from './debit-answers.js'
 import { expired, windowMs } from './debit-rules.js'
-import { debitStore, rulesOf, type DebitStore } from './debit-store.js'
+import { rulesOf } from './debit-store.js'
+import { debitLimitStore, type DebitLimitStore } from './debit-limit-store.js'
 
 export interface DebitCharge {
   userId: string
@@ -25,7 +27,7 @@ export interface DebitCharge {
   answered?: boolean
 }
 
-export function debitSpendLimit(store: DebitStore, charge: DebitCharge, recorded: (paymentHash: string) => void = () => {}): SpendLimit {
+export function debitSpendLimit(store: DebitLimitStore, charge: DebitCharge, recorded: (paymentHash: string) => void = () => {}): SpendLimit {
   return (terms, payments) => {
     const row = store.access(charge.userId, charge.requester)
     if (charge.mode === 'approved') {
@@ -65,7 +67,7 @@ const hexKey = /^[0-9a-f]{64}$/
  * within its budget) and then counts against it, like the key's own debits. For the wallet's `debitLimit`.
  */
 export function debitNpubLimits(db: Db) {
-  const store = debitStore(db)
+  const store = debitLimitStore(db)
   return (payment: { payerId: string; appId: string; debitNpub: string }): SpendLimit => {
     const requester = payment.debitNpub.trim().toLowerCase()
     if (!hexKey.test(requester)) throw new OperationError('invalid_input', 'debit_npub must be a 64-character hex public key')

@@ -35,16 +35,16 @@ export function debitExpiry(deps: DebitExpiryDeps) {
   let timer: NodeJS.Timeout | undefined
 
   /** Answers every request that ran out; without an outbox they wait (still parked) for the next sweep. */
-  function sweep(): number {
+  async function sweep(): Promise<number> {
     const box = deps.outbox()
     if (!box) return 0
     let answered = 0
     for (;;) {
       const now = clock.now()
-      const batch = store.expiredBy(now, sweepBatch)
+      const batch = await store.expiredBy(now, sweepBatch)
       for (const parked of batch) {
         // Unparking first: a decision arriving at the same moment finds nothing, and one answer goes out.
-        if (!store.unpark(parked.requestId)) continue
+        if (!(await store.unpark(parked.requestId))) continue
         deps.answerParked(box, parked, expiredAnswer(parked, now))
         answered++
       }
@@ -54,20 +54,19 @@ export function debitExpiry(deps: DebitExpiryDeps) {
     return answered
   }
 
-  const guardedSweep = () => {
-    try {
-      sweep()
-    } catch (err) {
-      log.error({ err }, 'sweeping expired debit requests failed')
-    }
-  }
+  // One sweep at a time: a slow one (a database under load) is not joined by the next tick's.
+  let sweeping: Promise<void> | undefined
+  const guardedSweep = (): Promise<void> =>
+    (sweeping ??= sweep()
+      .then(() => {}, err => log.error({ err }, 'sweeping expired debit requests failed'))
+      .finally(() => (sweeping = undefined)))
 
   return {
     lifetimeMs: deps.lifetimeMs,
     isExpired: (parked: ParkedRequest) => parked.expiresAt <= clock.now(),
     sweep: guardedSweep,
     start(): void {
-      timer = setInterval(guardedSweep, sweepEveryMs)
+      timer = setInterval(() => void guardedSweep(), sweepEveryMs)
       timer.unref()
     },
     stop(): void {

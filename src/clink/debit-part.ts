@@ -4,17 +4,21 @@
 import type { ClinkSender } from './wire.js'
 import type { ClinkDeps, ClinkPart } from './room.js'
 import { debitStore } from './debit-store.js'
+import { debitLimitStore } from './debit-limit-store.js'
 import { debitPayer } from './debit-payer.js'
 import { debitRequests } from './debit-requests.js'
 import { debitHandlers } from './handlers/debits.js'
 import { answerParked } from './debit-answers.js'
 import { debitExpiry, defaultDebitRequestLifetimeMs } from './debit-expiry.js'
 
-export function createDebits(deps: ClinkDeps, outbox: () => ClinkSender | undefined): ClinkPart {
-  const store = debitStore(deps.db)
+/** Resolves once the payments a stopped run was making are adopted (debit-payer.ts `start`). */
+export async function createDebits(deps: ClinkDeps, outbox: () => ClinkSender | undefined): Promise<ClinkPart> {
+  const store = debitStore(deps.sql)
   const log = deps.log.child({ part: 'debits' })
-  const payer = debitPayer({ store, wallet: deps.wallet, events$: deps.events$, outbox, log })
-  payer.start()
+  const payer = debitPayer({
+    store, limitStore: debitLimitStore(deps.db), wallet: deps.wallet, events$: deps.events$, outbox, now: () => deps.clock.now(), log,
+  })
+  await payer.start()
   const expiry = debitExpiry({
     store,
     outbox,
@@ -28,13 +32,13 @@ export function createDebits(deps: ClinkDeps, outbox: () => ClinkSender | undefi
   return {
     handlers: debitHandlers({ store, payer, outbox, expiry, clock: deps.clock, log }),
     handle: request => requests.handle(request),
-    resume: request => {
-      const resumed = payer.resume(request.id)
+    resume: async request => {
+      const resumed = await payer.resume(request.id)
       return resumed === undefined || resumed === 'later' ? resumed : { payload: resumed }
     },
-    ready: () => {
-      payer.ready()
-      expiry.sweep()
+    ready: async () => {
+      await payer.ready()
+      await expiry.sweep()
     },
     stop: () => {
       expiry.stop()

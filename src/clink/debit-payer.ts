@@ -9,6 +9,7 @@ import { clinkDebitKind } from './wire.js'
 import { DebitRefusal, gfy, gfyFor, ok, type DebitAnswer } from './debit-answers.js'
 import { debitSpendLimit, type DebitCharge } from './debit-budget.js'
 import type { DebitPaymentRow, DebitStore } from './debit-store.js'
+import type { DebitLimitStore } from './debit-limit-store.js'
 
 export interface DebitPayment extends DebitCharge {
   invoice: string
@@ -22,13 +23,16 @@ export type DebitPaid =
 
 export interface DebitPayerDeps {
   store: DebitStore
+  /** What the spend limit reads and writes inside the wallet's payment transaction. */
+  limitStore: DebitLimitStore
   wallet: Wallet
   events$: Observable<DomainEvent>
   outbox(): ClinkSender | undefined
+  now(): number
   log: Logger
 }
 
-export function debitPayer({ store, wallet, events$, outbox, log }: DebitPayerDeps) {
+export function debitPayer({ store, limitStore, wallet, events$, outbox, now: clockNow, log }: DebitPayerDeps) {
   /** The answer for a payment the node has resolved, or undefined while it is pending. */
   const resolvedAnswer = (paymentHash: string): DebitAnswer | undefined => {
     const payment = wallet.paymentByHash(paymentHash)
@@ -45,11 +49,11 @@ export function debitPayer({ store, wallet, events$, outbox, log }: DebitPayerDe
     return true
   }
 
-  /** Answers a payment that resolved after its run gave up waiting, exactly once. */
-  const answerLate = (row: DebitPaymentRow) => {
+  /** Answers a payment that resolved after its run gave up waiting, exactly once (the guarded move decides). */
+  const answerLate = async (row: DebitPaymentRow) => {
     if (row.answer !== 'awaiting' || !outbox()) return
     const answer = resolvedAnswer(row.payment_hash)
-    if (!answer || !store.moveAnswer(row.payment_hash, 'awaiting', 'answered')) return
+    if (!answer || !(await store.moveAnswer(row.payment_hash, 'awaiting', 'answered'))) return
     send(row, answer)
   }
 
@@ -58,24 +62,25 @@ export function debitPayer({ store, wallet, events$, outbox, log }: DebitPayerDe
     async pay(p: DebitPayment): Promise<DebitPaid> {
       let hash: string | undefined
       try {
-        const paid = await wallet.payInvoiceFor(p.userId, p.invoice, { spendLimit: debitSpendLimit(store, p, h => (hash = h)) })
-        store.moveAnswer(paid.paymentHash, 'paying', 'answered')
+        const paid = await wallet.payInvoiceFor(p.userId, p.invoice, { spendLimit: debitSpendLimit(limitStore, p, h => (hash = h)) })
+        await store.moveAnswer(paid.paymentHash, 'paying', 'answered')
         return { status: 'paid', answer: ok(paid.preimage ?? '') }
       } catch (err) {
-        if (err instanceof DebitRefusal && err.reason === 'expired') store.reset(p.userId, p.requester)
-        if (hash !== undefined && store.debitPayment(hash)) {
+        // Only while the grant is still the expired one: a grant the user gave meanwhile stays.
+        if (err instanceof DebitRefusal && err.reason === 'expired') await store.resetExpired(p.userId, p.requester, clockNow())
+        if (hash !== undefined && (await store.debitPayment(hash))) {
           const late = resolvedAnswer(hash)
-          if (!late && store.moveAnswer(hash, 'paying', 'awaiting')) {
+          if (!late && (await store.moveAnswer(hash, 'paying', 'awaiting'))) {
             // It may have resolved between the throw and the move; then nobody else will answer it.
-            const row = store.debitPayment(hash)!
+            const row = (await store.debitPayment(hash))!
             const now = resolvedAnswer(hash)
-            if (now && store.moveAnswer(hash, 'awaiting', 'answered')) {
+            if (now && (await store.moveAnswer(hash, 'awaiting', 'answered'))) {
               return now.res === 'ok' ? { status: 'paid', answer: now } : { status: 'refused', answer: now, error: err }
             }
             log.info({ requestId: row.request_id, paymentHash: hash }, 'debit payment in flight: answered when the node resolves it')
             return { status: 'later' }
           }
-          store.moveAnswer(hash, 'paying', 'answered')
+          await store.moveAnswer(hash, 'paying', 'answered')
         }
         return { status: 'refused', answer: gfyFor(err), error: err }
       }
@@ -85,39 +90,41 @@ export function debitPayer({ store, wallet, events$, outbox, log }: DebitPayerDe
      * A request whose run stopped (a crash): how its payment ended, 'later' while the node has not said (answered
      * then) or when the request is parked, undefined when nothing was paid for it.
      */
-    resume(requestId: string): DebitAnswer | 'later' | undefined {
-      if (store.isParked(requestId)) return 'later'
-      const row = store.paymentForRequest(requestId)
+    async resume(requestId: string): Promise<DebitAnswer | 'later' | undefined> {
+      if (await store.isParked(requestId)) return 'later'
+      const row = await store.paymentForRequest(requestId)
       if (!row) return undefined
       const answer = resolvedAnswer(row.payment_hash)
       if (!answer) {
-        store.moveAnswer(row.payment_hash, 'paying', 'awaiting')
+        await store.moveAnswer(row.payment_hash, 'paying', 'awaiting')
         return 'later'
       }
       // Awaiting: the answer is this run's to send unless the sweep sent it first.
-      if (row.answer === 'awaiting') return store.moveAnswer(row.payment_hash, 'awaiting', 'answered') ? answer : 'later'
+      if (row.answer === 'awaiting') return (await store.moveAnswer(row.payment_hash, 'awaiting', 'answered')) ? answer : 'later'
       // Answered by a run that stopped before the transport sent it: sent (again) now.
-      store.moveAnswer(row.payment_hash, 'paying', 'answered')
+      await store.moveAnswer(row.payment_hash, 'paying', 'answered')
       return answer
     },
 
-    /** Follows payment outcomes; answers what resolved while the relays were down once they are up (`ready`). */
-    start(): void {
-      store.adoptInterruptedRuns()
+    /**
+     * Follows payment outcomes; answers what resolved while the relays were down once they are up (`ready`). Before
+     * any payment of this run is made: payments still `paying` are a stopped run's.
+     */
+    async start(): Promise<void> {
+      await store.adoptInterruptedRuns()
       resolutions = events$
         .pipe(filter(event => event.type === 'payment.settled' || event.type === 'payment.failed'))
         .subscribe(event => {
-          try {
-            const row = store.debitPayment((event as { paymentHash: string }).paymentHash)
-            if (row) answerLate(row)
-          } catch (err) {
-            log.error({ err }, 'answering a resolved debit payment failed')
-          }
+          const hash = (event as { paymentHash: string }).paymentHash
+          store
+            .debitPayment(hash)
+            .then(row => row && answerLate(row))
+            .catch(err => log.error({ err }, 'answering a resolved debit payment failed'))
         })
     },
     /** The relays are up: answers held back go out. */
-    ready(): void {
-      for (const row of store.unansweredPayments()) answerLate(row)
+    async ready(): Promise<void> {
+      for (const row of await store.unansweredPayments()) await answerLate(row)
     },
     stop(): void {
       resolutions?.unsubscribe()

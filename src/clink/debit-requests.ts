@@ -32,11 +32,11 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, lifetim
   const answer = (payload: DebitAnswer): ClinkAnswer => ({ payload })
 
   /** Parks the request for the user's decision; undefined = no answer now. */
-  const park = (req: ClinkRequest, appUser: AppUserRow, debit: ParkedDebit, k1: string | undefined): ClinkAnswer | undefined => {
+  const park = async (req: ClinkRequest, appUser: AppUserRow, debit: ParkedDebit, k1: string | undefined): Promise<ClinkAnswer | undefined> => {
     // Nobody to ask: the decision could never be made.
     if (!appUser.nostr_public_key) return answer(gfy(1))
     const now = clock.now()
-    store.park({
+    await store.park({
       requestId: req.id,
       userId: appUser.user_id,
       appId: req.appId,
@@ -57,11 +57,13 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, lifetim
   }
 
   /** Budget and full-access requests: "ok" under a grant, refused under a ban, else the user decides. */
-  const accessRequest = (req: ClinkRequest, appUser: AppUserRow, debit: ParkedDebit, k1: string | undefined) => {
-    let row = store.access(appUser.user_id, req.requester)
+  const accessRequest = async (req: ClinkRequest, appUser: AppUserRow, debit: ParkedDebit, k1: string | undefined) => {
+    let row = await store.access(appUser.user_id, req.requester)
     if (row?.authorized === 1 && expired(rulesOf(row), clock.now())) {
-      store.reset(appUser.user_id, req.requester)
-      row = undefined
+      // Forgotten only while it is still the expired grant; a decision the user made meanwhile is read again.
+      await store.resetExpired(appUser.user_id, req.requester, clock.now())
+      row = await store.access(appUser.user_id, req.requester)
+      if (row?.authorized === 1 && expired(rulesOf(row), clock.now())) row = undefined
     }
     if (!row) return park(req, appUser, debit, k1)
     return answer(row.authorized === 1 ? ok() : gfy(1))
@@ -76,7 +78,7 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, lifetim
     const appUser = wallet.accounts.appUser(pointer)
     if (!appUser || appUser.app_id !== req.appId) return answer(gfy(1))
     if (k1 !== undefined && typeof k1 !== 'string') return answer(gfy(6, { error: 'Invalid Request: k1 must be a string' }))
-    if (k1 !== undefined && !store.firstK1(appUser.user_id, k1, clock.now())) return answer(gfy(1, { error: 'K1 already processed' }))
+    if (k1 !== undefined && !(await store.firstK1(appUser.user_id, k1, clock.now()))) return answer(gfy(1, { error: 'K1 already processed' }))
     if (amount_sats !== undefined && amount_sats !== null && !isPositiveInt(amount_sats)) return answer(gfy(5))
     if (bolt11 !== undefined && typeof bolt11 !== 'string') return answer(gfy(6))
 
@@ -106,7 +108,7 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, lifetim
     if (!invoiceMsat) return answer(gfy(6, { error: 'Invalid Request: the invoice has no amount' }))
     if (isPositiveInt(amount_sats) && amount_sats * 1000 !== invoiceMsat) return answer(gfy(5))
 
-    const row = store.access(appUser.user_id, req.requester)
+    const row = await store.access(appUser.user_id, req.requester)
     if (!row) return park(req, appUser, { type: 'invoice', invoice: bolt11 }, k1)
     if (row.authorized === 0) return answer(gfy(1))
     const paid = await payer.pay({

@@ -60,8 +60,8 @@ export function offerRequests(deps: OfferRequestDeps) {
   const { offers, wallet, log } = deps
 
   /** The offer named by `offer` in the app that received the request. */
-  function termsOf(offer: string, appId: string): Terms {
-    const row = offers.byId(offer)
+  async function termsOf(offer: string, appId: string): Promise<Terms> {
+    const row = await offers.byId(offer)
     const owner = row ? wallet.accounts.appUserOf(row.user_id) : wallet.accounts.appUser(offer)
     if (!owner || owner.app_id !== appId) throw new OfferRefusal(1)
     // The default offer (id = the app user's identifier) always takes any amount, with or without its row.
@@ -137,7 +137,7 @@ export function offerRequests(deps: OfferRequestDeps) {
       return invoice
     }
 
-    const terms = termsOf(offer, request.appId)
+    const terms = await termsOf(offer, request.appId)
     const amountSats = await amountSatsFor(terms, body)
     const amountMsat = positiveSatsAsMsat(amountSats, 'amount_sats')
     const payerData = payerDataFor(terms, body)
@@ -166,7 +166,7 @@ export function offerRequests(deps: OfferRequestDeps) {
       try {
         if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OfferRefusal(1)
         const invoice = await invoiceFor(request, body as Record<string, unknown>)
-        deps.receipts.owe({
+        await deps.receipts.owe({
           paymentHash: invoice.paymentHash,
           appId: request.appId,
           requester: request.requester,

@@ -1,7 +1,9 @@
 // CLINK offer rows (schema/sql/050_clink_offers.sql): what a user sells over noffer strings. Deleted offers keep
 // their row so a payer holding an old noffer hears "Expired Offer"; every read below skips them unless it says so.
+// Written once on the engine-neutral SqlStore (issue 27); on an executor, so that CLINK manage can read a grant and
+// write an offer in one transaction.
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { Db } from '../store/index.js'
+import type { SqlExecutor } from '../store/index.js'
 
 export interface OfferRow {
   offer_id: string
@@ -34,37 +36,49 @@ export interface OfferFields {
 export const defaultOfferLabel = 'Default CLINK Offer'
 
 export interface OfferStoreDeps {
-  db: Db
+  /** The store, or an open transaction's `tx`. */
+  sql: SqlExecutor
   now(): number
   random(bytes: number): Uint8Array
 }
 
-export function offerStore({ db, now, random }: OfferStoreDeps) {
-  const statements = {
-    insert: db.prepare(`INSERT INTO clink_offers
-        (offer_id, user_id, label, price_sats, callback_url, payer_data, token, reject_unauthorized, blind,
-         management_pubkey, created_at, updated_at)
-        VALUES (@offerId, @userId, @label, @priceSats, @callbackUrl, @payerData, @token, @rejectUnauthorized, @blind,
-                @managementPubkey, @at, @at)`),
-    // The default offer comes back fresh after a delete: its id is the user's identifier and cannot be retired.
-    ensureDefault: db.prepare(`INSERT INTO clink_offers (offer_id, user_id, label, price_sats, created_at, updated_at)
-        VALUES (@offerId, @userId, @label, 0, @at, @at)
-        ON CONFLICT (offer_id) DO UPDATE SET label = excluded.label, price_sats = 0, callback_url = '', payer_data = '[]',
-          token = '', reject_unauthorized = 1, blind = 0, management_pubkey = NULL, created_at = excluded.created_at,
-          updated_at = excluded.updated_at, deleted_at = NULL
-        WHERE clink_offers.deleted_at IS NOT NULL AND clink_offers.user_id = excluded.user_id`),
-    update: db.prepare(`UPDATE clink_offers SET label = @label, price_sats = @priceSats, callback_url = @callbackUrl,
-          payer_data = @payerData, token = COALESCE(@token, token),
-          reject_unauthorized = COALESCE(@rejectUnauthorized, reject_unauthorized), blind = COALESCE(@blind, blind),
-          updated_at = @at
-        WHERE offer_id = @offerId AND deleted_at IS NULL`),
-    remove: db.prepare('UPDATE clink_offers SET deleted_at = ? WHERE offer_id = ? AND deleted_at IS NULL'),
-    byId: db.prepare('SELECT * FROM clink_offers WHERE offer_id = ?'),
-    ofUser: db.prepare('SELECT * FROM clink_offers WHERE user_id = ? AND deleted_at IS NULL ORDER BY created_at, offer_id'),
-    managedBy: db.prepare(`SELECT * FROM clink_offers WHERE user_id = ? AND management_pubkey = ? AND deleted_at IS NULL
-        ORDER BY created_at, offer_id`),
-  }
+export interface OfferStore {
+  add(userId: string, fields: OfferFields, managementPubkey?: string | null): Promise<OfferRow>
+  /** The default offer (id = the app user's identifier), created or revived. */
+  ensureDefault(userId: string, identifier: string): Promise<OfferRow>
+  /** Replaces the fields; token, rejectUnauthorized and blind only when given. False when there is no live offer. */
+  update(offerId: string, fields: OfferFields): Promise<boolean>
+  /** False when there is no live offer. */
+  remove(offerId: string): Promise<boolean>
+  /** Live or deleted. */
+  byId(offerId: string): Promise<OfferRow | undefined>
+  /** The user's live offers, oldest first. */
+  ofUser(userId: string): Promise<OfferRow[]>
+  /** The user's live offers that `pubkey` created over CLINK manage. */
+  managedBy(userId: string, pubkey: string): Promise<OfferRow[]>
+}
 
+const insert = `INSERT INTO clink_offers
+    (offer_id, user_id, label, price_sats, callback_url, payer_data, token, reject_unauthorized, blind,
+     management_pubkey, created_at, updated_at)
+    VALUES (@offerId, @userId, @label, @priceSats, @callbackUrl, @payerData, @token, @rejectUnauthorized, @blind,
+            @managementPubkey, @at, @at)
+    RETURNING *`
+// The default offer comes back fresh after a delete: its id is the user's identifier and cannot be retired.
+const ensureDefault = `INSERT INTO clink_offers (offer_id, user_id, label, price_sats, created_at, updated_at)
+    VALUES (@offerId, @userId, @label, 0, @at, @at)
+    ON CONFLICT (offer_id) DO UPDATE SET label = excluded.label, price_sats = 0, callback_url = '', payer_data = '[]',
+      token = '', reject_unauthorized = 1, blind = 0, management_pubkey = NULL, created_at = excluded.created_at,
+      updated_at = excluded.updated_at, deleted_at = NULL
+    WHERE clink_offers.deleted_at IS NOT NULL AND clink_offers.user_id = excluded.user_id`
+const update = `UPDATE clink_offers SET label = @label, price_sats = @priceSats, callback_url = @callbackUrl,
+      payer_data = @payerData, token = COALESCE(@token, token),
+      reject_unauthorized = COALESCE(@rejectUnauthorized, reject_unauthorized), blind = COALESCE(@blind, blind),
+      updated_at = @at
+    WHERE offer_id = @offerId AND deleted_at IS NULL`
+const byId = 'SELECT * FROM clink_offers WHERE offer_id = ?'
+
+export function offerStore({ sql, now, random }: OfferStoreDeps): OfferStore {
   const columns = (fields: OfferFields) => ({
     label: fields.label,
     priceSats: fields.priceSats,
@@ -73,10 +87,9 @@ export function offerStore({ db, now, random }: OfferStoreDeps) {
   })
 
   return {
-    add(userId: string, fields: OfferFields, managementPubkey: string | null = null): OfferRow {
-      const offerId = bytesToHex(random(34))
-      statements.insert.run({
-        offerId,
+    add: async (userId, fields, managementPubkey = null) =>
+      (await sql.one<OfferRow>(insert, {
+        offerId: bytesToHex(random(34)),
         userId,
         ...columns(fields),
         token: fields.token ?? '',
@@ -84,37 +97,33 @@ export function offerStore({ db, now, random }: OfferStoreDeps) {
         blind: fields.blind ? 1 : 0,
         managementPubkey,
         at: now(),
-      })
-      return statements.byId.get(offerId) as OfferRow
+      }))!,
+    async ensureDefault(userId, identifier) {
+      await sql.run(ensureDefault, { offerId: identifier, userId, label: defaultOfferLabel, at: now() })
+      return (await sql.one<OfferRow>(byId, [identifier]))!
     },
-    /** The default offer (id = the app user's identifier), created or revived. */
-    ensureDefault(userId: string, identifier: string): OfferRow {
-      statements.ensureDefault.run({ offerId: identifier, userId, label: defaultOfferLabel, at: now() })
-      return statements.byId.get(identifier) as OfferRow
-    },
-    /** Replaces the fields; token, rejectUnauthorized and blind only when given. False when there is no live offer. */
-    update(offerId: string, fields: OfferFields): boolean {
-      return (
-        statements.update.run({
+    update: async (offerId, fields) =>
+      (
+        await sql.run(update, {
           offerId,
           ...columns(fields),
           token: fields.token ?? null,
           rejectUnauthorized: fields.rejectUnauthorized === undefined ? null : fields.rejectUnauthorized ? 1 : 0,
           blind: fields.blind === undefined ? null : fields.blind ? 1 : 0,
           at: now(),
-        }).changes === 1
-      )
-    },
-    remove: (offerId: string): boolean => statements.remove.run(now(), offerId).changes === 1,
-    /** Live or deleted. */
-    byId: (offerId: string) => statements.byId.get(offerId) as OfferRow | undefined,
-    /** The user's live offers, oldest first. */
-    ofUser: (userId: string) => statements.ofUser.all(userId) as OfferRow[],
-    /** The user's live offers that `pubkey` created over CLINK manage. */
-    managedBy: (userId: string, pubkey: string) => statements.managedBy.all(userId, pubkey) as OfferRow[],
+        })
+      ).changes === 1,
+    remove: async offerId =>
+      (await sql.run('UPDATE clink_offers SET deleted_at = ? WHERE offer_id = ? AND deleted_at IS NULL', [now(), offerId])).changes === 1,
+    byId: offerId => sql.one<OfferRow>(byId, [offerId]),
+    ofUser: userId => sql.many<OfferRow>('SELECT * FROM clink_offers WHERE user_id = ? AND deleted_at IS NULL ORDER BY created_at, offer_id', [userId]),
+    managedBy: (userId, pubkey) =>
+      sql.many<OfferRow>(
+        `SELECT * FROM clink_offers WHERE user_id = ? AND management_pubkey = ? AND deleted_at IS NULL
+         ORDER BY created_at, offer_id`,
+        [userId, pubkey],
+      ),
   }
 }
-
-export type OfferStore = ReturnType<typeof offerStore>
 
 export const payerDataOf = (row: OfferRow): string[] => JSON.parse(row.payer_data) as string[]

@@ -6,7 +6,7 @@
 // later with a `clink.answer` domain event, which the transport sends.
 import type { Logger } from 'pino'
 import { type Observable, type Clock, type DomainEvent, type HandlerTable, type CallContext } from '../bus/index.js'
-import type { Db } from '../store/index.js'
+import type { Db, SqlStore } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
 import {
@@ -19,6 +19,12 @@ import { createManagePart } from './handlers/manage.js'
 import { liveRequestHandlers } from './handlers/live-requests.js'
 
 export interface ClinkDeps {
+  /** The room's tables. */
+  sql: SqlStore
+  /**
+   * The raw connection, for the debit spend limit alone: it runs inside the wallet's synchronous payment
+   * transaction (debit-limit-store.ts) until the wallet moves to SqlStore.
+   */
   db: Db
   wallet: Wallet
   node: LightningNode
@@ -40,9 +46,9 @@ export interface ClinkPart {
   handlers: HandlerTable
   handle?(request: ClinkRequest, outbox: () => ClinkSender | undefined): Promise<ClinkAnswer | undefined>
   /** A request a stopped run had taken (ClinkServer.resume). */
-  resume?(request: ClinkRequest): ClinkAnswer | 'later' | undefined
+  resume?(request: ClinkRequest): Promise<ClinkAnswer | 'later' | undefined>
   /** The room started (the relays are up): what waited for them may be sent now. */
-  ready?(): void
+  ready?(): void | Promise<void>
   stop?(): void
 }
 
@@ -70,7 +76,8 @@ interface RequestInput {
   clink_version?: string
 }
 
-export function createClink(deps: ClinkDeps): Clink {
+/** Makes the room; resolves once what a stopped run left half done is adopted (debit payments it was making). */
+export async function createClink(deps: ClinkDeps): Promise<Clink> {
   // Messages leave as domain events; until the relays are up they wait (the parts keep them and send them on start).
   let started = false
   const outbox: ClinkSender = {
@@ -81,7 +88,7 @@ export function createClink(deps: ClinkDeps): Clink {
   }
   const currentOutbox = () => (started ? outbox : undefined)
   // One offer table: the user's operations and payers' requests read it, managers over kind 21003 write it too.
-  const offers = offerStore({ db: deps.db, now: () => deps.clock.now(), random: deps.random })
+  const offers = offerStore({ sql: deps.sql, now: () => deps.clock.now(), random: deps.random })
   const common = {
     ...deps,
     offers,
@@ -91,7 +98,7 @@ export function createClink(deps: ClinkDeps): Clink {
   // Each kind's part registers here: offers (21001), debits (21002), manage (21003).
   const parts: Partial<Record<ClinkKind, ClinkPart>> = {
     [clinkOfferKind]: createOffersPart(common, currentOutbox),
-    [clinkDebitKind]: createDebits(deps, currentOutbox),
+    [clinkDebitKind]: await createDebits(deps, currentOutbox),
     [clinkManageKind]: createManagePart(common, currentOutbox),
   }
   const all = Object.values(parts)
@@ -127,9 +134,9 @@ export function createClink(deps: ClinkDeps): Clink {
   return {
     handlers: Object.assign({}, requestHandlers, liveRequestHandlers(deps.events$), ...all.map(part => part.handlers)) as HandlerTable,
     server: {
-      resume(request) {
+      async resume(request) {
         try {
-          return parts[request.kind]?.resume?.(request)
+          return await parts[request.kind]?.resume?.(request)
         } catch (err) {
           deps.log.error({ err, id: request.id }, 'could not tell how an interrupted CLINK request ended')
           return undefined
@@ -138,7 +145,9 @@ export function createClink(deps: ClinkDeps): Clink {
     },
     start() {
       started = true
-      for (const part of all) part.ready?.()
+      for (const part of all) {
+        Promise.resolve(part.ready?.()).catch(err => deps.log.error({ err }, 'sending what waited for the relays failed'))
+      }
     },
     pause() {
       started = false

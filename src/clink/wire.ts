@@ -47,6 +47,8 @@ export interface ClinkSender {
   send(message: ClinkMessage): boolean
 }
 
+export type ClinkResumed = ClinkAnswer | 'later' | undefined
+
 /** What the relay transport's CLINK codec asks the room besides the requests themselves (catalogue operations). */
 export interface ClinkServer {
   /**
@@ -54,5 +56,5 @@ export interface ClinkServer {
    * that run ended (a debit it paid), 'later' when it answered or will answer on its own, undefined when it knows
    * nothing (the requester hears "Temporary Failure").
    */
-  resume?(request: ClinkRequest): ClinkAnswer | 'later' | undefined
+  resume?(request: ClinkRequest): ClinkResumed | Promise<ClinkResumed>
 }

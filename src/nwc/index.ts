@@ -4,10 +4,11 @@
 // Money moves only through the wallet's door. The transport reads the room's relay view for the keys to serve on,
 // the connections' info events and the payment notifications.
 import type { Logger } from 'pino'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import { type Clock, type DomainEvent, type HandlerTable } from '../bus/index.js'
 import type { NwcDirectory } from '../auth/index.js'
-import { nwcStore } from './store.js'
+import { nwcConnectionStore } from './connection-store.js'
+import { loadConnectionDirectory } from './connection-directory.js'
 import { nwcHandlers } from './handlers/connections.js'
 import { nip47Handlers } from './handlers/nip47.js'
 import { methodTable } from './methods.js'
@@ -19,7 +20,7 @@ export type { NwcWallet, NodeFacts } from './methods.js'
 export type { NwcRelayView, NwcAnnouncement, NwcNotice } from './relay-view.js'
 
 export interface NwcDeps {
-  db: Db
+  sql: SqlStore
   wallet: NwcWallet
   node: NodeFacts
   /** The daemon's relays, named in connection URIs (SIGHUP changes the array's contents). */
@@ -39,13 +40,16 @@ export interface Nwc {
   relayView: NwcRelayView
 }
 
-export function createNwc(deps: NwcDeps): Nwc {
-  const store = nwcStore(deps.db)
+/** Makes the room; resolves once the connections are loaded for the relay transport (connection-directory.ts). */
+export async function createNwc(deps: NwcDeps): Promise<Nwc> {
+  const store = nwcConnectionStore(deps.sql)
+  const directory = await loadConnectionDirectory(store)
   const transactions = walletTransactionReader(deps.wallet)
   const methods = methodTable({ wallet: deps.wallet, node: deps.node, store, transactions, clock: deps.clock, log: deps.log })
   const handlers = {
     ...nwcHandlers({
       store,
+      directory,
       clock: deps.clock,
       random: deps.random,
       relays: deps.relays,
@@ -53,5 +57,5 @@ export function createNwc(deps: NwcDeps): Nwc {
     }),
     ...nip47Handlers(store, methods),
   }
-  return { handlers, directory: nwcDirectory(store), relayView: nwcRelayView(store, transactions, deps.clock) }
+  return { handlers, directory: nwcDirectory(directory), relayView: nwcRelayView(directory, transactions, deps.clock) }
 }

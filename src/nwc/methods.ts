@@ -7,7 +7,7 @@ import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import type { Logger } from 'pino'
 import { OperationError, isOperationError, type ErrorCode, type Clock } from '../bus/index.js'
 import type { CreatedInvoice, InvoiceForWallet, WalletPayment } from '../wallet/index.js'
-import type { NwcStore, ConnectionRow } from './store.js'
+import type { NwcConnectionStore, ConnectionRow } from './connection-store.js'
 import type { NwcTransaction, TransactionQuery, WalletHistory, WalletTransactionReader } from './transactions.js'
 
 /** NIP-47 error codes (reference/nostr-and-lnd.md §A4). */
@@ -52,7 +52,7 @@ export interface NodeFacts {
 export interface MethodDeps {
   wallet: NwcWallet
   node: NodeFacts
-  store: NwcStore
+  store: NwcConnectionStore
   transactions: WalletTransactionReader
   clock: Clock
   log: Logger
@@ -67,6 +67,15 @@ export interface MethodCall {
 
 export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: MethodCall) => Promise<object>> {
   const { wallet, store, transactions, clock } = deps
+  // After the wallet has answered, the budget's books must not change what the app hears: a paid invoice answered
+  // as an error invites a second attempt. A spend left `reserved` keeps counting its invoice amount (the safe side).
+  const bookkeeping = async (write: () => Promise<void>, requestId: string) => {
+    try {
+      await write()
+    } catch (err) {
+      deps.log.error({ err, requestId }, 'NWC budget spend not updated after the payment')
+    }
+  }
   return {
     get_info: async ({ connection }) => {
       const info = await deps.node.getInfo()
@@ -137,7 +146,7 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
       if (params.amount !== undefined && params.amount !== null && params.amount !== decoded.amountMsat) {
         throw new NwcError('OTHER', 'amount differs from the amount of the invoice')
       }
-      const reservation = store.reserve(connection, {
+      const reservation = await store.reserve(connection.id, {
         requestId,
         paymentHash: decoded.paymentHash,
         amountMsat: decoded.amountMsat,
@@ -157,11 +166,11 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
         // this wallet still pending (outcome unknown) keeps counting, anything else moved nothing.
         const payment = wallet.paymentByHash(decoded.paymentHash)
         const heldByUs = payment?.walletId === connection.user_id && payment.status === 'pending'
-        if (!heldByUs) store.releaseSpend(requestId)
+        if (!heldByUs) await bookkeeping(() => store.releaseSpend(requestId), requestId)
         throw err
       }
       const feesPaid = paid.serviceFeeMsat + (paid.routingFeeMsat ?? 0)
-      store.settleSpend(requestId, paid.amountMsat + feesPaid)
+      await bookkeeping(() => store.settleSpend(requestId, paid.amountMsat + feesPaid), requestId)
       return { preimage: paid.preimage ?? '', fees_paid: feesPaid }
     },
   }

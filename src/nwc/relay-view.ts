@@ -5,7 +5,8 @@ import { hexToBytes } from '@noble/hashes/utils.js'
 import { type Clock, type DomainEvent } from '../bus/index.js'
 import type { NwcDirectory } from '../auth/index.js'
 import { methodsOf, nwcNotificationTypes } from './methods.js'
-import type { ConnectionRow, NwcStore } from './store.js'
+import type { ConnectionRow } from './connection-store.js'
+import type { ConnectionDirectory } from './connection-directory.js'
 import type { WalletTransactionReader } from './transactions.js'
 
 export interface NwcAnnouncement {
@@ -35,7 +36,7 @@ export interface NwcRelayView extends NwcDirectory {
   noticesFor(event: DomainEvent): NwcNotice[]
 }
 
-export function nwcRelayView(store: NwcStore, transactions: WalletTransactionReader, clock: Clock): NwcRelayView {
+export function nwcRelayView(store: ConnectionDirectory, transactions: WalletTransactionReader, clock: Clock): NwcRelayView {
   const directory = nwcDirectory(store)
   const live = (c: ConnectionRow) => c.revoked_at === null && (c.expires_at === null || c.expires_at > clock.now())
   const announce = (c: ConnectionRow): NwcAnnouncement => ({
@@ -78,7 +79,7 @@ export function nwcRelayView(store: NwcStore, transactions: WalletTransactionRea
 }
 
 /** Authentication's view of the connections (caller kind nwcConnection). */
-export function nwcDirectory(store: NwcStore): NwcDirectory {
+export function nwcDirectory(store: ConnectionDirectory): NwcDirectory {
   return {
     connectionByServiceKey(servicePubkey) {
       const c = store.byServicePubkey(servicePubkey)

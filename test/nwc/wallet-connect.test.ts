@@ -139,6 +139,20 @@ test('a payment beyond the budget is refused QUOTA_EXCEEDED and moves nothing', 
   await client.call('pay_invoice', { invoice: await newInvoice(daemon, payee.userToken, 1000) })
 })
 
+test('12 pay_invoice requests of one connection at once: only as many as fit into its budget are paid', async () => {
+  // 4,500 sats: four payments of 1,000 (+ 10 fee) fit however their reservations and settlements interleave, a fifth never.
+  const created = await createConnection(payer.userToken, { budget: { amount_sats: 4500, interval: 'DAY' } })
+  const client = await connect(created.connection_uri)
+  const invoices = await Promise.all(Array.from({ length: 12 }, () => newInvoice(daemon, payee.userToken, 1000)))
+  const before = await balanceOf(daemon, payer.appToken, 'nwc-payer')
+  const answers = await Promise.all(invoices.map(invoice => client.request('pay_invoice', { invoice })))
+  assert.is(answers.filter(a => a.error === null).length, 4)
+  assert.ok(answers.every(a => a.error === null || a.error.code === 'QUOTA_EXCEEDED'), JSON.stringify(answers.map(a => a.error)))
+  assert.is(await balanceOf(daemon, payer.appToken, 'nwc-payer'), before - 4 * 1010)
+  const listed = await ok(daemon, '/api/user/nwc/list', payer.userToken)
+  assert.is(listed.connections.find((c: any) => c.connection_id === created.connection.connection_id).spent_sats, 4040)
+})
+
 test('a refused payment (more than the balance) answers INSUFFICIENT_BALANCE and frees its budget reservation', async () => {
   const created = await createConnection(payee.userToken, { budget: { amount_sats: 1_000_000, interval: 'WEEK' } })
   const client = await connect(created.connection_uri)

@@ -50,9 +50,9 @@ export function debitHandlers({ store, payer, outbox, expiry, clock, log }: Debi
    * together only one acts on it (the other finds nothing pending). One whose time ran out before the sweep came
    * is answered GFY 3 here and refused to the user: nothing the user decides applies to it any more.
    */
-  const takeParked = (box: ClinkSender, requestId: string, userId: string, requester: string) => {
-    const parked = store.parked(requestId, userId)
-    if (!parked || parked.requester !== requester || !store.unpark(requestId)) return undefined
+  const takeParked = async (box: ClinkSender, requestId: string, userId: string, requester: string) => {
+    const parked = await store.parked(requestId, userId)
+    if (!parked || parked.requester !== requester || !(await store.unpark(requestId))) return undefined
     if (expiry.isExpired(parked)) {
       answerParked(box, parked, expiredAnswer(parked, clock.now()))
       throw expiredError()
@@ -64,7 +64,7 @@ export function debitHandlers({ store, payer, outbox, expiry, clock, log }: Debi
 
   return {
     GetDebitAuthorizations: async (_input, ctx) => ({
-      debits: store.accessOfUser(ctx.caller.userId).map(row => ({
+      debits: (await store.accessOfUser(ctx.caller.userId)).map(row => ({
         debit_id: String(row.serial),
         authorized: row.authorized === 1,
         npub: row.requester,
@@ -74,7 +74,7 @@ export function debitHandlers({ store, payer, outbox, expiry, clock, log }: Debi
 
     EditDebit: async (input, ctx) => {
       const requester = requesterKey(input.authorize_npub)
-      if (!store.editRules(ctx.caller.userId, requester, rulesFromWire(input.rules), clock.now())) {
+      if (!(await store.editRules(ctx.caller.userId, requester, rulesFromWire(input.rules), clock.now()))) {
         throw new OperationError('not_found', 'Debit does not exist')
       }
       return {}
@@ -82,19 +82,19 @@ export function debitHandlers({ store, payer, outbox, expiry, clock, log }: Debi
 
     BanDebit: async (input, ctx) => {
       const requester = requesterKey(input.npub)
-      store.ban(ctx.caller.userId, requester, clock.now())
+      await store.ban(ctx.caller.userId, requester, clock.now())
       // What the banned key still waits for is denied now rather than left hanging.
       const box = outbox()
       if (box) {
-        for (const parked of store.parkedFrom(ctx.caller.userId, requester)) {
-          if (store.unpark(parked.requestId)) answerParked(box, parked, expiry.isExpired(parked) ? expiredAnswer(parked, clock.now()) : gfy(1))
+        for (const parked of await store.parkedFrom(ctx.caller.userId, requester)) {
+          if (await store.unpark(parked.requestId)) answerParked(box, parked, expiry.isExpired(parked) ? expiredAnswer(parked, clock.now()) : gfy(1))
         }
       }
       return {}
     },
 
     ResetDebit: async (input, ctx) => {
-      store.reset(ctx.caller.userId, requesterKey(input.npub))
+      await store.reset(ctx.caller.userId, requesterKey(input.npub))
       return {}
     },
 
@@ -107,10 +107,10 @@ export function debitHandlers({ store, payer, outbox, expiry, clock, log }: Debi
       const invoice = response.type === 'invoice' ? response.invoice.trim() : undefined
       if (invoice === '') throw new OperationError('invalid_input', 'invoice is required')
       const box = currentOutbox()
-      const parked = takeParked(box, input.request_id, userId, requester)
+      const parked = await takeParked(box, input.request_id, userId, requester)
       if (response.type === 'authorize') {
         // The grant stands on its own; the parked request (if any) is answered under it.
-        store.grant(userId, requester, rules!, clock.now())
+        await store.grant(userId, requester, rules!, clock.now())
         const toPay = response.authorize.invoice?.trim()
         if (!parked && toPay) {
           throw new OperationError('not_found', 'the key is granted, but no debit request with this id from it is pending: the invoice was not paid')

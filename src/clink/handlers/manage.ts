@@ -5,12 +5,12 @@
 import type { Logger } from 'pino'
 import { decode as decodeNip19 } from 'nostr-tools/nip19'
 import { type DomainEvent, OperationError, type HandlerTable } from '../../bus/index.js'
-import type { Db } from '../../store/index.js'
+import type { SqlExecutor, SqlStore } from '../../store/index.js'
 import type { Wallet } from '../../wallet/index.js'
 import { clinkManageKind, type ClinkAnswer, type ClinkSender, type ClinkRequest } from '../wire.js'
 import type { ClinkPart } from '../room.js'
 import { checkOfferFields, maxOfferPriceSats, OfferFieldError } from '../offer-fields.js'
-import { payerDataOf, type OfferRow, type OfferStore } from '../offer-store.js'
+import { offerStore, payerDataOf, type OfferRow } from '../offer-store.js'
 import { manageStore, type ParkedRow } from '../manage-store.js'
 import { nofferOf } from './offers.js'
 
@@ -20,8 +20,8 @@ const actions = ['create', 'update', 'delete', 'get', 'list'] as const
 type Action = (typeof actions)[number]
 
 export interface ManagePartDeps {
-  db: Db
-  offers: OfferStore
+  sql: SqlStore
+  random(bytes: number): Uint8Array
   wallet: Pick<Wallet, 'accounts'>
   emit(event: DomainEvent): void
   relayUrl(): string
@@ -37,8 +37,8 @@ type Outcome = { answer: Payload } | { ask: string }
 const gfy = (code: number, error: string, extra: Payload = {}): Outcome => ({ answer: { res: 'GFY', code, error, ...extra } })
 
 export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender | undefined): ClinkPart {
-  const { offers, wallet, log } = deps
-  const store = manageStore(deps.db, deps.now)
+  const { wallet, log } = deps
+  const store = manageStore(deps.sql, deps.now)
 
   const offerData = (row: OfferRow, appPubkey: string) => ({
     id: row.offer_id,
@@ -56,8 +56,13 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
     return appUser && appUser.app_id === appId ? appUser.user_id : undefined
   }
 
-  /** What `requester` asking `body` of the app `appId` comes to, with every effect applied (synchronous). */
-  function decide(requester: string, appId: string, body: unknown): Outcome {
+  /**
+   * What `requester` asking `body` of the app `appId` comes to, with every effect applied on `tx`: the grant is read
+   * (and held) in the transaction that writes the offer, so a ban or reset committed meanwhile is never overtaken.
+   * Awaits nothing but `tx` and may run again (a PostgreSQL retry): it sends nothing.
+   */
+  async function decide(tx: SqlExecutor, requester: string, appId: string, body: unknown): Promise<Outcome> {
+    const offers = offerStore({ sql: tx, now: deps.now, random: deps.random })
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return gfy(6, 'Invalid Request: not a JSON object')
     const { resource, action, pointer, offer } = body as Payload
     if (resource !== 'offer') return gfy(6, 'Invalid Request: unknown resource')
@@ -75,7 +80,7 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
     } else {
       const id = offerObject?.id
       if (typeof id !== 'string') return gfy(6, 'Invalid Request: offer.id is required')
-      row = offers.byId(id)
+      row = await offers.byId(id)
       const owner = row && wallet.accounts.appUserOf(row.user_id)
       if (!row || row.deleted_at !== null || owner?.app_id !== appId) return gfy(1, 'Request Denied: Offer not found')
       // Only the offers this key created, whatever else it may manage.
@@ -83,15 +88,15 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
       userId = row.user_id
     }
 
-    const grant = store.grant(userId, requester)
+    const grant = await manageStore(tx, deps.now).grant(userId, requester, { lock: true })
     if (!grant || (grant.expires_at > 0 && grant.expires_at < deps.now())) return { ask: userId }
     if (grant.banned) return gfy(1, 'Request Denied: App is banned')
 
     const ok = (details?: unknown): Outcome => ({ answer: { res: 'ok', resource: 'offer', ...(details === undefined ? {} : { details }) } })
-    if (action === 'list') return ok(offers.managedBy(userId, requester).map(r => offerData(r, appPubkey)))
+    if (action === 'list') return ok((await offers.managedBy(userId, requester)).map(r => offerData(r, appPubkey)))
     if (action === 'get') return ok(offerData(row!, appPubkey))
     if (action === 'delete') {
-      offers.remove(row!.offer_id)
+      await offers.remove(row!.offer_id)
       return ok()
     }
     // The SDK sends `offer.fields`; the spec's create example puts the fields on `offer` itself.
@@ -106,24 +111,25 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
       const range = err.field === 'price_sats' ? { range: { min: 0, max: maxOfferPriceSats } } : {}
       return gfy(5, 'Invalid Field/Value', { field: err.field, ...range })
     }
-    if (action === 'create') return ok(offerData(offers.add(userId, fields, requester), appPubkey))
-    offers.update(row!.offer_id, fields)
-    return ok(offerData(offers.byId(row!.offer_id)!, appPubkey))
+    if (action === 'create') return ok(offerData(await offers.add(userId, fields, requester), appPubkey))
+    await offers.update(row!.offer_id, fields)
+    return ok(offerData((await offers.byId(row!.offer_id))!, appPubkey))
   }
 
   /** Parks the request and asks the user; GFY 4 while an earlier request of this key still waits. */
-  function park(request: ClinkRequest, userId: string): ClinkAnswer | undefined {
-    const waiting = store.parked(request.requester)
-    if (waiting && deps.now() - waiting.parked_at < retryAfterSeconds * 1000) {
-      return { payload: { res: 'GFY', code: 4, error: 'Rate Limited', retry_after: retryAfterSeconds } }
-    }
+  async function park(request: ClinkRequest, userId: string): Promise<ClinkAnswer | undefined> {
+    const rateLimited = { payload: { res: 'GFY', code: 4, error: 'Rate Limited', retry_after: retryAfterSeconds } }
+    const waiting = await store.parked(request.requester)
+    if (waiting && deps.now() - waiting.parked_at < retryAfterSeconds * 1000) return rateLimited
     const linked = wallet.accounts.appUserOf(userId)?.nostr_public_key
     if (!linked) return { payload: { res: 'GFY', code: 1, error: 'Request Denied: the user cannot be asked' } }
-    if (waiting && store.unpark(waiting.requester, waiting.request_id)) {
+    if (waiting && (await store.unpark(waiting.requester, waiting.request_id))) {
       // Unanswered past the retry window: replaced by the new request.
       send(waiting, { res: 'GFY', code: 1, error: 'Request Denied: not approved in time' })
     }
-    store.park({ requester: request.requester, requestId: request.id, appId: request.appId, userId, body: request.body, createdAt: request.createdAt })
+    // One parked request per key: another request of this key that got here first keeps its place.
+    const parked = await store.park({ requester: request.requester, requestId: request.id, appId: request.appId, userId, body: request.body, createdAt: request.createdAt })
+    if (!parked) return rateLimited
     deps.emit({ type: 'user.push', userId, stream: 'GetLiveManageRequests', payload: { request_id: request.id, npub: request.requester } })
     log.info({ id: request.id, requester: request.requester }, 'CLINK manage request parked for the user')
     return undefined
@@ -137,13 +143,13 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
 
   /**
    * Replays a parked request the user decided on. Taking it out and running it commit together, so a crash cannot
-   * run it twice; the answer goes out after.
+   * run it twice and of two replays only one runs it; the answer goes out after the commit.
    */
-  function replay(parked: ParkedRow, banned: boolean): void {
-    const outcome = deps.db.transaction((): Outcome | undefined => {
-      if (!store.unpark(parked.requester, parked.request_id)) return undefined
-      return banned ? gfy(1, 'Request Denied') : decide(parked.requester, parked.app_id, JSON.parse(parked.body))
-    })()
+  async function replay(parked: ParkedRow, banned: boolean): Promise<void> {
+    const outcome = await deps.sql.transaction(async (tx): Promise<Outcome | undefined> => {
+      if (!(await manageStore(tx, deps.now).unpark(parked.requester, parked.request_id))) return undefined
+      return banned ? gfy(1, 'Request Denied') : decide(tx, parked.requester, parked.app_id, JSON.parse(parked.body))
+    })
     if (!outcome) return
     // The grant was just checked, so asking again means the request now names someone else: refused.
     send(parked, 'answer' in outcome ? outcome.answer : { res: 'GFY', code: 1, error: 'Request Denied' })
@@ -158,38 +164,38 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
   const handlers: HandlerTable = {
     AuthorizeManage: async ({ authorize_npub, request_id, ban }, ctx) => {
       const npub = hexKey(authorize_npub)
-      const grant = store.upsertGrant(ctx.caller.userId, npub, ban)
-      const parked = store.parked(npub)
+      const grant = await store.upsertGrant(ctx.caller.userId, npub, ban)
+      const parked = await store.parked(npub)
       if (parked && parked.user_id === ctx.caller.userId && (!request_id || request_id === parked.request_id) && outbox()) {
-        replay(parked, ban)
+        await replay(parked, ban)
       }
       return grantView(grant)
     },
 
     ResetManage: async ({ npub }, ctx) => {
-      store.removeGrant(ctx.caller.userId, hexKey(npub))
+      await store.removeGrant(ctx.caller.userId, hexKey(npub))
       return {}
     },
 
-    GetManageAuthorizations: async (_input, ctx) => ({ manages: store.grantsOf(ctx.caller.userId).map(grantView) }),
+    GetManageAuthorizations: async (_input, ctx) => ({ manages: (await store.grantsOf(ctx.caller.userId)).map(grantView) }),
   }
 
   return {
     handlers,
     async handle(request) {
       try {
-        const outcome = decide(request.requester, request.appId, request.body)
-        return 'answer' in outcome ? { payload: outcome.answer } : park(request, outcome.ask)
+        const outcome = await deps.sql.transaction(tx => decide(tx, request.requester, request.appId, request.body))
+        return 'answer' in outcome ? { payload: outcome.answer } : await park(request, outcome.ask)
       } catch (err) {
         log.error({ err, id: request.id }, 'CLINK manage request failed')
         return { payload: { res: 'GFY', code: 2, error: 'Temporary Failure' } }
       }
     },
     // Approvals given while the relays were down are replayed once they are up.
-    ready() {
-      for (const parked of store.allParked()) {
-        const grant = store.grant(parked.user_id, parked.requester)
-        if (grant && (grant.expires_at === 0 || grant.expires_at >= deps.now())) replay(parked, grant.banned === 1)
+    async ready() {
+      for (const parked of await store.allParked()) {
+        const grant = await store.grant(parked.user_id, parked.requester)
+        if (grant && (grant.expires_at === 0 || grant.expires_at >= deps.now())) await replay(parked, grant.banned === 1)
       }
     },
   }

@@ -4,12 +4,13 @@
 import type { z } from 'zod'
 import { type Observable, type DomainEvent, OperationError, type HandlerTable } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import type { Db } from '../../store/index.js'
+import type { SqlStore } from '../../store/index.js'
 import type { LightningNode } from '../../node/index.js'
 import type { ClinkSender } from '../wire.js'
 import type { ClinkPart } from '../room.js'
 import { offerRequests } from '../offer-requests.js'
 import { receiptBook } from '../receipts.js'
+import { receiptStore } from '../receipt-store.js'
 import type { OfferConfig } from '../../../schema/messages/offers.js'
 import { msatAsSats, unixSeconds, type Wallet } from '../../wallet/index.js'
 import { encodeNoffer } from '../../nostr-codecs/index.js'
@@ -72,50 +73,50 @@ export function offerHandlers({ offers, wallet, relayUrl, allowLoopbackCallbacks
   }
 
   /** The caller's live offer; the default offer is made on demand like GetUserOffers does. */
-  const ownOffer = (userId: string, identifier: string, offerId: string): OfferRow => {
-    const row = offerId === identifier ? offers.ensureDefault(userId, identifier) : offers.byId(offerId)
+  const ownOffer = async (userId: string, identifier: string, offerId: string): Promise<OfferRow> => {
+    const row = offerId === identifier ? await offers.ensureDefault(userId, identifier) : await offers.byId(offerId)
     if (!row || row.user_id !== userId || row.deleted_at !== null) throw new OperationError('not_found', 'offer not found')
     return row
   }
 
   return {
     AddUserOffer: async (input, ctx) => {
-      const row = offers.add(ctx.caller.userId, fieldsOf(input))
+      const row = await offers.add(ctx.caller.userId, fieldsOf(input))
       return { offer_id: row.offer_id }
     },
 
     GetUserOffer: async ({ offer_id }, ctx) => {
-      const row = ownOffer(ctx.caller.userId, ctx.caller.appUserId, offer_id)
+      const row = await ownOffer(ctx.caller.userId, ctx.caller.appUserId, offer_id)
       return offerConfig(row, ctx.caller.appUserId, appPubkey(ctx.caller.appId), relayUrl())
     },
 
     GetUserOffers: async (_input, ctx) => {
       const { userId, appUserId, appId } = ctx.caller
-      offers.ensureDefault(userId, appUserId)
+      await offers.ensureDefault(userId, appUserId)
       const pubkey = appPubkey(appId)
       const relay = relayUrl()
-      return { offers: offers.ofUser(userId).map(row => offerConfig(row, appUserId, pubkey, relay)) }
+      return { offers: (await offers.ofUser(userId)).map(row => offerConfig(row, appUserId, pubkey, relay)) }
     },
 
     UpdateUserOffer: async (input, ctx) => {
-      const row = ownOffer(ctx.caller.userId, ctx.caller.appUserId, input.offer_id)
+      const row = await ownOffer(ctx.caller.userId, ctx.caller.appUserId, input.offer_id)
       const fields = fieldsOf(input)
       // The default offer is the user's "pay me any amount" pointer (in GetUserInfo): it stays that.
       if (row.offer_id === ctx.caller.appUserId && (fields.priceSats !== 0 || fields.payerData.length > 0)) {
         throw new OperationError('invalid_input', 'the default offer takes any amount and asks for no payer data')
       }
-      if (!offers.update(row.offer_id, fields)) throw new OperationError('not_found', 'offer not found')
+      if (!(await offers.update(row.offer_id, fields))) throw new OperationError('not_found', 'offer not found')
       return {}
     },
 
     DeleteUserOffer: async ({ offer_id }, ctx) => {
-      const row = ownOffer(ctx.caller.userId, ctx.caller.appUserId, offer_id)
-      offers.remove(row.offer_id)
+      const row = await ownOffer(ctx.caller.userId, ctx.caller.appUserId, offer_id)
+      await offers.remove(row.offer_id)
       return {}
     },
 
     GetUserOfferInvoices: async ({ offer_id, include_unpaid }, ctx) => {
-      const row = offers.byId(offer_id)
+      const row = await offers.byId(offer_id)
       // Deleted offers keep their history.
       const own = row ? row.user_id === ctx.caller.userId : offer_id === ctx.caller.appUserId
       if (!own) throw new OperationError('not_found', 'offer not found')
@@ -134,7 +135,7 @@ export function offerHandlers({ offers, wallet, relayUrl, allowLoopbackCallbacks
 
 export interface OffersPartDeps {
   offers: OfferStore
-  db: Db
+  sql: SqlStore
   wallet: Wallet
   node: Pick<LightningNode, 'getBalances'>
   events$: Observable<DomainEvent>
@@ -146,7 +147,7 @@ export interface OffersPartDeps {
 
 /** Kind 21001 and the offer operations; receipts follow paid invoices from construction on. */
 export function createOffersPart(deps: OffersPartDeps, outbox: () => ClinkSender | undefined): ClinkPart {
-  const receipts = receiptBook({ db: deps.db, events$: deps.events$, wallet: deps.wallet, outbox, now: deps.now, log: deps.log })
+  const receipts = receiptBook({ store: receiptStore(deps.sql), events$: deps.events$, wallet: deps.wallet, outbox, now: deps.now, log: deps.log })
   receipts.start()
   const requests = offerRequests({ offers: deps.offers, receipts, wallet: deps.wallet, node: deps.node, log: deps.log })
   return {

@@ -3,11 +3,14 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { getPublicKey } from 'nostr-tools/pure'
 import { OperationError, type HandlerTable, type Clock } from '../../bus/index.js'
-import { budgetWindowMs, type ConnectionRow, type NwcStore } from '../store.js'
+import { budgetWindowMs, type ConnectionRow, type NwcConnectionStore } from '../connection-store.js'
+import type { ConnectionDirectory } from '../connection-directory.js'
 import { methodsOf, nwcMethods } from '../methods.js'
 
 export interface NwcHandlerDeps {
-  store: NwcStore
+  store: NwcConnectionStore
+  /** Every write goes through it, so the relay transport's view follows. */
+  directory: ConnectionDirectory
   clock: Clock
   random(bytes: number): Uint8Array
   /** The daemon's relays, named in every connection URI. */
@@ -19,14 +22,9 @@ export interface NwcHandlerDeps {
 const maxNameLength = 200
 const msatPerSat = 1000
 
-export function nwcHandlers({ store, clock, random, relays, changed }: NwcHandlerDeps): HandlerTable {
-  const ownConnection = (userId: string, connectionId: string): ConnectionRow => {
-    const connection = store.byId(connectionId)
-    if (!connection || connection.user_id !== userId) throw new OperationError('not_found', 'NWC connection not found')
-    return connection
-  }
-
-  const view = (connection: ConnectionRow) => ({
+export function nwcHandlers({ store, directory, clock, random, relays, changed }: NwcHandlerDeps): HandlerTable {
+  const notFound = () => new OperationError('not_found', 'NWC connection not found')
+  const view = async (connection: ConnectionRow) => ({
     connection_id: connection.id,
     name: connection.name,
     service_pubkey: connection.service_pubkey,
@@ -36,7 +34,7 @@ export function nwcHandlers({ store, clock, random, relays, changed }: NwcHandle
       ? { budget: { amount_sats: connection.budget_msat / msatPerSat, interval: connection.budget_interval } }
       : {}),
     // Rounded up: a user reading the budget must never see less spent than was taken.
-    spent_sats: Math.ceil(store.spentMsat(connection, clock.now()) / msatPerSat),
+    spent_sats: Math.ceil((await store.spentMsat(connection, clock.now())) / msatPerSat),
     expires_at_unix: connection.expires_at === null ? 0 : Math.floor(connection.expires_at / 1000),
     created_at_unix: Math.floor(connection.created_at / 1000),
     revoked: connection.revoked_at !== null,
@@ -60,36 +58,39 @@ export function nwcHandlers({ store, clock, random, relays, changed }: NwcHandle
         created_at: now,
         revoked_at: null,
       }
-      store.insert(connection)
+      await directory.insert(connection)
       changed(connection)
       const uri = new URL(`nostr+walletconnect://${connection.service_pubkey}`)
       for (const relay of relays) uri.searchParams.append('relay', relay)
       uri.searchParams.set('secret', bytesToHex(clientSecret))
-      return { connection: view(connection), connection_uri: uri.toString() }
+      return { connection: await view(connection), connection_uri: uri.toString() }
     },
 
-    ListNwcConnections: async (_input, ctx) => ({ connections: store.ofUser(ctx.caller.userId).map(view) }),
+    ListNwcConnections: async (_input, ctx) => ({
+      connections: await Promise.all((await store.ofUser(ctx.caller.userId)).map(view)),
+    }),
 
     UpdateNwcConnection: async (input, ctx) => {
-      const connection = ownConnection(ctx.caller.userId, input.connection_id)
-      if (connection.revoked_at !== null) throw new OperationError('conflict', 'the NWC connection was revoked')
       if (input.remove_budget && input.budget) throw new OperationError('invalid_input', 'give a budget or remove_budget, not both')
-      const updated: ConnectionRow = {
-        ...connection,
+      // Applied to the row as it is inside the update's transaction: a revocation or another change committed
+      // meanwhile is seen, not overwritten.
+      const updated = await directory.update(input.connection_id, ctx.caller.userId, {
         ...(input.name !== undefined ? { name: checkedName(input.name) } : {}),
         ...(input.methods !== undefined ? { methods: checkedMethods(input.methods) } : {}),
         ...(input.budget !== undefined ? budgetColumns(input.budget) : {}),
         ...(input.remove_budget ? { budget_msat: null, budget_interval: null } : {}),
         ...(input.expires_at_unix !== undefined ? { expires_at: expiryColumn(input.expires_at_unix, clock.now()) } : {}),
-      }
-      store.update(updated)
-      changed(updated)
-      return view(updated)
+      })
+      if (updated.status === 'not_found') throw notFound()
+      if (updated.status === 'revoked') throw new OperationError('conflict', 'the NWC connection was revoked')
+      changed(updated.row)
+      return view(updated.row)
     },
 
     RevokeNwcConnection: async (input, ctx) => {
-      const connection = ownConnection(ctx.caller.userId, input.connection_id)
-      store.revoke(connection.id, clock.now()) // revoking twice is not an error: the connection is revoked either way
+      const connection = await store.byId(input.connection_id)
+      if (!connection || connection.user_id !== ctx.caller.userId) throw notFound() // the owner never changes
+      await directory.revoke(connection.id, clock.now()) // revoking twice is not an error: the connection is revoked either way
       return {}
     },
   }

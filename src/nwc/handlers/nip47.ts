@@ -4,7 +4,7 @@
 // the call's requestId: the key of the connection's budget reservation.
 import { type HandlerTable, type CallContext, type Caller } from '../../bus/index.js'
 import type { MethodCall, NwcMethodName } from '../methods.js'
-import type { ConnectionRow, NwcStore } from '../store.js'
+import type { ConnectionRow, NwcConnectionStore } from '../connection-store.js'
 import { NwcError } from '../methods.js'
 
 const operations: Record<string, NwcMethodName> = {
@@ -17,19 +17,19 @@ const operations: Record<string, NwcMethodName> = {
 }
 
 export function nip47Handlers(
-  store: NwcStore,
+  store: NwcConnectionStore,
   methods: Record<NwcMethodName, (call: MethodCall) => Promise<object>>,
 ): HandlerTable {
-  const connectionOf = (caller: Caller): ConnectionRow => {
-    const connection = caller.kind === 'nwc' ? store.byId(caller.connectionId) : undefined
+  const connectionOf = async (caller: Caller): Promise<ConnectionRow> => {
+    const connection = caller.kind === 'nwc' ? await store.byId(caller.connectionId) : undefined
     if (!connection) throw new NwcError('UNAUTHORIZED', 'no such NWC connection')
     return connection
   }
   return Object.fromEntries(
     Object.entries(operations).map(([op, method]) => [
       op,
-      (input: Record<string, unknown>, ctx: CallContext) =>
-        methods[method]({ connection: connectionOf(ctx.caller), requestId: ctx.requestId, params: input ?? {} }),
+      async (input: Record<string, unknown>, ctx: CallContext) =>
+        methods[method]({ connection: await connectionOf(ctx.caller), requestId: ctx.requestId, params: input ?? {} }),
     ]),
   ) as HandlerTable
 }

@@ -65,9 +65,10 @@ export interface NostrCodec<To extends Addressee = Addressee, R = unknown> {
   refuse(request: R): StoredReply
   /**
    * Answers a request an earlier run of the daemon took and never answered: it is never run a second time, so its
-   * outcome is unknown unless the room that served it knows (a CLINK debit it paid). `decoded` is never a drop.
+   * outcome is unknown unless the room that served it knows (a CLINK debit it paid: the room reads its storage,
+   * hence the promise). `decoded` is never a drop.
    */
-  interrupted(decoded: Exclude<Decoded<R>, { type: 'drop' }>): StoredReply
+  interrupted(decoded: Exclude<Decoded<R>, { type: 'drop' }>): StoredReply | Promise<StoredReply>
   /** Opens a `stream` of decode; resolves with what to store (nothing once the subscription is accepted). */
   openStream?(request: R, call: CodecCall): Promise<StoredReply>
   /**

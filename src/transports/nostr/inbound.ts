@@ -137,7 +137,7 @@ export function inboundPipeline(deps: InboundDeps): InboundPipeline {
       log.debug({ id: event.id, kind: event.kind, reason: decoded.reason }, 'dropped a request without an answer')
       return processed.answer(event.id, noReply)
     }
-    const reply = claim.state === 'interrupted' ? codec.interrupted(decoded) : await answer(codec, decoded)
+    const reply = claim.state === 'interrupted' ? await codec.interrupted(decoded) : await answer(codec, decoded)
     await processed.answer(event.id, reply)
   }
 

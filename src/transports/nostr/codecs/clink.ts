@@ -125,9 +125,9 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
     },
     // Every request reads as a call; the room answers what is wrong with it in the kind's own error shape.
     refuse: () => noReply,
-    interrupted({ request: inbound }) {
+    async interrupted({ request: inbound }) {
       const { request } = inbound
-      const resumed = deps.server?.resume?.(request)
+      const resumed = await deps.server?.resume?.(request)
       if (resumed === 'later') return noReply
       return reply(inbound, resumed ?? { payload: interruptedAnswers[request.kind], clinkVersion: request.kind === clinkOfferKind })
     },
