@@ -249,7 +249,7 @@ e2e('build a menu, edit an item, and the customer order page shows the change', 
   const paidColumn = page.getByRole('region', { name: 'Paid orders' })
   await paidColumn.getByText(number.replace('Order ', '')).waitFor()
   await page.getByRole('button', { name: 'Mark accepted' }).click()
-  await page.getByRole('cell', { name: number.replace('Order ', '') }).waitFor()
+  await page.getByRole('cell', { name: number.replace('Order ', ''), exact: true }).waitFor()
 })
 
 e2e('invite links, and a wallet\'s CLINK offers', async () => {
