@@ -44,7 +44,12 @@ session('the page is served with a strict CSP and no inline script or style', as
   const script = await fetch(`${daemon.url}/console/assets/console.js`)
   assert.is(script.status, 200)
   assert.match(script.headers.get('content-type')!, /javascript/)
-  assert.ok((await script.text()).length > 10_000)
+  const code = await script.text()
+  assert.ok(code.length > 10_000)
+  // No CDN, no font or script from elsewhere: the only addresses in the bundle are XML namespace names.
+  const style = await (await fetch(`${daemon.url}/console/assets/console.css`)).text()
+  const addresses = [...`${code}\n${style}`.matchAll(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}[^\s"')]*/gi)].map(m => m[0])
+  assert.equal(addresses.filter(address => !/^http:\/\/www\.w3\.org\//.test(address)), [])
   assert.is((await fetch(`${daemon.url}/console/assets/../admin.token`)).status, 404)
   assert.is((await fetch(`${daemon.url}/console`, { redirect: 'manual' })).status, 308)
 })
