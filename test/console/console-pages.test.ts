@@ -226,7 +226,7 @@ pages('charts: balances over time and operation latency come from the metrics st
   }
 })
 
-pages('restaurant: sold out on the customer page; the board moves an order from new to paid to printed', async () => {
+pages('restaurant: a nested category, hours, sold out on the customer page; the board moves an order from new to paid to printed', async () => {
   if (!chromiumPath) return
   await open('restaurant')
   await page.getByLabel("Owner's user identifier").fill('bob')
@@ -244,13 +244,27 @@ pages('restaurant: sold out on the customer page; the board moves an order from 
     await page.getByRole('button', { name: 'Add item' }).click()
     await page.getByLabel(`Name of ${name}`).waitFor()
   }
+  // A category inside another, and hours for an item (all week, all day, so it stays orderable).
+  await page.getByLabel('Category name').fill('Hot')
+  await page.getByLabel('Inside').selectOption({ label: 'Drinks' })
+  await page.getByRole('button', { name: 'Add category' }).click()
+  await page.getByText('Category added.').waitFor()
+  const teaItem = page.locator('li.menu-item').filter({ has: page.getByLabel('Name of Tea') })
+  await teaItem.getByRole('button', { name: 'Options & hours' }).click()
+  await teaItem.getByLabel('From').fill('00:00')
+  await teaItem.getByLabel('Until').fill('00:00')
+  await teaItem.getByRole('button', { name: 'Add hours' }).click()
+  await teaItem.getByText('Available mon tue wed thu fri sat sun 00:00–00:00').waitFor()
   const juice = page.locator('li.menu-item').filter({ has: page.getByLabel('Name of Juice') })
   await juice.getByLabel('Sold out').check()
   await juice.getByRole('button', { name: 'Save' }).click()
   await page.getByText('Juice saved.').waitFor()
   const menu = (await daemon.request('GET', '/restaurant/r/board-cafe')).text
-  assert.match(menu, /Juice<\/strong>[\s\S]*?<span class="unavailable">Sold out<\/span>/)
-  assert.not.match(menu, /Tea<\/strong>[\s\S]*?<span class="unavailable">/)
+  // Each item's block runs from its name to its Add button or the reason it cannot be added.
+  const itemEnd = (name: string) => new RegExp(`>${name}</strong>(?:(?!</strong>)[\\s\\S])*?(<button[^>]*data-add|<span class="unavailable">[^<]*)`).exec(menu)?.[1]
+  assert.is(itemEnd('Juice'), '<span class="unavailable">Sold out')
+  assert.is(itemEnd('Tea'), '<button type="button" class="add" data-add')
+  assert.match(menu, /<h2>Drinks<\/h2>[\s\S]*<h3>Hot<\/h3>/, 'Hot is nested inside Drinks')
 
   // A guest orders two teas over the restaurant's public route.
   const data = JSON.parse(/<script type="application\/json" id="menu-data">([\s\S]*?)<\/script>/.exec(menu)![1]!)
@@ -316,6 +330,24 @@ pages('models: another model made the default', async () => {
   const listed = await daemon.request('GET', '/transcription/api/v1/models', { headers: admin() })
   assert.is(listed.json.default_model, 'tiny')
   assert.equal(pageErrors, [], 'no script error and nothing the Content-Security-Policy refused')
+})
+
+pages('overview: a configured relay that does not answer is shown NOT connected', async () => {
+  if (!chromiumPath) return
+  // Port 1 on loopback: nothing listens there, so the link never comes up.
+  const offline = await startDaemon({ config: '[nostr]\nrelays = ["ws://127.0.0.1:1"]\n' })
+  try {
+    const other = await browser.context.newPage()
+    await other.goto(`${offline.url}/console/`)
+    await other.getByLabel('Admin token').fill(offline.adminToken)
+    await other.getByRole('button', { name: 'Sign in' }).click()
+    const relays = other.getByRole('region', { name: 'Relays the daemon serves apps on' })
+    await relays.getByRole('row').filter({ hasText: 'ws://127.0.0.1:1' }).getByRole('cell', { name: 'NOT connected' }).waitFor()
+    assert.is(await other.getByTestId('embedded-relay').count(), 0, 'no embedded relay runs beside configured relays')
+    await other.close()
+  } finally {
+    await offline.stop()
+  }
 })
 
 pages.run()
