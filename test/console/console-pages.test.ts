@@ -332,10 +332,10 @@ pages('models: another model made the default', async () => {
   assert.equal(pageErrors, [], 'no script error and nothing the Content-Security-Policy refused')
 })
 
-pages('overview: a configured relay that does not answer is shown NOT connected', async () => {
+pages('overview without test mode: no mock banner, and a configured relay that does not answer is shown NOT connected', async () => {
   if (!chromiumPath) return
   // Port 1 on loopback: nothing listens there, so the link never comes up.
-  const offline = await startDaemon({ config: '[nostr]\nrelays = ["ws://127.0.0.1:1"]\n' })
+  const offline = await startDaemon({ config: '[nostr]\nrelays = ["ws://127.0.0.1:1"]\n', mock: false })
   try {
     const other = await browser.context.newPage()
     await other.goto(`${offline.url}/console/`)
@@ -344,6 +344,8 @@ pages('overview: a configured relay that does not answer is shown NOT connected'
     const relays = other.getByRole('region', { name: 'Relays the daemon serves apps on' })
     await relays.getByRole('row').filter({ hasText: 'ws://127.0.0.1:1' }).getByRole('cell', { name: 'NOT connected' }).waitFor()
     assert.is(await other.getByTestId('embedded-relay').count(), 0, 'no embedded relay runs beside configured relays')
+    // The relay rows come with the mock flag (one answer): it has been read by now.
+    assert.is(await other.getByText('MOCK MODE').count(), 0, 'no mock banner when test mode is off')
     await other.close()
   } finally {
     await offline.stop()
