@@ -318,10 +318,12 @@ pages('payroll: Pay now makes a run, listed and in the CSV export', async () => 
   assert.match(csv, /,paid,/)
 })
 
-pages('models: another model made the default', async () => {
+pages('models: another model made the default; without the local engine nothing offers a download', async () => {
   if (!chromiumPath) return
   await open('models')
   const models = page.getByRole('region', { name: 'Models' })
+  await page.getByText('The local transcription engine is not installed').waitFor()
+  assert.ok(await page.getByRole('button', { name: 'Download tiny', exact: true }).isDisabled(), 'no download without the engine')
   await models.getByRole('row').filter({ hasText: 'Base' }).first().getByText('default', { exact: true }).waitFor()
   await page.getByRole('button', { name: 'Make tiny the default' }).click()
   await page.getByText('tiny is the default now.').waitFor()
