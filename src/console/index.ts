@@ -8,7 +8,12 @@ import { createSessionStore, createSignInBackoff, csrfMatches, sameSecret, type 
 
 export interface ConsoleOptions {
   adminToken: string
-  /** `[console]`: session_minutes, and trust_proxy (believe `X-Forwarded-Proto` for the cookie's Secure flag). */
+  /** `[auth] metrics_token` when set: the metrics operations (charts, error counts) take it instead of the admin token. */
+  metricsToken?: string
+  /**
+   * `[console]`: session_minutes, and trust_proxy (believe `X-Forwarded-Proto` for the cookie's Secure flag,
+   * `X-Forwarded-Host` for the Origin check and `X-Forwarded-For` for the wrong-token delay).
+   */
   config: { session_minutes: number; trust_proxy: boolean }
   log: Logger
   /**
@@ -31,8 +36,11 @@ export interface ConsoleOptions {
 export interface Console {
   /** Answers a request under /console; false for any other path. */
   serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>
-  /** The operator's credential for a request with a live session, its CSRF header and no foreign Origin. */
-  authorization(req: IncomingMessage): string | undefined
+  /**
+   * The operator's credential for a request with a live session, its CSRF header and no foreign Origin: the
+   * metrics token for an operation of the metrics caller kind (`auth`), else the admin token.
+   */
+  authorization(req: IncomingMessage, auth?: string): string | undefined
 }
 
 export const cookieName = 'relaypay_console'
@@ -76,7 +84,7 @@ export function createConsole(opts: ConsoleOptions): Console {
 
   async function signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!sameOrigin(req, opts.config.trust_proxy)) return json(res, 403, { detail: 'Sign-in must come from the console page.' })
-    const address = req.socket.remoteAddress ?? 'unknown'
+    const address = clientAddress(req, opts.config.trust_proxy)
     const wait = backoff.waitMs(address, now())
     if (wait > 0) {
       return json(res, 429, { detail: `Too many wrong tokens from this address: try again in ${Math.ceil(wait / 1000)} s.` }, {
@@ -161,10 +169,10 @@ export function createConsole(opts: ConsoleOptions): Console {
       res.end(method === 'HEAD' ? undefined : file.body)
       return true
     },
-    authorization(req) {
+    authorization(req, auth) {
       const session = sessionOf(req)
       if (!session || !csrfMatches(session, header(req, csrfHeader)) || !sameOrigin(req, opts.config.trust_proxy)) return undefined
-      return `Bearer ${opts.adminToken}`
+      return `Bearer ${auth === 'metrics' && opts.metricsToken ? opts.metricsToken : opts.adminToken}`
     },
   }
 }
@@ -182,6 +190,19 @@ function sameOrigin(req: IncomingMessage, trustProxy: boolean): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * Whom a sign-in comes from, for the wrong-token delay: the socket's peer, or behind a trusted proxy the address the
+ * proxy appended to X-Forwarded-For (the last entry; earlier ones the browser may have written itself). Without
+ * this every sign-in through the proxy would share the proxy's address, and a stranger's wrong tokens would keep
+ * the operator waiting.
+ */
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  const peer = req.socket.remoteAddress ?? 'unknown'
+  if (!trustProxy) return peer
+  const forwarded = (header(req, 'x-forwarded-for') ?? '').split(',').map(part => part.trim()).filter(Boolean)
+  return forwarded.at(-1) ?? peer
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -10,6 +10,7 @@ export function consoleFor(config: Config, adminToken: string, log: Logger, live
   if (!config.console.enabled) return undefined
   return createConsole({
     adminToken,
+    metricsToken: config.auth.metrics_token,
     config: config.console,
     log: log.child({ room: 'console' }),
     about: () => ({ backend: config.node.backend, network: config.node.network, ...live() }),

@@ -8,8 +8,11 @@ import { startDaemon, type TestDaemon } from '../support/daemon.js'
 const session = suite('console sessions')
 let daemon: TestDaemon
 
+// A metrics token of its own, as an operator may set one: the console's charts must still load.
+const metricsToken = 'metrics-token-of-its-own-0123456789'
+
 session.before(async () => {
-  daemon = await startDaemon()
+  daemon = await startDaemon({ config: `[auth]\nmetrics_token = "${metricsToken}"\n` })
 })
 session.after(async () => {
   await daemon?.stop()
@@ -41,7 +44,12 @@ session('the page is served with a strict CSP and no inline script or style', as
   const script = await fetch(`${daemon.url}/console/assets/console.js`)
   assert.is(script.status, 200)
   assert.match(script.headers.get('content-type')!, /javascript/)
-  assert.ok((await script.text()).length > 10_000)
+  const code = await script.text()
+  assert.ok(code.length > 10_000)
+  // No CDN, no font or script from elsewhere: the only addresses in the bundle are XML namespace names.
+  const style = await (await fetch(`${daemon.url}/console/assets/console.css`)).text()
+  const addresses = [...`${code}\n${style}`.matchAll(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}[^\s"')]*/gi)].map(m => m[0])
+  assert.equal(addresses.filter(address => !/^http:\/\/www\.w3\.org\//.test(address)), [])
   assert.is((await fetch(`${daemon.url}/console/assets/../admin.token`)).status, 404)
   assert.is((await fetch(`${daemon.url}/console`, { redirect: 'manual' })).status, 308)
 })
@@ -54,6 +62,7 @@ session('the admin token becomes an HttpOnly SameSite=Strict cookie; a call need
   assert.match(setCookie, /HttpOnly/)
   assert.match(setCookie, /SameSite=Strict/)
   assert.match(setCookie, /Path=\//)
+  assert.match(setCookie, /Max-Age=1800(;|$)/, 'short-lived: [console] session_minutes (30) without a request')
   assert.not.match(setCookie, /Secure/, 'plain HTTP on loopback: no Secure flag, or the browser would drop it')
   assert.not.ok(setCookie.includes(daemon.adminToken))
   const cookie = cookieOf(res)
@@ -69,6 +78,13 @@ session('the admin token becomes an HttpOnly SameSite=Strict cookie; a call need
   const info = await fetch(`${daemon.url}/api/admin/node/getinfo`, { method: 'POST', headers: { cookie, 'x-console-csrf': csrf, 'content-type': 'application/json' }, body: '{"nodeId":0}' })
   const infoBody = (await info.json()) as { status: string; reason?: string }
   assert.is(infoBody.status, 'OK', infoBody.reason)
+
+  // The metrics operations (charts, error counts) take the metrics token, which the session stands for there.
+  const bundle = await fetch(`${daemon.url}/api/reports/bundle`, { method: 'POST', headers: { cookie, 'x-console-csrf': csrf, 'content-type': 'application/json' }, body: '{}' })
+  const bundleBody = (await bundle.json()) as { status: string; reason?: string }
+  assert.is(bundleBody.status, 'OK', bundleBody.reason)
+  const adminOnMetrics = await daemon.request('POST', '/api/reports/bundle', { body: {}, headers: { authorization: `Bearer ${daemon.adminToken}` } })
+  assert.match(adminOnMetrics.text, /metrics token/, 'the admin token itself is not taken there')
 
   const resumed = await fetch(`${daemon.url}/console/api/session`, { headers: { cookie } })
   assert.equal(await resumed.json(), { csrf })
@@ -113,9 +129,28 @@ session('behind a trusted proxy the cookie is Secure and the forwarded host is t
     })
     assert.is(res.status, 200)
     assert.match(res.headers.get('set-cookie')!, /; Secure/)
+
+    // The wrong-token wait belongs to the browser's address the proxy appended, not to the proxy: a stranger's
+    // wrong token does not hold up the operator, and the stranger cannot dodge it by writing the header himself.
+    const viaProxy = (token: string, forwardedFor: string) => fetch(`${behindProxy.url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...proxied, 'x-forwarded-for': forwardedFor },
+      body: JSON.stringify({ token }),
+    })
+    assert.is((await viaProxy('a-stranger-guessing-0123', '203.0.113.9')).status, 401)
+    assert.is((await viaProxy(behindProxy.adminToken, '198.51.100.7')).status, 200, 'the operator is not made to wait')
+    assert.is((await viaProxy(behindProxy.adminToken, '198.51.100.7, 203.0.113.9')).status, 429, 'the stranger waits, whatever he writes before')
   } finally {
     await behindProxy.stop()
   }
+})
+
+session('without trust_proxy a forwarded address is ignored: the wait stays with the socket\'s address', async () => {
+  const from = (token: string, forwardedFor: string) => signIn(token, { 'x-forwarded-for': forwardedFor })
+  assert.is((await from('still-not-the-token-0123', '203.0.113.9')).res.status, 401)
+  assert.is((await from(daemon.adminToken, '198.51.100.7')).res.status, 429)
+  await new Promise(resolve => setTimeout(resolve, 600))
+  assert.is((await signIn(daemon.adminToken)).res.status, 200)
 })
 
 session.run()

@@ -37,6 +37,9 @@ test('the package holds what start needs and nothing of the workshop', () => {
     'build/src/store/checkpoint-worker.js',
     'build/src/wallet/audit-worker.js',
     'build/src/nostr-crypto/schnorr-worker.js',
+    'build/console/console.js',
+    'build/console/console.css',
+    'build/console/order-page.js',
     'config.example.toml',
     'docs/backup.md',
     'docs/relaypay.service',
@@ -54,7 +57,8 @@ test('the package holds what start needs and nothing of the workshop', () => {
 })
 
 /** Starts `relaypay start` from `bin` in an empty folder; resolves once /readyz answers 200, then stops it. */
-async function startsAndStops(bin: string, cwd: string): Promise<{ ready: any; code: number | null }> {
+async function startsAndStops(bin: string, cwd: string): Promise<{ ready: any; code: number | null; consoleStatus: number }> {
+  let consoleStatus = 0
   const dataDir = path.join(cwd, 'data')
   const child = spawn(process.execPath, [bin, 'start', '--data-dir', dataDir, '--http-port', '0'], {
     cwd,
@@ -75,8 +79,10 @@ async function startsAndStops(bin: string, cwd: string): Promise<{ ready: any; c
         const res = await fetch(`${url}/readyz`)
         if (res.status === 200) {
           const ready = await res.json()
+          // The console is served from the package's own build, with no network.
+          consoleStatus = (await fetch(`${url}/console/assets/console.js`)).status
           child.kill('SIGTERM')
-          return { ready, code: await exited }
+          return { ready, code: await exited, consoleStatus }
         }
       } catch {
         // not listening yet
@@ -96,9 +102,10 @@ test('unpacked into an empty folder, the package starts, answers ready, and stop
   fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(pkg, 'node_modules'), 'dir')
   const bin = path.join(pkg, 'build/bin/relaypay.js')
   const cwd = fs.mkdtempSync(path.join(folder, 'run-'))
-  const { ready, code } = await startsAndStops(bin, cwd)
+  const { ready, code, consoleStatus } = await startsAndStops(bin, cwd)
   assert.is(ready.ready, true)
   assert.is(code, 0)
+  assert.is(consoleStatus, 200, "the console's script from the package")
   // init finds config.example.toml inside the package; backup finds its tar module and the migrations.
   const init = spawnSync(process.execPath, [bin, 'init', '--data-dir', path.join(cwd, 'fresh')], { encoding: 'utf8' })
   assert.is(init.status, 0, init.stderr)

@@ -48,7 +48,8 @@ export interface HttpLimits {
 
 export interface ConsoleHook {
   serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>
-  authorization(req: IncomingMessage): string | undefined
+  /** The operator's credential for a console request; `auth` is the operation's caller kind (metrics has a token of its own). */
+  authorization(req: IncomingMessage, auth: string): string | undefined
 }
 
 export interface HttpServer {
@@ -220,7 +221,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       const output = await lastValueFrom(
         dispatcher.dispatch({
           op: entry.name,
-          credentials: { authorization: headerValue(req.headers.authorization) ?? consoleHook?.authorization(req), apiKey },
+          credentials: { authorization: headerValue(req.headers.authorization) ?? consoleHook?.authorization(req, entry.auth), apiKey },
           input,
           transport: 'http',
           requestId,

@@ -210,4 +210,38 @@ page('on a 375 px phone the cart stays in reach while the menu scrolls, and noth
   }
 })
 
+page('one sat is "1 sat", two are "2 sats": on the menu, in the cart and on the invoice, at 375 px', async () => {
+  const chromium = findChromium()
+  if (!chromium) return console.log('  skipped: Chromium is not installed; the amounts were not tested')
+  const add = async (name: string, price: string) =>
+    (await rd.api('POST', '/menu_items', { key: owner.adminKey, body: { restaurant_id: menu.id, node_id: menu.drinks.id, name, price } })).json
+  const mint = await add('Mint', '1')
+  const gum = await add('Gum', '2')
+  const browser = await openHeadless(chromium, { width: 375, height: 700 })
+  try {
+    const html = (await rd.daemon.request('GET', `/restaurant/r/${menu.slug}`)).text
+    assert.match(html, /Mint<\/strong>[\s\S]*?<span class="price">1 sat<\/span>/)
+    assert.match(html, /Gum<\/strong>[\s\S]*?<span class="price">2 sats<\/span>/)
+    await browser.navigate(`${rd.daemon.url}/restaurant/r/${menu.slug}`)
+    await browser.evaluate(`document.querySelector('[data-add="${mint.id}"]').click()`)
+    await browser.waitFor(`document.getElementById('cart-sats').textContent === '(1 sat)'`, 'the quote for one sat')
+    assert.is(await browser.evaluate(`document.getElementById('cart-total').textContent`), '1 sat')
+    await browser.evaluate(`document.getElementById('place-order').click()`)
+    await browser.waitFor(`!document.getElementById('invoice').hidden && document.querySelector('#qr svg')`, 'the invoice')
+    assert.is(await browser.evaluate(`document.getElementById('invoice-amount').textContent`), '1 sat')
+
+    await browser.navigate(`${rd.daemon.url}/restaurant/r/${menu.slug}`)
+    await browser.evaluate(`document.querySelector('[data-add="${gum.id}"]').click()`)
+    await browser.waitFor(`document.getElementById('cart-sats').textContent === '(2 sats)'`, 'the quote for two sats')
+    assert.is(await browser.evaluate(`document.getElementById('cart-total').textContent`), '2 sats')
+    await browser.evaluate(`document.getElementById('place-order').click()`)
+    await browser.waitFor(`!document.getElementById('invoice').hidden && document.querySelector('#qr svg')`, 'the invoice')
+    assert.is(await browser.evaluate(`document.getElementById('invoice-amount').textContent`), '2 sats')
+    assert.equal(browser.errors, [])
+  } finally {
+    await browser.close()
+    for (const item of [mint, gum]) await rd.api('DELETE', `/menu_items/${item.id}`, { key: owner.adminKey })
+  }
+})
+
 page.run()

@@ -71,6 +71,8 @@ export function Links() {
             </form>
           </Section>
           <Section title="LNURL and Lightning address">
+            <p class="hint">LNURL links and Lightning addresses need <code>[http] public_url</code> in the config: the address
+              wallets reach this daemon at.</p>
             <p class="row">
               <button type="button" onClick={() => action.run(async () => setLnurl({ kind: 'LNURL-pay', lnurl: (await call('/api/user/lnurl_pay/link', { bearer })).lnurl }))}>LNURL-pay link</button>
               <button type="button" onClick={() => action.run(async () => setLnurl({ kind: 'LNURL-withdraw', lnurl: (await call('/api/user/lnurl_withdraw/link', { bearer })).lnurl }))}>LNURL-withdraw link</button>

@@ -81,7 +81,11 @@ export function Models() {
                 })}>Make default</button>
               ),
               <span class="actions">
-                {!m.downloaded && <button type="button" disabled={active} aria-label={`Download ${m.name}`} onClick={() => download(m.name)}>{active ? 'Downloading…' : 'Download'}</button>}
+                {!m.downloaded && (
+                  <button type="button" disabled={active || !list.data?.local_engine_installed} aria-label={`Download ${m.name}`} onClick={() => download(m.name)}>
+                    {active ? 'Downloading…' : 'Download'}
+                  </button>
+                )}
                 {m.downloaded && (
                   <button type="button" class="danger" aria-label={`Delete ${m.name}`} onClick={() => confirm(`Delete the cached ${m.name} model?`) && action.run(async () => {
                     await call(`/api/operator/models/${m.name}`, { method: 'DELETE' })

@@ -32,7 +32,7 @@ interface Audit {
 
 export function Overview() {
   const about = useLoad(() => call<About>('/console/api/about'), [], 5000)
-  const info = useLoad(() => call('/api/admin/node/getinfo', { body: { nodeId: 0 } }))
+  const info = useLoad(() => call('/api/admin/node/getinfo', { body: { nodeId: 0 } }), [], 5000)
   const books = useLoad(() => call('/api/admin/assets/liabilities', { body: {} }))
   const channels = useLoad(() => call('/api/admin/channels'))
   const errors = useLoad(() => call('/api/reports/errors', { method: 'POST' }), [], 5000)
@@ -59,6 +59,7 @@ export function Overview() {
             <dt>Backend</dt><dd>{about.data?.backend ?? '…'}</dd>
             <dt>Network</dt><dd>{about.data?.network ?? '…'}</dd>
             <dt>Alias</dt><dd>{info.data?.alias ?? '…'}</dd>
+            <dt>Node link</dt><dd class={info.error ? 'error' : undefined}>{info.error ? 'NOT connected' : info.data ? 'connected' : '…'}</dd>
             <dt>Synced</dt>
             <dd>{info.data ? `${info.data.synced_to_chain ? 'chain ✓' : 'chain ✗'} · ${info.data.synced_to_graph ? 'graph ✓' : 'graph ✗'}` : '…'}</dd>
             <dt>Channels</dt><dd>{channels.data ? `${openChannels.filter(c => c.active).length} active of ${openChannels.length}` : '…'}</dd>

@@ -1,6 +1,6 @@
 // Restaurant: the owner's wallet (a user token, then its admin key), its restaurants, the menu tree editor
-// (categories, items, options, prices, availability), the live orders board and the print jobs. Every call is
-// the restaurant extension's own route with the wallet's admin key.
+// (categories, items, options, prices, availability), the live orders board (new, paid, printed, done) and the
+// print jobs. Every call is the restaurant extension's own route with the wallet's admin key.
 import { useEffect, useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Check, Field, Section, Select, Status, Table, sats, submit, useAction } from '../parts.js'
@@ -125,7 +125,20 @@ function RestaurantDetail(props: { apiKey: string; restaurant: RestaurantRow; on
     await loadBoard()
   })
   const next: Record<string, string> = { paid: 'accepted', accepted: 'ready', ready: 'completed' }
-  const columns: [string, string[]][] = [['New', ['pending']], ['Paid', ['paid', 'accepted', 'ready']], ['Done', ['completed', 'canceled', 'refunded', 'expired']]]
+  const ticketOf = new Map(jobs.map(job => [job.order_id, job]))
+  const inKitchen = (o: Order) => ['paid', 'accepted', 'ready'].includes(o.status)
+  const printed = (o: Order) => ticketOf.get(o.id)?.status === 'printed'
+  // New: waiting for payment. Paid: its kitchen ticket not printed yet. Printed: the kitchen has the ticket.
+  const columns: [string, (o: Order) => boolean][] = [
+    ['New', o => o.status === 'pending'],
+    ['Paid', o => inKitchen(o) && !printed(o)],
+    ['Printed', o => inKitchen(o) && printed(o)],
+    ['Done', o => ['completed', 'canceled', 'refunded', 'expired'].includes(o.status)],
+  ]
+  const ack = (job: PrintJob) => action.run(async () => {
+    await call(`${base}/print_jobs/${job.id}/ack`, { method: 'PUT', apiKey })
+    await loadBoard()
+  })
   return (
     <>
       <Status error={action.error} ok={action.ok} />
@@ -138,17 +151,26 @@ function RestaurantDetail(props: { apiKey: string; restaurant: RestaurantRow; on
       {menu && <MenuEditor apiKey={apiKey} menu={menu} reload={loadMenu} />}
       <Section title="Orders (live)">
         <div class="board">
-          {columns.map(([title, statuses]) => (
+          {columns.map(([title, shows]) => (
             <div class="column" role="region" aria-label={`${title} orders`}>
               <h3>{title}</h3>
-              {orders.filter(o => statuses.includes(o.status)).map(o => (
-                <article class="order" data-status={o.status}>
-                  <strong>#{orderNumber(o.id)}</strong> {o.table ? `table ${o.table}` : ''} · {o.status}
-                  <ul>{o.items.map(i => <li>{i.quantity} × {i.name}</li>)}</ul>
-                  <span>{o.currency === 'sat' ? sats(Number(o.subtotal)) : `${o.subtotal} ${o.currency}`}</span>
-                  {next[o.status] && <button type="button" class="secondary" onClick={() => move(o, next[o.status]!)}>Mark {next[o.status]}</button>}
-                </article>
-              ))}
+              {orders.filter(shows).map(o => {
+                const ticket = ticketOf.get(o.id)
+                return (
+                  <article class="order" data-status={o.status}>
+                    <strong>#{orderNumber(o.id)}</strong> {o.table ? `table ${o.table}` : ''} · {o.status}
+                    <ul>{o.items.map(i => <li>{i.quantity} × {i.name}</li>)}</ul>
+                    <span>{o.currency === 'sat' ? sats(Number(o.subtotal)) : `${o.subtotal} ${o.currency}`}</span>
+                    {inKitchen(o) && ticket && <span> · ticket {ticket.status === 'printed' ? 'printed' : 'waiting'}</span>}
+                    <span class="actions">
+                      {inKitchen(o) && ticket?.status === 'pending' && (
+                        <button type="button" class="secondary" aria-label={`Mark the ticket of #${orderNumber(o.id)} printed`} onClick={() => ack(ticket)}>Mark printed</button>
+                      )}
+                      {next[o.status] && <button type="button" class="secondary" onClick={() => move(o, next[o.status]!)}>Mark {next[o.status]}</button>}
+                    </span>
+                  </article>
+                )
+              })}
             </div>
           ))}
         </div>
@@ -160,10 +182,7 @@ function RestaurantDetail(props: { apiKey: string; restaurant: RestaurantRow; on
             job.status,
             <pre class="ticket">{job.text}</pre>,
             job.status === 'pending' ? (
-              <button type="button" class="secondary" onClick={() => action.run(async () => {
-                await call(`${base}/print_jobs/${job.id}/ack`, { method: 'PUT', apiKey })
-                await loadBoard()
-              })}>Mark printed</button>
+              <button type="button" class="secondary" aria-label={`Mark ticket #${orderNumber(job.order_id)} printed`} onClick={() => ack(job)}>Mark printed</button>
             ) : '',
           ])} empty="No ticket yet." />
       </Section>
