@@ -191,7 +191,8 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       const swap = await find(request.swapOperationId)
       if (swap.status !== 'quoted') {
         if (swap.lockup_tx_id) return { tx_id: swap.lockup_tx_id }
-        throw new OperationError('conflict', `this swap is already ${swap.status}`)
+        // Taken for paying by another call whose lockup is not sent yet: the same answer that call's race gives.
+        throw new OperationError('conflict', swap.status === 'paid' ? 'this swap is already being paid' : `this swap is already ${swap.status}`)
       }
       const height = await deps.blockHeight()
       if (height >= swap.timeout_block_height) {

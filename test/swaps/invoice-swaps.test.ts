@@ -74,7 +74,9 @@ s('eight pay calls of one quote at once: the node sends the lockup once', async 
   const answers = await Promise.all(Array.from({ length: 8 }, pay))
   const sent = new Set(answers.filter(a => a.status === 'OK').map(a => a.tx_id))
   assert.is(sent.size, 1, JSON.stringify(answers))
-  for (const answer of answers.filter(a => a.status !== 'OK')) assert.match(answer.reason, /already being paid/)
+  // A call that reads the swap after the first one took it hears it is being paid, or completed when the provider
+  // has claimed the lockup before the first call stored its txid (the test provider claims at once).
+  for (const answer of answers.filter(a => a.status !== 'OK')) assert.match(answer.reason, /already (being paid|completed)$/, JSON.stringify(answer))
   const lockup = world.lnd.node.wallet.tx([...sent][0])
   assert.is(world.lnd.node.wallet.balances().confirmedSats, walletBefore - q.transaction_amount_sats - lockup.feeSats)
   await until(async () => (await listed(q.swap_operation_id)).completed_at_unix > 0, 'the swap to complete')
