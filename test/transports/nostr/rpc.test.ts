@@ -75,6 +75,28 @@ for (const c of [
   })
 }
 
+rpc('a BatchUser entry whose req is not an object gets its own ERROR; the other entries run', async () => {
+  const client = await connect()
+  const reply = await client.ok('BatchUser', {
+    requests: [
+      { rpcName: 'GetWalletKeys', req: 'x' },
+      { rpcName: 'GetWalletKeys', req: [1] },
+      { rpcName: 'GetWalletKeys', req: {} },
+      { rpcName: 'GetWalletKeys' },
+      { rpcName: 'NoSuchOperation', req: {} },
+    ],
+  })
+  const reasons = reply.responses.map((r: any) => r.reason)
+  assert.equal(reasons, [
+    'invalid request body: the body must be a JSON object, not a string',
+    'invalid request body: the body must be a JSON object, not an array',
+    undefined,
+    undefined,
+    'unkown rpcName',
+  ])
+  assert.ok(reply.responses[2].admin_key && reply.responses[3].admin_key)
+})
+
 rpc('an unknown rpcName is quoted back at most 64 characters long', async () => {
   const client = await connect()
   const reply = await client.call('N'.repeat(5000))
