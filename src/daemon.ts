@@ -215,6 +215,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     random,
     log: log.child({ room: 'clink' }),
     allowLoopbackCallbacks: config.callbacks.allow_loopback,
+    zapRelayRefusal: url => zapPublisher.refusalOf(url),
     debitRequestLifetimeMs: config.clink.debit_request_seconds * 1000,
   })
   registry.register(clink.handlers, 'clink')
