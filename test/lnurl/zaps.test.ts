@@ -13,7 +13,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent, type Event
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import type { TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, newInvoice, ok, payFromOutside } from '../support/money.js'
+import { assertAuditClean, call, newInvoice, ok, payFromOutside } from '../support/money.js'
 import { decodeLnurl, getAdvertised, invoiceSections, startLnurlDaemon } from './lnurl-client.js'
 
 useWebSocketImplementation(WebSocket)
@@ -144,6 +144,24 @@ test('a zap request naming no relay its receipt could go to is refused when give
   const receipt = receiptFor(answer.pr)
   await payFromOutside(daemon, answer.pr)
   assert.ok(verifyEvent(await receipt))
+})
+
+test('NewInvoice and AddAppUserInvoice check a zap request and its relays when it is given', async () => {
+  const unreachable = JSON.stringify(zapRequest(21_000, [['p', recipientKey], ['relays', 'wss://192.168.1.20']]))
+  const reason = 'zap request names no relay its receipt can be published to: relay URL points into a private network'
+  const own = await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: unreachable })
+  assert.equal(own, { status: 'ERROR', reason })
+  const forUser = await call(daemon, '/api/app/user/add/invoice', receiver.appToken, {
+    receiver_identifier: receiver.identifier, payer_identifier: '', http_callback_url: '', invoice_req: { amountSats: 21, memo: 'zap', zap: unreachable },
+  })
+  assert.equal(forUser, { status: 'ERROR', reason })
+  // As upstream checks it (pub-protocol.md §6.4): a zap request that is no signed kind 9734 is refused too.
+  assert.match((await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: '{not json' })).reason, /JSON/)
+  const wrongAmount = JSON.stringify(zapRequest(22_000))
+  assert.match((await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: wrongAmount })).reason, /amount/)
+  // Naming the service relay, it is taken.
+  const fine = JSON.stringify(zapRequest(21_000))
+  assert.is((await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: fine })).status, 'OK')
 })
 
 test.run()

@@ -4,7 +4,7 @@ import { SimplePool, useWebSocketImplementation } from 'nostr-tools/pool'
 import { AbstractSimplePool } from 'nostr-tools/abstract-pool'
 import { finalizeEvent, verifyEvent } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
-import { checkOutboundUrl, CredentialedWebSocket, guardedWebSocket, relayUrl, type GuardOptions } from '../../callbacks/index.js'
+import { CredentialedWebSocket, guardedWebSocket, relayRefusal, type GuardOptions } from '../../callbacks/index.js'
 import type { NostrPublisher } from './extension.js'
 
 // To the embedded relay, the daemon's publisher shows its secret like the daemon's other links.
@@ -49,15 +49,7 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
   const opened = new Set<string>(relays)
   let stopped = false
 
-  const refusalOf = (url: string): string | undefined => {
-    if (!guard || relays.includes(url)) return undefined
-    try {
-      checkOutboundUrl(url, guard, relayUrl)
-      return undefined
-    } catch (err) {
-      return (err as Error).message
-    }
-  }
+  const refusalOf = guard ? relayRefusal(relays, guard) : () => undefined
 
   const attempt = async (event: ReturnType<typeof finalizeEvent>, targets: readonly string[], tries: number): Promise<void> => {
     if (stopped) return
