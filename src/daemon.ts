@@ -13,7 +13,7 @@ import {
 import { createMetrics } from './metrics/index.js'
 import { createWebRtc } from './webrtc/index.js'
 import { hostPaymentHandlers } from './host-api/index.js'
-import { startPaidCallbacks } from './callbacks/index.js'
+import { relayRefusal, startPaidCallbacks } from './callbacks/index.js'
 import { createAuthenticator } from './auth/index.js'
 import { createWallet } from './wallet/index.js'
 import { createProbes, healthHandlers, type Probes } from './health/index.js'
@@ -136,6 +136,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     extensions: extensionIds,
     defaultAppName: config.apps.default_app_name,
     allowLoopbackCallbacks: config.callbacks.allow_loopback,
+    // A zap request's relays get its receipt: checked by the same guard as the receipt publisher's, when given.
+    zapRelayRefusal: relayRefusal(relayUrls, { allowLoopback: config.callbacks.allow_loopback }),
     // PayInvoice / PayAppUserInvoice with debit_npub count against that key's CLINK debit grant.
     debitLimit: debitNpubLimits(store.db),
     node,
@@ -218,6 +220,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     random,
     log: log.child({ room: 'clink' }),
     allowLoopbackCallbacks: config.callbacks.allow_loopback,
+    zapRelayRefusal: relayRefusal(relayUrls, { allowLoopback: config.callbacks.allow_loopback }),
     debitRequestLifetimeMs: config.clink.debit_request_seconds * 1000,
   })
   registry.register(clink.handlers, 'clink')

@@ -60,6 +60,22 @@ export function checkOutboundUrl(text: string, opts: GuardOptions, kind: UrlKind
   return url
 }
 
+/**
+ * Why the guard would not let us publish to a relay a caller named (a zap request's `relays`), or undefined when it
+ * would: the service's own relays always (the embedded one is on loopback), any other as checkOutboundUrl says.
+ */
+export function relayRefusal(serviceRelays: readonly string[], opts: GuardOptions): (url: string) => string | undefined {
+  return url => {
+    if (serviceRelays.includes(url)) return undefined
+    try {
+      checkOutboundUrl(url, opts, relayUrl)
+      return undefined
+    } catch (err) {
+      return (err as Error).message
+    }
+  }
+}
+
 export function addressAllowed(address: string, opts: GuardOptions): boolean {
   const family = net.isIP(address) === 6 ? 'ipv6' : 'ipv4'
   // IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.

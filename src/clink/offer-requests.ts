@@ -6,7 +6,7 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Logger } from 'pino'
 import { isOperationError } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
-import { validateZapRequest } from '../nostr-codecs/index.js'
+import { receiptRelays, validateZapRequest } from '../nostr-codecs/index.js'
 import { positiveSatsAsMsat, type CreatedInvoice, type InvoiceForWallet, type Wallet } from '../wallet/index.js'
 import type { ClinkAnswer, ClinkRequest } from './wire.js'
 import { defaultOfferLabel, payerDataOf, type OfferRow, type OfferStore } from './offer-store.js'
@@ -34,6 +34,8 @@ export interface OfferRequestDeps {
   receipts: ReceiptBook
   wallet: Pick<Wallet, 'accounts' | 'createInvoiceFor' | 'productInvoiceFor'>
   node: Pick<LightningNode, 'getBalances'>
+  /** Why a relay a zap request names would not get the receipt; undefined when it would. */
+  zapRelayRefusal(url: string): string | undefined
   log: Logger
 }
 
@@ -113,6 +115,12 @@ export function offerRequests(deps: OfferRequestDeps) {
         zap = validateZapRequest(body.zap, amountMsat)
       } catch {
         throw new OfferRefusal(1)
+      }
+      try {
+        receiptRelays(zap, deps.zapRelayRefusal)
+      } catch (err) {
+        // Refused now, with the reason, rather than paid and left without a receipt.
+        throw new OfferRefusal(1, { error: `${offerErrors[1]}: ${(err as Error).message}` })
       }
       // NIP-57: the invoice commits to the zap request; the LNURL room publishes the receipt once it is paid.
       options.descriptionHash = bytesToHex(sha256(new TextEncoder().encode(zap.description)))

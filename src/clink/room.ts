@@ -37,6 +37,8 @@ export interface ClinkDeps {
   log: Logger
   /** Offer callback URLs may name loopback addresses (tests); the SSRF guard refuses them otherwise. */
   allowLoopbackCallbacks?: boolean
+  /** Why a relay an offer's zap request names would not get the receipt (the receipt publisher's guard), if not. */
+  zapRelayRefusal(url: string): string | undefined
   /** How long a parked debit request waits for the user's decision (`[clink] debit_request_seconds`; default 10 min). */
   debitRequestLifetimeMs?: number
 }

@@ -54,7 +54,10 @@ export function createLnurl(deps: LnurlDeps): { handlers: HandlerTable; stop(): 
     log: deps.log,
   })
   const handlers: HandlerTable = {
-    ...payHandlers({ keys, url, accounts, wallet, node, metaText: deps.metaText, defaultAppId: deps.defaultAppId }),
+    ...payHandlers({
+      keys, url, accounts, wallet, node, metaText: deps.metaText, defaultAppId: deps.defaultAppId,
+      zapRelayRefusal: relay => deps.publisher.refusalOf(relay),
+    }),
     ...withdrawHandlers({ keys, url, accounts, wallet, node, fees: deps.fees, metaText: deps.metaText }),
     ...channelHandlers({ keys, url, node }),
   }

@@ -3,8 +3,12 @@
 // URL is unset or loopback, unless `[lnurl] allow_loopback` says this is a test.
 import { OperationError } from '../bus/index.js'
 
-/** Upstream's wording, kept because clients match on it. */
-export const lnurlDisabledMessage = 'Lnurl not enabled. Make sure to set SERVICE_URL env variable'
+/**
+ * Upstream's wording first, kept because clients match on it, then the switch that is SERVICE_URL here: an operator
+ * who reads only this answer learns which key turns LNURL on.
+ */
+export const lnurlDisabledMessage =
+  'Lnurl not enabled. Make sure to set SERVICE_URL env variable (relaypay: [http] public_url, env RELAYPAY_HTTP_PUBLIC_URL, a URL wallets can reach, not loopback)'
 
 export interface ServiceUrlConfig {
   /** `[http] public_url`. */

@@ -4,11 +4,8 @@
 import { hexToBytes } from '@noble/hashes/utils.js'
 import { mergeMap, type Observable, type Subscription, ofType, type DomainEvent } from '../bus/index.js'
 import type { Logger } from 'pino'
-import { validateZapRequest, type ZapRequest } from '../nostr-codecs/index.js'
+import { receiptCandidates, validateZapRequest, type ZapRequest } from '../nostr-codecs/index.js'
 import type { LnurlKeysStore } from './keys-store.js'
-
-/** Receipts go to at most this many of the request's relays; they must be WebSocket URLs. */
-const maxReceiptRelays = 10
 
 /** The kind-9735 receipt's unsigned template (NIP-57 appendix E). */
 export function zapReceiptTemplate(
@@ -26,6 +23,8 @@ export function zapReceiptTemplate(
 
 export interface ZapPublisher {
   publish(template: { kind: number; content: string; tags: string[][]; created_at?: number }, secretKey: Uint8Array, relays?: readonly string[]): string
+  /** Why a relay named by a zap request would not be published to; undefined when it would. */
+  refusalOf(url: string): string | undefined
 }
 
 export interface ZapReceiptDeps {
@@ -59,9 +58,12 @@ export function publishZapReceipts(deps: ZapReceiptDeps): Subscription {
           const invoice = deps.invoice(paid.paymentHash)
           if (!invoice?.zapRequest || (await keys.zapReceiptFor(paid.paymentHash)) !== undefined) return
           const zap = validateZapRequest(invoice.zapRequest, undefined)
-          const relays = zap.relays.filter(url => /^wss?:\/\//i.test(url)).slice(0, maxReceiptRelays)
+          // Checked when the zap request was given (receiptRelays); the publisher skips, and logs, the ones its
+          // guard refuses among them.
+          const relays = receiptCandidates(zap)
+          const usable = relays.filter(url => deps.publisher.refusalOf(url) === undefined)
           const secretKey = deps.signingKey(invoice)
-          if (relays.length === 0 || secretKey === undefined) {
+          if (usable.length === 0 || secretKey === undefined) {
             log.warn({ paymentHash: paid.paymentHash }, 'zap receipt not published: no usable relay or signing key')
             return
           }

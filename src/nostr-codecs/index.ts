@@ -5,7 +5,7 @@ export {
   encodeNoffer, decodeNoffer, encodeNdebit, decodeNdebit, encodeNmanage, decodeNmanage,
   type OfferPointer, type AccessPointer, type OfferPriceType,
 } from './pointers.js'
-export { validateZapRequest, type ZapRequest } from './zap-request.js'
+export { validateZapRequest, receiptCandidates, receiptRelays, type ZapRequest } from './zap-request.js'
 export { CipherError, conversationKeyV1, encryptV1, decryptV1, strictBase64 } from './nip44v1.js'
 export { shardPlaintexts, type Shard } from './shards.js'
 

@@ -63,6 +63,31 @@ export function validateZapRequest(raw: string, amountMsat: number | undefined):
   }
 }
 
+/** Receipts go to at most this many of a request's relays; they must be WebSocket URLs. */
+export const maxReceiptRelays = 10
+
+/** The relays a receipt is offered to, before the outbound guard: the request's first ten WebSocket URLs. */
+export function receiptCandidates(zap: ZapRequest): string[] {
+  return zap.relays.filter(url => /^wss?:\/\//i.test(url)).slice(0, maxReceiptRelays)
+}
+
+/**
+ * The relays a zap request's receipt will be published to: its first ten WebSocket URLs that `refusalOf` (the
+ * outbound guard, which lets the service's own relays through) does not refuse. Asked when the request is given, so
+ * one that names no relay we would publish to is refused then, with the guard's reason, instead of paid and left
+ * without a receipt; asked again when the receipt is published, with the same answer.
+ */
+export function receiptRelays(zap: ZapRequest, refusalOf: (url: string) => string | undefined): string[] {
+  const candidates = receiptCandidates(zap)
+  const refusals = candidates.map(refusalOf)
+  const usable = candidates.filter((_url, i) => refusals[i] === undefined)
+  if (usable.length === 0) {
+    const reason = refusals.find(r => r !== undefined) ?? 'none is a ws:// or wss:// URL'
+    throw refusal(`zap request names no relay its receipt can be published to: ${reason}`)
+  }
+  return usable
+}
+
 function safeDecode(raw: string): string {
   try {
     return decodeURIComponent(raw)

@@ -36,13 +36,13 @@ export function createHistoricalRates(deps: HistoricalRatesDeps) {
     const unavailable = (reason: string) => new RateUnavailable('upstream_failed', currency, day, reason)
     if (day < yearsBefore(today, 2)) throw unavailable('older than 2 years, beyond the reach of historical rates')
     if (krakenFiat.has(currency)) {
-      if (deps.krakenBaseUrl === undefined) throw unavailable('the kraken provider is not configured')
+      if (deps.krakenBaseUrl === undefined) throw unavailable('the kraken provider is not configured ([rates] providers.kraken)')
       return fromKraken(deps.krakenBaseUrl, currency, day, today)
     }
     if (day <= yearsBefore(today, 1)) {
       throw unavailable(`older than 1 year; Kraken does not quote ${currency} and the aggregator reaches back 1 year`)
     }
-    if (deps.coingeckoBaseUrl === undefined) throw unavailable('the coingecko provider is not configured')
+    if (deps.coingeckoBaseUrl === undefined) throw unavailable('the coingecko provider is not configured ([rates] providers.coingecko)')
     let btcRate: string
     try {
       btcRate = await coingeckoPriceOn(deps.coingeckoBaseUrl, currency, day, deps.request)

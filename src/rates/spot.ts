@@ -30,8 +30,16 @@ export function createSpotRates(deps: SpotRatesDeps): SpotRates {
   const inFlight = new Map<string, Promise<RateQuote>>()
 
   async function ask(currency: string): Promise<RateQuote> {
-    const asked = spotProviders.filter(p => deps.baseUrls[p.name] !== undefined && (p.quotes?.has(currency) ?? true))
-    if (asked.length === 0) throw new RateUnavailable('upstream_failed', currency, undefined, 'no provider quotes it')
+    const configured = spotProviders.filter(p => deps.baseUrls[p.name] !== undefined)
+    const asked = configured.filter(p => p.quotes?.has(currency) ?? true)
+    if (asked.length === 0) {
+      // The operator's switch, named: rates are off until [rates] providers names one (none by default).
+      const reason =
+        configured.length === 0
+          ? 'no rate provider is configured; the operator names them in [rates] providers'
+          : `no configured provider quotes it (${configured.map(p => p.name).join(', ')}); more can be named in [rates] providers`
+      throw new RateUnavailable('upstream_failed', currency, undefined, reason)
+    }
     const answers = await Promise.all(
       asked.map(async (provider): Promise<ProviderPrice | { provider: string; failure: string }> => {
         const url = joinUrl(deps.baseUrls[provider.name]!, provider.path(currency))

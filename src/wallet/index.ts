@@ -6,6 +6,7 @@ import type { Db } from '../store/index.js'
 import type { TokenSigner } from '../auth/index.js'
 import { Subject, type DomainEvent, type EventOf, type HandlerTable, systemTimers } from '../bus/index.js'
 import { nodeNotReadyReason, type LightningNode, type Timers } from '../node/index.js'
+import { relayRefusal } from '../callbacks/index.js'
 import { accountStore, type Random } from './accounts.js'
 import { appHandlers } from './handlers/apps.js'
 import { walletHandlers } from './handlers/wallets.js'
@@ -75,6 +76,11 @@ export interface WalletDeps {
   log: Logger
   /** Paid-invoice callbacks and UpdateCallbackUrl may name loopback addresses (tests). */
   allowLoopbackCallbacks?: boolean
+  /**
+   * Why a relay a zap request given to NewInvoice, AddAppInvoice or AddAppUserInvoice names would not get the
+   * receipt (callbacks' relayRefusal); unset: only WebSocket URLs the guard lets through, no service relay.
+   */
+  zapRelayRefusal?(url: string): string | undefined
   /** For re-asking the node about in-flight payments; real timers by default. */
   timers?: Timers
   /**
@@ -119,7 +125,11 @@ export function createWallet(deps: WalletDeps): Wallet {
   const handlers: HandlerTable = {
     ...appHandlers({ ...deps, emit, accounts, ledger, pointers }),
     ...walletHandlers({ accounts, extensions: deps.extensions }),
-    ...invoiceHandlers({ accounts, issue }),
+    ...invoiceHandlers({
+      accounts,
+      issue,
+      zapRelayRefusal: deps.zapRelayRefusal ?? relayRefusal([], { allowLoopback: deps.allowLoopbackCallbacks ?? false }),
+    }),
     ...productHandlers({ db, random: deps.random, now, issue, relayUrl: deps.relayUrl }),
     ...paymentHandlers({ accounts, invoices, payer, payments, node, debitLimit: deps.debitLimit }),
     ...transferHandlers(accounts, transfers),

@@ -1,7 +1,8 @@
 // A CLINK request that decrypts but is not a JSON object (an array, a string, a number, or text that is not JSON at
 // all) is answered on its own kind in that kind's error shape (reference/pub-protocol.md §5.2–5.4: offers
 // `{code, error}`, debits and manage `{res: "GFY", code, error}`) instead of silence, so the requester does not
-// wait out its own timeout. Real signed, NIP-44 v2 events through the daemon's embedded relay.
+// wait out its own timeout; so is a body the dispatcher will not read (nested too deep). Real signed, NIP-44 v2
+// events through the daemon's embedded relay.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
@@ -46,6 +47,26 @@ for (const [kind, expected] of Object.entries(answers)) {
       assert.is(reply.event.kind, Number(kind), what)
       assert.is(tagOf(reply.event, 'p'), client.pubkey, what)
     }
+  })
+}
+
+// The dispatcher reads no input nested deeper than 32 levels (src/bus/input-depth.ts): such a request never reaches
+// the room, and the transport answers it in the kind's invalid-request shape itself.
+const deep = (levels: number): unknown => (levels === 0 ? 'x' : { offer: deep(levels - 1) })
+const invalidShapes = {
+  21001: { code: 1, error: 'Invalid Offer' },
+  21002: { res: 'GFY', code: 6, error: 'Invalid Request' },
+  21003: { res: 'GFY', code: 6, error: 'Invalid Request' },
+} as const
+
+for (const [kind, expected] of Object.entries(invalidShapes)) {
+  test(`kind ${kind}: a body nested 40 levels deep is answered with ${JSON.stringify(expected)}`, async () => {
+    const reply = await client.ask(Number(kind), deep(40))
+    assert.equal(reply.payload, expected)
+    assert.is(reply.event.kind, Number(kind))
+    assert.is(tagOf(reply.event, 'p'), client.pubkey)
+    // Offer answers carry the CLINK version tag, as the room's own answers do.
+    assert.is(tagOf(reply.event, 'clink_version'), kind === '21001' ? '1' : undefined)
   })
 }
 

@@ -270,6 +270,15 @@ test('a zap offer: the invoice commits to the zap request and a kind-9735 receip
   exchange.close()
   // A zap whose amount disagrees with the request is refused.
   assert.equal((await client.ask(21001, { offer: 'seller', amount_sats: 22, zap: json })).payload, { code: 1, error: 'Invalid Offer' })
+  // So is one that names no relay its receipt could go to, with the reason, before any invoice exists.
+  const unreachable = finalizeEvent(
+    { kind: 9734, content: '', created_at: Math.floor(Date.now() / 1000), tags: [['p', 'b'.repeat(64)], ['relays', 'ws://10.1.2.3:7000'], ['amount', '21000']] },
+    zapper,
+  )
+  assert.equal((await client.ask(21001, { offer: 'seller', amount_sats: 21, zap: JSON.stringify(unreachable) })).payload, {
+    code: 1,
+    error: 'Invalid Offer: zap request names no relay its receipt can be published to: relay URL points into a private network',
+  })
 })
 
 test('a product offer (p:<id>) gets an invoice at the product price', async () => {

@@ -139,9 +139,10 @@ disabled.after(async () => {
   await loopback?.stop()
 })
 
-disabled('every LNURL feature answers upstream\'s "not enabled" error', async () => {
+disabled('every LNURL feature answers upstream\'s "not enabled" error, which names the switch', async () => {
   const user = await createAppWithUser(loopback, { jwtSecret, identifier: 'loopback-user' })
-  const expected = 'Lnurl not enabled. Make sure to set SERVICE_URL env variable'
+  const expected =
+    'Lnurl not enabled. Make sure to set SERVICE_URL env variable (relaypay: [http] public_url, env RELAYPAY_HTTP_PUBLIC_URL, a URL wallets can reach, not loopback)'
   for (const path of ['/api/user/lnurl_pay/link', '/api/user/lnurl_withdraw/link']) {
     const reply = await loopback.request('GET', path, { headers: { authorization: user.userToken } })
     assert.equal(reply.json, { status: 'ERROR', reason: expected }, path)

@@ -1,6 +1,7 @@
 // NIP-57 zaps through the wire: a Nostr client builds a zap request, gets the invoice from the LNURL callback
 // (URI-encoded, as many clients send it), and after payment finds a kind-9735 receipt on the relay named in the
-// request — signed by the app key the payRequest advertised — whether paid over Lightning or internally.
+// request — signed by the app key the payRequest advertised — whether paid over Lightning or internally. A zap
+// request none of whose relays the outbound guard lets the receipt reach is refused when it is given.
 import fs from 'node:fs'
 import path from 'node:path'
 import { suite } from 'uvu'
@@ -12,7 +13,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent, type Event
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import type { TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, type TestAppUser } from '../support/accounts.js'
-import { assertAuditClean, newInvoice, ok, payFromOutside } from '../support/money.js'
+import { assertAuditClean, call, newInvoice, ok, payFromOutside } from '../support/money.js'
 import { decodeLnurl, getAdvertised, invoiceSections, startLnurlDaemon } from './lnurl-client.js'
 
 useWebSocketImplementation(WebSocket)
@@ -124,6 +125,43 @@ test('malformed zap requests are refused before any invoice exists', async () =>
   await refusedWith(JSON.stringify({ ...zapRequest(21_000), content: 'tampered' }), /signature/)
   await refusedWith(JSON.stringify({ ...zapRequest(21_000), kind: 1 }), /9734/)
   await refusedWith('{not json', /JSON/)
+})
+
+test('a zap request naming no relay its receipt could go to is refused when given, with the reason', async () => {
+  const refusedWith = async (relays: string[], reason: string) => {
+    const nostr = JSON.stringify(zapRequest(21_000, [['p', recipientKey], ['relays', ...relays]]))
+    const answer = await getAdvertised(daemon, payRequest.callback, { amount: '21000', nostr })
+    assert.equal(answer, { status: 'ERROR', reason: `zap request names no relay its receipt can be published to: ${reason}` }, relays.join(' '))
+  }
+  await refusedWith(['ws://10.1.2.3:7000'], 'relay URL points into a private network')
+  await refusedWith(['wss://169.254.169.254', 'ws://[::ffff:10.0.0.1]'], 'relay URL points into a private network')
+  await refusedWith(['wss://someone:secret@relay.example'], 'relay URL must not carry credentials')
+  await refusedWith(['https://relay.example', 'relay.example'], 'none is a ws:// or wss:// URL')
+  // Beside a relay it can reach, a refused one is skipped: the zap is taken and its receipt published.
+  const nostr = JSON.stringify(zapRequest(21_000, [['p', recipientKey], ['relays', 'ws://10.1.2.3:7000', relayUrl]]))
+  const answer = await getAdvertised(daemon, payRequest.callback, { amount: '21000', nostr })
+  assert.is(answer.status, 'OK', JSON.stringify(answer))
+  const receipt = receiptFor(answer.pr)
+  await payFromOutside(daemon, answer.pr)
+  assert.ok(verifyEvent(await receipt))
+})
+
+test('NewInvoice and AddAppUserInvoice check a zap request and its relays when it is given', async () => {
+  const unreachable = JSON.stringify(zapRequest(21_000, [['p', recipientKey], ['relays', 'wss://192.168.1.20']]))
+  const reason = 'zap request names no relay its receipt can be published to: relay URL points into a private network'
+  const own = await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: unreachable })
+  assert.equal(own, { status: 'ERROR', reason })
+  const forUser = await call(daemon, '/api/app/user/add/invoice', receiver.appToken, {
+    receiver_identifier: receiver.identifier, payer_identifier: '', http_callback_url: '', invoice_req: { amountSats: 21, memo: 'zap', zap: unreachable },
+  })
+  assert.equal(forUser, { status: 'ERROR', reason })
+  // As upstream checks it (pub-protocol.md §6.4): a zap request that is no signed kind 9734 is refused too.
+  assert.match((await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: '{not json' })).reason, /JSON/)
+  const wrongAmount = JSON.stringify(zapRequest(22_000))
+  assert.match((await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: wrongAmount })).reason, /amount/)
+  // Naming the service relay, it is taken.
+  const fine = JSON.stringify(zapRequest(21_000))
+  assert.is((await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: fine })).status, 'OK')
 })
 
 test.run()

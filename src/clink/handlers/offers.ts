@@ -141,6 +141,7 @@ export interface OffersPartDeps {
   events$: Observable<DomainEvent>
   relayUrl(): string
   allowLoopbackCallbacks: boolean
+  zapRelayRefusal(url: string): string | undefined
   now(): number
   log: Logger
 }
@@ -149,7 +150,9 @@ export interface OffersPartDeps {
 export function createOffersPart(deps: OffersPartDeps, outbox: () => ClinkSender | undefined): ClinkPart {
   const receipts = receiptBook({ store: receiptStore(deps.sql), events$: deps.events$, wallet: deps.wallet, outbox, now: deps.now, log: deps.log })
   receipts.start()
-  const requests = offerRequests({ offers: deps.offers, receipts, wallet: deps.wallet, node: deps.node, log: deps.log })
+  const requests = offerRequests({
+    offers: deps.offers, receipts, wallet: deps.wallet, node: deps.node, zapRelayRefusal: deps.zapRelayRefusal, log: deps.log,
+  })
   return {
     handlers: offerHandlers(deps),
     handle: request => requests.answer(request),

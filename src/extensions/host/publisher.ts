@@ -4,7 +4,7 @@ import { SimplePool, useWebSocketImplementation } from 'nostr-tools/pool'
 import { AbstractSimplePool } from 'nostr-tools/abstract-pool'
 import { finalizeEvent, verifyEvent } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
-import { checkOutboundUrl, CredentialedWebSocket, guardedWebSocket, relayUrl, type GuardOptions } from '../../callbacks/index.js'
+import { CredentialedWebSocket, guardedWebSocket, relayRefusal, type GuardOptions } from '../../callbacks/index.js'
 import type { NostrPublisher } from './extension.js'
 
 // To the embedded relay, the daemon's publisher shows its secret like the daemon's other links.
@@ -18,6 +18,11 @@ const publishTimeoutMs = 5000
 export interface RunningPublisher extends NostrPublisher {
   /** `relays` overrides the service relays for this one event (zap receipts go to the zap request's relays). */
   publish(template: Parameters<NostrPublisher['publish']>[0], secretKey: Uint8Array, relays?: readonly string[]): string
+  /**
+   * Why an event's own relay would not be published to (the SSRF guard's reason), or undefined when it would: a
+   * service relay always, another where the guard allows it.
+   */
+  refusalOf(url: string): string | undefined
   /** Resolves when every queued event was published or given up on (tests and a clean stop). */
   idle(): Promise<void>
   stop(): Promise<void>
@@ -43,6 +48,8 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
   // Every relay ever published to, so that stop() closes the per-event ones too.
   const opened = new Set<string>(relays)
   let stopped = false
+
+  const refusalOf = guard ? relayRefusal(relays, guard) : () => undefined
 
   const attempt = async (event: ReturnType<typeof finalizeEvent>, targets: readonly string[], tries: number): Promise<void> => {
     if (stopped) return
@@ -74,15 +81,10 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
     publish(template, secretKey, eventRelays) {
       const event = finalizeEvent({ created_at: nowSeconds(), ...template }, secretKey)
       const targets = (eventRelays ?? relays).filter(url => {
-        if (!guard || relays.includes(url)) return true
-        try {
-          checkOutboundUrl(url, guard, relayUrl)
-          return true
-        } catch (err) {
-          // The URL itself is not logged: a refused one may carry credentials.
-          log.warn({ eventId: event.id, reason: (err as Error).message }, 'not publishing to a relay the guard refuses')
-          return false
-        }
+        const reason = refusalOf(url)
+        // The URL itself is not logged: a refused one may carry credentials.
+        if (reason !== undefined) log.warn({ eventId: event.id, reason }, 'not publishing to a relay the guard refuses')
+        return reason === undefined
       })
       if (targets.length === 0) return event.id
       for (const url of targets) (callerPool && !relays.includes(url) ? callerOpened : opened).add(url)
@@ -91,6 +93,7 @@ export function createPublisher(relays: readonly string[], log: Logger, nowSecon
       job.finally(() => pending.delete(job))
       return event.id
     },
+    refusalOf,
     async idle() {
       while (pending.size > 0) await Promise.allSettled([...pending])
     },

@@ -34,7 +34,13 @@ export function batchHandlers({ dispatcher, tokens, accounts }: BatchDeps): Hand
           responses.push({ status: 'ERROR', reason: 'unkown rpcName' })
           continue
         }
-        const body = typeof request.req === 'object' && request.req !== null ? request.req : {}
+        const req: unknown = request.req
+        if (req !== undefined && req !== null && (typeof req !== 'object' || Array.isArray(req))) {
+          // As for a call of its own: a body that is no object is refused, not run as an empty one.
+          responses.push({ status: 'ERROR', reason: `invalid request body: the body must be a JSON object, not ${Array.isArray(req) ? 'an array' : `a ${typeof req}`}` })
+          continue
+        }
+        const body = (req ?? {}) as Record<string, unknown>
         try {
           const output = await lastValueFrom(
             dispatcher.dispatch({

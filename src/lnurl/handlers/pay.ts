@@ -8,7 +8,7 @@ import type { Wallet, WalletAccounts } from '../../wallet/index.js'
 import type { LnurlKeysStore, PayKeyRow } from '../keys-store.js'
 import type { ServiceUrl } from '../service-url.js'
 import { encodeLnurl } from '../lnurl-string.js'
-import { validateZapRequest } from '../../nostr-codecs/index.js'
+import { receiptRelays, validateZapRequest } from '../../nostr-codecs/index.js'
 
 /** Upstream's floor: 10 sats. */
 export const minSendableMsat = 10_000
@@ -29,6 +29,8 @@ export interface PayDeps {
   metaText: string
   /** The app of wallets that belong to no app user (they still get a pay key and a receipt signer). */
   defaultAppId: string
+  /** Why a relay a zap request names would not get its receipt (the receipt publisher's guard); undefined if it would. */
+  zapRelayRefusal(url: string): string | undefined
 }
 
 export function payHandlers(deps: PayDeps): HandlerTable {
@@ -110,6 +112,7 @@ export function payHandlers(deps: PayDeps): HandlerTable {
       }
       // LUD-06 commits the invoice to the metadata; NIP-57 commits it to the zap request instead.
       const zap = nostr ? validateZapRequest(nostr, amountMsat) : undefined
+      if (zap) receiptRelays(zap, deps.zapRelayRefusal)
       const committed = zap ? zap.description : metadataFor(key)
       const invoice = await deps.wallet.createInvoiceFor(key.user_id, {
         amountMsat,

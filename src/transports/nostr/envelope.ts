@@ -18,8 +18,9 @@ export interface RequestEnvelope {
 }
 
 /**
- * The envelope in a decrypted request, or undefined when it is not one (not JSON, no rpcName or authIdentifier, a
- * requestId that is not a string: nothing to answer it by).
+ * The envelope in a decrypted request, or undefined when it is not one (not JSON, no authIdentifier, a requestId that
+ * is not a string: nothing to answer it by). One that names no operation (rpcName missing or not a string) but has a
+ * requestId to answer by is read with rpcName '' and says so in `invalid`.
  */
 export function parseEnvelope(plaintext: string): RequestEnvelope | undefined {
   let parsed: unknown
@@ -30,16 +31,22 @@ export function parseEnvelope(plaintext: string): RequestEnvelope | undefined {
   }
   if (!isObject(parsed)) return undefined
   const { rpcName, requestId, authIdentifier, body, query } = parsed
-  if (typeof rpcName !== 'string' || typeof authIdentifier !== 'string') return undefined
+  if (typeof authIdentifier !== 'string') return undefined
   if (requestId !== undefined && typeof requestId !== 'string') return undefined
+  if (typeof rpcName !== 'string' && !requestId) return undefined
   const notAnObject = (value: unknown) => value !== undefined && value !== null && !isObject(value)
-  const invalid = notAnObject(body)
-    ? `invalid request body: the body must be a JSON object, not ${kindOf(body)}`
-    : notAnObject(query)
-      ? `invalid request body: the query must be a JSON object, not ${kindOf(query)}`
-      : undefined
+  const invalid =
+    rpcName === undefined
+      ? 'rpcName is missing: name the operation to call'
+      : typeof rpcName !== 'string'
+        ? `rpcName must be a string naming the operation, not ${kindOf(rpcName)}`
+        : notAnObject(body)
+          ? `invalid request body: the body must be a JSON object, not ${kindOf(body)}`
+          : notAnObject(query)
+            ? `invalid request body: the query must be a JSON object, not ${kindOf(query)}`
+            : undefined
   return {
-    rpcName,
+    rpcName: typeof rpcName === 'string' ? rpcName : '',
     requestId: requestId ?? '',
     authIdentifier,
     body: isObject(body) ? body : {},
@@ -49,7 +56,7 @@ export function parseEnvelope(plaintext: string): RequestEnvelope | undefined {
 }
 
 function kindOf(value: unknown): string {
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`
+  return Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`
 }
 
 /** The operation input: the body merged with the query (NewProductInvoice sends `query: {id}`). */

@@ -1,6 +1,7 @@
 // Receiving: NewInvoice (the caller's wallet), AddAppInvoice (the application's owner wallet) and AddAppUserInvoice
 // (an app user's wallet), reference/pub-protocol.md §1.3 and §7.5.
 import type { Handler, HandlerTable } from '../../bus/index.js'
+import { receiptRelays, validateZapRequest } from '../../nostr-codecs/index.js'
 import type { AccountStore } from '../accounts.js'
 import { appUserOf, appUserOrCreate } from '../app-users.js'
 import { positiveSatsAsMsat } from '../msat.js'
@@ -9,20 +10,30 @@ import type { IssueInvoice } from '../invoices/issue.js'
 export interface InvoiceHandlerDeps {
   accounts: AccountStore
   issue: IssueInvoice
+  /** Why a relay a zap request names would not get the receipt (the outbound guard), or undefined when it would. */
+  zapRelayRefusal(url: string): string | undefined
 }
 
 type InvoiceFields = Parameters<Handler<'NewInvoice'>>[0]
 
-/** The fields of upstream's NewInvoiceRequest, shared by the three operations. */
-const fromNewInvoiceRequest = (req: InvoiceFields) => ({
-  amountMsat: positiveSatsAsMsat(req.amountSats, 'amountSats'),
-  memo: req.memo,
-  ...(req.expiry !== undefined ? { expirySeconds: req.expiry } : {}),
-  ...(req.blind !== undefined ? { blind: req.blind } : {}),
-  ...(req.zap !== undefined ? { zapRequest: req.zap } : {}),
-})
+export function invoiceHandlers({ accounts, issue, zapRelayRefusal }: InvoiceHandlerDeps): HandlerTable {
+  /**
+   * The fields of upstream's NewInvoiceRequest, shared by the three operations. A zap request is checked as upstream
+   * checks it (pub-protocol.md §6.4), and its relays by the outbound guard, when it is given: the receipt goes to
+   * them once the invoice is paid.
+   */
+  const fromNewInvoiceRequest = (req: InvoiceFields) => {
+    const amountMsat = positiveSatsAsMsat(req.amountSats, 'amountSats')
+    if (req.zap !== undefined && req.zap !== '') receiptRelays(validateZapRequest(req.zap, amountMsat), zapRelayRefusal)
+    return {
+      amountMsat,
+      memo: req.memo,
+      ...(req.expiry !== undefined ? { expirySeconds: req.expiry } : {}),
+      ...(req.blind !== undefined ? { blind: req.blind } : {}),
+      ...(req.zap !== undefined && req.zap !== '' ? { zapRequest: req.zap } : {}),
+    }
+  }
 
-export function invoiceHandlers({ accounts, issue }: InvoiceHandlerDeps): HandlerTable {
   return {
     NewInvoice: async (input, ctx) => {
       const invoice = await issue({

@@ -62,15 +62,40 @@ for (const c of [
   { because: 'a body that is a string', rpcName: 'GetWalletKeys', body: 'x', reason: 'invalid request body: the body must be a JSON object, not a string' },
   { because: 'a body that is a number', rpcName: 'BatchUser', body: 7, reason: 'invalid request body: the body must be a JSON object, not a number' },
   { because: 'a query that is a list', rpcName: 'GetWalletKeys', body: {}, query: ['id'], reason: 'invalid request body: the query must be a JSON object, not an array' },
+  { because: 'an envelope without rpcName', rpcName: undefined, body: {}, reason: 'rpcName is missing: name the operation to call' },
+  { because: 'an rpcName that is a number', rpcName: 42, body: {}, reason: 'rpcName must be a string naming the operation, not a number' },
 ]) {
   rpc(`${c.because} is answered with an ERROR in its own envelope, requestId kept`, async () => {
     const client = await connect()
-    const { event, requestId } = client.request(c.rpcName, c.body as Record<string, unknown>, { query: c.query as Record<string, unknown> | undefined })
+    const query = c.query as Record<string, unknown> | undefined
+    const { event, requestId } = client.request(c.rpcName as string, c.body as Record<string, unknown>, { query })
     const reply = client.waitFor(requestId)
     await client.publish(event)
     assert.equal(await reply, { status: 'ERROR', reason: c.reason, requestId })
   })
 }
+
+rpc('a BatchUser entry whose req is not an object gets its own ERROR; the other entries run', async () => {
+  const client = await connect()
+  const reply = await client.ok('BatchUser', {
+    requests: [
+      { rpcName: 'GetWalletKeys', req: 'x' },
+      { rpcName: 'GetWalletKeys', req: [1] },
+      { rpcName: 'GetWalletKeys', req: {} },
+      { rpcName: 'GetWalletKeys' },
+      { rpcName: 'NoSuchOperation', req: {} },
+    ],
+  })
+  const reasons = reply.responses.map((r: any) => r.reason)
+  assert.equal(reasons, [
+    'invalid request body: the body must be a JSON object, not a string',
+    'invalid request body: the body must be a JSON object, not an array',
+    undefined,
+    undefined,
+    'unkown rpcName',
+  ])
+  assert.ok(reply.responses[2].admin_key && reply.responses[3].admin_key)
+})
 
 rpc('an unknown rpcName is quoted back at most 64 characters long', async () => {
   const client = await connect()

@@ -4,7 +4,7 @@
 // means is the CLINK room's business (src/clink): a parked request is answered later by the room's `clink.answer`
 // domain event, which `deliver` sends; a request a stopped run had taken is the room's to resume.
 import type { Logger } from 'pino'
-import type { Clock } from '../../../bus/index.js'
+import { isOperationError, type Clock } from '../../../bus/index.js'
 import { catalogue } from '../../../../schema/catalogue.js'
 import {
   clinkDebitKind, clinkKinds, clinkManageKind, clinkOfferKind, isClinkKind,
@@ -30,6 +30,16 @@ const interruptedAnswers: Record<ClinkKind, Record<string, unknown>> = {
   [clinkOfferKind]: { code: 2, error: 'Temporary Failure' },
   [clinkDebitKind]: { res: 'GFY', code: 2, error: 'Temporary Failure' },
   [clinkManageKind]: { res: 'GFY', code: 2, error: 'Temporary Failure' },
+}
+
+/**
+ * Said to a request the dispatcher refused before the room saw it: one whose input it cannot read (nested deeper than
+ * it reads) gets the kind's invalid-request answer, the same the room gives a body that is no object.
+ */
+const invalidAnswers: Record<ClinkKind, Record<string, unknown>> = {
+  [clinkOfferKind]: { code: 1, error: 'Invalid Offer' },
+  [clinkDebitKind]: { res: 'GFY', code: 6, error: 'Invalid Request' },
+  [clinkManageKind]: { res: 'GFY', code: 6, error: 'Invalid Request' },
 }
 
 export interface ClinkCodecDeps {
@@ -104,7 +114,7 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
       }
       const version = event.tags.find(tag => tag[0] === 'clink_version')?.[1]
       const call = {
-        // No operation for the kind (CLINK not served): the dispatcher refuses it and the request is dropped.
+        // No operation for the kind (CLINK not served): the dispatcher refuses it; the requester hears Temporary Failure.
         op: operations.get(request.kind) ?? `kind ${request.kind}`,
         credentials: { nostr: { pubkey: request.requester, appId: request.appId } },
         input: { body, created_at: request.createdAt, ...(version !== undefined ? { clink_version: version } : {}) },
@@ -118,10 +128,14 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
       if (!answer?.payload || answer.parked) return noReply
       return reply(inbound, { payload: answer.payload, ...(answer.clink_version ? { clinkVersion: true } : {}) })
     },
-    fail({ request }, err) {
-      // No room registered (CLINK not served) or a fault outside the room's own answers: nothing the spec can say.
-      log.info({ kind: request.kind, id: request.id, from: request.requester, err: String(err) }, 'CLINK request dropped unanswered')
-      return noReply
+    fail(inbound, err) {
+      // A refusal before the room (input the dispatcher cannot read) or a fault outside the room's own answers: the
+      // requester hears it in the kind's error shape instead of waiting out its own timeout.
+      const { request } = inbound
+      const invalid = isOperationError(err) && err.code === 'invalid_input'
+      log.info({ kind: request.kind, id: request.id, from: request.requester, err: String(err) }, 'CLINK request refused before the room')
+      const payload = (invalid ? invalidAnswers : interruptedAnswers)[request.kind]
+      return reply(inbound, { payload, clinkVersion: request.kind === clinkOfferKind })
     },
     // Every request reads as a call; the room answers what is wrong with it in the kind's own error shape.
     refuse: () => noReply,

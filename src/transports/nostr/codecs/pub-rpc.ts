@@ -2,8 +2,9 @@
 // nip44v1 or v2 (whichever the request used, and its answer uses), read as `{rpcName, requestId, authIdentifier,
 // body, query}` and answered through the reply sender (shards when long, tag `p` only; clients match replies by
 // requestId). Requests that break a rule (do not decrypt, are no envelope, claim another author) are dropped without
-// a reply, as upstream does. A well-formed envelope that names no operation served here, or carries a body that is
-// not an object, is answered with an ERROR under its requestId (upstream drops it, leaving its client to time out).
+// a reply, as upstream does. An envelope with a requestId that names no operation served here (or none at all), or
+// carries a body that is not an object, is answered with an ERROR under its requestId (upstream drops it, leaving its
+// client to time out).
 import { type Dispatcher, isOperationError, type AccessLog } from '../../../bus/index.js'
 import type { Logger } from 'pino'
 import { decryptPayload, type CipherScheme } from '../cipher.js'
@@ -63,7 +64,11 @@ export function pubRpcCodec(deps: PubRpcCodecDeps): NostrCodec<AppKey, PubReques
     const request: PubRequest = { app, peer: event.pubkey, scheme, envelope }
     const entry = deps.dispatcher.resolve(envelope.rpcName)
     const refuse = (refusal: string): Decoded<PubRequest> => ({ type: 'refuse', request: { ...request, refusal } })
-    if (!entry) return refuse(`unknown rpcName: ${JSON.stringify(envelope.rpcName.slice(0, maxNameInReply))}`)
+    if (!entry) {
+      // A nameless envelope says why; a name we do not serve is quoted back.
+      if (envelope.rpcName === '' && envelope.invalid) return refuse(envelope.invalid)
+      return refuse(`unknown rpcName: ${JSON.stringify(envelope.rpcName.slice(0, maxNameInReply))}`)
+    }
     request.operation = entry.name
     const codec = (entry as { nostrCodec?: { kind: number; request: string } }).nostrCodec
     if (codec) return refuse(`${entry.name} is served on Nostr kind ${codec.kind} as "${codec.request}", not as an rpcName`)
