@@ -227,6 +227,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
   const extensions = await startExtensions(hostedExtensions, {
     db: store.db,
+    sql: store.sql,
     config,
     clock,
     log,
