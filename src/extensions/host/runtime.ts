@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { Subscription, filter, type Clock, type DomainEvent, type Observable } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import type { Db, SqlStore } from '../../store/index.js'
+import type { SqlStore } from '../../store/index.js'
 import type { Rates } from '../../rates/index.js'
 import type { Config } from '../../config/index.js'
 import type { Extension, ExtensionWallets, PaidInvoice, RunningExtension } from './extension.js'
@@ -10,7 +10,6 @@ import { createPublisher } from './publisher.js'
 import { deliveryStore } from './delivery-store.js'
 
 export interface ExtensionRuntimeDeps {
-  db: Db
   /** The database through the engine-neutral interface: the host's own table and the extensions' storage. */
   sql: SqlStore
   config: Config
@@ -51,7 +50,6 @@ export async function startExtensions(extensions: readonly Extension[], deps: Ex
       }
     }
     const running = await extension.start({
-      db: deps.db,
       sql: deps.sql,
       config: deps.config,
       clock: deps.clock,
