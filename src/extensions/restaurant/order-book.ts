@@ -90,14 +90,24 @@ export function orderBook(deps: OrderDeps): OrderBook {
   const expireDue = () => orders.expireDue(deps.now())
 
   async function purgeEnded(retentionMs: number, forgetInvoice: (paymentHash: string) => boolean, batch = 500): Promise<number> {
-    let purged = 0
+    // The invoices go first, through the wallet's own door: once one is gone it cannot be paid, so the order's
+    // delete (guarded by paid_at IS NULL) needs no transaction with it. A crash between the two leaves an order
+    // whose invoice is gone, which the next sweep deletes (forgetInvoice answers true for a gone one).
+    const forgotten: string[] = []
     for (const row of await orders.endedUnpaid(deps.now() - retentionMs, batch)) {
-      // The invoice goes first, through the wallet's own door: once it is gone it cannot be paid, so the order's
-      // delete (guarded by paid_at IS NULL) needs no transaction with it. A crash between the two leaves an
-      // order whose invoice is gone, which the next sweep deletes (forgetInvoice answers true for a gone one).
-      if (forgetInvoice(row.payment_hash) && (await orders.deleteUnpaid(row.id))) purged++
+      if (forgetInvoice(row.payment_hash)) forgotten.push(row.id)
+      // Each forget is the wallet's own commit (0.5–1.7 ms with synchronous = full here): other work runs between
+      // them instead of waiting behind a whole batch of them.
+      await new Promise(resolve => setImmediate(resolve))
     }
-    return purged
+    if (forgotten.length === 0) return 0
+    // The orders in one commit.
+    return deps.sql.transaction(async tx => {
+      const book = orderStore(tx)
+      let purged = 0
+      for (const id of forgotten) if (await book.deleteUnpaid(id)) purged++
+      return purged
+    })
   }
 
   async function list(restaurantId: string, statuses: readonly string[] | undefined, limit: number | undefined) {

@@ -1,6 +1,7 @@
 // What hangs off a menu item: modifier groups with their modifiers, and availability windows. Groups and
 // modifiers are part of the published product (its `specs`), so changing them republishes the item.
 import type { Handler } from '../../../bus/index.js'
+import { sqlErrorKind } from '../../../store/index.js'
 import { priceForCurrency } from '../pricing.js'
 import type { RestaurantRoom } from '../room.js'
 import { availabilityWindow, modifier, modifierGroup } from '../wire.js'
@@ -9,20 +10,32 @@ import { notFound, ownedGroup, ownedItem, requireGroup, requireItem } from '../a
 export function itemOptionHandlers(room: RestaurantRoom) {
   const { store } = room
 
+  /** The item or group checked before the insert may be deleted meanwhile: its foreign key refuses, a 404. */
+  async function under(what: string, insert: () => Promise<void>): Promise<void> {
+    try {
+      await insert()
+    } catch (err) {
+      if (sqlErrorKind(err) === 'foreign_key') notFound(what)
+      throw err
+    }
+  }
+
   const ModifierGroupList: Handler<'ModifierGroupList'> = async input =>
     (await store.groupsOfItem((await requireItem(room, input.id)).id)).map(modifierGroup)
 
   const ModifierGroupCreate: Handler<'ModifierGroupCreate'> = async (input, ctx) => {
     const { item } = await ownedItem(room, input.item_id, ctx.caller)
     const id = room.newId()
-    await store.insertGroup({
-      id,
-      item_id: item.id,
-      name: input.name,
-      min_select: input.min_select ?? 0,
-      max_select: input.max_select ?? null,
-      sort: input.sort ?? 0,
-    })
+    await under('Menu item', () =>
+      store.insertGroup({
+        id,
+        item_id: item.id,
+        name: input.name,
+        min_select: input.min_select ?? 0,
+        max_select: input.max_select ?? null,
+        sort: input.sort ?? 0,
+      }),
+    )
     await room.publishing.publishItems([item.id])
     return modifierGroup((await store.group(id)) ?? notFound('Modifier group'))
   }
@@ -41,13 +54,10 @@ export function itemOptionHandlers(room: RestaurantRoom) {
   const ModifierCreate: Handler<'ModifierCreate'> = async (input, ctx) => {
     const { group, item, restaurant } = await ownedGroup(room, input.group_id, ctx.caller)
     const id = room.newId()
-    await store.insertModifier({
-      id,
-      group_id: group.id,
-      name: input.name,
-      price_delta: priceForCurrency(input.price_delta ?? '0', restaurant.currency, 'price_delta'),
-      sort: input.sort ?? 0,
-    })
+    const priceDelta = priceForCurrency(input.price_delta ?? '0', restaurant.currency, 'price_delta')
+    await under('Modifier group', () =>
+      store.insertModifier({ id, group_id: group.id, name: input.name, price_delta: priceDelta, sort: input.sort ?? 0 }),
+    )
     await room.publishing.publishItems([item.id])
     return modifier((await store.modifier(id)) ?? notFound('Modifier'))
   }
@@ -66,7 +76,9 @@ export function itemOptionHandlers(room: RestaurantRoom) {
   const AvailabilityWindowCreate: Handler<'AvailabilityWindowCreate'> = async (input, ctx) => {
     const { item } = await ownedItem(room, input.item_id, ctx.caller)
     const id = room.newId()
-    await store.insertWindow({ id, item_id: item.id, days: JSON.stringify(input.days), start_time: input.start, end_time: input.end })
+    await under('Menu item', () =>
+      store.insertWindow({ id, item_id: item.id, days: JSON.stringify(input.days), start_time: input.start, end_time: input.end }),
+    )
     return availabilityWindow((await store.window(id)) ?? notFound('Availability window'))
   }
 
