@@ -232,7 +232,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     log: log.child({ room: 'rates' }),
   })
   const extensions = await startExtensions(hostedExtensions, {
-    db: store.db,
+    sql: store.sql,
     config,
     clock,
     log,

@@ -2,7 +2,7 @@
 // Extensions use only this object (and the doors of core rooms it names); core code never imports an extension.
 import type { Observable, Clock, HandlerTable } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import type { Db } from '../../store/index.js'
+import type { SqlStore } from '../../store/index.js'
 import type { Rates } from '../../rates/index.js'
 import type { Config } from '../../config/index.js'
 
@@ -52,7 +52,12 @@ export interface NostrPublisher {
 }
 
 export interface ExtensionHost {
-  db: Db
+  /**
+   * The database through the engine-neutral interface (issue 27): an extension's storage is written on it, so
+   * the same statements run on SQLite and PostgreSQL. Its own tables only; the wallets are reached through
+   * `wallets`.
+   */
+  sql: SqlStore
   /** The daemon's validated config; an extension reads its own section (e.g. `[payroll]`). */
   config: Config
   clock: Clock

@@ -2,14 +2,16 @@
 import { randomBytes } from 'node:crypto'
 import { Subscription, filter, type Clock, type DomainEvent, type Observable } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import type { Db } from '../../store/index.js'
+import type { SqlStore } from '../../store/index.js'
 import type { Rates } from '../../rates/index.js'
 import type { Config } from '../../config/index.js'
 import type { Extension, ExtensionWallets, PaidInvoice, RunningExtension } from './extension.js'
 import { createPublisher } from './publisher.js'
+import { deliveryStore } from './delivery-store.js'
 
 export interface ExtensionRuntimeDeps {
-  db: Db
+  /** The database through the engine-neutral interface: the host's own table and the extensions' storage. */
+  sql: SqlStore
   config: Config
   clock: Clock
   /** Random bytes for the extensions (ids, keys); node's CSPRNG when the daemon passes none. */
@@ -30,10 +32,7 @@ export interface RunningExtensions {
 
 export async function startExtensions(extensions: readonly Extension[], deps: ExtensionRuntimeDeps): Promise<RunningExtensions> {
   const publisher = createPublisher(deps.relays, deps.log.child({ room: 'publisher' }), () => Math.floor(deps.clock.now() / 1000))
-  const delivered = deps.db.prepare('SELECT 1 FROM extension_deliveries WHERE extension = ? AND payment_hash = ?').pluck()
-  const markDelivered = deps.db.prepare(
-    'INSERT INTO extension_deliveries (extension, payment_hash, delivered_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-  )
+  const deliveries = deliveryStore(deps.sql)
   const subscriptions = new Subscription()
   const started: RunningExtensions['started'] = []
   const catchUps: (() => Promise<void>)[] = []
@@ -41,17 +40,17 @@ export async function startExtensions(extensions: readonly Extension[], deps: Ex
   for (const extension of extensions) {
     const log = deps.log.child({ extension: extension.id })
     const deliver = async (listener: (paid: PaidInvoice) => Promise<void> | void, paid: PaidInvoice) => {
-      if (delivered.get(extension.id, paid.paymentHash)) return
       try {
+        if (await deliveries.delivered(extension.id, paid.paymentHash)) return
         await listener(paid)
-        markDelivered.run(extension.id, paid.paymentHash, deps.clock.now())
+        await deliveries.markDelivered(extension.id, paid.paymentHash, deps.clock.now())
       } catch (err) {
         // Not marked: the next start delivers it again.
         log.error({ err, paymentHash: paid.paymentHash }, 'an invoice-paid listener failed; it will be retried at the next start')
       }
     }
     const running = await extension.start({
-      db: deps.db,
+      sql: deps.sql,
       config: deps.config,
       clock: deps.clock,
       random: deps.random ?? (bytes => randomBytes(bytes)),

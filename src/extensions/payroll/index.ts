@@ -22,17 +22,17 @@ export const payrollExtension: Extension = {
     const clock = payrollClock(host.clock, settings.todayOverride)
     if (settings.todayOverride) host.log.warn({ today: settings.todayOverride }, 'payroll runs on a test calendar')
     const newId = () => Buffer.from(host.random(16)).toString('hex')
-    const contracts = contractsStore(host.db)
-    const ledger = ledgerStore(host.db, newId)
+    const contracts = contractsStore(host.sql)
+    const ledger = ledgerStore(host.sql, newId)
     const locks = contractLocks()
     const pay = { ledger, wallets: host.wallets, rates: host.rates, clock, log: host.log }
 
     // The payer records its own payment; this listener is for the one it could not record: a crash after the
     // money moved, redelivered by the host at the next start (before the first tick).
-    host.onInvoicePaid(paid => {
+    host.onInvoicePaid(async paid => {
       const ref = payrollRef(paid.extra)
       if (!ref) return
-      const settled = ledger.settle(paid.paymentHash, clock.now())
+      const settled = await ledger.settle(paid.paymentHash, clock.now())
       if (!settled) {
         host.log.error({ paymentHash: paid.paymentHash, ...ref }, 'a paid payroll invoice has no ledger row')
       } else if (settled.periodPaidTwice) {

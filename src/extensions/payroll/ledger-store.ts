@@ -2,7 +2,10 @@
 // with the contract's terms copied so rows outlive edits and deletion. Every change that consumes a period
 // writes its row and moves the contract's periods_done in one transaction, guarded by `periods_done = period`
 // so that two payers (two requests, or two daemons on one database) cannot both consume the same period.
-import type { Db } from '../../store/index.js'
+// Written once on the engine-neutral SqlStore (issue 27): the same statements and transactions on SQLite and
+// PostgreSQL. Every decision that reads and then writes is one transaction whose writes are guarded by the state
+// they depend on, so a PostgreSQL transaction running beside it (READ COMMITTED) cannot slip in between.
+import { sqlErrorKind, type SqlExecutor, type SqlStore } from '../../store/index.js'
 import type { Contract } from './contracts-store.js'
 
 /** `paying` is internal: a claim taken before the invoice exists, never shown to callers. */
@@ -52,10 +55,6 @@ export interface PayoutFilter {
   until?: string
 }
 
-const columns = `id, contract_id AS contractId, contract_name AS contractName, period, payday, status, amount, currency,
-  employee_wallet AS employeeWallet, source_wallet AS sourceWallet, amount_msat AS amountMsat, rate,
-  rate_source AS rateSource, detail, memo, payment_hash AS paymentHash, created_at AS createdAt`
-
 /** The detail of a claim a crash left behind, closed once its invoice can no longer be paid. */
 export const interruptedClaimDetail = 'the payment was interrupted and its invoice expired unpaid'
 export const writtenOffDetail = 'written off on resume'
@@ -71,45 +70,96 @@ export interface Settlement {
 /** Thrown inside a transaction to roll it back when another payer consumed the period first. */
 class PeriodTaken extends Error {}
 
-export type LedgerStore = ReturnType<typeof ledgerStore>
+// Aliases are quoted: PostgreSQL folds unquoted names to lower case.
+const columns = `id, contract_id AS "contractId", contract_name AS "contractName", period, payday, status, amount,
+  currency, employee_wallet AS "employeeWallet", source_wallet AS "sourceWallet", amount_msat AS "amountMsat", rate,
+  rate_source AS "rateSource", detail, memo, payment_hash AS "paymentHash", created_at AS "createdAt"`
 
-export function ledgerStore(db: Db, newId: () => string) {
-  const insert = db.prepare(`INSERT INTO payroll_payouts (id, contract_id, contract_name, period, payday, status, amount,
-      currency, employee_wallet, source_wallet, amount_msat, rate, rate_source, detail, memo, payment_hash,
-      claim_expires_at, created_at)
-    VALUES (@id, @contractId, @contractName, @period, @payday, @status, @amount, @currency, @employeeWallet,
-      @sourceWallet, @amountMsat, @rate, @rateSource, @detail, @memo, NULL, @claimExpiresAt, @createdAt)
-    ON CONFLICT DO NOTHING`)
-  const byId = db.prepare(`SELECT ${columns} FROM payroll_payouts WHERE id = ?`)
-  const byPaymentHash = db.prepare(`SELECT ${columns} FROM payroll_payouts WHERE payment_hash = ?`)
-  const advance = db.prepare(`UPDATE payroll_contracts SET periods_done = periods_done + 1, updated_at = @now
-    WHERE id = @contractId AND periods_done = @period`)
-  const setPaymentHash = db.prepare(`UPDATE payroll_payouts SET payment_hash = @paymentHash WHERE id = @id AND status = 'paying'`)
-  const failClaim = db.prepare(`UPDATE payroll_payouts SET status = 'failed', detail = @detail, claim_expires_at = NULL
-    WHERE id = @id AND status = 'paying'`)
-  const markPaid = db.prepare(`UPDATE payroll_payouts SET status = 'paid', claim_expires_at = NULL
-    WHERE id = @id AND status IN ('paying', 'failed')`)
-  const expiredClaims = db.prepare(`UPDATE payroll_payouts SET status = 'failed', detail = @detail, claim_expires_at = NULL
-    WHERE contract_id = @contractId AND status = 'paying' AND claim_expires_at < @now`)
-  const paidForPeriod = db.prepare(`SELECT id FROM payroll_payouts
-    WHERE contract_id = ? AND period = ? AND status IN ('paying', 'paid') AND id <> ?`).pluck()
-  const failures = db.prepare(`SELECT count(*) FROM payroll_payouts WHERE contract_id = ? AND period = ? AND status = 'failed'`).pluck()
-  const filtered = db.prepare(`SELECT ${columns} FROM payroll_payouts
-    WHERE status <> 'paying'
-      AND (@contractId IS NULL OR contract_id = @contractId)
-      AND (@status IS NULL OR status = @status)
-      AND (@employeeWallet IS NULL OR employee_wallet = @employeeWallet)
-      AND (@since IS NULL OR payday >= @since)
-      AND (@until IS NULL OR payday <= @until)
-    ORDER BY seq DESC`)
-  const resumeContract = db.prepare(`UPDATE payroll_contracts SET status = 'active', paused_reason = '', updated_at = @now
-    WHERE id = @id AND status = 'paused'`)
+// A second `paying` or `paid` row of one period, or a second id, is refused by the unique indexes: no row comes back.
+const insert = `INSERT INTO payroll_payouts (id, contract_id, contract_name, period, payday, status, amount, currency,
+    employee_wallet, source_wallet, amount_msat, rate, rate_source, detail, memo, payment_hash, claim_expires_at,
+    created_at)
+  VALUES (@id, @contractId, @contractName, @period, @payday, @status, @amount, @currency, @employeeWallet,
+    @sourceWallet, @amountMsat, @rate, @rateSource, @detail, @memo, NULL, @claimExpiresAt, @createdAt)
+  ON CONFLICT DO NOTHING
+  RETURNING ${columns}`
+const byId = `SELECT ${columns} FROM payroll_payouts WHERE id = ?`
+const byPaymentHash = `SELECT ${columns} FROM payroll_payouts WHERE payment_hash = ?`
+const advance = `UPDATE payroll_contracts SET periods_done = periods_done + 1, updated_at = @now
+  WHERE id = @contractId AND periods_done = @period`
+const setPaymentHash = `UPDATE payroll_payouts SET payment_hash = @paymentHash WHERE id = @id AND status = 'paying'`
+const failClaim = `UPDATE payroll_payouts SET status = 'failed', detail = @detail, claim_expires_at = NULL
+  WHERE id = @id AND status = 'paying'`
+const markPaid = `UPDATE payroll_payouts SET status = 'paid', claim_expires_at = NULL
+  WHERE id = @id AND status IN ('paying', 'failed')`
+const expiredClaims = `UPDATE payroll_payouts SET status = 'failed', detail = @detail, claim_expires_at = NULL
+  WHERE contract_id = @contractId AND status = 'paying' AND claim_expires_at < @now`
+const paidForPeriod = `SELECT id FROM payroll_payouts
+  WHERE contract_id = ? AND period = ? AND status IN ('paying', 'paid') AND id <> ?`
+const failures = `SELECT count(*) AS n FROM payroll_payouts WHERE contract_id = ? AND period = ? AND status = 'failed'`
+const filtered = `SELECT ${columns} FROM payroll_payouts
+  WHERE status <> 'paying'
+    AND (CAST(@contractId AS TEXT) IS NULL OR contract_id = @contractId)
+    AND (CAST(@status AS TEXT) IS NULL OR status = @status)
+    AND (CAST(@employeeWallet AS TEXT) IS NULL OR employee_wallet = @employeeWallet)
+    AND (CAST(@since AS TEXT) IS NULL OR payday >= @since)
+    AND (CAST(@until AS TEXT) IS NULL OR payday <= @until)
+  ORDER BY seq DESC`
+const resumeContract = `UPDATE payroll_contracts SET status = 'active', paused_reason = '', updated_at = @now
+  WHERE id = @id AND status = 'paused'`
 
-  function write(attempt: Attempt, status: PayoutStatus, now: number, claimExpiresAt: number | null = null): Payout | undefined {
-    const id = newId()
+export interface WriteOff {
+  paydayOf(period: number): string
+  before: string
+}
+
+export interface LedgerStore {
+  get(id: string): Promise<Payout | undefined>
+  list(filter?: PayoutFilter): Promise<Payout[]>
+  /** A `skipped` row that consumes the period; undefined when another payer consumed it first. */
+  skip(attempt: Attempt, now: number): Promise<Payout | undefined>
+  /** A `failed` row for an attempt that failed before any claim was taken (rate, amount, balance). */
+  recordFailure(attempt: Attempt, now: number): Promise<Payout>
+  /**
+   * Claims the period before any invoice exists: undefined when it is already paid or claimed (by another
+   * request, or another daemon on this database). The claim ends as paid or failed.
+   */
+  claim(attempt: Attempt, now: number, claimExpiresAt: number): Promise<Payout | undefined>
+  attachInvoice(claimId: string, paymentHash: string): Promise<void>
+  /**
+   * Ends a claim as failed (the payment was refused, nothing moved); the period is free again. A claim that was
+   * settled meanwhile (the listener saw its invoice paid) stays paid: the row is answered as it is.
+   */
+  failClaim(claimId: string, detail: string): Promise<Payout>
+  /**
+   * The invoice `paymentHash` was paid: its row becomes `paid` and the contract moves past the period, once,
+   * whoever learns of it first (the payer, or the invoice-paid listener after a crash). Undefined when no
+   * row carries the hash.
+   */
+  settle(paymentHash: string, now: number): Promise<Settlement | undefined>
+  /** Closes claims whose invoices have expired: a crash interrupted them, and they can no longer be paid. */
+  expireClaims(contractId: string, now: number): Promise<number>
+  /** Failed attempts of one period: the seed's attempt count. */
+  failures(contractId: string, period: number): Promise<number>
+  /**
+   * Resumes a paused contract; with `writeOff`, every period whose payday is before `writeOff.before` gets a
+   * `skipped` row and is consumed first. Returns the number written off; undefined when the contract changed
+   * under us (resumed or consumed elsewhere).
+   */
+  resume(contract: Contract, writeOff: WriteOff | null, now: number): Promise<number | undefined>
+}
+
+export function ledgerStore(sql: SqlStore, newId: () => string): LedgerStore {
+  function write(
+    on: SqlExecutor,
+    attempt: Attempt,
+    status: PayoutStatus,
+    now: number,
+    claimExpiresAt: number | null = null,
+  ): Promise<Payout | undefined> {
     const { contract } = attempt
-    const inserted = insert.run({
-      id,
+    return on.one<Payout>(insert, {
+      id: newId(),
       contractId: contract.id,
       contractName: contract.name,
       period: attempt.period,
@@ -127,111 +177,92 @@ export function ledgerStore(db: Db, newId: () => string) {
       claimExpiresAt,
       createdAt: now,
     })
-    return inserted.changes === 1 ? (byId.get(id) as Payout) : undefined
   }
 
-  /** Writes a consuming row and advances the contract, or nothing when the period was consumed meanwhile. */
-  const consume = db.transaction((attempt: Attempt, now: number): Payout | undefined => {
-    const row = write(attempt, 'skipped', now)
-    if (!row) return undefined
-    if (advance.run({ contractId: attempt.contract.id, period: attempt.period, now }).changes !== 1) throw new PeriodTaken()
-    return row
-  })
+  /** Runs `work` in one transaction; undefined when it found the period or the contract taken and rolled back. */
+  async function unlessTaken<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T | undefined> {
+    try {
+      return await sql.transaction(work)
+    } catch (err) {
+      if (err instanceof PeriodTaken) return undefined
+      throw err
+    }
+  }
 
-  const settle = db.transaction((paymentHash: string, now: number): Settlement | undefined => {
-    const row = byPaymentHash.get(paymentHash) as Payout | undefined
+  async function settleIn(tx: SqlExecutor, paymentHash: string, now: number): Promise<Settlement | undefined> {
+    const row = await tx.one<Payout>(byPaymentHash, [paymentHash])
     if (!row) return undefined
     if (row.status === 'paid') return { row, changed: false, periodPaidTwice: false }
     // A `failed` row becomes paid only when its invoice was paid after all. If another invoice paid the period
     // meanwhile, money moved twice: the row stays failed and the caller reports it loudly.
-    const other = paidForPeriod.get(row.contractId, row.period, row.id) as string | undefined
+    const other = await tx.one(paidForPeriod, [row.contractId, row.period, row.id])
     if (other !== undefined) return { row, changed: false, periodPaidTwice: true }
-    markPaid.run({ id: row.id })
-    advance.run({ contractId: row.contractId, period: row.period, now })
-    return { row: byId.get(row.id) as Payout, changed: true, periodPaidTwice: false }
-  })
-
-  const resume = db.transaction(
-    (contract: Contract, writeOff: { paydayOf(period: number): string; before: string } | null, now: number): number => {
-      let written = 0
-      if (writeOff) {
-        for (let period = contract.periodsDone; period < contract.totalPeriods; period++) {
-          const payday = writeOff.paydayOf(period)
-          if (payday >= writeOff.before) break
-          const attempt = { contract, period, payday, amountMsat: null, rate: null, rateSource: null, memo: null, detail: writtenOffDetail }
-          if (!write(attempt, 'skipped', now) || advance.run({ contractId: contract.id, period, now }).changes !== 1) {
-            throw new PeriodTaken()
-          }
-          written++
-        }
-      }
-      if (resumeContract.run({ id: contract.id, now }).changes !== 1) throw new PeriodTaken()
-      return written
-    },
-  )
+    // Guarded: a settle of the same hash that committed first (the payer and the listener at once, on two
+    // connections) leaves nothing to change, and this one reports the row as it found it then.
+    if ((await tx.run(markPaid, { id: row.id })).changes !== 1) {
+      return { row: (await tx.one<Payout>(byId, [row.id]))!, changed: false, periodPaidTwice: false }
+    }
+    await tx.run(advance, { contractId: row.contractId, period: row.period, now })
+    return { row: (await tx.one<Payout>(byId, [row.id]))!, changed: true, periodPaidTwice: false }
+  }
 
   return {
-    get: (id: string): Payout | undefined => byId.get(id) as Payout | undefined,
-    list(filter: PayoutFilter = {}): Payout[] {
-      return filtered.all({
+    get: id => sql.one<Payout>(byId, [id]),
+    list(filter = {}) {
+      return sql.many<Payout>(filtered, {
         contractId: filter.contractId ?? null,
         status: filter.status ?? null,
         employeeWallet: filter.employeeWallet ?? null,
         since: filter.since ?? null,
         until: filter.until ?? null,
-      }) as Payout[]
+      })
     },
-    /** A `skipped` row that consumes the period; undefined when another payer consumed it first. */
-    skip(attempt: Attempt, now: number): Payout | undefined {
+    skip: (attempt, now) =>
+      unlessTaken(async tx => {
+        const row = await write(tx, attempt, 'skipped', now)
+        if (!row) return undefined
+        const advanced = await tx.run(advance, { contractId: attempt.contract.id, period: attempt.period, now })
+        if (advanced.changes !== 1) throw new PeriodTaken()
+        return row
+      }),
+    recordFailure: async (attempt, now) => (await write(sql, attempt, 'failed', now))!,
+    claim: (attempt, now, claimExpiresAt) => write(sql, attempt, 'paying', now, claimExpiresAt),
+    async attachInvoice(claimId, paymentHash) {
+      await sql.run(setPaymentHash, { id: claimId, paymentHash })
+    },
+    async failClaim(claimId, detail) {
+      await sql.run(failClaim, { id: claimId, detail })
+      return (await sql.one<Payout>(byId, [claimId]))!
+    },
+    async settle(paymentHash, now) {
       try {
-        return consume(attempt, now)
+        return await sql.transaction(tx => settleIn(tx, paymentHash, now))
       } catch (err) {
-        if (err instanceof PeriodTaken) return undefined
-        throw err
+        // PostgreSQL: a claim of the period by another invoice committed between our look and our update; the
+        // unique index refused the second paid row. The same answer as when the look had seen it.
+        if (sqlErrorKind(err) !== 'unique') throw err
+        const row = await sql.one<Payout>(byPaymentHash, [paymentHash])
+        return row && { row, changed: false, periodPaidTwice: true }
       }
     },
-    /** A `failed` row for an attempt that failed before any claim was taken (rate, amount, balance). */
-    recordFailure: (attempt: Attempt, now: number): Payout => write(attempt, 'failed', now)!,
-    /**
-     * Claims the period before any invoice exists: undefined when it is already paid or claimed (by another
-     * request, or another daemon on this database). The claim ends as paid or failed.
-     */
-    claim: (attempt: Attempt, now: number, claimExpiresAt: number): Payout | undefined =>
-      write(attempt, 'paying', now, claimExpiresAt),
-    attachInvoice(claimId: string, paymentHash: string): void {
-      setPaymentHash.run({ id: claimId, paymentHash })
-    },
-    /** Ends a claim as failed (the payment was refused, nothing moved); the period is free again. */
-    failClaim(claimId: string, detail: string): Payout {
-      failClaim.run({ id: claimId, detail })
-      return byId.get(claimId) as Payout
-    },
-    /**
-     * The invoice `paymentHash` was paid: its row becomes `paid` and the contract moves past the period, once,
-     * whoever learns of it first (the payer, or the invoice-paid listener after a crash). Undefined when no
-     * row carries the hash.
-     */
-    settle(paymentHash: string, now: number): Settlement | undefined {
-      return settle(paymentHash, now)
-    },
-    /** Closes claims whose invoices have expired: a crash interrupted them, and they can no longer be paid. */
-    expireClaims(contractId: string, now: number): number {
-      return expiredClaims.run({ contractId, now, detail: interruptedClaimDetail }).changes
-    },
-    /** Failed attempts of one period: the seed's attempt count. */
-    failures: (contractId: string, period: number): number => failures.get(contractId, period) as number,
-    /**
-     * Resumes a paused contract; with `writeOff`, every period whose payday is before `writeOff.before` gets a
-     * `skipped` row and is consumed first. Returns the number written off; undefined when the contract changed
-     * under us (resumed or consumed elsewhere).
-     */
-    resume(contract: Contract, writeOff: { paydayOf(period: number): string; before: string } | null, now: number): number | undefined {
-      try {
-        return resume(contract, writeOff, now)
-      } catch (err) {
-        if (err instanceof PeriodTaken) return undefined
-        throw err
-      }
-    },
+    expireClaims: async (contractId, now) =>
+      (await sql.run(expiredClaims, { contractId, now, detail: interruptedClaimDetail })).changes,
+    failures: async (contractId, period) => Number((await sql.one<{ n: number }>(failures, [contractId, period]))!.n),
+    resume: (contract, writeOff, now) =>
+      unlessTaken(async tx => {
+        let written = 0
+        if (writeOff) {
+          for (let period = contract.periodsDone; period < contract.totalPeriods; period++) {
+            const payday = writeOff.paydayOf(period)
+            if (payday >= writeOff.before) break
+            const attempt = { contract, period, payday, amountMsat: null, rate: null, rateSource: null, memo: null, detail: writtenOffDetail }
+            if (!(await write(tx, attempt, 'skipped', now))) throw new PeriodTaken()
+            if ((await tx.run(advance, { contractId: contract.id, period, now })).changes !== 1) throw new PeriodTaken()
+            written++
+          }
+        }
+        if ((await tx.run(resumeContract, { id: contract.id, now })).changes !== 1) throw new PeriodTaken()
+        return written
+      }),
   }
 }

@@ -19,7 +19,7 @@ export async function payNow(deps: PayPeriodDeps & { ledger: LedgerStore }, cont
   if (contract.status !== 'active') throw new OperationError('invalid_input', 'contract is paused; resume it first')
   if (contract.periodsDone >= contract.totalPeriods) throw new OperationError('invalid_input', 'contract has no period left to pay')
   const now = deps.clock.now()
-  deps.ledger.expireClaims(contract.id, now)
+  await deps.ledger.expireClaims(contract.id, now)
   const today = dayOfMs(now)
   const period = contract.periodsDone
   const payday = paydayOf(contract.startDate, contract.frequency, period)

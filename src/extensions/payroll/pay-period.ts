@@ -71,7 +71,7 @@ export async function payPeriod(deps: PayPeriodDeps, request: PayPeriodRequest):
   if (source.balanceMsat < price.amountMsat) return failPriced(underfunded(source.balanceMsat, price.amountMsat))
 
   const now = clock.now()
-  const claim = ledger.claim({ ...priced, detail: request.paidNote }, now, now + (invoiceExpirySeconds + claimSlackSeconds) * 1000)
+  const claim = await ledger.claim({ ...priced, detail: request.paidNote }, now, now + (invoiceExpirySeconds + claimSlackSeconds) * 1000)
   if (!claim) return undefined
 
   let invoice
@@ -83,9 +83,9 @@ export async function payPeriod(deps: PayPeriodDeps, request: PayPeriodRequest):
       extra: extraOf(marked, price),
     })
   } catch (err) {
-    return ledger.failClaim(claim.id, causeOf(err, log, 'the employee invoice could not be created'))
+    return await ledger.failClaim(claim.id, causeOf(err, log, 'the employee invoice could not be created'))
   }
-  ledger.attachInvoice(claim.id, invoice.paymentHash)
+  await ledger.attachInvoice(claim.id, invoice.paymentHash)
 
   try {
     await wallets.payInvoice(contract.sourceWallet, invoice.paymentRequest)
@@ -100,9 +100,9 @@ export async function payPeriod(deps: PayPeriodDeps, request: PayPeriodRequest):
     } else {
       cause = causeOf(err, log, 'the payment from the source wallet failed')
     }
-    return ledger.failClaim(claim.id, cause)
+    return await ledger.failClaim(claim.id, cause)
   }
-  return ledger.settle(invoice.paymentHash, clock.now())?.row ?? ledger.get(claim.id)!
+  return (await ledger.settle(invoice.paymentHash, clock.now()))?.row ?? (await ledger.get(claim.id))!
 }
 
 /** The seed's message: `insufficient balance in source wallet: <n> sat available, <n> sat required`. */

@@ -14,7 +14,7 @@ export interface ResumeDeps {
 }
 
 /** Run under the contract's lock. Returns the resumed contract. */
-export function resumeContract(deps: ResumeDeps, contract: Contract, catchUp: boolean | undefined): Contract {
+export async function resumeContract(deps: ResumeDeps, contract: Contract, catchUp: boolean | undefined): Promise<Contract> {
   if (contract.status !== 'paused') throw new OperationError('invalid_input', 'contract is not paused')
   const keepMissed = catchUp ?? contract.pausedReason !== ''
   const now = deps.clock.now()
@@ -22,8 +22,10 @@ export function resumeContract(deps: ResumeDeps, contract: Contract, catchUp: bo
   const writeOff = keepMissed
     ? null
     : { paydayOf: (period: number) => paydayOf(contract.startDate, contract.frequency, period), before: dayOfMs(now) }
-  if (deps.ledger.resume(contract, writeOff, now) === undefined) {
+  if ((await deps.ledger.resume(contract, writeOff, now)) === undefined) {
     throw new OperationError('conflict', 'the contract changed while it was being resumed; try again')
   }
-  return deps.contracts.get(contract.id)!
+  const resumed = await deps.contracts.get(contract.id)
+  if (!resumed) throw new OperationError('not_found', 'Contract not found.')
+  return resumed
 }

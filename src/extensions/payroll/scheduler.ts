@@ -33,7 +33,7 @@ export interface TickResult {
 
 /** One pass over every active contract with periods left. */
 export async function runTick(deps: TickDeps): Promise<TickResult> {
-  const ids = deps.contracts.activeIdsWithPeriodsLeft()
+  const ids = await deps.contracts.activeIdsWithPeriodsLeft()
   const payouts: Payout[] = []
   for (const id of ids) {
     try {
@@ -50,17 +50,17 @@ export async function runTick(deps: TickDeps): Promise<TickResult> {
 async function tickContract(deps: TickDeps, id: string): Promise<Payout[]> {
   const { contracts, ledger, clock } = deps
   const today = dayOfMs(clock.now())
-  ledger.expireClaims(id, clock.now())
+  await ledger.expireClaims(id, clock.now())
   const written: Payout[] = []
   for (let handled = 0; handled < maxCatchUpPeriods; handled++) {
-    const contract = contracts.get(id)
+    const contract = await contracts.get(id)
     if (!contract || contract.status !== 'active' || contract.periodsDone >= contract.totalPeriods) break
     const period = contract.periodsDone
     const payday = paydayOf(contract.startDate, contract.frequency, period)
     if (payday > today) break
 
     if (payday < dayOfMs(contract.createdAt) && !contract.backfill) {
-      const row = ledger.skip(
+      const row = await ledger.skip(
         { contract, period, payday, amountMsat: null, rate: null, rateSource: null, memo: null, detail: skippedBeforeCreationDetail },
         clock.now(),
       )
@@ -73,9 +73,9 @@ async function tickContract(deps: TickDeps, id: string): Promise<Payout[]> {
     if (!row) break // another payer holds the period; its outcome decides
     written.push(row)
     if (row.status === 'paid') continue
-    const failures = ledger.failures(id, period)
+    const failures = await ledger.failures(id, period)
     if (failures >= maxPeriodAttempts) {
-      contracts.pause(id, `period ${period} (${payday}) failed ${failures} times: ${row.detail}`, clock.now())
+      await contracts.pause(id, `period ${period} (${payday}) failed ${failures} times: ${row.detail}`, clock.now())
     }
     break
   }

@@ -23,15 +23,20 @@ export const restaurantExtension: Extension = {
     // ended long enough ago are deleted with their invoices, so guests cannot fill the database with them.
     const { sweep_seconds, purge_expired_after_seconds } = room.limits
     const forgetInvoice = (paymentHash: string) => host.wallets.forgetExpiredInvoice(paymentHash, 'restaurant')
-    const sweep = setInterval(() => {
+    // One sweep at a time: a slow one (a large purge) is not overlapped by the next interval's.
+    let sweeping: Promise<void> | undefined
+    const sweepOnce = async () => {
       try {
-        const expired = room.orders.expireDue()
+        const expired = await room.orders.expireDue()
         if (expired > 0) host.log.info({ expired }, 'unpaid orders expired')
-        const purged = room.orders.purgeEnded(purge_expired_after_seconds * 1000, forgetInvoice)
+        const purged = await room.orders.purgeEnded(purge_expired_after_seconds * 1000, forgetInvoice)
         if (purged > 0) host.log.info({ purged }, 'old unpaid orders deleted with their invoices')
       } catch (err) {
         host.log.error({ err }, 'the order expiry sweep failed; it runs again at the next interval')
       }
+    }
+    const sweep = setInterval(() => {
+      sweeping ??= sweepOnce().finally(() => (sweeping = undefined))
     }, sweep_seconds * 1000)
     sweep.unref()
     const handlers: HandlerTable = {
@@ -48,6 +53,7 @@ export const restaurantExtension: Extension = {
       handlers,
       async stop() {
         clearInterval(sweep)
+        await sweeping
       },
     }
   },

@@ -3,7 +3,7 @@
 // subtree in one transaction, and is refused when it would make a node its own ancestor or push any node of the
 // subtree past the depth cap.
 import { OperationError } from '../../bus/index.js'
-import type { MenuNodeRow, RestaurantStore } from './store.js'
+import type { MenuNodeRow, MenuStatements } from './menu-store.js'
 import { menuNode } from './wire.js'
 
 export interface Placement {
@@ -30,21 +30,23 @@ export function checkDepth(depth: number, maxDepth: number): void {
 }
 
 /** The node and its descendants, the node first. */
-export function subtreeOf(store: RestaurantStore, node: MenuNodeRow): MenuNodeRow[] {
+export function subtreeOf(store: MenuStatements, node: MenuNodeRow): Promise<MenuNodeRow[]> {
   return store.subtree({ id: node.id, prefix: `${node.path}/` })
 }
 
 /**
  * Moves `node` under `newParent` (null: to the root) and re-derives depth and path of its subtree. Returns the
- * moved subtree as it is now. The caller runs this inside a transaction.
+ * moved subtree as it is now. The caller runs this inside a transaction, with `node` and `newParent` read in it
+ * (a SERIALIZABLE one: two moves at once on PostgreSQL must not each pass the ancestor check against the other's
+ * old paths).
  */
-export function moveNode(
-  store: RestaurantStore,
+export async function moveNode(
+  store: MenuStatements,
   node: MenuNodeRow,
   newParent: MenuNodeRow | null,
   maxDepth: number,
   now: number,
-): MenuNodeRow[] {
+): Promise<MenuNodeRow[]> {
   if (newParent && (newParent.id === node.id || newParent.path.startsWith(`${node.path}/`))) {
     throw new OperationError(
       'invalid_input',
@@ -52,14 +54,14 @@ export function moveNode(
       { status: 400 },
     )
   }
-  const subtree = subtreeOf(store, node)
+  const subtree = await subtreeOf(store, node)
   const target = placementUnder(newParent, node.id)
   const shift = target.depth - node.depth
   const deepest = Math.max(...subtree.map(n => n.depth)) + shift
   checkDepth(deepest, maxDepth)
   for (const member of subtree) {
     const isRoot = member.id === node.id
-    store.placeNode(
+    await store.placeNode(
       isRoot ? target.parent_id : member.parent_id,
       member.depth + shift,
       target.path + member.path.slice(node.path.length),
@@ -67,7 +69,7 @@ export function moveNode(
       member.id,
     )
   }
-  return subtreeOf(store, store.node(node.id)!)
+  return subtreeOf(store, (await store.node(node.id))!)
 }
 
 export type TreeNode = ReturnType<typeof menuNode> & { children: TreeNode[] }
@@ -88,13 +90,11 @@ export function nestedTree(nodes: readonly MenuNodeRow[]): TreeNode[] {
 }
 
 /** The nodes from the root down to `nodeId` (inclusive), read from its path; empty for a detached item. */
-export function ancestry(store: RestaurantStore, nodeId: string | null): MenuNodeRow[] {
+export async function ancestry(store: MenuStatements, nodeId: string | null): Promise<MenuNodeRow[]> {
   if (nodeId === null) return []
-  const node = store.node(nodeId)
+  const node = await store.node(nodeId)
   if (!node) return []
-  return node.path
-    .split('/')
-    .filter(id => id !== '')
-    .map(id => (id === node.id ? node : store.node(id)))
-    .filter((n): n is MenuNodeRow => n !== undefined)
+  const ids = node.path.split('/').filter(id => id !== '')
+  const nodes = await Promise.all(ids.map(id => (id === node.id ? node : store.node(id))))
+  return nodes.filter((n): n is MenuNodeRow => n !== undefined)
 }

@@ -5,7 +5,7 @@
 // rate. A rate that cannot be had is a 400 naming the currency, never a made-up or 1-sat invoice.
 import { type InputOf, OperationError, isOperationError } from '../../bus/index.js'
 import { fiatToSats, satsPerUnit, type Rates } from '../../rates/index.js'
-import type { MenuItemRow, ModifierRow, RestaurantRow, RestaurantStore } from './store.js'
+import type { MenuItemRow, MenuStatements, ModifierRow, RestaurantRow } from './menu-store.js'
 import { availableAt } from './availability.js'
 
 export type CartLine = InputOf<'OrderQuote'>['items'][number]
@@ -64,7 +64,7 @@ const refuse = (message: string): never => {
 }
 
 export interface PricingDeps {
-  store: RestaurantStore
+  store: MenuStatements
   rates: Rates
   now(): number
 }
@@ -76,8 +76,8 @@ export interface PricingDeps {
 export async function priceCart(deps: PricingDeps, cart: readonly CartLine[], restaurantId?: string): Promise<PricedCart> {
   const { store } = deps
   if (cart.length === 0) refuse('items: the order has no items')
-  const firstItem = store.item(cart[0]!.item_id)
-  const restaurant = store.restaurant(restaurantId ?? firstItem?.restaurant_id ?? '')
+  const firstItem = await store.item(cart[0]!.item_id)
+  const restaurant = await store.restaurant(restaurantId ?? firstItem?.restaurant_id ?? '')
   if (!restaurant) {
     if (restaurantId !== undefined) throw new OperationError('not_found', 'Restaurant not found.', { status: 404 })
     refuse(`item ${cart[0]!.item_id}: no such menu item`)
@@ -87,16 +87,17 @@ export async function priceCart(deps: PricingDeps, cart: readonly CartLine[], re
   const now = deps.now()
 
   let subtotal = 0n
-  const lines = cart.map((line, index): OrderLine => {
-    const item = store.item(line.item_id)
+  const lines: OrderLine[] = []
+  for (const [index, line] of cart.entries()) {
+    const item = await store.item(line.item_id)
     if (!item) return refuse(`item ${line.item_id}: no such menu item`)
-    checkItem(store, at, item, now)
-    const modifiers = chosenModifiers(store, item, line.modifier_ids ?? [])
+    await checkItem(store, at, item, now)
+    const modifiers = await chosenModifiers(store, item, line.modifier_ids ?? [])
     if (!Number.isSafeInteger(line.quantity) || line.quantity < 1) refuse(`items.${index}.quantity: must be at least 1`)
     const unit = toUnits(item.price) + modifiers.reduce((sum, m) => sum + toUnits(m.price_delta), 0n)
     const total = unit * BigInt(line.quantity)
     subtotal += total
-    return {
+    lines.push({
       item_id: item.id,
       name: item.name,
       unit_price: item.price,
@@ -104,8 +105,8 @@ export async function priceCart(deps: PricingDeps, cart: readonly CartLine[], re
       modifiers: modifiers.map(m => ({ id: m.id, name: m.name, price_delta: m.price_delta })),
       note: line.note ?? null,
       line_total: formatAmount(total, at.currency),
-    }
-  })
+    })
+  }
   if (subtotal === 0n) refuse('the order total is zero: there is nothing to invoice')
   const subtotalText = formatAmount(subtotal, at.currency)
 
@@ -129,24 +130,24 @@ export async function priceCart(deps: PricingDeps, cart: readonly CartLine[], re
   }
 }
 
-function checkItem(store: RestaurantStore, restaurant: RestaurantRow, item: MenuItemRow, now: number): void {
+async function checkItem(store: MenuStatements, restaurant: RestaurantRow, item: MenuItemRow, now: number): Promise<void> {
   const label = `item ${item.id} ("${item.name}")`
   if (item.restaurant_id !== restaurant.id) refuse(`${label}: belongs to another restaurant`)
   if (item.active !== 1) refuse(`${label}: is not on sale`)
   if (item.sold_out === 1) refuse(`${label}: is sold out`)
-  const windows = store.windowsOfItem(item.id).map(w => ({ days: JSON.parse(w.days) as string[], start: w.start_time, end: w.end_time }))
+  const windows = (await store.windowsOfItem(item.id)).map(w => ({ days: JSON.parse(w.days) as string[], start: w.start_time, end: w.end_time }))
   if (!availableAt(windows, now, restaurant.timezone)) {
     refuse(`${label}: is not available at this time (${restaurant.timezone})`)
   }
 }
 
 /** The modifiers a line picked, checked against the item's groups and their [min_select, max_select]. */
-function chosenModifiers(store: RestaurantStore, item: MenuItemRow, ids: readonly string[]): ModifierRow[] {
+async function chosenModifiers(store: MenuStatements, item: MenuItemRow, ids: readonly string[]): Promise<ModifierRow[]> {
   const label = `item ${item.id} ("${item.name}")`
   if (new Set(ids).size !== ids.length) refuse(`${label}: a modifier is chosen twice`)
-  const ofItem = new Map(store.modifiersOfItem(item.id).map(m => [m.id, m]))
+  const ofItem = new Map((await store.modifiersOfItem(item.id)).map(m => [m.id, m]))
   const chosen = ids.map(id => ofItem.get(id) ?? refuse(`${label}: modifier ${id} does not belong to this item`))
-  for (const group of store.groupsOfItem(item.id)) {
+  for (const group of await store.groupsOfItem(item.id)) {
     const count = chosen.filter(m => m.group_id === group.id).length
     const max = group.max_select
     if (count < group.min_select || (max !== null && count > max)) {

@@ -1,6 +1,7 @@
 // Kitchen print jobs (reference/restaurant.md, "Print jobs"): one ticket per paid order, which a printer polls
 // for (`status=pending`) and acknowledges once printed. The ticket is plain text for a 32-column receipt printer.
-import type { Db } from '../../store/index.js'
+// Written once on the engine-neutral SqlStore (issue 27): the same statements on SQLite and PostgreSQL.
+import type { SqlExecutor } from '../../store/index.js'
 import type { OrderLine } from './pricing.js'
 import { isoTime, isoTimeOrNull } from './wire.js'
 
@@ -16,31 +17,43 @@ export interface PrintJobRow {
 
 const ticketWidth = 32
 
-export function printJobStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO restaurant_print_jobs (id, restaurant_id, order_id, status, text, created_at, printed_at)
-     VALUES (@id, @restaurant_id, @order_id, 'pending', @text, @created_at, NULL) ON CONFLICT (order_id) DO NOTHING`,
-  )
-  const byId = db.prepare('SELECT * FROM restaurant_print_jobs WHERE id = ?')
-  const ofRestaurant = db.prepare(
-    `SELECT * FROM restaurant_print_jobs WHERE restaurant_id = @restaurant AND (@status IS NULL OR status = @status)
-      ORDER BY created_at, id`,
-  )
-  const markPrinted = db.prepare(
-    "UPDATE restaurant_print_jobs SET status = 'printed', printed_at = ? WHERE id = ? AND status = 'pending'",
-  )
-  return {
-    /** Adds the order's ticket unless it already has one (payment notices may come more than once). */
-    create: (job: Omit<PrintJobRow, 'status' | 'printed_at'>) => insert.run(job).changes === 1,
-    get: (id: string) => byId.get(id) as PrintJobRow | undefined,
-    list: (restaurantId: string, status?: string) =>
-      ofRestaurant.all({ restaurant: restaurantId, status: status ?? null }) as PrintJobRow[],
-    /** Pending → printed; a second ack changes nothing. */
-    ack: (id: string, now: number) => void markPrinted.run(now, id),
-  }
+const insert = `INSERT INTO restaurant_print_jobs (id, restaurant_id, order_id, status, text, created_at, printed_at)
+  VALUES (@id, @restaurant_id, @order_id, 'pending', @text, @created_at, NULL) ON CONFLICT (order_id) DO NOTHING`
+const byId = 'SELECT * FROM restaurant_print_jobs WHERE id = ?'
+// The CAST lets PostgreSQL type a status parameter that is only tested for NULL.
+const ofRestaurant = `SELECT * FROM restaurant_print_jobs
+  WHERE restaurant_id = @restaurant AND (CAST(@status AS TEXT) IS NULL OR status = @status) ORDER BY created_at, id`
+const markPrinted = "UPDATE restaurant_print_jobs SET status = 'printed', printed_at = ? WHERE id = ? AND status = 'pending'"
+
+export interface PrintJobStore {
+  /** Adds the order's ticket unless it already has one (payment notices may come more than once). */
+  create(job: Omit<PrintJobRow, 'status' | 'printed_at'>): Promise<boolean>
+  get(id: string): Promise<PrintJobRow | undefined>
+  list(restaurantId: string, status?: string): Promise<PrintJobRow[]>
+  /** Pending → printed; a second ack changes nothing. */
+  ack(id: string, now: number): Promise<void>
 }
 
-export type PrintJobStore = ReturnType<typeof printJobStore>
+/** The print jobs on the store, or on one open transaction (the paid-order listener's). */
+export function printJobStore(on: SqlExecutor): PrintJobStore {
+  return {
+    create: async job =>
+      (
+        await on.run(insert, {
+          id: job.id,
+          restaurant_id: job.restaurant_id,
+          order_id: job.order_id,
+          text: job.text,
+          created_at: job.created_at,
+        })
+      ).changes === 1,
+    get: id => on.one<PrintJobRow>(byId, [id]),
+    list: (restaurantId, status) => on.many<PrintJobRow>(ofRestaurant, { restaurant: restaurantId, status: status ?? null }),
+    async ack(id, now) {
+      await on.run(markPrinted, [now, id])
+    },
+  }
+}
 
 export function printJob(row: PrintJobRow) {
   return {

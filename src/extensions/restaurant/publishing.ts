@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import { getPublicKey } from 'nostr-tools/pure'
 import type { Clock } from '../../bus/index.js'
 import type { NostrPublisher } from '../host/index.js'
-import type { MenuItemRow, RestaurantRow, RestaurantStore } from './store.js'
+import type { MenuItemRow, MenuStore, RestaurantRow } from './menu-store.js'
 import type { Settings } from './settings-store.js'
 import { ancestry } from './menu-tree.js'
 
@@ -15,7 +15,7 @@ export const productKind = 30018
 export const deletionKind = 5
 
 export interface PublishingDeps {
-  store: RestaurantStore
+  store: MenuStore
   settings: Settings
   nostr: NostrPublisher
   clock: Clock
@@ -30,7 +30,7 @@ export function restaurantPubkey(restaurant: RestaurantRow): string {
 
 export function menuPublishing(deps: PublishingDeps) {
   const { store } = deps
-  const enabled = () => deps.settings.get().publish_to_nostr
+  const enabled = async () => (await deps.settings.get()).publish_to_nostr
   /**
    * Addressable events replace each other by created_at, and a relay keeps the lower id on a tie: an edit in
    * the same second as the previous version must still win, so each version is dated after the last one.
@@ -43,8 +43,8 @@ export function menuPublishing(deps: PublishingDeps) {
     return id
   }
 
-  function publishStall(restaurant: RestaurantRow): void {
-    if (!enabled()) return
+  async function publishStall(restaurant: RestaurantRow): Promise<void> {
+    if (!(await enabled())) return
     const createdAt = nextCreatedAt(restaurant.stall_created_at)
     publish(restaurant, {
       kind: stallKind,
@@ -58,15 +58,15 @@ export function menuPublishing(deps: PublishingDeps) {
         shipping: [],
       }),
     })
-    store.setStallCreatedAt(createdAt, restaurant.id)
+    await store.setStallCreatedAt(createdAt, restaurant.id)
   }
 
-  function productEvent(restaurant: RestaurantRow, item: MenuItemRow) {
-    const ancestors = ancestry(store, item.node_id)
-    const specs = store.groupsOfItem(item.id).map(group => [
-      'modifiers',
-      `${group.name}: ${store.modifiersOfGroup(group.id).map(m => m.name).join(', ')}`,
-    ])
+  async function productEvent(restaurant: RestaurantRow, item: MenuItemRow) {
+    const ancestors = await ancestry(store, item.node_id)
+    const specs: string[][] = []
+    for (const group of await store.groupsOfItem(item.id)) {
+      specs.push(['modifiers', `${group.name}: ${(await store.modifiersOfGroup(group.id)).map(m => m.name).join(', ')}`])
+    }
     const tags = [['d', item.id], ...ancestors.map(node => ['t', node.name])]
     if (ancestors.length > 0) tags.push(['path', ancestors.map(node => node.name).join('/')])
     return {
@@ -89,21 +89,21 @@ export function menuPublishing(deps: PublishingDeps) {
   }
 
   /** Publishes the current state of each item (after a create, an edit, or a change to its ancestors). */
-  function publishItems(itemIds: readonly string[]): void {
-    if (!enabled()) return
+  async function publishItems(itemIds: readonly string[]): Promise<void> {
+    if (!(await enabled())) return
     for (const id of itemIds) {
-      const item = store.item(id)
-      const restaurant = item && store.restaurant(item.restaurant_id)
+      const item = await store.item(id)
+      const restaurant = item && (await store.restaurant(item.restaurant_id))
       if (!item || !restaurant) continue
-      const event = productEvent(restaurant, item)
+      const event = await productEvent(restaurant, item)
       const eventId = publish(restaurant, event)
-      store.setItemPublished(eventId, event.created_at, item.id)
+      await store.setItemPublished(eventId, event.created_at, item.id)
     }
   }
 
   /** A NIP-09 deletion of the items' products (and of the stall, when the restaurant itself goes). */
-  function publishDeletion(restaurant: RestaurantRow, items: readonly MenuItemRow[], withStall: boolean): void {
-    if (!enabled()) return
+  async function publishDeletion(restaurant: RestaurantRow, items: readonly MenuItemRow[], withStall: boolean): Promise<void> {
+    if (!(await enabled())) return
     const pubkey = restaurantPubkey(restaurant)
     const published = items.filter(item => item.published_event_id !== null)
     if (published.length === 0 && !(withStall && restaurant.stall_created_at !== null)) return

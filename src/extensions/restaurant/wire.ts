@@ -7,9 +7,9 @@ import type {
   MenuNodeRow,
   ModifierGroupRow,
   ModifierRow,
+  MenuStatements,
   RestaurantRow,
-  RestaurantStore,
-} from './store.js'
+} from './menu-store.js'
 
 export const isoTime = (ms: number): string => new Date(ms).toISOString()
 export const isoTimeOrNull = (ms: number | null): string | null => (ms === null ? null : isoTime(ms))
@@ -87,13 +87,16 @@ export function availabilityWindow(row: AvailabilityWindowRow): OutputOf<'Availa
 }
 
 /** An item as the menu shows it, with its modifier groups (and their modifiers) and availability windows. */
-export function menuItemDetail(store: RestaurantStore, row: MenuItemRow) {
+export async function menuItemDetail(store: MenuStatements, row: MenuItemRow) {
+  const groups = await store.groupsOfItem(row.id)
   return {
     ...menuItem(row),
-    modifier_groups: store.groupsOfItem(row.id).map(group => ({
-      ...modifierGroup(group),
-      modifiers: store.modifiersOfGroup(group.id).map(modifier),
-    })),
-    availability_windows: store.windowsOfItem(row.id).map(availabilityWindow),
+    modifier_groups: await Promise.all(
+      groups.map(async group => ({
+        ...modifierGroup(group),
+        modifiers: (await store.modifiersOfGroup(group.id)).map(modifier),
+      })),
+    ),
+    availability_windows: (await store.windowsOfItem(row.id)).map(availabilityWindow),
   }
 }

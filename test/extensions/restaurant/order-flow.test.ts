@@ -159,6 +159,30 @@ flow('an order paid from outside over the node turns paid and is listed by statu
   assert.equal(several.json.map((o: any) => o.id), [order.id], 'newest first, limited')
 })
 
+flow('payment notices and status moves of one order at once: paid once, one ticket, exactly one move applies', async () => {
+  const placed = await rd.api('POST', '/orders', { body: { restaurant_id: menu.id, items: [colaLine()] } })
+  assert.is(placed.status, 201, placed.text)
+  const { order, invoice } = placed.json
+  const notices = await Promise.all(
+    Array.from({ length: 5 }, () => rd.daemon.request('POST', '/api/node/mock/invoice/paid', { body: { invoice: invoice.payment_request, amount: 0 } })),
+  )
+  assert.ok(notices.some(n => n.json?.status === 'OK'), notices.map(n => n.text).join(' | '))
+  await eventually(async () => (await rd.api('GET', `/orders/${order.id}`)).json.status === 'paid', 'the order to turn paid')
+  const tickets = (await rd.api('GET', `/restaurants/${menu.id}/print_jobs`, { key: owner.invoiceKey })).json
+  assert.is(tickets.filter((job: any) => job.order_id === order.id).length, 1)
+
+  // Both targets end the order, so after the first applies every other is refused, by the table or as a conflict.
+  const moves = await Promise.all(
+    ['canceled', 'refunded', 'canceled', 'refunded', 'canceled', 'refunded'].map(status =>
+      rd.api('PUT', `/orders/${order.id}/status/${status}`, { key: owner.adminKey }),
+    ),
+  )
+  const applied = moves.filter(m => m.status === 200)
+  assert.is(applied.length, 1, moves.map(m => `${m.status} ${m.text}`).join(' | '))
+  assert.ok(moves.every(m => m.status === 200 || m.status === 400 || m.status === 409), moves.map(m => m.status).join(','))
+  assert.is((await rd.api('GET', `/orders/${order.id}`)).json.status, applied[0]!.json.status)
+})
+
 flow('a pending order can be canceled; a later payment leaves it canceled', async () => {
   const placed = await rd.api('POST', '/orders', { body: { restaurant_id: menu.id, items: [colaLine()] } })
   const { order, invoice } = placed.json

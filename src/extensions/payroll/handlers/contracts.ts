@@ -12,8 +12,8 @@ import { contractAsWire, payoutAsWire } from './wire.js'
 export function contractHandlers(room: PayrollRoom): HandlerTable {
   const { contracts, locks, clock } = room
 
-  const found = (id: string): Contract => {
-    const contract = contracts.get(id)
+  const found = async (id: string): Promise<Contract> => {
+    const contract = await contracts.get(id)
     if (!contract) throw new OperationError('not_found', 'Contract not found.')
     return contract
   }
@@ -40,7 +40,7 @@ export function contractHandlers(room: PayrollRoom): HandlerTable {
   }
 
   return {
-    PayrollContractList: async () => contracts.list().map(contractAsWire),
+    PayrollContractList: async () => (await contracts.list()).map(contractAsWire),
 
     PayrollContractCreate: async input => {
       const terms: ContractTerms = {
@@ -57,14 +57,14 @@ export function contractHandlers(room: PayrollRoom): HandlerTable {
         backfill: input.backfill,
       }
       checkTerms(terms, 0, terms)
-      return contractAsWire(contracts.create(room.newId(), terms, clock.now()))
+      return contractAsWire(await contracts.create(room.newId(), terms, clock.now()))
     },
 
-    PayrollContractGet: async input => contractAsWire(found(input.id)),
+    PayrollContractGet: async input => contractAsWire(await found(input.id)),
 
     PayrollContractUpdate: async input =>
       locks.with(input.id, async () => {
-        const contract = found(input.id)
+        const contract = await found(input.id)
         const changes: Partial<ContractTerms> = {
           name: input.name,
           employeeWallet: input.employee_wallet,
@@ -83,33 +83,33 @@ export function contractHandlers(room: PayrollRoom): HandlerTable {
           if (value !== undefined) terms[key] = value
         }
         checkTerms(terms, contract.periodsDone, changes)
-        if (!contracts.updateTerms(contract.id, terms, clock.now())) {
+        if (!(await contracts.updateTerms(contract.id, terms, clock.now()))) {
           throw new OperationError('conflict', 'the contract changed while it was being updated; try again')
         }
-        return contractAsWire(found(contract.id))
+        return contractAsWire(await found(contract.id))
       }),
 
     PayrollContractDelete: async input =>
       locks.with(input.id, async () => {
-        if (!contracts.delete(found(input.id).id)) throw new OperationError('not_found', 'Contract not found.')
+        if (!(await contracts.delete((await found(input.id)).id))) throw new OperationError('not_found', 'Contract not found.')
         return { success: true }
       }),
 
     PayrollContractPause: async input =>
       locks.with(input.id, async () => {
-        const contract = found(input.id)
+        const contract = await found(input.id)
         if (contract.status === 'paused') throw new OperationError('invalid_input', 'contract is already paused')
         // An operator's pause leaves paused_reason empty: on resume, missed paydays are written off.
-        contracts.pause(contract.id, '', clock.now())
-        return contractAsWire(found(contract.id))
+        await contracts.pause(contract.id, '', clock.now())
+        return contractAsWire(await found(contract.id))
       }),
 
     PayrollContractResume: async input =>
-      locks.with(input.id, async () => contractAsWire(resumeContract(room, found(input.id), input.catch_up))),
+      locks.with(input.id, async () => contractAsWire(await resumeContract(room, await found(input.id), input.catch_up))),
 
     PayrollContractPayNow: async input =>
       locks.with(input.id, async () => {
-        const row = await payNow({ ...room.pay, ledger: room.ledger }, found(input.id), {
+        const row = await payNow({ ...room.pay, ledger: room.ledger }, await found(input.id), {
           pricingMode: input.pricing_mode,
           manualRate: input.manual_rate,
         })

@@ -16,11 +16,11 @@ export function payoutHandlers(room: PayrollRoom): HandlerTable {
   const mine = (walletId: string): PayoutFilter => ({ employeeWallet: walletId })
 
   return {
-    PayrollPayoutList: async input => ledger.list({ contractId: input.contract_id, status: input.status }).map(payoutAsWire),
+    PayrollPayoutList: async input => (await ledger.list({ contractId: input.contract_id, status: input.status })).map(payoutAsWire),
     PayrollPayoutCsv: async input =>
-      csv(ledger.list({ contractId: input.contract_id, status: input.status, since: input.since, until: input.until }), 'payouts.csv'),
-    PayrollMyPayouts: async (_input, ctx) => ledger.list(mine(ctx.caller.walletId)).map(payoutAsWire),
-    PayrollMyPayoutCsv: async (_input, ctx) => csv(ledger.list(mine(ctx.caller.walletId)), 'my-payouts.csv'),
-    PayrollMyContracts: async (_input, ctx) => room.contracts.listPaying(ctx.caller.walletId).map(contractAsWire),
+      csv(await ledger.list({ contractId: input.contract_id, status: input.status, since: input.since, until: input.until }), 'payouts.csv'),
+    PayrollMyPayouts: async (_input, ctx) => (await ledger.list(mine(ctx.caller.walletId))).map(payoutAsWire),
+    PayrollMyPayoutCsv: async (_input, ctx) => csv(await ledger.list(mine(ctx.caller.walletId)), 'my-payouts.csv'),
+    PayrollMyContracts: async (_input, ctx) => (await room.contracts.listPaying(ctx.caller.walletId)).map(contractAsWire),
   }
 }

@@ -15,7 +15,7 @@ export function scheduleHandlers(room: PayrollRoom): HandlerTable {
       return schedule
     },
     PayrollContractSchedule: async input => {
-      const contract = room.contracts.get(input.id)
+      const contract = await room.contracts.get(input.id)
       if (!contract) throw new OperationError('not_found', 'Contract not found.')
       return scheduleOf(contract.startDate, contract.frequency, contract.periodsDone, contract.totalPeriods)
     },

@@ -11,16 +11,14 @@ export const apiBase = '/restaurant/api/v1'
 export function orderPageHandlers(room: RestaurantRoom) {
   const { store } = room
   const RestaurantOrderPage: Handler<'RestaurantOrderPage'> = async input => {
-    const restaurant = store.restaurantBySlug(input.slug) ?? notFound('Restaurant')
-    const items = store
-      .itemsOfRestaurant(restaurant.id)
-      .filter(item => item.active === 1)
-      .map(item => menuItemDetail(store, item))
+    const restaurant = (await store.restaurantBySlug(input.slug)) ?? notFound('Restaurant')
+    const active = (await store.itemsOfRestaurant(restaurant.id)).filter(item => item.active === 1)
+    const items = await Promise.all(active.map(item => menuItemDetail(store, item)))
     return {
       contentType: 'text/html; charset=utf-8',
       body: renderOrderPage({
         restaurant: restaurantProfile(restaurant),
-        tree: nestedTree(store.nodesOfRestaurant(restaurant.id)),
+        tree: nestedTree(await store.nodesOfRestaurant(restaurant.id)),
         items,
         now: room.now(),
         apiBase,

@@ -35,9 +35,9 @@ export function orderHandlers(room: RestaurantRoom) {
     checkCartSize(room.limits, input.items)
     checkCustomerNote(room.limits, input.customer_note)
     // Before any work for this restaurant: its order rate, and the unpaid orders it already holds.
-    if (store.restaurant(input.restaurant_id)) {
+    if (await store.restaurant(input.restaurant_id)) {
       room.budgets.restaurantOrder(input.restaurant_id, room.now())
-      const unpaid = room.orders.unpaidCount(input.restaurant_id)
+      const unpaid = await room.orders.unpaidCount(input.restaurant_id)
       if (unpaid >= room.limits.max_unpaid_orders) {
         throw new OperationError(
           'limit_exceeded',
@@ -49,7 +49,7 @@ export function orderHandlers(room: RestaurantRoom) {
     const priced = await priceCart(pricing, input.items, input.restaurant_id)
     const { restaurant } = priced
     const id = room.newId()
-    const expirySeconds = room.settings.get().invoice_expiry_seconds
+    const expirySeconds = (await room.settings.get()).invoice_expiry_seconds
     const invoice = await room.host.wallets.createInvoice(restaurant.wallet, {
       amountMsat: priced.requiredMsat,
       memo: `${restaurant.name} order ${id}`,
@@ -75,24 +75,24 @@ export function orderHandlers(room: RestaurantRoom) {
       paid_at: null,
       updated_at: now,
     }
-    room.orders.insert(row)
+    await room.orders.insert(row)
     return {
       order: orderMessage(row),
       invoice: { payment_request: invoice.paymentRequest, payment_hash: invoice.paymentHash },
     }
   }
 
-  const OrderGet: Handler<'OrderGet'> = async input => orderMessage(room.orders.get(input.id) ?? notFound('Order'))
+  const OrderGet: Handler<'OrderGet'> = async input => orderMessage((await room.orders.get(input.id)) ?? notFound('Order'))
 
   const OrderList: Handler<'OrderList'> = async (input, ctx) => {
-    const restaurant = ownedRestaurant(room, input.id, ctx.caller)
-    return room.orders.list(restaurant.id, input.statuses, input.limit).map(orderMessage)
+    const restaurant = await ownedRestaurant(room, input.id, ctx.caller)
+    return (await room.orders.list(restaurant.id, input.statuses, input.limit)).map(orderMessage)
   }
 
   const OrderSetStatus: Handler<'OrderSetStatus'> = async (input, ctx) => {
-    const found = room.orders.get(input.id) ?? notFound('Order')
-    requireOwner(store.restaurant(found.restaurant_id) ?? notFound('Restaurant'), ctx.caller)
-    return orderMessage(room.orders.move(found, input.new_status))
+    const found = (await room.orders.get(input.id)) ?? notFound('Order')
+    requireOwner((await store.restaurant(found.restaurant_id)) ?? notFound('Restaurant'), ctx.caller)
+    return orderMessage(await room.orders.move(found, input.new_status))
   }
 
   return { OrderQuote, OrderPlace, OrderGet, OrderList, OrderSetStatus }

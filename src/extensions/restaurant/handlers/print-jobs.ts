@@ -7,15 +7,15 @@ import { notFound, ownedRestaurant } from '../access.js'
 
 export function printJobHandlers(room: RestaurantRoom) {
   const PrintJobList: Handler<'PrintJobList'> = async (input, ctx) => {
-    const restaurant = ownedRestaurant(room, input.id, ctx.caller)
-    return room.printJobs.list(restaurant.id, input.status).map(printJob)
+    const restaurant = await ownedRestaurant(room, input.id, ctx.caller)
+    return (await room.printJobs.list(restaurant.id, input.status)).map(printJob)
   }
 
   const PrintJobAck: Handler<'PrintJobAck'> = async (input, ctx) => {
-    const job = room.printJobs.get(input.id) ?? notFound('Print job')
-    ownedRestaurant(room, job.restaurant_id, ctx.caller)
-    room.printJobs.ack(job.id, room.now())
-    return printJob(room.printJobs.get(job.id)!)
+    const job = (await room.printJobs.get(input.id)) ?? notFound('Print job')
+    await ownedRestaurant(room, job.restaurant_id, ctx.caller)
+    await room.printJobs.ack(job.id, room.now())
+    return printJob((await room.printJobs.get(job.id)) ?? notFound('Print job'))
   }
 
   return { PrintJobList, PrintJobAck }

@@ -1,11 +1,12 @@
 // Restaurants: public profile and menu reads, and the owner's list, create, update and delete. Creating or
 // updating a restaurant publishes its stall; deleting one withdraws the stall and every published item.
 import { type Handler, OperationError } from '../../../bus/index.js'
+import { sqlErrorKind } from '../../../store/index.js'
 import { newNostrSecretKey } from '../ids.js'
 import { nestedTree } from '../menu-tree.js'
 import { isWholeAmount } from '../pricing.js'
 import type { RestaurantRoom } from '../room.js'
-import type { RestaurantRow } from '../store.js'
+import type { MenuStatements, RestaurantRow } from '../menu-store.js'
 import { menuItemDetail, restaurant as restaurantMessage, restaurantProfile } from '../wire.js'
 import { notFound, ownedRestaurant, requireRestaurant } from '../access.js'
 
@@ -22,29 +23,46 @@ export function restaurantHandlers(room: RestaurantRoom) {
     }
   }
 
-  function checkSlugFree(slug: string, ownId?: string): void {
-    const holder = store.restaurantBySlug(slug)
+  async function checkSlugFree(tx: MenuStatements, slug: string, ownId?: string): Promise<void> {
+    const holder = await tx.restaurantBySlug(slug)
     if (holder && holder.id !== ownId) refuse(`slug: "${slug}" is already taken`)
   }
 
-  const RestaurantGet: Handler<'RestaurantGet'> = async input => restaurantProfile(requireRestaurant(room, input.id))
+  /**
+   * Checks the slug and writes in one transaction. On PostgreSQL two requests may both find a slug free; the
+   * UNIQUE column refuses the second, which gets the same answer as if it had seen the first.
+   */
+  async function withFreeSlug(slug: string | undefined, ownId: string | undefined, write: (tx: MenuStatements) => Promise<void>) {
+    try {
+      await store.transaction(async tx => {
+        if (slug !== undefined) await checkSlugFree(tx, slug, ownId)
+        await write(tx)
+      })
+    } catch (err) {
+      if (slug !== undefined && sqlErrorKind(err) === 'unique') refuse(`slug: "${slug}" is already taken`)
+      throw err
+    }
+  }
+
+  const RestaurantGet: Handler<'RestaurantGet'> = async input => restaurantProfile(await requireRestaurant(room, input.id))
 
   const RestaurantGetBySlug: Handler<'RestaurantGetBySlug'> = async input =>
-    restaurantProfile(store.restaurantBySlug(input.slug) ?? notFound('Restaurant'))
+    restaurantProfile((await store.restaurantBySlug(input.slug)) ?? notFound('Restaurant'))
 
   const RestaurantMenu: Handler<'RestaurantMenu'> = async input => {
-    const restaurant = requireRestaurant(room, input.id)
+    const restaurant = await requireRestaurant(room, input.id)
+    const items = await store.itemsOfRestaurant(restaurant.id)
     return {
       restaurant: restaurantProfile(restaurant),
-      tree: nestedTree(store.nodesOfRestaurant(restaurant.id)),
-      items: store.itemsOfRestaurant(restaurant.id).map(item => menuItemDetail(store, item)),
+      tree: nestedTree(await store.nodesOfRestaurant(restaurant.id)),
+      items: await Promise.all(items.map(item => menuItemDetail(store, item))),
     }
   }
 
   const RestaurantList: Handler<'RestaurantList'> = async (input, ctx) => {
     const rows = input.all_wallets
-      ? store.restaurantsOfAccount(ctx.caller.accountId)
-      : store.restaurantsOfWallet(ctx.caller.walletId)
+      ? await store.restaurantsOfAccount(ctx.caller.accountId)
+      : await store.restaurantsOfWallet(ctx.caller.walletId)
     return rows.map(restaurantMessage)
   }
 
@@ -68,23 +86,19 @@ export function restaurantHandlers(room: RestaurantRoom) {
       created_at: now,
       updated_at: now,
     }
-    store.transaction(() => {
-      checkSlugFree(row.slug)
-      store.insertRestaurant(row)
-    })
-    room.publishing.publishStall(row)
-    return restaurantMessage(store.restaurant(row.id)!)
+    await withFreeSlug(row.slug, undefined, tx => tx.insertRestaurant(row))
+    await room.publishing.publishStall(row)
+    return restaurantMessage((await store.restaurant(row.id))!)
   }
 
   const RestaurantUpdate: Handler<'RestaurantUpdate'> = async (input, ctx) => {
-    const before = ownedRestaurant(room, input.id, ctx.caller)
-    if (input.currency !== undefined && input.currency !== before.currency) {
-      checkCurrency(input.currency)
-      if (input.currency === 'sat') refuseFractionalPrices(before)
-    }
-    store.transaction(() => {
-      if (input.slug !== undefined) checkSlugFree(input.slug, before.id)
-      store.updateRestaurant(before.id, {
+    const before = await ownedRestaurant(room, input.id, ctx.caller)
+    const toSats = input.currency === 'sat' && before.currency !== 'sat'
+    if (input.currency !== undefined && input.currency !== before.currency) checkCurrency(input.currency)
+    await withFreeSlug(input.slug, before.id, async tx => {
+      // In the transaction that changes the currency, so no price read here changes before it commits on SQLite.
+      if (toSats) await refuseFractionalPrices(tx, before)
+      await tx.updateRestaurant(before.id, {
         name: input.name,
         slug: input.slug,
         description: input.description,
@@ -95,18 +109,20 @@ export function restaurantHandlers(room: RestaurantRoom) {
         updated_at: room.now(),
       })
     })
-    const after = store.restaurant(before.id)!
-    room.publishing.publishStall(after)
+    const after = (await store.restaurant(before.id))!
+    await room.publishing.publishStall(after)
     // Products carry the currency, so a currency change re-lists the whole menu.
-    if (after.currency !== before.currency) room.publishing.publishItems(store.itemsOfRestaurant(after.id).map(i => i.id))
-    return restaurantMessage(store.restaurant(after.id)!)
+    if (after.currency !== before.currency) {
+      await room.publishing.publishItems((await store.itemsOfRestaurant(after.id)).map(i => i.id))
+    }
+    return restaurantMessage((await store.restaurant(after.id))!)
   }
 
   /** Whole sats only: a menu with cents cannot silently become a menu in sats. */
-  function refuseFractionalPrices(restaurant: RestaurantRow): void {
-    for (const item of store.itemsOfRestaurant(restaurant.id)) {
+  async function refuseFractionalPrices(tx: MenuStatements, restaurant: RestaurantRow): Promise<void> {
+    for (const item of await tx.itemsOfRestaurant(restaurant.id)) {
       if (!isWholeAmount(item.price)) refuse(`currency: item "${item.name}" costs ${item.price}, not a whole number of sats`)
-      for (const modifier of store.modifiersOfItem(item.id)) {
+      for (const modifier of await tx.modifiersOfItem(item.id)) {
         if (!isWholeAmount(modifier.price_delta)) {
           refuse(`currency: modifier "${modifier.name}" adds ${modifier.price_delta}, not a whole number of sats`)
         }
@@ -115,10 +131,13 @@ export function restaurantHandlers(room: RestaurantRoom) {
   }
 
   const RestaurantDelete: Handler<'RestaurantDelete'> = async (input, ctx) => {
-    const restaurant = ownedRestaurant(room, input.id, ctx.caller)
-    const items = store.itemsOfRestaurant(restaurant.id)
-    store.transaction(() => store.deleteRestaurant(restaurant.id))
-    room.publishing.publishDeletion(restaurant, items, true)
+    const restaurant = await ownedRestaurant(room, input.id, ctx.caller)
+    const items = await store.transaction(async tx => {
+      const listed = await tx.itemsOfRestaurant(restaurant.id)
+      await tx.deleteRestaurant(restaurant.id)
+      return listed
+    })
+    await room.publishing.publishDeletion(restaurant, items, true)
     return { success: true }
   }
 

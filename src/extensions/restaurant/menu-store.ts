@@ -1,6 +1,9 @@
-// Restaurants and their menus in SQLite: small intent-named queries over the tables of 030_restaurant.sql.
-// Rows keep the database's shapes (0/1 flags, epoch ms); wire.ts turns them into the messages callers see.
-import type { Db } from '../../store/index.js'
+// Restaurants and their menus: small intent-named queries over the tables of 030_restaurant.sql, written once on
+// the engine-neutral SqlStore (issue 27) so the same statements run on SQLite and PostgreSQL. Rows keep the
+// database's shapes (0/1 flags, epoch ms; BIGINT comes back as a number on both); wire.ts turns them into the
+// messages callers see. `menuStore(sql)` reads and writes on its own; `transaction` hands the work a copy bound
+// to one transaction, and inside it only that copy may be used.
+import type { SqlExecutor, SqlStore, TransactionOptions } from '../../store/index.js'
 
 export interface RestaurantRow {
   id: string
@@ -83,39 +86,29 @@ const updatable = {
 } as const
 type Table = keyof typeof updatable
 
-export function restaurantStore(db: Db) {
-  const one = <T>(sql: string) => {
-    const statement = db.prepare(sql)
-    return (...params: unknown[]) => statement.get(...params) as T | undefined
-  }
-  const all = <T>(sql: string) => {
-    const statement = db.prepare(sql)
-    return (...params: unknown[]) => statement.all(...params) as T[]
-  }
-  const run = (sql: string) => {
-    const statement = db.prepare(sql)
-    return (...params: unknown[]) => statement.run(...params)
-  }
+/** The statements on the store, or on one open transaction. */
+export function menuStatements(on: SqlExecutor) {
+  const one = <T>(sql: string) => (...params: unknown[]) => on.one<T>(sql, params)
+  const all = <T>(sql: string) => (...params: unknown[]) => on.many<T>(sql, params)
+  const run = (sql: string) => async (...params: unknown[]) => (await on.run(sql, params)).changes
   const insert = <T extends object>(table: string, columns: (keyof T & string)[]) => {
-    const statement = db.prepare(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(c => `@${c}`).join(', ')})`,
-    )
-    return (row: T) => void statement.run(row)
+    const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(c => `@${c}`).join(', ')})`
+    return async (row: T) => {
+      await on.run(sql, Object.fromEntries(columns.map(c => [c, row[c]])))
+    }
   }
-  const update = (table: Table, id: string, changes: Record<string, unknown>) => {
+  const update = async (table: Table, id: string, changes: Record<string, unknown>) => {
     const allowed: readonly string[] = updatable[table]
     const columns = Object.keys(changes).filter(column => changes[column] !== undefined)
     for (const column of columns) if (!allowed.includes(column)) throw new Error(`${table}.${column} is not updatable`)
     if (columns.length === 0) return
-    db.prepare(`UPDATE ${table} SET ${columns.map(c => `${c} = @${c}`).join(', ')} WHERE id = @id`).run({
+    await on.run(`UPDATE ${table} SET ${columns.map(c => `${c} = @${c}`).join(', ')} WHERE id = @id`, {
       ...Object.fromEntries(columns.map(c => [c, changes[c]])),
       id,
     })
   }
 
   return {
-    transaction: <T>(work: () => T): T => db.transaction(work)(),
-
     restaurant: one<RestaurantRow>('SELECT * FROM restaurant_restaurants WHERE id = ?'),
     restaurantBySlug: one<RestaurantRow>('SELECT * FROM restaurant_restaurants WHERE slug = ?'),
     restaurantsOfWallet: all<RestaurantRow>('SELECT * FROM restaurant_restaurants WHERE wallet = ? ORDER BY created_at, id'),
@@ -128,22 +121,28 @@ export function restaurantStore(db: Db) {
     ]),
     updateRestaurant: (id: string, changes: Partial<RestaurantRow>) => update('restaurant_restaurants', id, changes),
     setStallCreatedAt: run('UPDATE restaurant_restaurants SET stall_created_at = ? WHERE id = ?'),
-    deleteRestaurant: (id: string) => {
+    /** Three statements: run it inside a transaction. */
+    async deleteRestaurant(id: string): Promise<void> {
       // Nodes reference each other; detaching them first lets ON DELETE CASCADE remove the menu in one go.
-      db.prepare('UPDATE restaurant_menu_items SET node_id = NULL WHERE restaurant_id = ?').run(id)
-      db.prepare('UPDATE restaurant_menu_nodes SET parent_id = NULL WHERE restaurant_id = ?').run(id)
-      db.prepare('DELETE FROM restaurant_restaurants WHERE id = ?').run(id)
+      await on.run('UPDATE restaurant_menu_items SET node_id = NULL WHERE restaurant_id = ?', [id])
+      await on.run('UPDATE restaurant_menu_nodes SET parent_id = NULL WHERE restaurant_id = ?', [id])
+      await on.run('DELETE FROM restaurant_restaurants WHERE id = ?', [id])
     },
 
     node: one<MenuNodeRow>('SELECT * FROM restaurant_menu_nodes WHERE id = ?'),
     nodesOfRestaurant: all<MenuNodeRow>(
       'SELECT * FROM restaurant_menu_nodes WHERE restaurant_id = ? ORDER BY depth, sort, name, id',
     ),
-    /** The node and every node below it (path prefix; compared with substr because ids may contain `_`). */
-    subtree: all<MenuNodeRow>(
-      `SELECT * FROM restaurant_menu_nodes WHERE id = @id
-         OR substr(path, 1, length(@prefix)) = @prefix ORDER BY depth, sort, name, id`,
-    ),
+    /**
+     * The node and every node below it (path prefix; compared with substr because ids may contain `_`, and LIKE
+     * differs between the engines). The CAST lets PostgreSQL type the parameter inside length().
+     */
+    subtree: (match: { id: string; prefix: string }) =>
+      on.many<MenuNodeRow>(
+        `SELECT * FROM restaurant_menu_nodes WHERE id = @id
+           OR substr(path, 1, length(CAST(@prefix AS TEXT))) = @prefix ORDER BY depth, sort, name, id`,
+        match,
+      ),
     childCount: one<{ n: number }>('SELECT count(*) AS n FROM restaurant_menu_nodes WHERE parent_id = ?'),
     insertNode: insert<MenuNodeRow>('restaurant_menu_nodes', [
       'id', 'restaurant_id', 'parent_id', 'name', 'description', 'sort', 'image', 'depth', 'path', 'created_at',
@@ -187,4 +186,17 @@ export function restaurantStore(db: Db) {
   }
 }
 
-export type RestaurantStore = ReturnType<typeof restaurantStore>
+/** The statements, on the store or on one open transaction. */
+export type MenuStatements = ReturnType<typeof menuStatements>
+
+export interface MenuStore extends MenuStatements {
+  /** Runs `work` in one transaction, handing it the statements bound to that transaction. */
+  transaction<T>(work: (tx: MenuStatements) => Promise<T>, options?: TransactionOptions): Promise<T>
+}
+
+export function menuStore(sql: SqlStore): MenuStore {
+  return {
+    ...menuStatements(sql),
+    transaction: (work, options) => sql.transaction(tx => work(menuStatements(tx)), options),
+  }
+}
