@@ -54,6 +54,8 @@ async function prepare(fake: FakeLnd, pending: number, root: string): Promise<st
   const c = fake.connection
   const daemon = await startDaemon({
     cli: path.join(root, 'build/bin/relaypay.js'),
+    // An old build lists the whole history at its first start: minutes on a loaded machine.
+    startTimeoutMs: 600_000,
     config:
       jwtSecretConfig(jwtSecret) +
       `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n`,

@@ -7,6 +7,7 @@ import net from 'node:net'
 import fs from 'node:fs'
 import path from 'node:path'
 import { spawn } from 'node:child_process'
+import Database from 'better-sqlite3'
 import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { startRelay } from '../../src/relay/index.js'
@@ -88,6 +89,26 @@ probes('an unreachable node makes the daemon not ready (503, node named) and ali
     assert.is(pub.json.status, 'ERROR')
   } finally {
     await fake.start()
+  }
+  await until(async () => (await daemon.request('GET', '/readyz')).status === 200, '/readyz to recover')
+})
+
+probes('a store that takes no write (another process holds its write lock) makes the daemon not ready, store named', async () => {
+  const daemon = await startDaemon()
+  daemons.push(daemon)
+  assert.is((await daemon.request('GET', '/readyz')).status, 200)
+  // An operator's sqlite3 shell left in a write transaction on the live ledger.
+  const other = new Database(path.join(daemon.dataDir, 'relaypay.sqlite'))
+  try {
+    other.exec('BEGIN IMMEDIATE')
+    let answer: { status: number; json: any } | undefined
+    await until(async () => (answer = await daemon.request('GET', '/readyz')).status === 503, '/readyz to answer 503')
+    assert.is(answer!.json.checks.store.ok, false)
+    assert.match(answer!.json.checks.store.detail, /^not writable: database is locked/)
+    for (const name of ['start', 'migrations', 'node', 'relays']) assert.is(answer!.json.checks[name].ok, true, name)
+  } finally {
+    other.exec('ROLLBACK')
+    other.close()
   }
   await until(async () => (await daemon.request('GET', '/readyz')).status === 200, '/readyz to recover')
 })
