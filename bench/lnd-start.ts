@@ -1,7 +1,8 @@
 // Spawn → healthy of a daemon on LND after a crash, with payments LND is still pathfinding for and a long invoice
 // history (issue 26, item 7). One fake LND (in this process) holds `invoices` invoices of history (every tenth
-// settled) and `pending` payments in flight with no HTLC out; a data dir is prepared once (a funded user, the
-// payments started, then SIGKILL) and copied for every run. Each run spawns `relaypay start` of one build on a
+// settled) and `pending` payments in flight with no HTLC out; a data dir is prepared once per build, by that build
+// (a funded user, the payments started, then SIGKILL: an older build cannot run on a newer build's schema), and
+// copied for every run. Each run spawns `relaypay start` of one build on a
 // fresh copy, times daemon.json (HTTP listening) and the first 200 from /api/health, counts what the daemon asked
 // the fake meanwhile, and SIGKILLs it. Builds alternate run by run (BENCH_LND_START_ROOTS: repo roots, comma
 // separated; default this one). The history is signed before the first run, so that an old build listing it
@@ -48,10 +49,13 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
-/** A data dir on `fake` with a funded user and `pending` payments LND is still pathfinding for, after a SIGKILL. */
-async function prepare(fake: FakeLnd, pending: number): Promise<string> {
+/** A data dir of `root`'s build on `fake` with a funded user and `pending` payments LND is still pathfinding for, after a SIGKILL. */
+async function prepare(fake: FakeLnd, pending: number, root: string): Promise<string> {
   const c = fake.connection
   const daemon = await startDaemon({
+    cli: path.join(root, 'build/bin/relaypay.js'),
+    // An old build lists the whole history at its first start: minutes on a loaded machine.
+    startTimeoutMs: 600_000,
     config:
       jwtSecretConfig(jwtSecret) +
       `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n`,
@@ -140,12 +144,13 @@ export async function benchLndStart(opts: LndStartOptions) {
       void invoice.request
     }
     const signedInMs = Math.round(performance.now() - signing)
-    const snapshot = await prepare(fake, opts.pending)
+    const snapshots = new Map<string, string>()
+    for (const root of opts.roots) snapshots.set(root, await prepare(fake, opts.pending, root))
     const runs: Run[] = []
     for (let n = 0; n < opts.runs; n++) {
       for (const root of opts.roots) {
         const dataDir = path.join(scratch, `run-${n}-${runs.length}`)
-        fs.cpSync(snapshot, dataDir, { recursive: true })
+        fs.cpSync(snapshots.get(root)!, dataDir, { recursive: true })
         fs.rmSync(path.join(dataDir, 'daemon.json'), { force: true })
         const run = await measure(root, dataDir, fake)
         process.stderr.write(`lnd-start ${JSON.stringify(run)}\n`)

@@ -15,6 +15,7 @@ import { benchBudget } from './budget.js'
 import { benchMetricsZip } from './metrics-zip.js'
 import { benchLayers } from './layers.js'
 import { benchLndStart, lndStartOptionsFromEnv } from './lnd-start.js'
+import { benchLeanStart, leanStartOptionsFromEnv } from './lean-start.js'
 import { benchAttack } from './attack.js'
 import { benchLndPayments, lndPaymentsOptionsFromEnv } from './payments-lnd.js'
 import { benchFlatCost, flatCostOptionsFromEnv } from './flat-cost.js'
@@ -54,6 +55,9 @@ const parts: Record<string, () => Promise<unknown>> = {
   storeEngine: () => benchStoreEngine({ ops: Number(process.env.BENCH_STORE_OPS ?? 50_000) }),
   // Not in the default set: it prepares 100k invoices and, against an old build, waits minutes per run.
   lndStart: () => benchLndStart(lndStartOptionsFromEnv()),
+  // Issue 26 item 8: spawn → /readyz, RSS and CPU after a plain start, builds side by side (BENCH_LEAN_START_ROOTS,
+  // BENCH_LEAN_START_RUNS). Not in the default set: it compares builds.
+  leanStart: () => benchLeanStart(leanStartOptionsFromEnv()),
   // Issue 22: each attack for BENCH_ATTACK_MS (default 10 s) after a quiet window of BENCH_DURATION_MS;
   // BENCH_ATTACKS=readFlood,storeFill,connectionHog,guestOrders picks some.
   attack: () =>
@@ -63,7 +67,7 @@ const parts: Record<string, () => Promise<unknown>> = {
       ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
     }),
 }
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'paymentsLnd', 'flatCost', 'sideBySide', 'storeEngine', 'nostrBuilds'].includes(name))
+const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'leanStart', 'paymentsLnd', 'flatCost', 'sideBySide', 'storeEngine', 'nostrBuilds'].includes(name))
 
 /** Health and one authenticated POST through the whole dispatcher, at concurrency 1 and 32 (issue 2). */
 async function benchSpine() {

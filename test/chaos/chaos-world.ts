@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process'
 import * as assert from 'uvu/assert'
 import { cliPath, mockEnv, relaypayArgs, startDaemon, type TestDaemon } from '../support/daemon.js'
+import { scanLogKeysOf } from '../support/log-keys.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
 import { ok } from '../support/money.js'
@@ -188,8 +189,9 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
     async crashWhileStarting(fraction) {
       const child = spawn(process.execPath, relaypayArgs(cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), {
         env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...mockEnv({ config }), ...env },
-        stdio: 'ignore',
+        stdio: ['ignore', 'pipe', 'pipe'],
       })
+      scanLogKeysOf(child, `the start killed in ${dataDir}`)
       const exited = new Promise(resolve => child.on('exit', resolve))
       await new Promise(resolve => setTimeout(resolve, Math.floor(fraction * lastStartMs)))
       child.kill('SIGKILL')

@@ -11,6 +11,7 @@ import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/d
 import { appProfile, PubClient, sleep, type Reply } from '../support/pub-client.js'
 import { assertAuditClean, ok } from '../support/money.js'
 import { feeSats } from './chaos-world.js'
+import { scanLogKeysOf } from '../support/log-keys.js'
 import { chaosCycles, chaosSeed, seededRandom } from './seeded-random.js'
 
 const seed = chaosSeed(11)
@@ -30,6 +31,7 @@ interface RelayProcess {
 /** `relaypay relay` on `port` (0: any), resolved once it listens. */
 async function startRelayProcess(dataDir: string, port = 0): Promise<RelayProcess> {
   const child = spawn(process.execPath, [cliPath, 'relay', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  scanLogKeysOf(child, `the relay in ${dataDir}`)
   let output = ''
   child.stdout!.on('data', chunk => (output += chunk))
   child.stderr!.on('data', chunk => (output += chunk))

@@ -7,11 +7,14 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { repoRoot } from '../support/paths.js'
+import { duplicateKeyLines } from '../support/log-keys.js'
 
 const cli = suite('relaypay CLI')
 
 function relaypay(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 })
+  const run = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 })
+  assert.equal(duplicateKeyLines(run.stdout + run.stderr), [])
+  return run
 }
 
 cli('--help lists the commands with examples', () => {
@@ -116,13 +119,14 @@ cli('call exits non-zero on an ERROR answer and on an unknown operation', () => 
   assert.match(unknown.stderr, /unknown operation NoSuchOperation/)
 })
 
-cli('SIGTERM lets an in-flight request finish, then exits 0', async () => {
-  const url = new URL(daemon.url)
-  const body = JSON.stringify({ name: 'late-app', allow_user_creation: false })
+/** Sends `signal` while a request's body is half sent; the request is answered, then the daemon exits 0. */
+async function stopsGracefully(d: TestDaemon, signal: NodeJS.Signals) {
+  const url = new URL(d.url)
+  const body = JSON.stringify({ name: `late-app-${signal}`, allow_user_creation: false })
   const answer = new Promise<string>((resolve, reject) => {
     const req = http.request(
       { host: url.hostname, port: url.port, path: '/api/admin/app/add', method: 'POST',
-        headers: { authorization: daemon.adminToken, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        headers: { authorization: d.adminToken, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
       res => {
         let text = ''
         res.on('data', chunk => (text += chunk))
@@ -133,14 +137,27 @@ cli('SIGTERM lets an in-flight request finish, then exits 0', async () => {
     // Half the body now, the rest after the daemon was told to stop.
     req.write(body.slice(0, 10))
     setTimeout(() => {
-      daemon.process.kill('SIGTERM')
+      d.process.kill(signal)
       setTimeout(() => req.end(body.slice(10)), 300)
     }, 200)
   })
   assert.is(JSON.parse(await answer).status, 'OK')
-  assert.is(await daemon.stop(), 0)
-  assert.not.ok(fs.existsSync(path.join(daemon.dataDir, 'daemon.json')))
-  assert.match(daemon.logs(), /"msg":"stopped"/)
+  // Not d.stop(): that would send SIGTERM; the signal above must be what ends it.
+  const code = await new Promise<number | null>(resolve =>
+    d.process.exitCode !== null ? resolve(d.process.exitCode) : d.process.once('exit', resolve),
+  )
+  assert.is(code, 0)
+  await d.stop() // scans the log
+  assert.not.ok(fs.existsSync(path.join(d.dataDir, 'daemon.json')))
+  assert.match(d.logs(), /"msg":"stopped"/)
+}
+
+cli('SIGTERM lets an in-flight request finish, then exits 0', async () => {
+  await stopsGracefully(daemon, 'SIGTERM')
+})
+
+cli('SIGINT (Ctrl-C) does the same', async () => {
+  await stopsGracefully(await startDaemon(), 'SIGINT')
 })
 
 cli.run()

@@ -6,6 +6,7 @@ import net from 'node:net'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { cliPath, tempDataDir } from '../support/daemon.js'
+import { duplicateKeyLines } from '../support/log-keys.js'
 
 /** A loopback port held by this process while `body` runs. */
 async function withPortTaken(body: (port: number) => void): Promise<void> {
@@ -20,11 +21,13 @@ async function withPortTaken(body: (port: number) => void): Promise<void> {
 
 function start(args: string[], env: Record<string, string>) {
   const dataDir = path.join(tempDataDir(), 'data')
-  return spawnSync(process.execPath, [cliPath, 'start', '--data-dir', dataDir, ...args], {
+  const run = spawnSync(process.execPath, [cliPath, 'start', '--data-dir', dataDir, ...args], {
     env: { ...process.env, RELAYPAY_LOG_LEVEL: 'warn', ...env },
     encoding: 'utf8',
     timeout: 30_000,
   })
+  assert.equal(duplicateKeyLines(run.stdout + run.stderr), [])
+  return run
 }
 
 test('the HTTP port in use: one line naming the port, the setting, the flag and the variable', async () => {

@@ -7,9 +7,13 @@ import net from 'node:net'
 import fs from 'node:fs'
 import path from 'node:path'
 import { spawn } from 'node:child_process'
+import Database from 'better-sqlite3'
 import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
+import { startRelay } from '../../src/relay/index.js'
+import { createEventVerifier } from '../../src/transports/nostr/verify.js'
 import { until } from '../support/until.js'
+import { scanLogKeysOf } from '../support/log-keys.js'
 
 const probes = suite('health probes')
 
@@ -89,6 +93,51 @@ probes('an unreachable node makes the daemon not ready (503, node named) and ali
   await until(async () => (await daemon.request('GET', '/readyz')).status === 200, '/readyz to recover')
 })
 
+probes('a store that takes no write (another process holds its write lock) makes the daemon not ready, store named', async () => {
+  const daemon = await startDaemon()
+  daemons.push(daemon)
+  assert.is((await daemon.request('GET', '/readyz')).status, 200)
+  // An operator's sqlite3 shell left in a write transaction on the live ledger.
+  const other = new Database(path.join(daemon.dataDir, 'relaypay.sqlite'))
+  try {
+    other.exec('BEGIN IMMEDIATE')
+    let answer: { status: number; json: any } | undefined
+    await until(async () => (answer = await daemon.request('GET', '/readyz')).status === 503, '/readyz to answer 503')
+    assert.is(answer!.json.checks.store.ok, false)
+    assert.match(answer!.json.checks.store.detail, /^not writable: database is locked/)
+    for (const name of ['start', 'migrations', 'node', 'relays']) assert.is(answer!.json.checks[name].ok, true, name)
+  } finally {
+    other.exec('ROLLBACK')
+    other.close()
+  }
+  await until(async () => (await daemon.request('GET', '/readyz')).status === 200, '/readyz to recover')
+})
+
+probes('on external relays: ready while one is connected, 503 naming the relays check when none is; it recovers', async () => {
+  const { verify } = await createEventVerifier()
+  const relayDir = tempDataDir()
+  let relay = await startRelay({ host: '127.0.0.1', port: 0, dataDir: relayDir, verifyEvent: verify })
+  const port = Number(new URL(relay.url).port)
+  const daemon = await startDaemon({ config: `[nostr]\nrelays = ["${relay.url}"]\n` })
+  daemons.push(daemon)
+  try {
+    await until(async () => (await daemon.request('GET', '/readyz')).status === 200, 'ready on the external relay')
+    const ready = await daemon.request('GET', '/readyz')
+    assert.equal(ready.json.checks.relays, { ok: true, detail: '1 of 1 relays connected' })
+    await relay.close()
+    let answer: { status: number; json: any } | undefined
+    await until(async () => (answer = await daemon.request('GET', '/readyz')).status === 503, '/readyz to answer 503')
+    assert.is(answer!.json.ready, false)
+    assert.equal(answer!.json.checks.relays, { ok: false, detail: '0 of 1 relays connected' })
+    for (const name of ['start', 'migrations', 'store', 'node']) assert.is(answer!.json.checks[name].ok, true, name)
+    assert.is((await daemon.request('GET', '/healthz')).status, 200)
+    relay = await startRelay({ host: '127.0.0.1', port, dataDir: relayDir, verifyEvent: verify })
+    await until(async () => (await daemon.request('GET', '/readyz')).status === 200, '/readyz to recover', 60_000)
+  } finally {
+    await relay.close().catch(() => {})
+  }
+})
+
 probes('during a start that waits for LND, the probes answer (alive, not ready) and operations say it is starting', async () => {
   await fake.stop()
   const dataDir = path.join(tempDataDir(), 'data')
@@ -99,6 +148,7 @@ probes('during a start that waits for LND, the probes answer (alive, not ready) 
     env: { ...process.env, RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  scanLogKeysOf(child, `the daemon in ${dataDir}`)
   let output = ''
   child.stdout.on('data', chunk => (output += chunk))
   child.stderr.on('data', chunk => (output += chunk))

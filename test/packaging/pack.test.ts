@@ -13,6 +13,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import { repoRoot } from '../support/paths.js'
 import { tempDataDir } from '../support/daemon.js'
+import { scanLogKeysOf } from '../support/log-keys.js'
 
 const run = promisify(execFile)
 const test = suite('packaging')
@@ -56,15 +57,19 @@ test('the package holds what start needs and nothing of the workshop', () => {
   assert.is(manifest.bin.relaypay, 'build/bin/relaypay.js')
 })
 
-/** Starts `relaypay start` from `bin` in an empty folder; resolves once /readyz answers 200, then stops it. */
-async function startsAndStops(bin: string, cwd: string): Promise<{ ready: any; code: number | null; consoleStatus: number }> {
+/**
+ * Runs `command start` in an empty folder; resolves once /readyz answers 200, then sends SIGTERM to the daemon (the
+ * pid in daemon.json: npx does not pass a SIGTERM on, it leaves the daemon running) and waits for `command` to end.
+ */
+async function startsAndStops(command: string[], cwd: string): Promise<{ ready: any; code: number | null; consoleStatus: number }> {
   let consoleStatus = 0
   const dataDir = path.join(cwd, 'data')
-  const child = spawn(process.execPath, [bin, 'start', '--data-dir', dataDir, '--http-port', '0'], {
+  const child = spawn(command[0]!, [...command.slice(1), 'start', '--data-dir', dataDir, '--http-port', '0'], {
     cwd,
     env: { ...process.env, RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  scanLogKeysOf(child, `the packaged daemon in ${dataDir}`)
   let output = ''
   child.stdout.on('data', chunk => (output += chunk))
   child.stderr.on('data', chunk => (output += chunk))
@@ -75,13 +80,13 @@ async function startsAndStops(bin: string, cwd: string): Promise<{ ready: any; c
       if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output}`)
       if (Date.now() - started > 60_000) throw new Error(`no ready answer within 60 s:\n${output}`)
       try {
-        const { url } = JSON.parse(fs.readFileSync(path.join(dataDir, 'daemon.json'), 'utf8'))
+        const { url, pid } = JSON.parse(fs.readFileSync(path.join(dataDir, 'daemon.json'), 'utf8'))
         const res = await fetch(`${url}/readyz`)
         if (res.status === 200) {
           const ready = await res.json()
           // The console is served from the package's own build, with no network.
           consoleStatus = (await fetch(`${url}/console/assets/console.js`)).status
-          child.kill('SIGTERM')
+          process.kill(pid, 'SIGTERM')
           return { ready, code: await exited, consoleStatus }
         }
       } catch {
@@ -102,7 +107,7 @@ test('unpacked into an empty folder, the package starts, answers ready, and stop
   fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(pkg, 'node_modules'), 'dir')
   const bin = path.join(pkg, 'build/bin/relaypay.js')
   const cwd = fs.mkdtempSync(path.join(folder, 'run-'))
-  const { ready, code, consoleStatus } = await startsAndStops(bin, cwd)
+  const { ready, code, consoleStatus } = await startsAndStops([process.execPath, bin], cwd)
   assert.is(ready.ready, true)
   assert.is(code, 0)
   assert.is(consoleStatus, 200, "the console's script from the package")
@@ -147,8 +152,8 @@ test('npm install --offline of the tarball into an empty folder, then npx relayp
     env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? nodedir },
     timeout: 15 * 60_000,
   })
-  const bin = fs.realpathSync(path.join(folder, 'node_modules/.bin/relaypay'))
-  const { ready, code } = await startsAndStops(bin, folder)
+  // As the operator runs it: npx finds the package's bin in node_modules/.bin and forwards SIGTERM to it.
+  const { ready, code } = await startsAndStops(['npx', '--offline', 'relaypay'], folder)
   assert.is(ready.ready, true)
   assert.is(code, 0)
 })

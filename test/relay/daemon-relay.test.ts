@@ -8,6 +8,7 @@ import { WebSocket } from 'ws'
 import { useWebSocketImplementation, Relay } from 'nostr-tools/relay'
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure'
 import { cliPath, startDaemon, tempDataDir } from '../support/daemon.js'
+import { scanLogKeysOf } from '../support/log-keys.js'
 import { appProfile } from '../support/pub-client.js'
 
 useWebSocketImplementation(WebSocket)
@@ -49,6 +50,7 @@ relaySuite('with no relays configured the daemon serves its own and names it in 
 
 relaySuite('`relaypay relay` runs the relay alone and stops on SIGTERM', async () => {
   const child = spawn(process.execPath, [cliPath, 'relay', '--data-dir', tempDataDir(), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  scanLogKeysOf(child, '`relaypay relay`')
   let output = ''
   child.stdout.on('data', chunk => (output += chunk))
   const url = await new Promise<string>((resolve, reject) => {

@@ -2,6 +2,8 @@
 // a call binds the same key; readers then see one value or the other depending on their parser). JSON.parse keeps
 // only the last of two equal keys, so this walks each line's tokens itself.
 
+import type { ChildProcess } from 'node:child_process'
+
 /** The first key that occurs twice in one object of `line`, with its path; undefined when none does or the line is not JSON. */
 export function duplicateKeyIn(line: string): string | undefined {
   const frames: { keys: Set<string> | null; path: string; expectKey: boolean }[] = []
@@ -55,4 +57,27 @@ export function duplicateKeyLines(output: string): string[] {
     if (key !== undefined) found.push(`key "${key}" appears twice in: ${line.slice(0, 160)}`)
   }
   return found
+}
+
+/**
+ * Scans what a relaypay process spawned outside startDaemon (a standalone relay, a start the test drives itself)
+ * writes, as startDaemon scans its daemons: once the process has closed its output, or when this test process exits
+ * first. A key written twice is printed and fails the test file through its exit code.
+ */
+export function scanLogKeysOf(child: ChildProcess, label: string): void {
+  let output = ''
+  child.stdout?.on('data', chunk => (output += chunk))
+  child.stderr?.on('data', chunk => (output += chunk))
+  let scanned = false
+  const scan = () => {
+    if (scanned) return
+    scanned = true
+    process.off('exit', scan)
+    const found = duplicateKeyLines(output)
+    if (found.length === 0) return
+    process.stderr.write(`${label} logged a key twice:\n${found.join('\n')}\n`)
+    process.exitCode = 1
+  }
+  child.once('close', scan)
+  process.on('exit', scan)
 }

@@ -33,6 +33,17 @@ const resetTraffic = () => {
 }
 const asked = (method: string) => fake.node.traffic.calls.get(method) ?? 0
 
+/**
+ * The daemon said it listens before it said the payments left pending were resolved: a start that waited for them
+ * would say it after, however fast the machine (the time to serve alone depends on the machine's load).
+ */
+function servedBeforeResolving(logs: string) {
+  const served = logs.indexOf('"msg":"http listening"')
+  const resolved = logs.indexOf('"msg":"resolved payments left pending by the last stop"')
+  assert.ok(served >= 0, 'no "http listening" line')
+  assert.ok(resolved === -1 || resolved > served, 'the start waited for the pending payments before it served')
+}
+
 /** Spawns the daemon on `dataDir` and returns how long until /api/health answered 200. */
 async function restart(dataDir: string): Promise<number> {
   const started = Date.now()
@@ -109,6 +120,11 @@ s('ten pathfinding payments and 100k invoices: served at once, each payment reso
   assert.match(again.reason, 'payment already in progress')
   assert.is(asked('SendPaymentV2'), 0, 'LND was asked to pay again')
   await until(async () => (await balance()) === reserved + 3000, 'the settlement made while down to be credited')
+  // Each payment is asked about (TrackPaymentV2, all at once) and, LND having no word within its answer time,
+  // watched; the start had served long before.
+  await until(() => running().logs().includes('"msg":"resolved payments left pending by the last stop"'), 'the first round of asking', 60_000)
+  assert.ok(asked('TrackPaymentV2') >= 10, `${asked('TrackPaymentV2')} TrackPaymentV2 calls`)
+  servedBeforeResolving(running().logs())
   assert.is(asked('ListInvoices'), 0, 'the start read the invoice list')
   assert.is(asked('SubscribeInvoices'), 1)
   assert.is(fake.node.traffic.invoicesReplayed, 4, 'replayed more or less than the four settlements missed')
