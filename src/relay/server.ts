@@ -96,6 +96,16 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   const refusals: Record<string, number> = {}
   let served = new Set<string>()
   let servedStale = false
+  // The embedded relay (one with an own secret) opens to strangers once the daemon's links name the keys they
+  // serve. Before that every request would be refused as addressed to no key served — a wallet that reconnected
+  // while the daemon restarted would have its first requests turned away for good — so strangers are asked to come
+  // back (503, Retry-After: 1), as from any service that is starting.
+  let daemonListens = opts.ownSecret === undefined
+  const learnServed = () => {
+    served = new Set([...own].flatMap(socket => sessions.get(socket)?.addressedKeys() ?? []))
+    servedStale = false
+    if (served.size > 0) daemonListens = true
+  }
   let diskLow = false
   const reader = startReader(store, clock, () => limits)
 
@@ -116,15 +126,15 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     },
     served: {
       has(pubkey) {
-        if (servedStale) {
-          served = new Set([...own].flatMap(socket => sessions.get(socket)?.addressedKeys() ?? []))
-          servedStale = false
-        }
+        if (servedStale) learnServed()
         return served.has(pubkey)
       },
     },
     diskLow: () => diskLow,
-    ownSubscriptionsChanged: () => void (servedStale = true),
+    ownSubscriptionsChanged: () => {
+      servedStale = true
+      if (!daemonListens) learnServed()
+    },
     refused(reason) {
       const prefix = /^([a-z-]+):/.exec(reason)?.[1] ?? 'other'
       refusals[prefix] = (refusals[prefix] ?? 0) + 1
@@ -137,6 +147,11 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   // answered 429 at the cost of one small write, not of a handshake, a session and a close.
   http.on('upgrade', (req, socket, head) => {
     const isOwn = opts.ownSecret !== undefined && presents(req, opts.ownSecret)
+    if (!isOwn && !daemonListens) {
+      core.refused('restricted:')
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
     if (!isOwn && !addresses.get(clientAddress(req, limits.trustedProxies)).attempts.take()) {
       core.refused('rate-limited:')
       socket.end('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
