@@ -16,6 +16,16 @@ const status = { ok: 0, cancelled: 1, unknown: 2, permissionDenied: 7, unimpleme
 /** LND never sends messages near this on these calls; a bigger one is refused instead of buffered. */
 const maxMessageBytes = 16 * 1024 * 1024
 
+/**
+ * What went wrong on the way to LND: a stream that never reached it carries the connection's failure as its cause
+ * ("The pending stream has been canceled (caused by: connect ECONNREFUSED …)"), and the cause is what an operator
+ * can act on.
+ */
+function reasonOf(err: Error): string {
+  const cause = (err as { cause?: unknown }).cause
+  return cause instanceof Error ? cause.message : err.message
+}
+
 /** A call's failure: the gRPC status and LND's words, as @grpc/grpc-js reports them. */
 export class GrpcError extends Error {
   constructor(
@@ -186,7 +196,7 @@ export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): 
       if (grpcStatus !== undefined) return finish(grpcStatus === status.ok ? undefined : new GrpcError(grpcStatus, grpcMessage))
       // The connection failed or LND went away under the call (it stopped, restarted, or refused the stream).
       if (transportError || stream.rstCode === NGHTTP2_REFUSED_STREAM || onSession.closed || onSession.destroyed) {
-        return finish(new GrpcError(status.unavailable, transportError?.message ?? 'the connection to LND closed during the call'))
+        return finish(new GrpcError(status.unavailable, transportError ? reasonOf(transportError) : 'the connection to LND closed during the call'))
       }
       finish(new GrpcError(status.internal, `LND closed the call without a status (HTTP/2 code ${stream.rstCode})`))
     })

@@ -4,11 +4,12 @@
 // to come up (or be unlocked), retrying with backoff.
 import fs from 'node:fs'
 import type { Logger } from 'pino'
-import { authenticatedLndGrpc, getWalletInfo, type AuthenticatedLnd, type GetWalletInfoResult } from 'lightning'
+import { authenticatedLndGrpc, type AuthenticatedLnd } from 'lightning'
 import type { BitcoinNetwork, LndConnectionConfig, Timers } from '../lightning-node.js'
 import { describeLndFailure, isLocked, isMacaroonRefused, isUnreachable } from './lnd-errors.js'
 import { backoffDelayMs } from './reconnect-backoff.js'
 import { grpcChannel, type GrpcChannel } from './grpc-channel.js'
+import { getInfo, networkOf, type LndInfo } from './get-info.js'
 
 export { defaultLndSocket, resolveLndConnection } from './lnd-settings.js'
 
@@ -35,10 +36,11 @@ export function networkOfChains(chains: readonly string[]): BitcoinNetwork | und
 }
 
 /**
- * The `lightning` package's gRPC clients for one LND, our own channel for the payment path (grpc-channel.ts), and a
- * way to let go of both.
+ * The `lightning` package's gRPC clients for one LND, our own channel for the payment path and GetInfo
+ * (grpc-channel.ts), and a way to let go of both.
  */
 export interface LndClient {
+  /** Built on first use (~0.7 s of parsing LND's .proto files), so not on the start's path (get-info.ts). */
   readonly lnd: AuthenticatedLnd
   readonly rpc: GrpcChannel
   readonly socket: string
@@ -65,27 +67,27 @@ function readFile(what: string, file: string): Buffer {
   }
 }
 
-/** Opens the gRPC clients; nothing is sent until the first call. */
+/** Opens our gRPC channel; nothing is sent until the first call. The `lightning` clients come on first use. */
 function openLndClient(connection: LndConnectionConfig): LndClient {
   const macaroon = readFile('macaroon', connection.macaroonPath).toString('hex')
   const certFile = connection.certPath === undefined ? undefined : readFile('TLS certificate', connection.certPath)
   const cert = certFile?.toString('base64')
-  let lnd: AuthenticatedLnd
-  try {
-    ;({ lnd } = authenticatedLndGrpc({ socket: connection.socket, macaroon, ...(cert ? { cert } : {}) }))
-  } catch (err) {
-    // The library refuses an unusable certificate or macaroon before connecting.
-    const reason = err instanceof Error ? err.message : String(err)
-    throw new StartFailure(`cannot use LND's certificate and macaroon (${connection.macaroonPath}): ${reason}`, false)
-  }
   const rpc = grpcChannel({ socket: connection.socket, macaroonHex: macaroon, ...(certFile ? { cert: certFile } : {}) })
+  let built: AuthenticatedLnd | undefined
+  const clients = () => (built ??= authenticatedLndGrpc({ socket: connection.socket, macaroon, ...(cert ? { cert } : {}) }).lnd)
+  // What the parts hold from the start: the library reads its clients off it (lnd.default, lnd.router, …), and the
+  // first such read builds them. The certificate and macaroon have carried GetInfo on our channel by then.
+  const lnd = new Proxy({} as AuthenticatedLnd, {
+    get: (_target, key) => Reflect.get(clients(), key),
+    has: (_target, key) => Reflect.has(clients(), key),
+  })
   return {
     lnd,
     rpc,
     socket: connection.socket,
     close() {
       rpc.close()
-      for (const service of Object.values(lnd) as { close?: () => void }[]) service.close?.()
+      for (const service of Object.values(built ?? {}) as { close?: () => void }[]) service.close?.()
     },
   }
 }
@@ -93,9 +95,9 @@ function openLndClient(connection: LndConnectionConfig): LndClient {
 async function attemptStart(connection: LndConnectionConfig, network: BitcoinNetwork) {
   const client = openLndClient(connection)
   const at = `LND at ${connection.socket}`
-  let info: GetWalletInfoResult
+  let info: LndInfo
   try {
-    info = await getWalletInfo({ lnd: client.lnd })
+    info = await getInfo(client.rpc)
   } catch (err) {
     client.close()
     const failure = describeLndFailure(err)
@@ -112,7 +114,7 @@ async function attemptStart(connection: LndConnectionConfig, network: BitcoinNet
     // LND answers "server is still in the process of starting" for a while after it opens its port.
     throw new StartFailure(`${at} did not answer GetInfo: ${said}`, true)
   }
-  const actual = networkOfChains(info.chains)
+  const actual = networkOf(info)
   if (actual !== network) {
     client.close()
     throw new StartFailure(`${at} runs on ${actual ?? 'a chain relaypay does not serve'}, but [node] network is ${network}`, false)
@@ -132,7 +134,7 @@ export interface ConnectOptions {
  * A connected LND and what it said about itself. Refuses with an Error of one line when LND cannot be used;
  * with `waitForNode`, unreachable, locked and not-yet-written-files failures are logged and retried instead.
  */
-export async function connectLnd(opts: ConnectOptions): Promise<{ client: LndClient; info: GetWalletInfoResult }> {
+export async function connectLnd(opts: ConnectOptions): Promise<{ client: LndClient; info: LndInfo }> {
   for (let failures = 1; ; failures++) {
     try {
       return await attemptStart(opts.connection, opts.network)

@@ -1,7 +1,6 @@
 // The LND backend: a LightningNode over a real LND, through the `lightning` package. It holds no state of its
 // own: LND is the record of invoices, payments, wallet and channels, and a settlement subscriber keeps its own
 // settle index.
-import { getWalletInfo } from 'lightning'
 import { OperationError, Observable, systemTimers } from '../../bus/index.js'
 import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice } from '../lightning-node.js'
 import { whileOpen } from '../closed-guard.js'
@@ -10,7 +9,8 @@ import { lndChannels } from './channels.js'
 import { lndConfirmations } from './confirmations.js'
 import { invoiceStream, type InvoiceStream } from './invoice-stream.js'
 import { lndInvoices } from './invoices.js'
-import { connectLnd, networkOfChains } from './lnd-connection.js'
+import { connectLnd } from './lnd-connection.js'
+import { getInfo, networkOf } from './get-info.js'
 import { lndError } from './lnd-errors.js'
 import { lndPayments } from './payments.js'
 
@@ -29,7 +29,7 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
     log,
   })
   const { lnd, rpc } = client
-  const ownPubkey = started.public_key
+  const ownPubkey = started.publicKey
   const invoices = lndInvoices({ lnd, rpc, clock })
   const payments = lndPayments({ lnd, rpc, invoices, timers, log })
   const chain = lndChain({ lnd })
@@ -49,19 +49,19 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
     ...whileOpen(open, {
       async getInfo() {
         try {
-          const info = await getWalletInfo({ lnd })
+          const info = await getInfo(rpc)
           return {
-            pubkey: info.public_key,
+            pubkey: info.publicKey,
             alias: info.alias,
-            network: networkOfChains(info.chains) ?? config.network,
+            network: networkOf(info) ?? config.network,
             version: info.version,
-            blockHeight: info.current_block_height,
-            syncedToChain: info.is_synced_to_chain,
-            syncedToGraph: info.is_synced_to_graph === true,
-            activeChannelsCount: info.active_channels_count,
-            pendingChannelsCount: info.pending_channels_count,
-            peersCount: info.peers_count,
-            uris: info.uris ?? [],
+            blockHeight: info.blockHeight,
+            syncedToChain: info.syncedToChain,
+            syncedToGraph: info.syncedToGraph,
+            activeChannelsCount: info.activeChannels,
+            pendingChannelsCount: info.pendingChannels,
+            peersCount: info.peers,
+            uris: info.uris,
           }
         } catch (err) {
           throw lndError('describe itself', err)
