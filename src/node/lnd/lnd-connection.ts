@@ -13,28 +13,6 @@ import { getInfo, networkOf, type LndInfo } from './get-info.js'
 
 export { defaultLndSocket, resolveLndConnection } from './lnd-settings.js'
 
-/** Genesis block hashes as the `lightning` package reports `chains` (internal byte order) → our network name. */
-const networkByChain: ReadonlyMap<string, BitcoinNetwork> = new Map(
-  (
-    [
-      ['000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f', 'mainnet'],
-      ['000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943', 'testnet'],
-      ['00000000da84f2bafbbc53dee25a72ae507ff4914b867c565be350b0da8bf043', 'testnet'], // testnet4
-      ['00000008819873e925422c1ff0f99f7cc9bbb232af63a077a480a3633bee1ef6', 'signet'],
-      ['0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206', 'regtest'],
-    ] as const
-  ).map(([displayed, network]) => [Buffer.from(displayed, 'hex').reverse().toString('hex'), network]),
-)
-
-/** The network LND runs on, from getWalletInfo's `chains`; undefined for a chain we do not serve. */
-export function networkOfChains(chains: readonly string[]): BitcoinNetwork | undefined {
-  for (const chain of chains) {
-    const network = networkByChain.get(chain)
-    if (network) return network
-  }
-  return undefined
-}
-
 /**
  * The `lightning` package's gRPC clients for one LND, our own channel for the payment path and GetInfo
  * (grpc-channel.ts), and a way to let go of both.
