@@ -31,7 +31,7 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
   const { lnd, rpc } = client
   const ownPubkey = started.publicKey
   const invoices = lndInvoices({ lnd, rpc, clock })
-  const payments = lndPayments({ lnd, rpc, invoices, timers, log })
+  const payments = lndPayments({ rpc, invoices, timers, log })
   const chain = lndChain({ lnd })
   const confirmations = lndConfirmations({ lnd })
   const channels = lndChannels({ lnd, ownPubkey })

@@ -5,13 +5,12 @@
 // trackPayment later reports what LND decided (or `undefined` if LND never started it).
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { subscribeToPastPayment, type AuthenticatedLnd } from 'lightning'
 import { OperationError } from '../../bus/index.js'
 import type { PaymentOutcome, PayRequest, Timers } from '../lightning-node.js'
 import type { LndInvoiceDesk } from './invoices.js'
 import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, lndError } from './lnd-errors.js'
 import type { GrpcChannel } from './grpc-channel.js'
-import { decodePaymentUpdate, encodeSendPayment, failureReason, paymentStatus, type PaymentUpdate } from './rpc-messages.js'
+import { decodePaymentUpdate, encodeSendPayment, encodeTrackPayment, failureReason, paymentStatus, type PaymentUpdate } from './rpc-messages.js'
 
 /** How long trackPayment waits for LND's first word on a payment before calling it in flight. */
 const trackAnswerMs = 10_000
@@ -167,14 +166,13 @@ function amountToSendMsat(invoiceAmountMsat: number | undefined, requestedMsat: 
 }
 
 export interface LndPaymentsDeps {
-  lnd: AuthenticatedLnd
   rpc: GrpcChannel
   invoices: LndInvoiceDesk
   timers: Timers
   log?: Logger
 }
 
-export function lndPayments({ lnd, rpc, invoices, timers, log }: LndPaymentsDeps) {
+export function lndPayments({ rpc, invoices, timers, log }: LndPaymentsDeps) {
   // Callers still waiting when the node closes are told `in_flight`; LND goes on with the payment regardless.
   const waiting = new Set<() => void>()
 
@@ -207,20 +205,33 @@ export function lndPayments({ lnd, rpc, invoices, timers, log }: LndPaymentsDeps
   const track = async (paymentHash: string): Promise<PaymentOutcome | undefined> => {
     if (!/^[0-9a-fA-F]{64}$/.test(paymentHash)) return undefined
     const id = paymentHash.toLowerCase()
-    const sub = subscribeToPastPayment({ lnd, id })
-    const inFlight: PaymentOutcome = { status: 'in_flight', paymentHash: id }
-    return firstAnswer<PaymentOutcome | undefined>(sub, trackAnswerMs, () => inFlight, (answer, fail) => {
-      sub.on('confirmed', (event: ConfirmedEvent) => answer(succeeded(event)))
-      sub.on('failed', (event: FailedEvent) => answer(failed(event)))
-      sub.on('paying', () => answer(inFlight))
-      sub.on('end', () => fail(new OperationError('upstream_failed', 'LND ended the payment lookup without a status')))
-      sub.on('error', (err: unknown) => {
-        // LND: "payment isn't initiated", which the library reports as 404 SentPaymentNotFound.
-        const failure = describeLndFailure(err)
-        if (failure.status === 404 || failure.grpcCode === grpcStatus.notFound) answer(undefined)
-        else fail(lndError('look up a payment', err))
-      })
+    // routerrpc TrackPaymentV2 on our own channel: its first update is the payment's state now.
+    const stream = rpc.serverStream('/routerrpc.Router/TrackPaymentV2', encodeTrackPayment, decodePaymentUpdate, id)
+    const sub = new EventEmitter()
+    stream.on('data', payment => {
+      if (payment.status === paymentStatus.succeeded || payment.status === paymentStatus.failed) emitPayment(payment, sub)
+      else sub.emit('paying')
     })
+    stream.on('error', err => sub.listenerCount('error') > 0 && sub.emit('error', err))
+    stream.on('end', () => sub.emit('end'))
+    const inFlight: PaymentOutcome = { status: 'in_flight', paymentHash: id }
+    try {
+      return await firstAnswer<PaymentOutcome | undefined>(sub, trackAnswerMs, () => inFlight, (answer, fail) => {
+        sub.on('confirmed', (event: ConfirmedEvent) => answer(succeeded(event)))
+        sub.on('failed', (event: FailedEvent) => answer(failed(event)))
+        sub.on('paying', () => answer(inFlight))
+        sub.on('end', () => fail(new OperationError('upstream_failed', 'LND ended the payment lookup without a status')))
+        sub.on('error', (err: unknown) => {
+          // LND answers a hash it never paid with "payment isn't initiated" (status UNKNOWN).
+          const failure = describeLndFailure(err)
+          if (failure.status === 404 || failure.grpcCode === grpcStatus.notFound || /payment isn't initiated/.test(failure.details ?? '')) answer(undefined)
+          else fail(lndError('look up a payment', err))
+        })
+      })
+    } finally {
+      // The first answer is all a lookup wants; the stream would otherwise stay open until the payment ends.
+      stream.cancel()
+    }
   }
 
   return {

@@ -254,6 +254,11 @@ export function encodeSendPayment(request: SendPaymentRequest): Buffer {
   return finish(writer)
 }
 
+// routerrpc.TrackPaymentRequest: the payment's hash; every update, in flight ones too.
+export function encodeTrackPayment(paymentHash: string): Buffer {
+  return finish(Writer.create().uint32(tag(1, lengthDelimited)).bytes(Buffer.from(paymentHash, 'hex')))
+}
+
 /** lnrpc.Payment.PaymentStatus and lnrpc.PaymentFailureReason, as numbers on the wire. */
 export const paymentStatus = { inFlight: 1, succeeded: 2, failed: 3, initiated: 4 } as const
 export const failureReason = { none: 0, timeout: 1, noRoute: 2, error: 3, incorrectPaymentDetails: 4, insufficientBalance: 5, canceled: 6 } as const

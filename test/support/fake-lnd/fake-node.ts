@@ -50,6 +50,8 @@ export interface Faults {
    * TrackPaymentV2 then streams IN_FLIGHT with no HTLC, which the `lightning` package passes on as nothing.
    */
   pathfinding: boolean
+  /** TrackPaymentV2 sends its first update only after this many ms (a busy LND). */
+  trackDelayMs: number
   /**
    * The next live-only SubscribeInvoices (no indexes) takes hold only after the next ListInvoices has answered, as
    * a busy LND may register it: this runs then, and must call `register` (it may settle invoices before).
@@ -126,6 +128,7 @@ export function createFakeNode(opts: { network: FakeNetworkName; now(): number; 
       refuseInvoiceStreams: false,
       holdPayments: false,
       pathfinding: false,
+      trackDelayMs: 0,
     },
     traffic: { calls: new Map(), invoicesListed: 0, invoicesReplayed: 0 },
     invoiceStreamDrops: new Set(),

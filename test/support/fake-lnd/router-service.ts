@@ -97,7 +97,8 @@ export function routerService(node: FakeNode): ServiceImpl {
           call.emit('error', { code: grpcCode.unknown, details: "payment isn't initiated" })
           return
         }
-        follow(node, call, paymentHash)
+        if (node.faults.trackDelayMs > 0) setTimeout(() => follow(node, call, paymentHash), node.faults.trackDelayMs)
+        else follow(node, call, paymentHash)
       },
     },
   }
