@@ -146,9 +146,11 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
   const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
-  // Nothing leaves a wallet before the books are proven; a large journal's audit waits for the ready file (below).
+  // Nothing leaves a wallet before the books are proven; a large journal's audit and the first metrics sample (it
+  // asks the node for balances) wait for the ready file (below).
   let serving!: () => void
-  const audit = wallet.auditAtStart(store.file, { backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
+  const served = new Promise<void>(resolve => (serving = resolve))
+  const audit = wallet.auditAtStart(store.file, { backgroundAfter: served })
 
   const { models, recordings } = await startModelRoom(config.models, {
     sql: store.sql,
@@ -259,6 +261,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     config: config.metrics,
     relays: () => relayStatus(),
     embeddedRelayConnections: () => relay?.stats()?.connections,
+    firstSampleAfter: served,
   })
   registry.register(metrics.handlers, 'metrics')
   const webrtc = createWebRtc({

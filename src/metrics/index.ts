@@ -70,6 +70,8 @@ export interface MetricsDeps {
   chunkBytes?: number
   /** How often buffered records are written (default 5000 ms). */
   flushIntervalMs?: number
+  /** The first sample waits for this (the daemon serves): it asks the node, which a start should not wait for. */
+  firstSampleAfter?: Promise<unknown>
 }
 
 export interface Metrics {
@@ -168,7 +170,8 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     setInterval(() => void sampleNow(), config.sample_seconds * 1000),
   ]
   for (const timer of timers) timer.unref()
-  void sampleNow()
+  if (deps.firstSampleAfter) void deps.firstSampleAfter.then(() => sampleNow())
+  else void sampleNow()
 
   function guarded(work: () => void, what: string) {
     try {
