@@ -172,7 +172,13 @@ page('the invoice counts down, expires, and a fresh invoice replaces it', async 
     // The fresh invoice belongs to a new order with the same lines (the short expiry is lifted first).
     await rd.daemon.request('PUT', '/restaurant/api/v1/settings', { body: { invoice_expiry_seconds: 900 }, headers: operator })
     await browser.evaluate(`document.getElementById('fresh-invoice').click()`)
-    await browser.waitFor(`document.getElementById('invoice').dataset.orderId !== ${JSON.stringify(first)} && document.getElementById('order-status').dataset.status === 'pending'`, 'a fresh invoice')
+    await browser
+      .waitFor(`document.getElementById('invoice').dataset.orderId !== ${JSON.stringify(first)} && document.getElementById('order-status').dataset.status === 'pending'`, 'a fresh invoice', 20_000)
+      .catch(async err => {
+        // What the page says (a refused order reads "No fresh invoice: …") makes a failure here readable.
+        const said = await browser.evaluate<string>(`document.getElementById('order-status').dataset.status + ': ' + document.getElementById('order-status').textContent`)
+        throw new Error(`${(err as Error).message}; the page says ${said}; page errors: ${JSON.stringify(browser.errors)}`)
+      })
     const second = await browser.evaluate<string>(`document.getElementById('invoice').dataset.orderId`)
     const order = (await rd.api('GET', `/orders/${second}`)).json
     assert.is(order.items[0].item_id, menu.cola.id)
