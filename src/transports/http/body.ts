@@ -3,17 +3,55 @@
 import type { IncomingMessage } from 'node:http'
 import { OperationError } from '../../bus/index.js'
 
-export async function readBody(req: IncomingMessage, limitBytes: number): Promise<string> {
+/**
+ * The body as text. Read with 'data' and 'end' rather than `for await`: the async iterator cost a promise and a
+ * readable.read() round per chunk, ~1.5 % of a payment pair's CPU for bodies that come in one chunk.
+ */
+export function readBody(req: IncomingMessage, limitBytes: number): Promise<string> {
   const declared = Number(req.headers['content-length'] ?? 0)
-  if (declared > limitBytes) throw tooLarge(limitBytes)
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limitBytes) throw tooLarge(limitBytes)
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
+  if (declared > limitBytes) return Promise.reject(tooLarge(limitBytes))
+  // A request without a body (a GET) has already ended or will end with no data.
+  if (req.complete && req.readableLength === 0) return Promise.resolve('')
+  return new Promise((resolve, reject) => {
+    let first: Buffer | undefined
+    let chunks: Buffer[] | undefined
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limitBytes) {
+        cleanup()
+        // Stop reading: the rest is left unread and the answer closes the connection (server.ts bodyLeftUnread).
+        req.pause()
+        return reject(tooLarge(limitBytes))
+      }
+      if (first === undefined) first = chunk
+      else (chunks ??= [first]).push(chunk)
+    }
+    const onEnd = () => {
+      cleanup()
+      resolve(chunks ? Buffer.concat(chunks, size).toString('utf8') : first ? first.toString('utf8') : '')
+    }
+    const onError = (err: Error) => {
+      cleanup()
+      reject(err)
+    }
+    // A client that leaves mid-body: 'aborted' on the request (no 'end' or 'error' follows on every Node version).
+    const onClose = () => {
+      if (req.complete) return
+      cleanup()
+      reject(new OperationError('invalid_input', 'the client closed the connection before its body was read'))
+    }
+    const cleanup = () => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+      req.off('close', onClose)
+    }
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onError)
+    req.on('close', onClose)
+  })
 }
 
 /** Parses a JSON body; an empty body is `undefined`. */

@@ -84,10 +84,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   const server = http.createServer({ connectionsCheckingInterval: checkEveryMs }, (req, res) => {
     const started = performance.now()
     // The caller's id when it sent one (to follow a request across its own logs), else a new one; either way it
-    // is answered in X-Request-Id and names the request's access line.
+    // is answered in X-Request-Id and names the request's access line. It goes out with each answer's other headers
+    // (writeHead with one object), not through res.setHeader: a header set before writeHead makes Node take every
+    // other header of the answer through setHeader too.
     const sent = headerValue(req.headers['x-request-id'])?.slice(0, maxRequestIdLength)
     const requestId = sent && printableId.test(sent) ? sent : randomUUID()
-    res.setHeader('x-request-id', requestId)
     const access: RequestAccess = { operation: null, outcome: null }
     if (opts.accessLog) {
       const accessLog = opts.accessLog
@@ -112,7 +113,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     }
     handle(req, res, requestId, access).catch(err => {
       opts.log.error({ err, requestId }, 'http request failed outside the dispatcher')
-      if (!res.headersSent) write(res, { status: 500, body: { detail: 'internal error' } }, {})
+      if (!res.headersSent) write(res, { status: 500, body: { detail: 'internal error' } }, { 'x-request-id': requestId })
       else res.destroy()
     })
   })
@@ -146,22 +147,28 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const url = requestTarget(req.url ?? '/')
     const method = req.method ?? 'GET'
     const probe = (method === 'GET' || method === 'HEAD') && opts.probes?.[url.pathname]
-    if (probe) return write(res, probe(), { 'cache-control': 'no-store' }, method === 'HEAD')
-    if (consoleHook && url.pathname.startsWith('/console') && (await consoleHook.serve(req, res, url.pathname))) return
+    const idHeader = { 'x-request-id': requestId }
+    if (probe) return write(res, probe(), { ...idHeader, 'cache-control': 'no-store' }, method === 'HEAD')
+    if (consoleHook && url.pathname.startsWith('/console')) {
+      // The console writes its own answers.
+      res.setHeader('x-request-id', requestId)
+      if (await consoleHook.serve(req, res, url.pathname)) return
+      res.removeHeader('x-request-id')
+    }
     const found = routes.match(method === 'HEAD' ? 'GET' : method, url.pathname)
     if (method === 'OPTIONS') {
       const matched = routes.match('GET', url.pathname) ?? routes.match('POST', url.pathname)
-      res.writeHead(matched ? 204 : 404, matched ? corsHeaders : {})
+      res.writeHead(matched ? 204 : 404, matched ? { ...corsHeaders, ...idHeader } : idHeader)
       res.end()
       return
     }
-    if (!found) return write(res, { status: 404, body: { detail: 'Not Found' } }, {})
+    if (!found) return write(res, { status: 404, body: { detail: 'Not Found' } }, idHeader)
     if (!('route' in found)) {
-      return write(res, { status: 405, body: { detail: 'Method Not Allowed' } }, { allow: found.allowed.join(', ') })
+      return write(res, { status: 405, body: { detail: 'Method Not Allowed' } }, { ...idHeader, allow: found.allowed.join(', ') })
     }
     const { entry } = found.route
     access.operation = entry.name
-    let headers: Record<string, string> = entry.dialect === 'pub' ? corsHeaders : {}
+    let headers: Record<string, string> = entry.dialect === 'pub' ? { ...corsHeaders, ...idHeader } : idHeader
     // A stranger's flood is refused before its body is read or parsed, the cheapest answer there is, and as HTTP 429
     // in both dialects: it is the transport refusing, not the operation answering.
     const waitMs = isGuestRoute(entry) && guestLimiter && entry.name !== 'Health' ? guestLimiter.take(addressKey(req.socket.remoteAddress), Date.now()) : 0
