@@ -12,7 +12,12 @@
 // (`npm run bench -- paymentsLnd`, a build with connect in this file's place, 2 runs): daemon CPU per pair at c=32
 // 1.65/1.34 ms here against 2.48/1.96, per external payment 1.49/1.37 against 3.57/2.91. Its per-call layers (an
 // AbortController linked to each call and aborted with a ConnectError when it ends, fetch-style Headers, async
-// iterables for every message) cost 3–4× this channel, far past the ~15 % that would make it the better choice.
+// iterables for every message) cost 3–4× this channel per call, far past the ~15 % that would make it the better
+// choice (bench/connect-compare says how to re-run both measurements).
+// What is left of a call here is mostly Node's: ClientHttp2Session.request binds each stream's start to an
+// AsyncResource, and on Node 20 AsyncResource.bind wraps two deprecation getters every time (~2 % of a pair's
+// CPU and ~3 % of an external payment's in the c=32 profiles, under `deprecate`/`bind`); the public API has no way
+// around it.
 // Errors carry grpc-js's shape ({ code, details }) so lnd-errors.ts reads both alike.
 import { EventEmitter } from 'node:events'
 import http2 from 'node:http2'
