@@ -254,7 +254,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     outcomes$: outcomes,
     events$: events.events$,
     node,
-    db: store.db,
+    sql: store.sql,
     wallet,
     clock,
     log: log.child({ room: 'metrics' }),
@@ -323,7 +323,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     nostr = await startNostrTransport({
       relays: relayUrls,
       dispatcher,
-      db: store.db,
+      claims: { sql: store.sql, local: store.db },
       apps: () => wallet.accounts.apps(),
       defaultAppId: defaultApp.id,
       users: { appUserOf: userId => wallet.accounts.appUserOf(userId) },
