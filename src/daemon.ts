@@ -102,6 +102,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
 
+  // Before the books: a standby's secrets are in place while it waits (daemons sharing books share their secrets).
+  const { adminToken, tokens } = daemonSecrets(config, dataDir, log)
   // SQLite in the data dir, or PostgreSQL once this daemon holds the active lock (a standby waits in here).
   const books = await openBooks(config, dataDir, { log, probes })
   const store = books.local
@@ -110,7 +112,6 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   let stopServing = async () => {}
   if (books.lease) exitOnLeaseLost(books.lease, () => stopServing(), log)
 
-  const { adminToken, tokens } = daemonSecrets(config, dataDir, log)
   // The curve first: the verifier's signature thread runs the engine chosen here.
   await chooseEngine(config.nostr.crypto, log.child({ room: 'nostr' }))
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })

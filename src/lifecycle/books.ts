@@ -103,7 +103,7 @@ async function waitForLock(config: Config, url: string, { log, probes }: OpenBoo
     holder,
     waitForLock: !embedded,
     onBusy: () => {
-      if (told) return
+      if (told || embedded) return
       told = true
       probes.set('start', false, standbyDetail)
       log.info('standby: another daemon holds the books; waiting for its lock')
