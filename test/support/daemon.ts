@@ -90,6 +90,11 @@ export function mockEnv(opts: Pick<StartOptions, 'mock' | 'config'>): Record<str
 /** PostgreSQL databases made for data dirs in this process, so a restart finds its books again. */
 const postgresForDataDir = new Map<string, string>()
 
+/** The PostgreSQL database the harness gave the daemons of `dataDir` (the suite's PostgreSQL run), if any. */
+export function storeUrlOf(dataDir: string): string | undefined {
+  return postgresForDataDir.get(dataDir)
+}
+
 /** RELAYPAY_STORE_URL for a daemon of the PostgreSQL run (RELAYPAY_TEST_STORE=postgres); nothing otherwise. */
 export async function storeEnv(dataDir: string, opts: Pick<StartOptions, 'config' | 'env'>): Promise<Record<string, string>> {
   if (process.env.RELAYPAY_TEST_STORE !== 'postgres') return {}
