@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
 import { listening, type Config } from './config/index.js'
-import { openStore, ensureDataDir, startCheckpointWorker } from './store/index.js'
+import { ensureDataDir } from './store/index.js'
 import {
   createAccessLog, createDispatcher, createEventBus, createRegistry, Subject, systemClock, systemTimers, type AccessLog,
   type CallOutcome, type Clock, type Dispatcher,
@@ -42,6 +42,7 @@ import { relayMover, reloadConfig } from './lifecycle/reload.js'
 import { startProbeServer } from './lifecycle/probe-server.js'
 import { warnMissingNodeFlags } from './lifecycle/node-flags.js'
 import { startBackupSchedule } from './backup/index.js'
+import { exitOnLeaseLost, openBooks } from './lifecycle/books.js'
 import { embeddedRelayView, relayReadiness, startEmbeddedRelay } from './lifecycle/embedded-relay.js'
 
 export interface Daemon {
@@ -101,15 +102,16 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
 
-  // One worker checkpoints the ledger's WAL off the event loop (the embedded relay's thread checkpoints its own).
-  const checkpoints = startCheckpointWorker({ log: log.child({ room: 'store' }) })
-  const store = openStore({ dataDir, synchronous: config.store.synchronous, checkpoints })
-  const closeStore = () => (store.close(), checkpoints.stop())
-  if (store.applied.length > 0) log.info({ migrations: store.applied }, 'database migrated')
-  probes.set('migrations', true, `${store.applied.length} applied at this start`)
-  probes.watchStore(store.db)
-
+  // Before the books: a standby's secrets are in place while it waits (daemons sharing books share their secrets).
   const { adminToken, tokens } = daemonSecrets(config, dataDir, log)
+  // SQLite in the data dir, or PostgreSQL once this daemon holds the active lock (a standby waits in here).
+  const books = await openBooks(config, dataDir, { log, probes })
+  const store = books.local
+  const closeStore = () => void books.close().catch(err => log.error({ err }, 'closing the store failed'))
+  // A lost lease ends the process (the fence already refuses its money transactions); set once the daemon can stop.
+  let stopServing = async () => {}
+  if (books.lease) exitOnLeaseLost(books.lease, () => stopServing(), log)
+
   // The curve first: the verifier's signature thread runs the engine chosen here.
   await chooseEngine(config.nostr.crypto, log.child({ room: 'nostr' }))
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
@@ -153,7 +155,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const audit = wallet.auditAtStart(store.file, { backgroundAfter: served })
 
   const { models, recordings } = await startModelRoom(config.models, {
-    sql: store.sql,
+    sql: books.sql,
     dataDir,
     clock,
     random,
@@ -165,11 +167,11 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(wallet.handlers, 'wallet')
   const nwc = await createNwc({
-    sql: store.sql, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
+    sql: books.sql, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
   })
   registry.register(nwc.handlers, 'nwc')
   const linking = await createLinking({
-    sql: store.sql,
+    sql: books.sql,
     accounts: wallet.accounts,
     nostr: wallet.nostr,
     tokens,
@@ -192,7 +194,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     guard: { allowLoopback: config.callbacks.allow_loopback },
   })
   const lnurl = createLnurl({
-    sql: store.sql,
+    sql: books.sql,
     node,
     accounts: wallet.accounts,
     wallet,
@@ -211,7 +213,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
   registry.register(lnurl.handlers, 'lnurl')
   const clink = await createClink({
-    sql: store.sql,
+    sql: books.sql,
     db: store.db,
     wallet,
     node,
@@ -227,14 +229,14 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
   registry.register(clink.handlers, 'clink')
   const rates = createRates({
-    sql: store.sql,
+    sql: books.sql,
     providers: rateProviders(config.rates),
     timeoutMs: config.rates.timeout_ms,
     clock,
     log: log.child({ room: 'rates' }),
   })
   const extensions = await startExtensions(hostedExtensions, {
-    sql: store.sql,
+    sql: books.sql,
     config,
     clock,
     log,
@@ -254,7 +256,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     outcomes$: outcomes,
     events$: events.events$,
     node,
-    db: store.db,
+    sql: books.sql,
     wallet,
     clock,
     log: log.child({ room: 'metrics' }),
@@ -272,7 +274,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(webrtc.handlers, 'webrtc')
   registry.register(hostPaymentHandlers({ wallet, rates }), 'host API')
   const swaps = await createSwaps({
-    sql: store.sql,
+    sql: books.sql,
     config: config.swaps,
     backend: config.node.backend,
     network: config.node.network,
@@ -323,7 +325,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     nostr = await startNostrTransport({
       relays: relayUrls,
       dispatcher,
-      db: store.db,
+      claims: { sql: books.sql, local: books.raw },
       apps: () => wallet.accounts.apps(),
       defaultAppId: defaultApp.id,
       users: { appUserOf: userId => wallet.accounts.appUserOf(userId) },
@@ -358,7 +360,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   setImmediate(() => node.warmUp?.())
 
   let stopping: Promise<void> | undefined
-  return {
+  const daemon: Daemon = {
     url: http.url,
     relays: relayUrls,
     node,
@@ -399,9 +401,11 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
         embedded?.forgetSecret()
         await verifier.stop()
         await node.close()
-        closeStore()
+        await books.close()
         removeDaemonInfo(dataDir)
         log.info('stopped')
       })()),
   }
+  stopServing = () => daemon.stop()
+  return daemon
 }

@@ -64,6 +64,17 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** `full`: every commit survives power loss; `normal`: survives a process crash only. */
       synchronous: z.enum(['full', 'normal']).default('full'),
+      /**
+       * PostgreSQL (`postgres://user:password@host:5432/db`): the books and every room's tables live there, and
+       * several daemons may share them (one active, the others standby; docs/postgres.md). Unset: SQLite in the
+       * data dir. The embedded relay's events and the embedded node's state stay in the data dir either way.
+       */
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL')
+        .optional(),
+      /** Sessions the daemon keeps open to PostgreSQL (the active-daemon lock has one more of its own). */
+      pool_size: z.int().min(2).max(200).default(10),
     })
     .prefault({}),
   node: z

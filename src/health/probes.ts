@@ -23,6 +23,11 @@ export interface Probes {
   set(name: CheckName, ok: boolean, detail: string): void
   /** From now on the store check tries a small write on this connection (rolled back). */
   watchStore(db: Db): void
+  /**
+   * For a store behind a network connection (PostgreSQL): `check` runs now and then every `storeCheckMs` in the
+   * background, each with a timeout; probes read its last answer. Replaces a `watchStore` connection.
+   */
+  watchStoreBy(check: () => Promise<CheckResult>): void
   /** Asks `reason` now and then every `everyMs`; a reason, an error or no answer within `timeoutMs` fails the check. */
   watchNode(reason: () => Promise<string | undefined>, opts: { everyMs: number; timeoutMs: number }): void
   /** How the relays check is read at each probe: connected service relays, or the embedded relay being up. */
@@ -44,6 +49,7 @@ export function createProbes(now: () => number = Date.now): Probes {
   let store: { db: Db; checkedAt: number } | undefined
   let readRelays: (() => CheckResult) | undefined
   let nodeTimer: NodeJS.Timeout | undefined
+  let storeTimer: NodeJS.Timeout | undefined
   let stopped = false
 
   const checkStore = () => {
@@ -67,6 +73,23 @@ export function createProbes(now: () => number = Date.now): Probes {
       store = { db, checkedAt: -Infinity }
       checkStore()
     },
+    watchStoreBy: check => {
+      store = undefined
+      const ask = async () => {
+        let timer: NodeJS.Timeout | undefined
+        const timeout = new Promise<CheckResult>(resolve => {
+          timer = setTimeout(() => resolve({ ok: false, detail: `no answer within ${storeCheckMs} ms` }), storeCheckMs)
+        })
+        const failed = (err: unknown): CheckResult => ({ ok: false, detail: `unreachable: ${(err as Error).message}` })
+        const result = await Promise.race([check().catch(failed), timeout])
+        clearTimeout(timer)
+        if (stopped) return
+        checks.store = result
+        storeTimer = setTimeout(ask, storeCheckMs)
+        storeTimer.unref()
+      }
+      void ask()
+    },
     watchNode: (reason, opts) => {
       const ask = async () => {
         let timer: NodeJS.Timeout | undefined
@@ -89,6 +112,7 @@ export function createProbes(now: () => number = Date.now): Probes {
     stop: () => {
       stopped = true
       clearTimeout(nodeTimer)
+      clearTimeout(storeTimer)
     },
   }
 }

@@ -8,7 +8,7 @@ import type { Observable, Subscription, CallOutcome, DomainEvent, Clock, Handler
 import type { Logger } from 'pino'
 import { catalogue } from '../../schema/catalogue.js'
 import type { LightningNode } from '../node/index.js'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
 import { archivesDirName } from './archive.js'
 import { createBundleRecorder } from './bundle.js'
@@ -44,8 +44,8 @@ export interface MetricsDeps {
   outcomes$: Observable<CallOutcome>
   events$: Observable<DomainEvent>
   node: LightningNode
-  /** Checked by PingSubProcesses. */
-  db: Db
+  /** Checked by PingSubProcesses (SQLite or PostgreSQL, whichever holds the books). */
+  sql: SqlStore
   /** The wallet's door: GetAppsMetrics and the users' balance samples. */
   wallet: Pick<Wallet, 'appsMetrics' | 'openBalanceReader'>
   clock: Clock
@@ -194,7 +194,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     allowReset: config.allow_reset,
     sampleNow,
     pings: {
-      store: async () => deps.db.prepare('SELECT 1').get(),
+      store: () => deps.sql.one('SELECT 1 AS one'),
       metrics: () => fs.promises.access(metricsDir, fs.constants.W_OK),
       node: () => deps.node.getInfo(),
       ...deps.pings,

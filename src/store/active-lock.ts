@@ -33,6 +33,10 @@ export interface ActiveLockOptions {
   signal?: AbortSignal
   /** Told about errors while waiting (the server unreachable, say); waiting goes on. */
   onWaitError?: (err: Error) => void
+  /** Told each time the lock was found held by another daemon. */
+  onBusy?: () => void
+  /** false: one try only; a lock held elsewhere is refused with ActiveElsewhere instead of waited for. */
+  waitForLock?: boolean
 }
 
 export interface ActiveLease {
@@ -49,6 +53,12 @@ export interface ActiveLease {
 export class NotActive extends Error {
   override readonly name = 'NotActive'
   readonly code = 'not_active'
+}
+
+/** The lock is held by another daemon and this one was told not to wait for it. */
+export class ActiveElsewhere extends Error {
+  override readonly name = 'ActiveElsewhere'
+  readonly code = 'active_elsewhere'
 }
 
 /** Waits until this process holds the active-daemon lock, then bumps the epoch and keeps proving the lock. */
@@ -74,12 +84,14 @@ export async function acquireActiveLock(opts: ActiveLockOptions): Promise<Active
         if (sessionError) throw sessionError
         const { rows } = await client.query('SELECT pg_try_advisory_lock($1, $2) AS held', [...activeLockKey])
         if (rows[0].held === true) return await hold(client, opts)
+        opts.onBusy?.()
+        if (opts.waitForLock === false) throw new ActiveElsewhere('another daemon holds the active-daemon lock')
         await sleep(pollMs, opts.signal)
         if (opts.signal?.aborted) throw new Error('stopped while waiting for the active-daemon lock')
       }
     } catch (err) {
       await client?.end().catch(() => {})
-      if (opts.signal?.aborted) throw err
+      if (opts.signal?.aborted || err instanceof ActiveElsewhere) throw err
       opts.onWaitError?.(err as Error)
       await sleep(pollMs, opts.signal)
     }

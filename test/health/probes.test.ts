@@ -94,6 +94,8 @@ probes('an unreachable node makes the daemon not ready (503, node named) and ali
 })
 
 probes('a store that takes no write (another process holds its write lock) makes the daemon not ready, store named', async () => {
+  // The write lock held here is the SQLite file's; a daemon on PostgreSQL (the suite's second run) keeps no books there.
+  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case locks the SQLite file')
   const daemon = await startDaemon()
   daemons.push(daemon)
   assert.is((await daemon.request('GET', '/readyz')).status, 200)

@@ -56,7 +56,7 @@ export async function openMetricsHarness(opts: Partial<HarnessOptions> = {}): Pr
       outcomes$: outcomes,
       events$: events,
       node,
-      db: store.db,
+      sql: store.sql,
       wallet: { appsMetrics: appsReport(store.db), openBalanceReader: () => openBalanceReader(store.db) },
       clock: time,
       log,

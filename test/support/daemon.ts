@@ -1,5 +1,10 @@
 // Starts the real daemon (`relaypay start`) as a child process in a temporary data dir on a free loopback port,
 // and talks to it only over HTTP — the way a user's client would.
+//
+// RELAYPAY_TEST_STORE=postgres runs every daemon the suite starts on PostgreSQL (`[store] url`): a fresh database
+// per data dir on the server of RELAYPAY_TEST_POSTGRES_URL (a restart on the same data dir gets the same one). It
+// is a switch of its own because .ci/run sets the server URL in both halves of its run, and the first half runs
+// the daemons on SQLite. A test that names its own store (RELAYPAY_STORE_URL in `env`, `url` in its config) keeps it.
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -7,6 +12,7 @@ import path from 'node:path'
 import { repoRoot } from './paths.js'
 import { SecretLedger } from './log-secrets.js'
 import { duplicateKeyLines } from './log-keys.js'
+import { createDatabase } from './postgres.js'
 
 export interface TestDaemon {
   url: string
@@ -22,6 +28,10 @@ export interface TestDaemon {
   kill(): Promise<void>
   /** The secrets this daemon holds or handed out, scanned for in its log when it stops (a leak fails the test). */
   secrets: SecretLedger
+  /** Resolves once the daemon serves (it wrote daemon.json); for one started with `untilProbes`. */
+  waitUntilServing(limitMs?: number): Promise<void>
+  /** Resolves with the exit code once the process has exited (by itself or stopped). */
+  exited: Promise<number | null>
 }
 
 export interface RequestOptions {
@@ -45,6 +55,11 @@ export interface StartOptions {
   mock?: boolean
   /** The CLI to spawn (default this build's): benches run an older build beside this one. */
   cli?: string
+  /**
+   * Resolve once the probes answer (`/healthz`, `/readyz`) instead of once the daemon serves: a standby on
+   * PostgreSQL answers its probes and starts nothing else until it holds the books (`waitUntilServing` then).
+   */
+  untilProbes?: boolean
 }
 
 /** How long a start may take before the test gives up on it. */
@@ -72,13 +87,33 @@ export function mockEnv(opts: Pick<StartOptions, 'mock' | 'config'>): Record<str
   return { RELAYPAY_NODE_MOCK: 'true' }
 }
 
+/** PostgreSQL databases made for data dirs in this process, so a restart finds its books again. */
+const postgresForDataDir = new Map<string, string>()
+
+/** The PostgreSQL database the harness gave the daemons of `dataDir` (the suite's PostgreSQL run), if any. */
+export function storeUrlOf(dataDir: string): string | undefined {
+  return postgresForDataDir.get(dataDir)
+}
+
+/** RELAYPAY_STORE_URL for a daemon of the PostgreSQL run (RELAYPAY_TEST_STORE=postgres); nothing otherwise. */
+export async function storeEnv(dataDir: string, opts: Pick<StartOptions, 'config' | 'env'>): Promise<Record<string, string>> {
+  if (process.env.RELAYPAY_TEST_STORE !== 'postgres') return {}
+  if (opts.env?.RELAYPAY_STORE_URL !== undefined || /^\s*url\s*=\s*"postgres/m.test(opts.config ?? '')) return {}
+  const server = process.env.RELAYPAY_TEST_POSTGRES_URL
+  if (!server) throw new Error('RELAYPAY_TEST_STORE=postgres needs RELAYPAY_TEST_POSTGRES_URL (a server to make databases on)')
+  let url = postgresForDataDir.get(dataDir)
+  if (!url) postgresForDataDir.set(dataDir, (url = await createDatabase(server)))
+  return { RELAYPAY_STORE_URL: url }
+}
+
 export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? path.join(tempDataDir(), 'data')
   fs.mkdirSync(dataDir, { recursive: true })
   if (opts.config !== undefined) fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), opts.config)
+  const store = await storeEnv(dataDir, opts)
   const child = spawn(process.execPath, relaypayArgs(opts.cli ?? cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), {
     // Port 0: tests run in parallel, each daemon with its own embedded relay.
-    env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', ...mockEnv(opts), ...opts.env },
+    env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', ...mockEnv(opts), ...store, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const secrets = new SecretLedger()
@@ -90,21 +125,26 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)))
 
   // The daemon writes <dataDir>/daemon.json once it listens; a stale file from a killed run names another pid.
-  const url = await new Promise<string>((resolve, reject) => {
+  // A standby is found by its probe server's log line instead, once its secrets are written.
+  const probesUrl = () => /"url":"([^"]+)"[^\n]*"msg":"probes answering/.exec(output)?.[1]
+  const servingUrl = () => {
+    try {
+      const info = JSON.parse(fs.readFileSync(path.join(dataDir, 'daemon.json'), 'utf8'))
+      return info.pid === child.pid ? (info.url as string) : undefined
+    } catch {
+      return undefined // not written yet
+    }
+  }
+  const found = (limitMs: number, find: () => string | undefined) => new Promise<string>((resolve, reject) => {
     const started = Date.now()
     const poll = setInterval(() => {
-      try {
-        const info = JSON.parse(fs.readFileSync(path.join(dataDir, 'daemon.json'), 'utf8'))
-        if (info.pid === child.pid) {
-          clearInterval(poll)
-          resolve(info.url)
-          return
-        }
-      } catch {
-        // not written yet
+      const url = find()
+      if (url !== undefined) {
+        clearInterval(poll)
+        resolve(url)
+        return
       }
       // Generous: eight test runs share two cores at times, and a start then takes well over 20 s.
-      const limitMs = opts.startTimeoutMs ?? startLimitMs
       if (Date.now() - started > limitMs) {
         clearInterval(poll)
         child.kill('SIGKILL') // a daemon that never answered must not outlive the test
@@ -116,6 +156,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
       reject(new Error(`daemon exited with ${code} before listening:\n${output}`))
     })
   })
+  const tokenFile = path.join(dataDir, 'admin.token')
+  const url = await found(opts.startTimeoutMs ?? startLimitMs, opts.untilProbes ? () => (fs.existsSync(tokenFile) ? probesUrl() : undefined) : servingUrl)
   const adminToken = fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim()
   secrets.add('the admin token', adminToken)
   // Files the daemon removes later (admin.enroll once an admin enrolls) are read while they exist.
@@ -149,6 +191,10 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     process: child,
     secrets,
     logs: () => output,
+    exited,
+    async waitUntilServing(limitMs = startLimitMs) {
+      await found(limitMs, servingUrl)
+    },
     async request(method, urlPath, ropts = {}) {
       secrets.addFromHeaders(ropts.headers, `${method} ${urlPath}`)
       const res = await fetch(url + urlPath, {

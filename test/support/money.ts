@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import * as assert from 'uvu/assert'
-import { cliPath, type TestDaemon } from './daemon.js'
+import { cliPath, storeUrlOf, type TestDaemon } from './daemon.js'
 
 const run = promisify(execFile)
 
@@ -51,10 +51,15 @@ export interface AuditReport {
   invoiceMismatches: unknown[]
 }
 
-/** Runs `relaypay audit --json` on the data dir (safe while the daemon runs) and returns its report. */
+/**
+ * Runs `relaypay audit --json` on the data dir (safe while the daemon runs) and returns its report; on the books in
+ * PostgreSQL when the harness put that data dir's daemon there.
+ */
 export async function audit(dataDir: string): Promise<AuditReport> {
+  const storeUrl = storeUrlOf(dataDir)
+  const where = storeUrl ? ['--store-url', storeUrl] : ['--data-dir', dataDir]
   try {
-    const { stdout } = await run(process.execPath, [cliPath, 'audit', '--data-dir', dataDir, '--json'])
+    const { stdout } = await run(process.execPath, [cliPath, 'audit', ...where, '--json'])
     return JSON.parse(stdout)
   } catch (err) {
     // Exit 1 still prints the report.

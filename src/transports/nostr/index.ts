@@ -8,7 +8,7 @@ import { type Observable, type Dispatcher, type Clock, ofType, type DomainEvent,
 import type { Event } from 'nostr-tools/pure'
 import { nprofileEncode } from 'nostr-tools/nip19'
 import type { Logger } from 'pino'
-import type { Db } from '../../store/index.js'
+import type { ProcessedRequestsStore } from './processed-requests.js'
 import type { EventVerifier, VerifyEvent } from './verify.js'
 import { appKeyring, type AppKeyRow, type AppKeyring } from './app-keys.js'
 import { conversationKeys } from './conversation-keys.js'
@@ -47,7 +47,8 @@ const readyTimeoutMs = 5_000
 export interface NostrTransportDeps {
   relays: readonly string[]
   dispatcher: Dispatcher
-  db: Db
+  /** Where the exactly-once claims of request events live (processed-requests.ts). */
+  claims: ProcessedRequestsStore
   /** The apps table (every app answers on its own key). */
   apps(): AppKeyRow[]
   /** The app whose nprofile is written to app.nprofile. */
@@ -90,7 +91,7 @@ export interface NostrTransport {
 export async function startNostrTransport(deps: NostrTransportDeps): Promise<NostrTransport> {
   const { clock, log, maxEventAgeSeconds } = deps
   const apps = appKeyring(deps.apps)
-  const processed = processedRequests(deps.db)
+  const processed = processedRequests(deps.claims)
   const signer = await createEventSigner()
   // Our own events are remembered as verified, so the embedded relay does not check them again.
   const publishOwn = (event: Event) => {
@@ -102,8 +103,8 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     : { send: (template, key) => publishOwn(signer.sign(template, key)), drain: async () => {} }
   const send: SendEvent = (template, key) => outbox.send(template, key)
   const nowUnix = () => Math.floor(clock.now() / 1000)
-  processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
-  let newestSeen = processed.newestCreatedAt() ?? 0
+  await processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
+  let newestSeen = (await processed.newestCreatedAt()) ?? 0
   let stopping = false
 
   const keys = conversationKeys()
@@ -205,11 +206,9 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   if (deps.keyPushes$) pushes.push(pushToKeys(deps.keyPushes$, pushDeps))
   const beacon = serviceBeacon({ apps: apps.all, fees: deps.fees, send, clock })
   const pruner = setInterval(() => {
-    try {
-      processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
-    } catch (err) {
-      log.error({ err }, 'pruning processed request events failed')
-    }
+    processed
+      .prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
+      .catch(err => log.error({ err }, 'pruning processed request events failed'))
   }, pruneIntervalMs)
   pruner.unref()
 

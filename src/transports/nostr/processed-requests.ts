@@ -5,12 +5,20 @@
 // stale before they get here, so forgetting them cannot let one run twice.
 //
 // A busy relay delivers requests in bursts: the claims of one burst commit in one transaction, and so do the
-// replies stored in one turn of the event loop. Under `[store] synchronous = "full"` neither commit has to stop
-// the event loop in fsync: `claim` commits, then syncs the WAL on the thread pool (`walSyncFor`) and only then
-// hands the claims back, so no request runs before its claim is on disk (a request whose effect lies outside the
-// database, a channel opened on the node, must not run twice after a power loss); stored replies are committed
-// (visible to a redelivery at once) and synced the same way right after.
-import { commitWithoutSync, walSyncFor, type Db } from '../../store/index.js'
+// replies stored in one turn of the event loop.
+//
+// The table is reached through SqlStore, so the claim holds across daemons on one PostgreSQL: two daemons that
+// receive the same request both insert it, the second waits on the first's row and finds it taken (the claim is
+// the first write of its transaction, and nothing runs before the commit). On PostgreSQL a burst's rows are
+// inserted in event-id order, so two daemons claiming overlapping bursts lock in the same order.
+//
+// On SQLite the daemon passes its raw connection too (`local`), for one reason: under `[store] synchronous =
+// "full"` a commit through SqlStore would stop the event loop in fsync. With the raw connection `claim` commits
+// without that sync, syncs the WAL on the thread pool (`walSyncFor`) and only then hands the claims back, so no
+// request runs before its claim is on disk (a request whose effect lies outside the database, a channel opened on
+// the node, must not run twice after a power loss); stored replies are committed (visible to a redelivery at once)
+// and synced the same way right after. Both paths run the same statements.
+import { commitWithoutSync, walSyncFor, type Db, type SqlExecutor, type SqlStore } from '../../store/index.js'
 import { BoundedSet } from '../../bus/index.js'
 
 /** A stored reply: its encrypted contents (one per shard; none when the request was dropped) and when it was sent. */
@@ -37,9 +45,7 @@ export interface ClaimRow {
 }
 
 export interface ProcessedRequests {
-  /** Claims requests in one transaction; one Claim per row, in order. Durable on return (the commit syncs). */
-  claimAll(rows: readonly ClaimRow[]): Claim[]
-  /** Like claimAll, but the event loop goes on while the claims are synced; resolves once they are on disk. */
+  /** Claims requests in one transaction; one Claim per row, in order. Resolves once the claims are durable. */
   claim(rows: readonly ClaimRow[]): Promise<Claim[]>
   /**
    * Stores (or, after a re-send, updates) the reply of a request. Replies stored in the same turn of the event loop
@@ -53,65 +59,115 @@ export interface ProcessedRequests {
    */
   answeredHere(eventId: string): boolean
   /** created_at (unix s) of the newest request taken, to resume the subscription after a restart. */
-  newestCreatedAt(): number | undefined
+  newestCreatedAt(): Promise<number | undefined>
   /** Forgets requests created before `unixSeconds`; returns how many. */
-  prune(unixSeconds: number): number
+  prune(unixSeconds: number): Promise<number>
+}
+
+export interface ProcessedRequestsStore {
+  sql: SqlStore
+  /** SQLite: the same connection as `sql`, raw, so claims and replies commit without an fsync on the event loop. */
+  local?: Db
 }
 
 /** Requests remembered as replied by this process: a minute of replies at several hundred per second. */
 const repliedMemory = 50_000
 
-export function processedRequests(db: Db): ProcessedRequests {
-  const insert = db.prepare(`INSERT INTO nostr_requests (event_id, requester, app_pubkey, created_at, received_at)
-                             VALUES (@eventId, @requester, @appPubkey, @createdAt, @receivedAt)
-                             ON CONFLICT (event_id) DO NOTHING`)
-  const reply = db.prepare('SELECT reply FROM nostr_requests WHERE event_id = ?').pluck()
-  const answer = db.prepare('UPDATE nostr_requests SET reply = ? WHERE event_id = ?')
-  const newest = db.prepare('SELECT MAX(created_at) FROM nostr_requests').pluck()
-  const prune = db.prepare('DELETE FROM nostr_requests WHERE created_at < ?')
-  const claimOne = (row: ClaimRow): Claim => {
-    if (insert.run(row).changes === 1) return { state: 'claimed' }
-    const stored = reply.get(row.eventId) as string | null
-    return stored === null ? { state: 'interrupted' } : { state: 'answered', reply: JSON.parse(stored) as StoredReply }
-  }
-  const claimAll = db.transaction((rows: readonly ClaimRow[]) => rows.map(claimOne))
+const insertSql = `INSERT INTO nostr_requests (event_id, requester, app_pubkey, created_at, received_at)
+                   VALUES (@eventId, @requester, @appPubkey, @createdAt, @receivedAt)
+                   ON CONFLICT (event_id) DO NOTHING`
+const replySql = 'SELECT reply FROM nostr_requests WHERE event_id = ?'
+const answerSql = 'UPDATE nostr_requests SET reply = ? WHERE event_id = ?'
+const newestSql = 'SELECT MAX(created_at) AS newest FROM nostr_requests'
+const pruneSql = 'DELETE FROM nostr_requests WHERE created_at < ?'
+
+/** What a claim found when the row was there already. */
+const taken = (stored: string | null | undefined): Claim =>
+  stored === null || stored === undefined ? { state: 'interrupted' } : { state: 'answered', reply: JSON.parse(stored) as StoredReply }
+
+const asParams = (row: ClaimRow) => ({
+  eventId: row.eventId,
+  requester: row.requester,
+  appPubkey: row.appPubkey,
+  createdAt: row.createdAt,
+  receivedAt: row.receivedAt,
+})
+
+interface Commits {
+  claim(rows: readonly ClaimRow[]): Promise<Claim[]>
+  answerAll(rows: { eventId: string; reply: StoredReply }[]): Promise<void>
+}
+
+/** The raw SQLite connection: commits without sync, the WAL synced on the thread pool. */
+function localCommits(db: Db): Commits {
+  const insert = db.prepare(insertSql)
+  const reply = db.prepare(replySql)
+  const answer = db.prepare(answerSql)
+  const claimOne = (row: ClaimRow): Claim =>
+    insert.run(asParams(row)).changes === 1 ? { state: 'claimed' } : taken((reply.get(row.eventId) as { reply: string | null } | undefined)?.reply)
   const walSync = walSyncFor(db)
-  const claim = (rows: readonly ClaimRow[]): Promise<Claim[]> => {
-    if (!walSync) return Promise.resolve(claimAll(rows))
-    const claims = commitWithoutSync(db, () => rows.map(claimOne))
-    return new Promise((resolve, reject) => walSync(error => (error ? reject(error) : resolve(claims))))
+  return {
+    claim(rows) {
+      try {
+        if (!walSync) return Promise.resolve(db.transaction(() => rows.map(claimOne))())
+        const claims = commitWithoutSync(db, () => rows.map(claimOne))
+        return new Promise((resolve, reject) => walSync(error => (error ? reject(error) : resolve(claims))))
+      } catch (err) {
+        return Promise.reject(err)
+      }
+    },
+    async answerAll(rows) {
+      commitWithoutSync(db, () => {
+        for (const row of rows) answer.run(JSON.stringify(row.reply), row.eventId)
+      })
+      // The reply went out before it was stored (as it always has); it reaches the disk with this sync, or with the
+      // next durable commit of anyone should this one fail. A redelivery needs it visible only, which it is now.
+      walSync?.(() => {})
+    },
   }
-  const answerAll = (rows: { eventId: string; reply: StoredReply }[]) => {
-    commitWithoutSync(db, () => {
-      for (const row of rows) answer.run(JSON.stringify(row.reply), row.eventId)
-    })
-    // The reply went out before it was stored (as it always has); it reaches the disk with this sync, or with the
-    // next durable commit of anyone should this one fail. A redelivery needs it visible only, which it is now.
-    walSync?.(() => {})
+}
+
+/** Any SqlStore (PostgreSQL): one transaction per burst, durable at its commit. */
+function storeCommits(sql: SqlStore): Commits {
+  const claimOne = async (tx: SqlExecutor, row: ClaimRow): Promise<Claim> => {
+    if ((await tx.run(insertSql, asParams(row))).changes === 1) return { state: 'claimed' }
+    return taken((await tx.one<{ reply: string | null }>(replySql, [row.eventId]))?.reply)
   }
+  return {
+    claim: rows =>
+      sql.transaction(async tx => {
+        const order = rows.map((row, i) => ({ row, i })).sort((a, b) => (a.row.eventId < b.row.eventId ? -1 : a.row.eventId > b.row.eventId ? 1 : 0))
+        const claims: Claim[] = new Array(rows.length)
+        for (const { row, i } of order) claims[i] = await claimOne(tx, row)
+        return claims
+      }),
+    answerAll: rows =>
+      sql.transaction(async tx => {
+        for (const row of rows) await tx.run(answerSql, [JSON.stringify(row.reply), row.eventId])
+      }),
+  }
+}
+
+export function processedRequests(store: ProcessedRequestsStore): ProcessedRequests {
+  const { sql } = store
+  const commits = store.local ? localCommits(store.local) : storeCommits(sql)
   const repliedHere = new BoundedSet<string>(repliedMemory)
   const waiting: { eventId: string; reply: StoredReply }[] = []
   let committing: Promise<void> | undefined
   return {
-    claimAll,
-    claim,
+    claim: rows => commits.claim(rows),
     answer(eventId, stored) {
       if (stored.contents.length > 0) repliedHere.add(eventId)
       waiting.push({ eventId, reply: stored })
       return (committing ??= new Promise<void>((resolve, reject) =>
         setImmediate(() => {
           committing = undefined
-          try {
-            answerAll(waiting.splice(0))
-            resolve()
-          } catch (err) {
-            reject(err)
-          }
+          commits.answerAll(waiting.splice(0)).then(resolve, reject)
         }),
       ))
     },
     answeredHere: eventId => repliedHere.has(eventId),
-    newestCreatedAt: () => (newest.get() as number | null) ?? undefined,
-    prune: unixSeconds => prune.run(unixSeconds).changes,
+    newestCreatedAt: async () => (await sql.one<{ newest: number | null }>(newestSql))?.newest ?? undefined,
+    prune: async unixSeconds => (await sql.run(pruneSql, [unixSeconds])).changes,
   }
 }

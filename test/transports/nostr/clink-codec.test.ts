@@ -69,7 +69,7 @@ async function setup(room: Room, dataDir = tempDataDir()) {
   const signer = await createEventSigner()
   const verifier = await createEventVerifier()
   const published: Event[] = []
-  const processed = processedRequests(store.db)
+  const processed = processedRequests({ sql: store.sql, local: store.db })
   const codec = clinkCodec({
     server: room,
     apps,

@@ -1,0 +1,191 @@
+// Hot standby under load (issue 27, "Must be true" 4): two real daemons on one PostgreSQL, one fake LND, one relay
+// process they both use. Payments run over Nostr while the active daemon is killed with SIGKILL; the standby takes
+// over and answers what is still outstanding. Afterwards every acknowledged payment is in the books, none applied
+// twice (balances add up to the funding exactly, LND was asked once per outside payment), every request answered
+// with the same reply by whichever daemon took it, and the audit is clean on PostgreSQL.
+//
+// It needs the wallet's tables in PostgreSQL: until src/daemon.ts gives createWallet the books' SqlStore, each daemon
+// keeps its own wallet in its data dir and there is nothing shared to take over; the cases then report themselves
+// skipped with that reason (read from the code, not guessed).
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { createHash, randomBytes } from 'node:crypto'
+import { decode } from 'light-bolt11-decoder'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
+import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
+import { repoRoot } from '../support/paths.js'
+import { postgresSkipReason, testPostgres } from '../support/postgres.js'
+import { appProfile, PubClient, type Reply } from '../support/pub-client.js'
+import { until } from '../support/until.js'
+import { feeSats } from '../chaos/chaos-world.js'
+
+const daemonSource = fs.readFileSync(path.join(repoRoot, 'src/daemon.ts'), 'utf8')
+/** The wallet's books are the daemon's books (PostgreSQL with [store] url): the same test .ci/run makes. */
+const walletOnBooks = /createWallet\(\{[^}]*\bbooks\.sql\b/.test(daemonSource)
+const notYet = "the wallet is not on SqlStore yet: src/daemon.ts gives createWallet no books.sql (the wallet room's port)"
+
+const takeoverWithinMs = 10_000
+const fundingSats = 200_000
+const senders = 4
+const internalEach = 15
+const outsideEach = 3
+
+const s = suite('hot standby under load: payments across a kill -9 of the active daemon')
+const running: TestDaemon[] = []
+const clients: PubClient[] = []
+let relay: { url: string; child: ChildProcess; stop(): Promise<void> } | undefined
+let fake: FakeLnd | undefined
+
+s.after(async () => {
+  for (const client of clients) client.close()
+  for (const daemon of running) if (daemon.process.exitCode === null && daemon.process.signalCode === null) await daemon.stop()
+  await relay?.stop()
+  await fake?.close()
+})
+
+/** `relaypay relay` on a free port: the relay both daemons and the wallets use. */
+async function startRelay(): Promise<NonNullable<typeof relay>> {
+  const child = spawn(process.execPath, [cliPath, 'relay', '--data-dir', tempDataDir(), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.on('data', chunk => (output += chunk))
+  child.stderr!.on('data', chunk => (output += chunk))
+  const exited = new Promise<void>(resolve => child.on('exit', () => resolve()))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`relay did not start:\n${output}`)), 20_000)
+    child.stdout!.on('data', () => {
+      const line = output.split('\n').find(l => l.includes('"relay listening"'))
+      if (line) {
+        clearTimeout(timer)
+        resolve(JSON.parse(line).url)
+      }
+    })
+    exited.then(() => reject(new Error(`relay exited:\n${output}`)))
+  })
+  return { url, child, stop: async () => (child.kill('SIGTERM'), await exited) }
+}
+
+const hashOf = (invoice: string) => (decode(invoice).sections.find(x => x.name === 'payment_hash') as { value: string }).value
+
+async function scenario(): Promise<void> {
+  const postgres = await testPostgres()
+  if (!postgres) return console.log(`  skipped: no PostgreSQL (${postgresSkipReason})`)
+  try {
+    fake = await startFakeLnd({ network: 'regtest' })
+    relay = await startRelay()
+    const c = fake.connection
+    const config =
+      '[auth]\njwt_secret = "standby-payments-secret-0123456789abcdef"\n' +
+      `[nostr]\nrelays = ["${relay.url}"]\n` +
+      `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n`
+    const env = { RELAYPAY_STORE_URL: postgres.url }
+    const active = await startDaemon({ config, env, mock: false })
+    running.push(active)
+    const standby = await startDaemon({ config, env, mock: false, untilProbes: true })
+    running.push(standby)
+    await until(async () => (await standby.request('GET', '/readyz')).json?.checks?.start?.detail?.startsWith('standby'), 'the standby to wait')
+
+    // The default app is in the shared books: both daemons answer for the same key.
+    const app = appProfile(active.dataDir)
+    const connect = async () => {
+      const client = await PubClient.connect({ relays: [relay!.url], appPubkey: app.pubkey, timeoutMs: 60_000 })
+      clients.push(client)
+      return client
+    }
+    const payee = await connect()
+    const payers = await Promise.all(Array.from({ length: senders }, connect))
+    for (const payer of payers) {
+      const funding = await payer.ok('NewInvoice', { amountSats: fundingSats, memo: 'funding' })
+      fake!.settleInvoice(hashOf(funding.invoice))
+      await until(async () => (await payer.ok('GetUserInfo')).balance === fundingSats, 'the funding to be credited')
+    }
+
+    // Internal payments to the payee and payments to another node, several in flight, while the active one dies.
+    const sent: { payer: PubClient; requestId: string; event: any; sats: number; outsideHash?: string; reply?: Reply }[] = []
+    const load = Promise.all(
+      payers.map(async payer => {
+        for (let i = 0; i < internalEach + outsideEach; i++) {
+          const sats = 100 + i * 7
+          let invoice: string
+          let outsideHash: string | undefined
+          if (i % Math.ceil((internalEach + outsideEach) / outsideEach) === 0) {
+            const preimage = randomBytes(32)
+            outsideHash = createHash('sha256').update(preimage).digest('hex')
+            invoice = outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: sats * 1000, paymentHash: outsideHash }).paymentRequest
+          } else {
+            invoice = (await payee.ok('NewInvoice', { amountSats: sats, memo: 'under load' })).invoice
+          }
+          const { event, requestId } = payer.request('PayInvoice', { invoice, amount: 0 })
+          const record: (typeof sent)[number] = { payer, requestId, event, sats, outsideHash }
+          sent.push(record)
+          const reply = payer.waitFor(requestId, 60_000)
+          reply.catch(() => {})
+          await payer.publish(event, undefined, 60_000)
+          record.reply = await reply
+        }
+      }),
+    )
+    await until(() => sent.filter(r => r.reply).length >= senders * 4, 'some payments to be acknowledged')
+    const acknowledgedBeforeKill = sent.filter(r => r.reply?.status === 'OK').map(r => r.requestId)
+    const killedAt = Date.now()
+    await active.kill()
+    await standby.waitUntilServing(takeoverWithinMs + 20_000)
+    await until(async () => (await standby.request('GET', '/readyz')).status === 200, 'the standby to be ready', 30_000)
+    const tookMs = Date.now() - killedAt
+    await load
+
+    for (const r of sent) assert.is(r.reply?.status, 'OK', `request ${r.requestId}: ${JSON.stringify(r.reply)}`)
+    const owed = (payer: PubClient) => sent.filter(r => r.payer === payer).reduce((sum, r) => sum + r.sats + feeSats(r.sats), 0)
+    const internalSats = sent.filter(r => !r.outsideHash).reduce((sum, r) => sum + r.sats, 0)
+    assert.is((await payee.ok('GetUserInfo')).balance, internalSats, "the payee's balance: each internal payment once")
+    for (const payer of payers) assert.is((await payer.ok('GetUserInfo')).balance, fundingSats - owed(payer), "a payer's balance")
+    // In the new active daemon's history: each payment of each payer exactly once (the ones acknowledged before the
+    // kill included), by amount.
+    const zero = { ts: 0, id: 0 }
+    const fromStart = {
+      latestIncomingInvoice: zero, latestOutgoingInvoice: zero, latestIncomingTx: zero, latestOutgoingTx: zero,
+      latestIncomingUserToUserPayment: zero, latestOutgoingUserToUserPayment: zero, max_size: 0,
+    }
+    for (const payer of payers) {
+      const ops = (await payer.ok('GetUserOperations', fromStart)).latestOutgoingInvoiceOperations.operations as { amount: number }[]
+      const amounts = (list: number[]) => [...list].sort((a, b) => a - b)
+      assert.equal(amounts(ops.map(op => op.amount)), amounts(sent.filter(r => r.payer === payer).map(r => r.sats)), 'outgoing payments in the history')
+    }
+    assert.ok(acknowledgedBeforeKill.length > 0)
+    // LND was asked once per outside payment: none was sent again by the daemon that took over.
+    const outside = sent.filter(r => r.outsideHash)
+    assert.is(fake!.node.traffic.calls.get('SendPaymentV2') ?? 0, outside.length, 'payments sent to LND')
+
+    // Every request once more (a relay's replay, a wallet's retry): the stored reply, word for word, nothing run.
+    for (const r of sent) {
+      const again = r.payer.waitFor(r.requestId, 60_000, reply => reply !== r.reply)
+      await r.payer.publish(r.event, undefined, 30_000)
+      assert.equal(await again, r.reply, `request ${r.requestId} answered again`)
+    }
+    for (const payer of payers) assert.is((await payer.ok('GetUserInfo')).balance, fundingSats - owed(payer))
+
+    const { stdout } = await promisify(execFile)(process.execPath, [cliPath, 'audit', '--store-url', postgres.url, '--json'])
+    assert.ok(JSON.parse(stdout).ok, `audit on PostgreSQL: ${stdout}`)
+    console.log(`  ${sent.length} payments, ${acknowledgedBeforeKill.length} acknowledged before the kill; takeover to /readyz 200 in ${tookMs} ms`)
+    assert.ok(tookMs < takeoverWithinMs, `the takeover took ${tookMs} ms`)
+  } finally {
+    await postgres.close()
+  }
+}
+
+// Keeps the detection honest: were the wallet's wiring to move out of daemon.ts, the case below would skip forever.
+s('the composition root builds the wallet where this test looks for it', () => {
+  assert.match(daemonSource, /createWallet\(\{/)
+})
+
+// Skipped the suite's way (a line saying why; uvu's own skip upsets the runner's count) while the wallet is elsewhere.
+s('acknowledged payments all present after the takeover, none applied twice, each request answered once', async () => {
+  if (!walletOnBooks) return console.log(`  skipped: ${notYet}`)
+  await scenario()
+})
+
+s.run()
