@@ -11,7 +11,7 @@ import type { EventStore } from './event-store.js'
 import type { SaveQueue } from './save-queue.js'
 import { liveFilter, matchesLive, mayMatchEphemeral, parseFilter, type Filter, type LiveFilter } from './filter.js'
 import { tokenBucket, type RelayLimits, type TokenBucket } from './limits.js'
-import { expirationOf, isHex64, kindClass, parseEventShape, type NostrEvent } from './nostr-event.js'
+import { expirationOf, isHex64, kindClass, parseEventShape, rawOf, type NostrEvent } from './nostr-event.js'
 import type { AddressState } from './addresses.js'
 import type { Reader } from './reader.js'
 import { writeRefusal, type ServedKeys } from './policy.js'
@@ -257,7 +257,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       const outcome = result.outcome
       if (outcome === 'stored') {
         ok(event.id, true, '')
-        core.broadcast(event, JSON.stringify(event))
+        core.broadcast(event, rawOf(event))
       } else if (outcome === 'duplicate') {
         ok(event.id, true, 'duplicate: already have this event')
       } else if (outcome === 'newer-exists') {
@@ -282,7 +282,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
 
   function relayUnstored(event: NostrEvent): void {
     ok(event.id, true, '')
-    core.broadcast(event, JSON.stringify(event))
+    core.broadcast(event, rawOf(event))
   }
 
   function onReq(subId: unknown, rawFilters: unknown[]): void {

@@ -11,6 +11,7 @@ import {
   expirationOf,
   indexedTags,
   kindClass,
+  rawOf,
   type NostrEvent,
 } from './nostr-event.js'
 
@@ -73,7 +74,7 @@ UPDATE events SET size = length(CAST(raw AS BLOB)) + ${rowOverhead} +
 
 /** What an event counts against the storage budgets: its JSON plus its rows and index entries. */
 export function eventSize(event: NostrEvent): number {
-  return Buffer.byteLength(JSON.stringify(event)) + rowOverhead + tagOverhead * indexedTags(event).length
+  return Buffer.byteLength(rawOf(event)) + rowOverhead + tagOverhead * indexedTags(event).length
 }
 
 /**
@@ -245,7 +246,7 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
       ...event,
       d_tag: d,
       expires_at: expiresAt(event, now),
-      raw: JSON.stringify(event),
+      raw: rawOf(event),
       size,
       source: source.own ? '' : source.address,
     })
