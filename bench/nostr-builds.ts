@@ -4,13 +4,17 @@
 // and the new one see the same machine. Reported per row: round trips/s, p50/p99, and the CPU per round trip of
 // the daemon (its embedded relay included), of an external relay, and of the clients (this process).
 // BENCH_NOSTR_ROOTS: repo roots, comma separated (default this one); BENCH_NOSTR_RUNS (default 3);
-// BENCH_NOSTR_RELAYS=embedded,external; BENCH_PROFILE_DIR profiles each measured window of the daemon.
+// BENCH_NOSTR_RELAYS=embedded,external; BENCH_NOSTR_IN_FLIGHT=8,64; BENCH_PROFILE_DIR profiles each measured window
+// of the daemon's main thread; BENCH_NOSTR_THREAD_PROFILES=<dir> runs the daemon and the external relay under
+// `--cpu-prof`, which writes one profile per thread (main, signature thread, relay thread) at exit: their whole
+// life, warm-up included, so give it one in-flight count.
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startDaemon, tempDataDir } from '../test/support/daemon.js'
+import { pathToFileURL } from 'node:url'
+import { relaypayArgs, startDaemon, tempDataDir } from '../test/support/daemon.js'
 import { repoRoot } from '../test/support/paths.js'
 import { benchNostr, nostrBenchConfig, type NostrBenchRow } from './nostr.js'
 import { profilingEnv } from './process-stats.js'
@@ -24,6 +28,7 @@ export interface NostrBuildsOptions {
   inFlight?: number[]
   durationMs?: number
   profileDir?: string
+  threadProfileDir?: string
 }
 
 export interface NostrBuildRow extends NostrBenchRow {
@@ -40,7 +45,9 @@ export async function benchNostrBuilds(opts: NostrBuildsOptions = {}) {
     for (const relay of opts.relays ?? ['embedded', 'external']) {
       for (const root of roots) {
         const profileDir = opts.profileDir && path.join(opts.profileDir, `${path.basename(root)}-${relay}-${run}`)
-        const measured = await benchOneBuild(root, relay, opts.inFlight ?? [8, 64], opts.durationMs ?? 3000, profileDir)
+        const threadDir = opts.threadProfileDir && path.join(opts.threadProfileDir, `${path.basename(root)}-${relay}-${run}`)
+        const cli = threadDir ? profiledCli(root, threadDir) : path.join(root, 'build/bin/relaypay.js')
+        const measured = await benchOneBuild(cli, relay, opts.inFlight ?? [8, 64], opts.durationMs ?? 3000, profileDir)
         for (const row of measured) {
           const line: NostrBuildRow = { run, root, relay, loadAverage: Math.round(os.loadavg()[0]! * 100) / 100, ...row }
           process.stderr.write(
@@ -55,8 +62,20 @@ export async function benchNostrBuilds(opts: NostrBuildsOptions = {}) {
   return { rows, summary: summarise(rows) }
 }
 
-async function benchOneBuild(root: string, relay: RelayPlace, inFlight: number[], durationMs: number, profileDir: string | undefined) {
-  const cli = path.join(root, 'build/bin/relaypay.js')
+/**
+ * A command file that runs `root`'s build under `--cpu-prof` into `dir` (startDaemon and the external relay take
+ * node's flags from a command's first line).
+ */
+function profiledCli(root: string, dir: string): string {
+  fs.mkdirSync(dir, { recursive: true })
+  const real = path.join(root, 'build/bin/relaypay.js')
+  const flags = relaypayArgs(real, []).slice(0, -1)
+  const file = path.join(dir, 'relaypay-profiled.js')
+  fs.writeFileSync(file, `#!/usr/bin/env -S node ${[...flags, '--cpu-prof', `--cpu-prof-dir=${dir}`].join(' ')}\nimport ${JSON.stringify(pathToFileURL(real).href)}\n`)
+  return file
+}
+
+async function benchOneBuild(cli: string, relay: RelayPlace, inFlight: number[], durationMs: number, profileDir: string | undefined) {
   const external = relay === 'external' ? await startExternalRelay(cli) : undefined
   try {
     const config = nostrBenchConfig + (external ? `relays = ["${external.url}"]\n` : '')
@@ -88,7 +107,7 @@ async function startExternalRelay(cli: string): Promise<{ url: string; process: 
   // Every client connects from 127.0.0.1, which a public relay would take for one greedy address.
   const quotas = 'relay_max_subscriptions_per_address = 4096\nrelay_connections_per_second_per_address = 1000\n'
   fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), nostrBenchConfig + quotas)
-  const child = spawn(process.execPath, [cli, 'relay', '--data-dir', dataDir, '--port', '0'], {
+  const child = spawn(process.execPath, relaypayArgs(cli, ['relay', '--data-dir', dataDir, '--port', '0']), {
     env: { ...process.env, RELAYPAY_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -149,5 +168,7 @@ export function nostrBuildsOptionsFromEnv(): NostrBuildsOptions {
     ...(env.BENCH_NOSTR_RELAYS ? { relays: env.BENCH_NOSTR_RELAYS.split(',') as RelayPlace[] } : {}),
     durationMs: Number(env.BENCH_DURATION_MS ?? 3000),
     ...(env.BENCH_PROFILE_DIR ? { profileDir: env.BENCH_PROFILE_DIR } : {}),
+    ...(env.BENCH_NOSTR_THREAD_PROFILES ? { threadProfileDir: env.BENCH_NOSTR_THREAD_PROFILES } : {}),
+    ...(env.BENCH_NOSTR_IN_FLIGHT ? { inFlight: env.BENCH_NOSTR_IN_FLIGHT.split(',').map(Number) } : {}),
   }
 }

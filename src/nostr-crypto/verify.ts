@@ -36,12 +36,22 @@ export interface EventVerifier {
 const memoCapacity = 16_384
 
 /**
- * A verifier on the engine in use. With `log`, signatures are checked (verifyLater) and made on a worker thread
- * of their own, which runs the same engine.
+ * Engines whose signatures cost more than handing them to another thread. On libsecp256k1 (native) a signature
+ * is ~50 µs, and the hop to the signature thread and back cost the main thread about as much (postMessage, the
+ * wake-ups, the batch bookkeeping) and the process more in all: without the thread, 64 GetUserInfo in flight
+ * through an external relay cost the daemon 0.658/0.649 ms per round trip against 0.816/0.749 with it, at 744/755
+ * round trips/s against 412/496 (two runs, load ~7). The embedded relay's thread uses the second core anyway.
+ * On wasm (~250 µs) and pure JS (~2 ms) the thread pays.
+ */
+const threadedEngines: ReadonlySet<EngineName> = new Set(['wasm', 'js'])
+
+/**
+ * A verifier on the engine in use. With `log` and a slow engine (threadedEngines), signatures are checked
+ * (verifyLater) and made on a worker thread of their own, which runs the same engine.
  */
 export async function createEventVerifier(opts: { log?: Logger } = {}): Promise<EventVerifier> {
   const engine = engineStatus().engine.name
-  const thread = opts.log ? startSchnorrThread({ engine, log: opts.log }) : undefined
+  const thread = opts.log && threadedEngines.has(engine) ? startSchnorrThread({ engine, log: opts.log }) : undefined
   const memo = new BoundedSet<string>(memoCapacity)
   const remember = (event: Event) => void memo.add(event.id + event.sig)
   const remembered = (event: Event) => typeof event.id === 'string' && typeof event.sig === 'string' && memo.has(event.id + event.sig)

@@ -11,6 +11,7 @@ import {
   expirationOf,
   indexedTags,
   kindClass,
+  rawOf,
   type NostrEvent,
 } from './nostr-event.js'
 
@@ -73,7 +74,7 @@ UPDATE events SET size = length(CAST(raw AS BLOB)) + ${rowOverhead} +
 
 /** What an event counts against the storage budgets: its JSON plus its rows and index entries. */
 export function eventSize(event: NostrEvent): number {
-  return Buffer.byteLength(JSON.stringify(event)) + rowOverhead + tagOverhead * indexedTags(event).length
+  return Buffer.byteLength(rawOf(event)) + rowOverhead + tagOverhead * indexedTags(event).length
 }
 
 /**
@@ -212,7 +213,7 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     return true
   }
 
-  const save = db.transaction((event: NostrEvent, now: number, source: SaveSource = { address: '', own: true }): SaveOutcome => {
+  function saveOne(event: NostrEvent, now: number, source: SaveSource = { address: '', own: true }): SaveOutcome {
     const existing = findById.get(event.id)
     if (existing) {
       if (existing.expires_at === null || existing.expires_at > now) return 'duplicate'
@@ -245,14 +246,16 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
       ...event,
       d_tag: d,
       expires_at: expiresAt(event, now),
-      raw: JSON.stringify(event),
+      raw: rawOf(event),
       size,
       source: source.own ? '' : source.address,
     })
     for (const tag of indexedTags(event)) insertTag.run({ eventId: event.id, ...tag })
     if (event.kind === deletionKind) applyDeletion(event)
     return 'stored'
-  })
+  }
+  /** One event in a transaction of its own (a savepoint inside a batch's). */
+  const save = db.transaction(saveOne)
 
   // Ephemeral kinds (20000–29999: the 21000–21003 requests, NWC's 23194–23197) are broadcast AND kept for a while,
   // unlike NIP-01's "not stored": the daemon resubscribes with `since = last seen − slack` after a restart or a
@@ -318,7 +321,14 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     return statement.all(params) as StoredEvent[]
   }
 
-  const saveBatch = db.transaction((items: { event: NostrEvent; now: number; source?: SaveSource }[]) =>
+  type BatchItem = { event: NostrEvent; now: number; source?: SaveSource }
+  // A savepoint per event costs two more statements each (about a third of a save, measured with 64-event batches),
+  // and an event fails only on an SQLite error (disk full, I/O), never on its content. So the batch runs first as
+  // plain statements in one transaction; if one of them throws, that transaction is rolled back whole and the batch
+  // runs again with a savepoint per event, where the failure rolls back alone. Saves depend only on the store's
+  // state, so the second pass decides the others as the first would have.
+  const saveAll = db.transaction((items: BatchItem[]) => items.map(({ event, now, source }) => saveOne(event, now, source)))
+  const saveEach = db.transaction((items: BatchItem[]) =>
     items.map(({ event, now, source }) => {
       try {
         return save(event, now, source)
@@ -327,6 +337,13 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
       }
     }),
   )
+  function saveBatch(items: BatchItem[]): (SaveOutcome | Error)[] {
+    try {
+      return saveAll(items)
+    } catch {
+      return saveEach(items)
+    }
+  }
 
   return {
     save: (event, now, source) => save(event, now, source),

@@ -176,7 +176,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     }
     state.connections++
     const clientLog = log.child({ client: `${req.socket.remoteAddress}:${req.socket.remotePort}`, ...(isOwn ? { own: true } : {}) })
-    const session = clientSession(socket, core, clientLog, { own: isOwn, address, state })
+    const session = clientSession(socket, core, clientLog, { own: isOwn, address, state, tcp: req.socket })
     sessions.set(socket, session)
     if (isOwn) own.add(socket)
     answeredPing.set(socket, true)

@@ -2,6 +2,7 @@
 // reference vectors (test/fixtures/) and against the pure-JS reference implementations (@noble/curves, nostr-tools)
 // on random keys and messages: every engine signs, checks and derives conversation keys exactly as the reference.
 import { suite } from 'uvu'
+import { pino } from 'pino'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -127,6 +128,24 @@ test('events: signed on each engine they pass the reference check; reference eve
     const theirs = finalizeEvent({ kind: 1, created_at: 1_700_000_000, tags: [], content: 'x' }, generateSecretKey())
     assert.ok(verifier.verify({ ...theirs }), engine.name)
     assert.is(verifier.verify({ ...theirs, content: 'y' }), false, engine.name)
+  }
+  await useEngine('native')
+})
+
+test('the signature thread runs only for engines slower than the hop to it (wasm, js), and signs there correctly', async () => {
+  for (const engine of engines) {
+    await useEngine(engine.name)
+    const verifier = await createEventVerifier({ log: pino({ level: 'silent' }) })
+    try {
+      assert.is(verifier.thread !== undefined, engine.name !== 'native', engine.name)
+      if (!verifier.thread) continue
+      const key = generateSecretKey()
+      const id = 'c'.repeat(64)
+      const sig = await new Promise<string>(resolve => verifier.thread!.sign(id, key, resolve))
+      assert.ok(schnorr.verify(bytes(sig), bytes(id), bytes(getPublicKey(key))), engine.name)
+    } finally {
+      await verifier.stop()
+    }
   }
   await useEngine('native')
 })

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure'
 import { openEventStore } from '../../src/relay/event-store.js'
 import { parseFilter } from '../../src/relay/filter.js'
@@ -57,6 +58,31 @@ test('close stores what is queued; then a failing store answers every event with
   await new Promise(resolve => setImmediate(resolve))
   assert.is(failed.length, 2)
   for (const r of failed) assert.ok('error' in r)
+})
+
+test('an event SQLite refuses fails alone: the rest of its batch is stored, and it leaves nothing behind', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-saves-'))
+  const store = openEventStore({ dataDir, ephemeralRetentionSeconds: 600 })
+  // A second connection makes SQLite refuse one event, as a full disk or an I/O error would refuse any.
+  const other = new Database(path.join(dataDir, 'relay.sqlite'))
+  other.exec(`CREATE TRIGGER poison BEFORE INSERT ON events WHEN new.raw LIKE '%poison%' BEGIN SELECT RAISE(ABORT, 'poisoned'); END`)
+  other.close()
+  const pubkey = 'ab'.repeat(32)
+  const before = event(21000, 'before', [['p', pubkey]])
+  const poisoned = event(21000, 'poison', [['p', pubkey]])
+  const after = event(21000, 'after', [['p', pubkey]])
+  const outcomes = store.saveBatch([before, poisoned, after, before].map(ev => ({ event: ev, now })))
+  assert.equal(outcomes[0], 'stored')
+  assert.instance(outcomes[1], Error)
+  assert.match((outcomes[1] as Error).message, 'poisoned')
+  assert.equal(outcomes.slice(2), ['stored', 'duplicate'], 'later events of the batch see the earlier ones, as in one pass')
+  const stored = store.query(parseFilter({ '#p': [pubkey] }, defaultRelayLimits), now).map(e => e.id)
+  assert.equal(stored.sort(), [before.id, after.id].sort())
+  const db = new Database(path.join(dataDir, 'relay.sqlite'), { readonly: true })
+  assert.equal(db.prepare('SELECT count(*) AS n FROM tags WHERE event_id = ?').get(poisoned.id), { n: 0 })
+  assert.equal(db.prepare("SELECT bytes FROM usage WHERE key = ''").get(), { bytes: store.usageBytes() })
+  db.close()
+  store.close()
 })
 
 test.run()
