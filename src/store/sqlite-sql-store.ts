@@ -27,7 +27,8 @@ export function sqliteSqlStore(db: Database.Database, opts: SqliteSqlStoreOption
   let walSync: WalSync | null | undefined = opts.walSync
   const walSyncNow = () => (walSync === undefined ? (walSync = walSyncFor(db)) : walSync)
   // The level a `syncOffLoop` commit returns the connection to (walSyncFor syncs only for FULL or EXTRA).
-  const strictLevel = () => (Number(db.pragma('synchronous', { simple: true })) === 3 ? 'EXTRA' : 'FULL')
+  let strict: string | undefined
+  const strictLevel = () => (strict ??= Number(db.pragma('synchronous', { simple: true })) === 3 ? 'EXTRA' : 'FULL')
   const statements = new Map<string, Statement>()
   const prepare = (sql: string): Statement => {
     let statement = statements.get(sql)
@@ -79,17 +80,20 @@ export function sqliteSqlStore(db: Database.Database, opts: SqliteSqlStoreOption
         // open a new transaction outside this one, so nothing more runs.
         await guard(() => {
           if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite')
-          db.exec(`SAVEPOINT ${name}`)
+          prepare(`SAVEPOINT ${name}`).run()
         })
         let innerOpen = true
         try {
           const result = await work(txExecutor(() => innerOpen && isOpen(), depth + 1))
           innerOpen = false
-          await guard(() => db.exec(`RELEASE ${name}`))
+          await guard(() => prepare(`RELEASE ${name}`).run())
           return result
         } catch (err) {
           innerOpen = false
-          if (isOpen() && db.inTransaction) db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`)
+          if (isOpen() && db.inTransaction) {
+            prepare(`ROLLBACK TO ${name}`).run()
+            prepare(`RELEASE ${name}`).run()
+          }
           throw err
         }
       },
@@ -116,23 +120,23 @@ export function sqliteSqlStore(db: Database.Database, opts: SqliteSqlStoreOption
     const marker = setImmediate(() => (leftTheTask = true))
     const sync = options.syncOffLoop && !options.readOnly ? walSyncNow() : null
     const level = sync ? strictLevel() : undefined
-    if (sync) db.exec('PRAGMA synchronous = NORMAL')
+    if (sync) prepare('PRAGMA synchronous = NORMAL').run()
     let result: T
     try {
-      db.exec(options.readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE')
+      prepare(options.readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE').run()
       try {
         result = await work(txExecutor(() => active))
         if (leftTheTask) {
           throw new Error('a SQLite transaction awaited something besides its own statements; it was rolled back')
         }
       } catch (err) {
-        if (db.inTransaction) db.exec('ROLLBACK')
+        if (db.inTransaction) prepare('ROLLBACK').run()
         throw err
       }
-      db.exec('COMMIT')
+      prepare('COMMIT').run()
     } finally {
       // Every other writer keeps SQLite's own durable COMMIT.
-      if (sync) db.exec(`PRAGMA synchronous = ${level}`)
+      if (sync) prepare(`PRAGMA synchronous = ${level}`).run()
       active = false
       clearImmediate(marker)
       open = null

@@ -39,6 +39,8 @@ interface Job {
 /** Bounds how long one commit holds the database. */
 const maxBatch = 256
 
+const nothingQueued = new Error('nothing queued')
+
 export function groupCommit(sql: SqlStore, opts: GroupCommitOptions = {}): GroupCommit {
   const { fence } = opts
   if (sql.engine === 'postgres') {
@@ -53,15 +55,22 @@ export function groupCommit(sql: SqlStore, opts: GroupCommitOptions = {}): Group
   }
 
   const queue: Job[] = []
-  let scheduled = false
   /** The batch being committed and synced, if any. */
   let running: Promise<void> | null = null
 
-  const commit = async (jobs: Job[], syncOffLoop: boolean): Promise<void> => {
-    let outcomes: { ok: boolean; value: unknown }[]
-    try {
-      outcomes = await sql.transaction(
+  /**
+   * Commits the next batch. The store begins a transaction at the start of an event-loop turn (after every
+   * request parsed in this one), so the batch is taken from the queue only once the transaction has begun: all
+   * that arrived meanwhile joins it, without a turn of its own for gathering.
+   */
+  const commit = (syncOffLoop: boolean, taken?: Job[]): Promise<void> => {
+    let jobs: Job[] = []
+    return sql
+      .transaction(
         async tx => {
+          jobs = taken ?? queue.splice(0, maxBatch)
+          // Taken by flush() meanwhile: roll back the empty transaction (no commit, no sync).
+          if (jobs.length === 0) throw nothingQueued
           if (fence) await fence(tx)
           const results: { ok: boolean; value: unknown }[] = []
           for (const job of jobs) {
@@ -75,32 +84,21 @@ export function groupCommit(sql: SqlStore, opts: GroupCommitOptions = {}): Group
         },
         { syncOffLoop },
       )
-    } catch (error) {
-      // Not committed, or committed but not known to be on disk: nobody may hear "done" for it.
-      for (const job of jobs) job.reject(error)
-      return
-    }
-    jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)))
-  }
-
-  const flushQueue = (): void => {
-    scheduled = false
-    if (running) return
-    const jobs = queue.splice(0, maxBatch)
-    if (jobs.length === 0) return
-    // While a batch commits and waits for its sync the next one gathers; it commits when that sync is done (as
-    // SQLite's own fsync inside COMMIT made it wait before), so batches stay as large as the disk makes them.
-    running = commit(jobs, true).finally(() => {
-      running = null
-      if (queue.length > 0) schedule()
-    })
+      .then(
+        outcomes => jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value))),
+        // Not committed, or committed but not known to be on disk: nobody may hear "done" for it.
+        error => jobs.forEach(job => job.reject(error)),
+      )
   }
 
   const schedule = () => {
-    if (scheduled || running) return
-    scheduled = true
-    // After the current macrotask: every request parsed in this turn of the event loop joins the batch.
-    setImmediate(flushQueue)
+    // While a batch commits and waits for its sync the next one gathers; it commits when that sync is done (as
+    // SQLite's own fsync inside COMMIT made it wait before), so batches stay as large as the disk makes them.
+    if (running) return
+    running = commit(true).finally(() => {
+      running = null
+      if (queue.length > 0) schedule()
+    })
   }
 
   return {
@@ -111,8 +109,9 @@ export function groupCommit(sql: SqlStore, opts: GroupCommitOptions = {}): Group
       })
     },
     async flush() {
+      // What is queued commits now, durable in SQLite's own COMMIT; a batch under way finishes as it began.
+      while (queue.length > 0) await commit(false, queue.splice(0, maxBatch))
       while (running) await running
-      while (queue.length > 0) await commit(queue.splice(0, maxBatch), false)
     },
   }
 }

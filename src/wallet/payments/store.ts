@@ -135,7 +135,8 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
     // Every wallet the payment moves, locked in id order for the rest of it (PostgreSQL): the repeat checks, the
     // caller's limit and the debit of one wallet serialise, and two payments between the same wallets in opposite
     // directions wait for each other instead of deadlocking.
-    const locked = await lockWallets(tx, [payerId, receiverId, terms.feeCollectorId])
+    // (SQLite has one writer at a time: only the payer's flag is read there.)
+    const locked = await lockWallets(tx, tx.engine === 'postgres' ? [payerId, receiverId, terms.feeCollectorId] : [payerId])
     if (locked.get(payerId) !== 0) throw new OperationError('forbidden', refusals.locked)
     const live = await tx.one<{ payment_request: string; status: PaymentStatus }>(texts.liveByHash, [paymentHash])
     if (!live) return
