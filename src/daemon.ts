@@ -128,6 +128,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const events = createEventBus()
   const wallet = createWallet({
     db: store.db,
+    sql: store.sql,
     tokens,
     random,
     now: () => clock.now(),
@@ -141,7 +142,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     // A zap request's relays get its receipt: checked by the same guard as the receipt publisher's, when given.
     zapRelayRefusal: relayRefusal(relayUrls, { allowLoopback: config.callbacks.allow_loopback }),
     // PayInvoice / PayAppUserInvoice with debit_npub count against that key's CLINK debit grant.
-    debitLimit: debitNpubLimits(store.db),
+    debitLimit: debitNpubLimits(),
     node,
     emit: event => events.emit(event),
     log: log.child({ room: 'wallet' }),
@@ -390,7 +391,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
         await metrics.stop()
         paidCallbacks.unsubscribe()
         swaps.stop()
-        wallet.stop()
+        await wallet.stop()
         audit.cancel()
         lnurl.stop()
         clink.stop()

@@ -5,10 +5,9 @@
 // so concurrent debits serialise on SQLite and never exceed the budget together. Two kinds of payment use it:
 // the ones made for CLINK debit requests (debit-payer.ts), and PayInvoice / PayAppUserInvoice with `debit_npub`
 // (reference/pub-protocol.md §5.3: the payment is counted against that key's debit authorization), whose limit the
-// daemon hands to the wallet as `debitLimit`. The limit is synchronous, as the wallet's transaction is: its statements
-// are debit-limit-store.ts's, on the raw connection until the wallet moves to SqlStore (issue 27, step 2).
+// daemon hands to the wallet as `debitLimit`. The limit runs on the wallet's `tx` only (debit-limit-store.ts), so it
+// commits or rolls back with the payment and may be run again with it (PostgreSQL's retries).
 import { OperationError } from '../bus/index.js'
-import type { Db } from '../store/index.js'
 import type { SpendLimit } from '../wallet/index.js'
 import { DebitRefusal, gfy } from './debit-answers.js'
 import { expired, windowMs } from './debit-rules.js'
@@ -28,8 +27,8 @@ export interface DebitCharge {
 }
 
 export function debitSpendLimit(store: DebitLimitStore, charge: DebitCharge, recorded: (paymentHash: string) => void = () => {}): SpendLimit {
-  return (terms, payments) => {
-    const row = store.access(charge.userId, charge.requester)
+  return async (tx, terms, payments) => {
+    const row = await store.access(tx, charge.userId, charge.requester)
     if (charge.mode === 'approved') {
       if (row && row.authorized === 0) throw new DebitRefusal(gfy(1), 'denied')
     } else {
@@ -37,14 +36,14 @@ export function debitSpendLimit(store: DebitLimitStore, charge: DebitCharge, rec
       const rules = rulesOf(row)
       if (expired(rules, terms.at)) throw new DebitRefusal(gfy(3), 'expired')
       if (rules.frequency) {
-        const hashes = store.paymentHashes(charge.userId, charge.requester)
-        const spent = payments.spentMsat(charge.userId, hashes, terms.at - windowMs(rules.frequency))
+        const hashes = await store.paymentHashes(tx, charge.userId, charge.requester)
+        const spent = await payments.spentMsat(tx, charge.userId, hashes, terms.at - windowMs(rules.frequency))
         if (spent + terms.amountMsat + terms.serviceFeeMsat > rules.frequency.amount * 1000) {
           throw new DebitRefusal(gfy(5, { range: { min: 1, max: rules.frequency.amount } }), 'budget')
         }
       }
     }
-    const recordedNow = store.recordPayment({
+    const recordedNow = await store.recordPayment(tx, {
       paymentHash: terms.paymentHash,
       userId: charge.userId,
       requester: charge.requester,
@@ -66,8 +65,8 @@ const hexKey = /^[0-9a-f]{64}$/
  * The limit of a payment that names `debit_npub`: it must fall under that key's grant (not banned, not expired,
  * within its budget) and then counts against it, like the key's own debits. For the wallet's `debitLimit`.
  */
-export function debitNpubLimits(db: Db) {
-  const store = debitLimitStore(db)
+export function debitNpubLimits() {
+  const store = debitLimitStore()
   return (payment: { payerId: string; appId: string; debitNpub: string }): SpendLimit => {
     const requester = payment.debitNpub.trim().toLowerCase()
     if (!hexKey.test(requester)) throw new OperationError('invalid_input', 'debit_npub must be a 64-character hex public key')

@@ -16,7 +16,7 @@ export async function createDebits(deps: ClinkDeps, outbox: () => ClinkSender | 
   const store = debitStore(deps.sql)
   const log = deps.log.child({ part: 'debits' })
   const payer = debitPayer({
-    store, limitStore: debitLimitStore(deps.db), wallet: deps.wallet, events$: deps.events$, outbox, now: () => deps.clock.now(), log,
+    store, limitStore: debitLimitStore(), wallet: deps.wallet, events$: deps.events$, outbox, now: () => deps.clock.now(), log,
   })
   await payer.start()
   const expiry = debitExpiry({

@@ -17,6 +17,7 @@ export {
   type SqlExecutor,
   type SqlParams,
   type SqlStore,
+  type SqlTransaction,
   type TransactionOptions,
 } from './sql-store.js'
 export { sqliteSqlStore } from './sqlite-sql-store.js'

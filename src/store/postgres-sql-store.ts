@@ -11,6 +11,7 @@ import {
   type SqlExecutor,
   type SqlParams,
   type SqlStore,
+  type SqlTransaction,
   type TransactionOptions,
 } from './sql-store.js'
 
@@ -86,18 +87,39 @@ export function postgresSqlStore(opts: PostgresStoreOptions): SqlStore {
     exec: async (script: string) => void (await client.query(script)),
   })
 
-  async function attempt<T>(work: (tx: SqlExecutor) => Promise<T>, begin: string): Promise<T> {
+  async function attempt<T>(work: (tx: SqlTransaction) => Promise<T>, begin: string): Promise<T> {
     const client = await pool.connect()
     let broken: Error | undefined
     let active = true
     const guarded = on(client)
-    const tx: SqlExecutor = {
+    const executor = (isOpen: () => boolean, depth: number): SqlTransaction => ({
       engine: 'postgres',
-      many: (sql, params) => (active ? guarded.many(sql, params) : ended()),
-      one: (sql, params) => (active ? guarded.one(sql, params) : ended()),
-      run: (sql, params) => (active ? guarded.run(sql, params) : ended()),
-      exec: script => (active ? guarded.exec(script) : ended()),
-    }
+      many: (sql, params) => (isOpen() ? guarded.many(sql, params) : ended()),
+      one: (sql, params) => (isOpen() ? guarded.one(sql, params) : ended()),
+      run: (sql, params) => (isOpen() ? guarded.run(sql, params) : ended()),
+      exec: script => (isOpen() ? guarded.exec(script) : ended()),
+      async savepoint<S>(inner: (tx: SqlTransaction) => Promise<S>): Promise<S> {
+        if (!isOpen()) return ended()
+        const name = `sp${depth + 1}`
+        await client.query(`SAVEPOINT ${name}`)
+        let innerOpen = true
+        try {
+          const result = await inner(executor(() => innerOpen && isOpen(), depth + 1))
+          innerOpen = false
+          await client.query(`RELEASE SAVEPOINT ${name}`)
+          return result
+        } catch (err) {
+          innerOpen = false
+          // A serialization failure or deadlock must end the whole attempt (it is retried from BEGIN).
+          const kind = sqlErrorKind(err)
+          if (kind === 'serialization' || kind === 'deadlock' || kind === 'connection' || !isOpen()) throw err
+          await client.query(`ROLLBACK TO SAVEPOINT ${name}`)
+          await client.query(`RELEASE SAVEPOINT ${name}`)
+          throw err
+        }
+      },
+    })
+    const tx = executor(() => active, 0)
     try {
       await client.query(begin)
       let result: T
@@ -131,7 +153,7 @@ export function postgresSqlStore(opts: PostgresStoreOptions): SqlStore {
 
   return {
     ...on(pool),
-    async transaction(work, options: TransactionOptions = {}) {
+    async transaction<T>(work: (tx: SqlTransaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       const begin = beginFor(options.isolation ?? 'read committed', options.readOnly ?? false)
       const retries = options.retries ?? 3
       for (let tries = 1; ; tries++) {

@@ -27,6 +27,15 @@ export interface SqlExecutor {
   exec(script: string): Promise<void>
 }
 
+/** The connection of an open transaction. */
+export interface SqlTransaction extends SqlExecutor {
+  /**
+   * Runs `work` in a savepoint of this transaction: when it throws, only its own statements are rolled back and
+   * the error is thrown on; the transaction goes on. Savepoints nest.
+   */
+  savepoint<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T>
+}
+
 export type Isolation = 'read committed' | 'repeatable read' | 'serializable'
 
 export interface TransactionOptions {
@@ -42,6 +51,13 @@ export interface TransactionOptions {
    * inside, nothing sent anywhere before the commit.
    */
   retries?: number
+  /**
+   * SQLite in WAL mode with `synchronous = FULL`: commit without the fsync inside COMMIT and fdatasync the WAL on
+   * libuv's thread pool instead, settling only once that sync is done (the event loop runs meanwhile; another
+   * caller may read the rows before they are durable, and whatever it writes lands later in the same WAL). For the
+   * wallet's group commit. Ignored elsewhere (PostgreSQL syncs in COMMIT, and groups commits itself).
+   */
+  syncOffLoop?: boolean
 }
 
 export interface SqlStore extends SqlExecutor {
@@ -51,7 +67,7 @@ export interface SqlStore extends SqlExecutor {
    * nothing but `tx` — on SQLite a transaction that waits on anything else is rolled back and refused, since the
    * one connection cannot serve others while it is open.
    */
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>
+  transaction<T>(work: (tx: SqlTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>
   close(): Promise<void>
 }
 

@@ -7,12 +7,28 @@
 // on I/O is rolled back and refused, because code that still uses the raw connection (rooms not yet ported) could
 // otherwise have slipped its statements into it. Transactions begin IMMEDIATE (the write lock taken at BEGIN, so
 // two processes never deadlock upgrading a read lock); read-only ones take no lock.
+//
+// `syncOffLoop` transactions (the wallet's group commit) commit with `synchronous = NORMAL` and then fdatasync the
+// WAL on the thread pool (walSyncFor), the very sync SQLite would have made inside COMMIT; the store is free for
+// others while that sync runs, and the transaction's promise settles after it.
 import type Database from 'better-sqlite3'
-import type { SqlExecutor, SqlParams, SqlRun, SqlStore, TransactionOptions } from './sql-store.js'
+import { walSyncFor, type WalSync } from './index.js'
+import type { SqlParams, SqlRun, SqlStore, SqlTransaction, TransactionOptions } from './sql-store.js'
 
 type Statement = Database.Statement<unknown[], unknown>
 
-export function sqliteSqlStore(db: Database.Database): SqlStore {
+export interface SqliteSqlStoreOptions {
+  /** How a `syncOffLoop` commit is made durable; default walSyncFor(db) (null: SQLite's own COMMIT is enough). */
+  walSync?: WalSync | null
+}
+
+export function sqliteSqlStore(db: Database.Database, opts: SqliteSqlStoreOptions = {}): SqlStore {
+  // Asked on first use: the connection's pragmas are set by whoever opened it, after this wrapper is made.
+  let walSync: WalSync | null | undefined = opts.walSync
+  const walSyncNow = () => (walSync === undefined ? (walSync = walSyncFor(db)) : walSync)
+  // The level a `syncOffLoop` commit returns the connection to (walSyncFor syncs only for FULL or EXTRA).
+  let strict: string | undefined
+  const strictLevel = () => (strict ??= Number(db.pragma('synchronous', { simple: true })) === 3 ? 'EXTRA' : 'FULL')
   const statements = new Map<string, Statement>()
   const prepare = (sql: string): Statement => {
     let statement = statements.get(sql)
@@ -49,19 +65,43 @@ export function sqliteSqlStore(db: Database.Database): SqlStore {
   }
   const call = <T>(work: () => T): Promise<T> => (open ? outside(work) : settled(work))
 
-  const txExecutor = (isOpen: () => boolean): SqlExecutor => {
+  const txExecutor = (isOpen: () => boolean, depth = 0): SqlTransaction => {
     const guard = <T>(work: () => T): Promise<T> =>
       isOpen() ? settled(work) : Promise.reject(new Error('the transaction has already ended'))
-    return {
+    const tx: SqlTransaction = {
       engine: 'sqlite',
       many: (sql, params) => guard(() => direct.many(sql, params)),
       one: (sql, params) => guard(() => direct.one(sql, params)),
       run: (sql, params) => guard(() => direct.run(sql, params)),
       exec: script => guard(() => void db.exec(script)),
+      async savepoint<T>(work: (inner: SqlTransaction) => Promise<T>): Promise<T> {
+        const name = `sp${depth + 1}`
+        // SQLite rolls a whole transaction back by itself on some errors (I/O, disk full): a SAVEPOINT then would
+        // open a new transaction outside this one, so nothing more runs.
+        await guard(() => {
+          if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite')
+          prepare(`SAVEPOINT ${name}`).run()
+        })
+        let innerOpen = true
+        try {
+          const result = await work(txExecutor(() => innerOpen && isOpen(), depth + 1))
+          innerOpen = false
+          await guard(() => prepare(`RELEASE ${name}`).run())
+          return result
+        } catch (err) {
+          innerOpen = false
+          if (isOpen() && db.inTransaction) {
+            prepare(`ROLLBACK TO ${name}`).run()
+            prepare(`RELEASE ${name}`).run()
+          }
+          throw err
+        }
+      },
     }
+    return tx
   }
 
-  async function transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  async function transaction<T>(work: (tx: SqlTransaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     // A transaction begins at the start of an event-loop turn. Its `await`s let queued microtasks run between its
     // statements, and a microtask of code still on the raw connection would write into it — and be rolled back
     // with it, silently, if the transaction then fails (found by p27b: a payment recorded that way could vanish
@@ -78,26 +118,33 @@ export function sqliteSqlStore(db: Database.Database): SqlStore {
     let active = true
     let leftTheTask = false
     const marker = setImmediate(() => (leftTheTask = true))
+    const sync = options.syncOffLoop && !options.readOnly ? walSyncNow() : null
+    const level = sync ? strictLevel() : undefined
+    if (sync) prepare('PRAGMA synchronous = NORMAL').run()
+    let result: T
     try {
-      db.exec(options.readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE')
-      let result: T
+      prepare(options.readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE').run()
       try {
         result = await work(txExecutor(() => active))
         if (leftTheTask) {
           throw new Error('a SQLite transaction awaited something besides its own statements; it was rolled back')
         }
       } catch (err) {
-        if (db.inTransaction) db.exec('ROLLBACK')
+        if (db.inTransaction) prepare('ROLLBACK').run()
         throw err
       }
-      db.exec('COMMIT')
-      return result
+      prepare('COMMIT').run()
     } finally {
+      // Every other writer keeps SQLite's own durable COMMIT.
+      if (sync) prepare(`PRAGMA synchronous = ${level}`).run()
       active = false
       clearImmediate(marker)
       open = null
       end()
     }
+    // Committed; nobody hears of it before it is on disk. A failed sync leaves it committed but not known durable.
+    if (sync) await new Promise<void>((resolve, reject) => sync(error => (error ? reject(error) : resolve())))
+    return result
   }
 
   return {

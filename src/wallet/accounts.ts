@@ -2,7 +2,7 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 // libsecp256k1 (wasm): noble's first key derivation builds its tables, ~90 ms of the daemon's start.
 import { xOnlyPointFromScalar } from 'tiny-secp256k1'
-import type { Db } from '../store/index.js'
+import type { Db, SqlExecutor } from '../store/index.js'
 import type { AccountDirectory, WalletKeyOwner } from '../auth/index.js'
 import { BoundedMap, BoundedSet } from '../bus/index.js'
 
@@ -49,12 +49,20 @@ export interface AccountsDeps {
   now(): number
 }
 
+const texts = {
+  insertAccount: 'INSERT INTO accounts (id, created_at) VALUES (?, ?)',
+  insertUser: `INSERT INTO users (id, account_id, name, admin_key, invoice_key, created_at)
+               VALUES (@id, @accountId, @name, @adminKey, @invoiceKey, @createdAt)`,
+  insertAppUser: `INSERT INTO app_users (identifier, user_id, app_id, topic_id, created_at)
+                  VALUES (@identifier, @userId, @appId, @topicId, @createdAt)`,
+  appUserByIdentifier: 'SELECT * FROM app_users WHERE identifier = ?',
+}
+
 export function accountStore({ db, random, now }: AccountsDeps) {
   const hex = (bytes: number) => bytesToHex(random(bytes))
   const statements = {
-    insertAccount: db.prepare('INSERT INTO accounts (id, created_at) VALUES (?, ?)'),
-    insertUser: db.prepare(`INSERT INTO users (id, account_id, name, admin_key, invoice_key, created_at)
-                            VALUES (@id, @accountId, @name, @adminKey, @invoiceKey, @createdAt)`),
+    insertAccount: db.prepare(texts.insertAccount),
+    insertUser: db.prepare(texts.insertUser),
     insertApp: db.prepare(`INSERT INTO apps (id, name, owner_user_id, allow_user_creation, nostr_private_key,
                              nostr_public_key, created_at)
                            VALUES (@id, @name, @ownerUserId, @allowUserCreation, @privateKey, @publicKey, @createdAt)`),
@@ -72,9 +80,8 @@ export function accountStore({ db, random, now }: AccountsDeps) {
     disableExtension: db.prepare('DELETE FROM account_extensions WHERE account_id = ? AND extension = ?'),
     userById: db.prepare('SELECT * FROM users WHERE id = ?'),
     rotateKeys: db.prepare('UPDATE users SET admin_key = @adminKey, invoice_key = @invoiceKey WHERE id = @id'),
-    insertAppUser: db.prepare(`INSERT INTO app_users (identifier, user_id, app_id, topic_id, created_at)
-                               VALUES (@identifier, @userId, @appId, @topicId, @createdAt)`),
-    appUserByIdentifier: db.prepare('SELECT * FROM app_users WHERE identifier = ?'),
+    insertAppUser: db.prepare(texts.insertAppUser),
+    appUserByIdentifier: db.prepare(texts.appUserByIdentifier),
     appUserByUserId: db.prepare('SELECT * FROM app_users WHERE user_id = ?'),
     updateAllowUserCreation: db.prepare('UPDATE apps SET allow_user_creation = ? WHERE id = ?'),
     usersBalance: db.prepare('SELECT COALESCE(SUM(balance_msat), 0) FROM users').pluck(),
@@ -146,6 +153,16 @@ export function accountStore({ db, random, now }: AccountsDeps) {
       statements.insertAppUser.run({ identifier, userId, appId, topicId: hex(32), createdAt: now() })
       return statements.appUserByIdentifier.get(identifier) as AppUserRow
     }),
+    /** A new app user with its own account and wallet, on `tx` (with a balance posted in the same transaction). */
+    async createAppUserOn(tx: SqlExecutor, appId: string, identifier: string): Promise<AppUserRow> {
+      const accountId = hex(16)
+      const userId = hex(32)
+      const createdAt = now()
+      await tx.run(texts.insertAccount, [accountId, createdAt])
+      await tx.run(texts.insertUser, { id: userId, accountId, name: '', adminKey: hex(32), invoiceKey: hex(32), createdAt })
+      await tx.run(texts.insertAppUser, { identifier, userId, appId, topicId: hex(32), createdAt: now() })
+      return (await tx.one<AppUserRow>(texts.appUserByIdentifier, [identifier]))!
+    },
     rotateKeys(userId: string): UserRow {
       statements.rotateKeys.run({ id: userId, adminKey: hex(32), invoiceKey: hex(32) })
       return statements.userById.get(userId) as UserRow

@@ -3,6 +3,7 @@
 // interface, and no other room reads or writes the wallet's tables (accounts, users, apps, app_users, ledger,
 // invoices, payments, transfers, products, addresses, bans, …).
 import type { AccountDirectory } from '../auth/index.js'
+import type { SqlExecutor } from '../store/index.js'
 import type { HandlerTable, InputOf, OutputOf } from '../bus/index.js'
 import type { AppRow, AppUserRow, UserRow } from './accounts.js'
 import type { AddressSwapPayer } from './handlers/addresses.js'
@@ -16,12 +17,13 @@ import type { UserOperation } from './user-operations.js'
 import type { PaymentSums, WalletTransaction, WalletTransactionQuery } from './transaction-history.js'
 
 /**
- * A caller's own limit on one payment (a CLINK debit budget), run inside the payment's transaction after the repeat
- * checks and before the payer is debited, so payments against one limit serialise and the limit sees every one
- * committed before it. `payments` reads the wallet's payments in that same transaction. It refuses by throwing an
- * OperationError: the payment then rolls back alone. Rows it writes commit or roll back with the payment.
+ * A caller's own limit on one payment (a CLINK debit budget), run on the payment's `tx` after the repeat checks and
+ * before the payer is debited, so payments against one limit serialise and the limit sees every one committed
+ * before it. It uses only `tx` (and may be run again: PostgreSQL retries a transaction after a serialization
+ * failure); `payments` reads the wallet's payments on that `tx`. It refuses by throwing an OperationError: the
+ * payment then rolls back alone. Rows it writes commit or roll back with the payment.
  */
-export type SpendLimit = (payment: PaymentTerms, payments: PaymentSums) => void
+export type SpendLimit = (tx: SqlExecutor, payment: PaymentTerms, payments: PaymentSums) => Promise<void>
 
 /** Accounts, wallets (users), apps and app users, as other rooms read them. */
 export interface WalletAccounts {
@@ -101,6 +103,6 @@ export interface Wallet {
   auditAtStart(file: string, opts?: { backgroundAboveEntries?: number; backgroundAfter?: Promise<unknown> }): StartAudit
   /** Follows the node's settlements and resolves payments a stop left pending, in the background. */
   start(): Promise<void>
-  /** Stops following the node; in-flight payments stay pending until the next start. */
-  stop(): void
+  /** Stops following the node and commits what is queued; in-flight payments stay pending until the next start. */
+  stop(): Promise<void>
 }

@@ -4,36 +4,34 @@
 // shared commit is on disk. Movements run in arrival order and each sees the ones before it, exactly as if they
 // had been committed one by one.
 //
-// Under `full` in WAL mode the flush of the log to disk happens off the event loop: the batch commits with
-// `synchronous = NORMAL` (its frames are written to the WAL, not yet flushed), then the WAL file is fdatasync'ed
-// on libuv's thread pool — the very sync SQLite would have made inside COMMIT — and only then are the batch's
-// callers answered. The event loop parses and runs the next requests meanwhile instead of sitting in fsync (on a
-// shared disk that was ~15% of the loop's time under load). What a caller is told, and every event emitted after
-// it (pushes, callbacks, a node payment), therefore still waits for the disk. What may happen earlier is that
-// another request *reads* the committed rows before they are durable; whatever it writes in turn lands later in
-// the same append-only WAL, so a sync that makes it durable makes those rows durable too.
-import { walSyncFor, type Db, type WalSync } from '../store/index.js'
+// The shared transaction is a `syncOffLoop` one (src/store/sqlite-sql-store.ts): it commits without the fsync
+// inside COMMIT and the WAL is fdatasync'ed on libuv's thread pool before the batch's callers are answered, so the
+// event loop parses and runs the next requests meanwhile instead of sitting in fsync. What a caller is told, and
+// every event emitted after it (pushes, callbacks, a node payment), therefore still waits for the disk.
+//
+// On PostgreSQL each movement is a transaction of its own on the pool (the server groups commits itself), retried
+// after a serialization failure or deadlock. The movement's code is the same on both engines: it takes `tx`.
+//
+// `fence` (the standby's epoch check) runs first in every transaction that moves money: a daemon that lost the
+// active lock rolls back instead of committing.
+import type { SqlExecutor, SqlStore, SqlTransaction } from '../store/index.js'
+
+/** Refuses (throws) inside a money transaction when this daemon may no longer write (a stale epoch). */
+export type Fence = (tx: SqlExecutor) => Promise<void>
 
 export interface GroupCommit {
-  /** Runs `work` (synchronous SQL) in the next shared transaction; settles once that transaction is durable. */
-  run<T>(work: () => T): Promise<T>
-  /** Commits whatever is queued, now and synchronously durable (at stop). */
-  flush(): void
+  /** Runs `work` in the next shared transaction (its own on PostgreSQL); settles once that is durable. */
+  run<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T>
+  /** Commits whatever is queued, durable when it settles, and waits for a batch under way (at stop). */
+  flush(): Promise<void>
 }
 
-export type { WalSync }
-
 export interface GroupCommitOptions {
-  /**
-   * How a batch is made durable after it commits. Default: fdatasync of the database's WAL file on the thread
-   * pool when the connection runs WAL with `synchronous = FULL` on a file; otherwise none (SQLite's own COMMIT
-   * is then as durable as the operator configured).
-   */
-  walSync?: WalSync | null
+  fence?: Fence
 }
 
 interface Job {
-  work: () => unknown
+  work: (tx: SqlTransaction) => Promise<unknown>
   resolve(value: unknown): void
   reject(error: unknown): void
 }
@@ -41,78 +39,90 @@ interface Job {
 /** Bounds how long one commit holds the database. */
 const maxBatch = 256
 
-class BatchAborted extends Error {}
+const nothingQueued = new Error('nothing queued')
 
-export function groupCommit(db: Db, opts: GroupCommitOptions = {}): GroupCommit {
-  const queue: Job[] = []
-  let scheduled = false
-  let syncing = false
-  const savepoint = db.transaction((work: () => unknown) => work())
-  const walSync = opts.walSync === undefined ? walSyncFor(db) : opts.walSync
-  const relaxed = walSync ? db.prepare('PRAGMA synchronous = NORMAL') : undefined
-  const strict = walSync ? db.prepare('PRAGMA synchronous = FULL') : undefined
-
-  const commit = (jobs: Job[], deferSync: boolean): void => {
-    const outcomes: { ok: boolean; value: unknown }[] = []
-    if (deferSync) relaxed!.run()
-    try {
-      db.transaction(() => {
-        for (const job of jobs) {
-          // SQLite itself rolls the whole transaction back on some errors (I/O, disk full); what ran before is gone
-          // then, and nothing after may run outside the batch.
-          if (!db.inTransaction) throw new BatchAborted('the shared transaction was rolled back')
-          try {
-            outcomes.push({ ok: true, value: savepoint(job.work) })
-          } catch (error) {
-            outcomes.push({ ok: false, value: error })
-          }
-        }
-      })()
-    } catch (error) {
-      for (const job of jobs) job.reject(error)
-      return
-    } finally {
-      // Every other writer (settlements, accounts, extensions) keeps SQLite's own durable COMMIT.
-      if (deferSync) strict!.run()
+export function groupCommit(sql: SqlStore, opts: GroupCommitOptions = {}): GroupCommit {
+  const { fence } = opts
+  if (sql.engine === 'postgres') {
+    return {
+      run: work =>
+        sql.transaction(async tx => {
+          if (fence) await fence(tx)
+          return work(tx)
+        }),
+      flush: async () => {},
     }
-    const answer = () => jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)))
-    if (!deferSync) return answer()
-    syncing = true
-    walSync!(error => {
-      syncing = false
-      if (queue.length > 0) schedule()
-      if (!error) return answer()
-      // The batch is committed but not known to be on disk: nobody may hear "done" for it.
-      for (const job of jobs) job.reject(error)
-    })
   }
 
-  const flush = (): void => {
-    scheduled = false
-    if (syncing) return
-    const jobs = queue.splice(0, maxBatch)
-    if (queue.length > 0) schedule()
-    if (jobs.length > 0) commit(jobs, walSync !== null)
+  const queue: Job[] = []
+  /** The batch being committed and synced, if any. */
+  let running: Promise<void> | null = null
+
+  /**
+   * Commits the next batch. The store begins a transaction at the start of an event-loop turn (after every
+   * request parsed in this one), so the batch is taken from the queue only once the transaction has begun: all
+   * that arrived meanwhile joins it, without a turn of its own for gathering.
+   */
+  const commit = (syncOffLoop: boolean, taken?: Job[]): Promise<void> => {
+    let jobs: Job[] = []
+    return sql
+      .transaction(
+        async tx => {
+          jobs = taken ?? queue.splice(0, maxBatch)
+          // Taken by flush() meanwhile: roll back the empty transaction (no commit, no sync).
+          if (jobs.length === 0) throw nothingQueued
+          if (fence) await fence(tx)
+          const results: { ok: boolean; value: unknown }[] = []
+          for (const job of jobs) {
+            try {
+              results.push({ ok: true, value: await tx.savepoint(job.work) })
+            } catch (error) {
+              results.push({ ok: false, value: error })
+            }
+          }
+          return results
+        },
+        { syncOffLoop },
+      )
+      .then(
+        outcomes => jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value))),
+        // Not committed, or committed but not known to be on disk: nobody may hear "done" for it.
+        error => jobs.forEach(job => job.reject(error)),
+      )
   }
 
   const schedule = () => {
-    // While a batch waits for its sync the next one gathers; it commits when that sync is done (as SQLite's own
-    // fsync inside COMMIT made it wait before), so batches stay as large as the disk makes them.
-    if (scheduled || syncing) return
-    scheduled = true
-    // After the current macrotask: every request parsed in this turn of the event loop joins the batch.
-    setImmediate(flush)
+    // While a batch commits and waits for its sync the next one gathers; it commits when that sync is done (as
+    // SQLite's own fsync inside COMMIT made it wait before), so batches stay as large as the disk makes them.
+    if (running) return
+    running = commit(true).finally(() => {
+      running = null
+      if (queue.length > 0) schedule()
+    })
   }
 
   return {
-    run<T>(work: () => T): Promise<T> {
+    run<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
         schedule()
       })
     },
-    flush() {
-      while (queue.length > 0) commit(queue.splice(0, maxBatch), false)
+    async flush() {
+      // What is queued commits now, durable in SQLite's own COMMIT; a batch under way finishes as it began.
+      while (queue.length > 0) await commit(false, queue.splice(0, maxBatch))
+      while (running) await running
     },
   }
+}
+
+/** One money transaction of its own (not grouped): the fence first, then `work`, on either engine. */
+export type MoneyTransaction = <T>(work: (tx: SqlTransaction) => Promise<T>) => Promise<T>
+
+export function moneyTransaction(sql: SqlStore, fence?: Fence): MoneyTransaction {
+  return work =>
+    sql.transaction(async tx => {
+      if (fence) await fence(tx)
+      return work(tx)
+    })
 }

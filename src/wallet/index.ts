@@ -2,7 +2,7 @@
 // settlement, payments, transfers, bans and test-mode balances. Its factory receives every dependency once; the
 // door below is all other rooms may call.
 import type { Logger } from 'pino'
-import type { Db } from '../store/index.js'
+import type { Db, SqlStore } from '../store/index.js'
 import type { TokenSigner } from '../auth/index.js'
 import { Subject, type DomainEvent, type EventOf, type HandlerTable, systemTimers } from '../bus/index.js'
 import { nodeNotReadyReason, type LightningNode, type Timers } from '../node/index.js'
@@ -30,7 +30,7 @@ import { addressHandlers, type AddressSwapPayer } from './handlers/addresses.js'
 import { banHandlers } from './handlers/bans.js'
 import { mockBalanceHandlers } from './handlers/mock-balances.js'
 import { walletMoneyViews, type CreatedInvoice } from './money-views.js'
-import { groupCommit } from './group-commit.js'
+import { groupCommit, moneyTransaction, type Fence } from './group-commit.js'
 import { startAudit, type StartAudit } from './start-audit.js'
 import { operatorViews } from './handlers/operator-views.js'
 import { userInfoHandlers } from './handlers/user-info.js'
@@ -60,7 +60,18 @@ export type { Wallet, WalletAccounts, WalletBalanceReader } from './door.js'
 
 
 export interface WalletDeps {
+  /**
+   * The raw SQLite connection, for the wallet's reads not yet on `sql` (accounts, apps, the door's lookups and
+   * views). Every statement that moves money runs on `sql`.
+   */
   db: Db
+  /** The store every money movement runs on (SQLite or PostgreSQL). */
+  sql: SqlStore
+  /**
+   * The standby's epoch check (src/store/active-lock.ts checkEpoch), run first in every transaction that moves
+   * money; absent on SQLite (one process owns the file).
+   */
+  fence?: Fence
   tokens: TokenSigner
   random: Random
   now(): number
@@ -103,27 +114,28 @@ export function createWallet(deps: WalletDeps): Wallet {
   }
   const accounts = accountStore(deps)
   const defaultApp = accounts.ensureDefaultApp(deps.defaultAppName)
-  const ledger = createLedger(db)
+  const ledger = createLedger()
+  const transaction = moneyTransaction(deps.sql, deps.fence)
   const collectors = feeCollectors(db, defaultApp.owner_user_id)
   const gate = outgoingGate()
-  const commits = groupCommit(db)
+  const commits = groupCommit(deps.sql, deps.fence === undefined ? {} : { fence: deps.fence })
   const invoices = invoiceStore(db)
   const issue = invoiceIssuer({ node, accounts, invoices, commits, now, callbackGuard: { allowLoopback: deps.allowLoopbackCallbacks ?? false } })
-  const settled = settlement({ db, node, ledger, invoices, emit, log })
+  const settled = settlement({ sql: deps.sql, ...(deps.fence ? { fence: deps.fence } : {}), node, ledger, invoices, emit, log })
   const payments = paymentStore(db, ledger, invoices)
   const history = transactionHistory(db)
   const resolution = paymentResolution({ store: payments, commits, node, emit, timers: deps.timers ?? systemTimers, now, log })
   const payer = invoicePayer({
     node, accounts, invoices, payments, commits, resolution, collectors, sums: history.sums, gate, fees: deps.fees, emit, now, log,
   })
-  const transfers = transferDesk({ db, ledger, collectors, fees: deps.fees, gate, commits, emit, now })
+  const transfers = transferDesk({ ledger, collectors, fees: deps.fees, gate, commits, emit, now })
   // Attached after start-up by the daemon when swaps run; PayAddress to an outside address needs it.
   let swapPayer: AddressSwapPayer | undefined
 
   const pointers = clinkPointerCache()
   const views = operatorViews({ db, tokens: deps.tokens, now })
   const handlers: HandlerTable = {
-    ...appHandlers({ ...deps, emit, accounts, ledger, pointers }),
+    ...appHandlers({ ...deps, emit, accounts, ledger, pointers, transaction }),
     ...walletHandlers({ accounts, extensions: deps.extensions }),
     ...invoiceHandlers({
       accounts,
@@ -134,8 +146,8 @@ export function createWallet(deps: WalletDeps): Wallet {
     ...paymentHandlers({ accounts, invoices, payer, payments, node, debitLimit: deps.debitLimit }),
     ...transferHandlers(accounts, transfers),
     ...addressHandlers({ db, node, transfers, random: deps.random, now, swaps: () => swapPayer }),
-    ...banHandlers({ db, ledger, now }),
-    ...mockBalanceHandlers({ db, ledger, accounts, node, now }),
+    ...banHandlers({ transaction, ledger, now }),
+    ...mockBalanceHandlers({ transaction, ledger, accounts, node, now }),
     ...operationsHistoryHandlers(db),
     ...liveStreamHandlers(operations.asObservable()),
     ...views.handlers,
@@ -163,7 +175,7 @@ export function createWallet(deps: WalletDeps): Wallet {
     appsMetrics,
     openBalanceReader: () => openBalanceReader(db),
     ...walletMoneyViews({ issue, payer, invoices, payments }),
-    balanceMsat: (walletId: string) => ledger.balanceMsat(walletId),
+    balanceMsat: (walletId: string) => accounts.userById(walletId)?.balance_msat ?? 0,
     transactions: history.list,
     transactionByPaymentHash: history.byPaymentHash,
     /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
@@ -225,10 +237,10 @@ export function createWallet(deps: WalletDeps): Wallet {
       void reconciling.done.then(counts => counts && log.info(counts, 'resolved payments left pending by the last stop'))
     },
     /** Stops following the node; in-flight payments stay pending until the next start. */
-    stop(): void {
+    async stop(): Promise<void> {
       settlementStream?.unsubscribe()
       resolution.stop()
-      commits.flush()
+      await commits.flush()
     },
   }
 }

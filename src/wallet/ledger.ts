@@ -1,8 +1,8 @@
-// The journal. `post` must run inside the same better-sqlite3 transaction as the business row that causes the
-// balance change (an invoice marked paid, a payment row inserted): nothing here opens its own transaction, so a
-// caller cannot split one change into two commits.
+// The journal. `post` runs on the `tx` of the transaction that writes the business row causing the balance change
+// (an invoice marked paid, a payment row inserted): nothing here opens its own transaction, so a caller cannot
+// split one change into two commits. The same statements on SQLite and PostgreSQL (SqlStore).
 import { OperationError } from '../bus/index.js'
-import type { Db } from '../store/index.js'
+import type { SqlExecutor } from '../store/index.js'
 
 /** Accounts outside the wallets: where money enters and leaves the service. */
 export type SystemAccount = 'system:lightning' | 'system:chain' | 'system:mock' | 'system:seized' | 'system:migration'
@@ -34,49 +34,63 @@ export const userAccount = (userId: string): LedgerAccount => `user:${userId}`
 
 export interface Ledger {
   /**
-   * Posts one balanced transaction and moves the wallet balances with it. Returns false, changing nothing, when
-   * (kind, ref) was posted before: the caller is replaying an event it already applied. Throws
-   * `insufficient_balance` when a wallet would go below zero (the whole SQLite transaction then rolls back).
+   * Posts one balanced transaction on `tx` and moves the wallet balances with it, each by one guarded UPDATE (the
+   * CHECK on users.balance_msat refuses a negative balance as well, on both engines). Returns false, changing
+   * nothing, when (kind, ref) was posted before: the caller is replaying an event it already applied. Throws
+   * `insufficient_balance` when a wallet would go below zero; the caller's transaction (or savepoint) then rolls
+   * back. Legs are applied in account order, so two postings over the same wallets lock them in the same order.
    */
-  post(posting: Posting): boolean
-  balanceMsat(userId: string): number
+  post(tx: SqlExecutor, posting: Posting): Promise<boolean>
+  balanceMsat(on: SqlExecutor, userId: string): Promise<number>
 }
 
-export function createLedger(db: Db): Ledger {
-  const insertTransaction = db.prepare(
-    'INSERT INTO ledger_transactions (kind, ref, created_at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO NOTHING',
-  )
-  const insertEntry = db.prepare('INSERT INTO ledger_entries (transaction_id, account, amount_msat) VALUES (?, ?, ?)')
-  const moveBalance = db.prepare(
-    'UPDATE users SET balance_msat = balance_msat + @amount WHERE id = @id AND balance_msat + @amount >= 0',
-  )
-  const userExists = db.prepare('SELECT 1 FROM users WHERE id = ?').pluck()
-  const balance = db.prepare('SELECT balance_msat FROM users WHERE id = ?').pluck()
+const statements = {
+  insertTransaction:
+    'INSERT INTO ledger_transactions (kind, ref, created_at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO NOTHING RETURNING id',
+  insertEntry: 'INSERT INTO ledger_entries (transaction_id, account, amount_msat) VALUES (?, ?, ?)',
+  moveBalance: 'UPDATE users SET balance_msat = balance_msat + @amount WHERE id = @id AND balance_msat + @amount >= 0',
+  userExists: 'SELECT 1 AS one FROM users WHERE id = ?',
+  balance: 'SELECT balance_msat FROM users WHERE id = ?',
+}
 
+export function createLedger(): Ledger {
   return {
-    post({ kind, ref, legs, at }) {
-      if (!db.inTransaction) throw new Error('ledger.post must run inside the transaction of its business row')
+    async post(tx, { kind, ref, legs, at }) {
       let sum = 0
       for (const leg of legs) {
         if (!Number.isSafeInteger(leg.amountMsat)) throw new Error(`ledger: ${kind} ${ref} has a non-integer amount`)
         sum += leg.amountMsat
       }
       if (sum !== 0) throw new Error(`ledger: ${kind} ${ref} does not balance (${sum} msat)`)
-      const inserted = insertTransaction.run(kind, ref, at)
-      if (inserted.changes === 0) return false
-      const transactionId = inserted.lastInsertRowid
-      for (const leg of legs) {
+      const inserted = await tx.one<{ id: number }>(statements.insertTransaction, [kind, ref, at])
+      if (!inserted) return false
+      for (const leg of [...legs].sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))) {
         if (leg.amountMsat === 0) continue
-        insertEntry.run(transactionId, leg.account, leg.amountMsat)
+        await tx.run(statements.insertEntry, [inserted.id, leg.account, leg.amountMsat])
         if (!leg.account.startsWith('user:')) continue
         const id = leg.account.slice('user:'.length)
-        if (moveBalance.run({ id, amount: leg.amountMsat }).changes === 0) {
-          if (!userExists.get(id)) throw new Error(`ledger: no wallet ${id}`)
+        if ((await tx.run(statements.moveBalance, { id, amount: leg.amountMsat })).changes === 0) {
+          if (!(await tx.one(statements.userExists, [id]))) throw new Error(`ledger: no wallet ${id}`)
           throw new OperationError('insufficient_balance', 'not enough balance to decrement')
         }
       }
       return true
     },
-    balanceMsat: userId => (balance.get(userId) as number | undefined) ?? 0,
+    balanceMsat: async (on, userId) => (await on.one<{ balance_msat: number }>(statements.balance, [userId]))?.balance_msat ?? 0,
   }
+}
+
+/**
+ * Reads the `locked` flag of these wallets, locking their rows in id order on PostgreSQL (FOR UPDATE) for the rest
+ * of the transaction: every money transaction that takes its wallets this way, before the journal moves them,
+ * waits for another over the same wallets instead of deadlocking with it. SQLite has one writer at a time.
+ */
+export async function lockWallets(tx: SqlExecutor, ids: readonly (string | null)[]): Promise<Map<string, number>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))].sort()
+  const placeholders = wanted.map(() => '?').join(', ')
+  const rows = await tx.many<{ id: string; locked: number }>(
+    `SELECT id, locked FROM users WHERE id IN (${placeholders}) ORDER BY id${tx.engine === 'postgres' ? ' FOR UPDATE' : ''}`,
+    wanted,
+  )
+  return new Map(rows.map(row => [row.id, row.locked]))
 }

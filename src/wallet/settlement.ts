@@ -5,17 +5,20 @@
 // while the daemon was down arrives first, in settle-index order, so the index never passes an uncredited one.
 import type { Subscription, DomainEvent } from '../bus/index.js'
 import type { Logger } from 'pino'
-import type { Db } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
+import type { Fence } from './group-commit.js'
 import type { LightningNode, SettledInvoice } from '../node/index.js'
 import { userAccount, type Ledger } from './ledger.js'
 import { invoicePaidEvents } from './invoices/paid-events.js'
 import type { InvoiceStore } from './invoices/store.js'
 
 export interface SettlementDeps {
-  db: Db
+  sql: SqlStore
+  /** The standby's epoch check, first in every credit (absent on SQLite). */
+  fence?: Fence
   node: LightningNode
   ledger: Ledger
-  invoices: InvoiceStore
+  invoices: Pick<InvoiceStore, 'byHashOn' | 'markPaid'>
   emit(event: DomainEvent): void
   log: Logger
 }
@@ -24,44 +27,51 @@ const cursorName = 'node_settle_index'
 /** After a credit failed to commit (a full disk, a locked database), the stream starts again this much later. */
 const retryAfterFailedCreditMs = 5000
 
-export function settlement({ db, node, ledger, invoices, emit, log }: SettlementDeps) {
-  const readCursor = db.prepare('SELECT value FROM wallet_cursors WHERE name = ?').pluck()
-  const hasUnpaid = db.prepare('SELECT 1 FROM invoices WHERE paid_at IS NULL LIMIT 1').pluck()
-  const advanceCursor = db.prepare(`INSERT INTO wallet_cursors (name, value) VALUES (@name, @value)
-      ON CONFLICT (name) DO UPDATE SET value = MAX(value, excluded.value)`)
+const texts = {
+  readCursor: 'SELECT value FROM wallet_cursors WHERE name = ?',
+  hasUnpaid: 'SELECT 1 AS one FROM invoices WHERE paid_at IS NULL LIMIT 1',
+  // The index only moves forward (a redelivered older settlement leaves it).
+  advanceCursor: `INSERT INTO wallet_cursors (name, value) VALUES (@name, @value)
+      ON CONFLICT (name) DO UPDATE SET value = CASE WHEN excluded.value > wallet_cursors.value
+        THEN excluded.value ELSE wallet_cursors.value END`,
+}
 
-  const credit = db.transaction((settled: SettledInvoice): DomainEvent[] => {
-    advanceCursor.run({ name: cursorName, value: settled.settleIndex })
-    // An invoice the node issued for nobody here (its own income), or one already paid: nothing to credit.
-    const invoice = invoices.byHash(settled.paymentHash)
-    if (!invoice) return []
-    const marked = invoices.markPaid({
-      paymentHash: invoice.payment_hash,
-      paidMsat: settled.amountMsat,
-      paidAt: settled.settledAt,
-      internal: false,
-      settleIndex: settled.settleIndex,
+export function settlement({ sql, fence, node, ledger, invoices, emit, log }: SettlementDeps) {
+  const credit = (settled: SettledInvoice): Promise<DomainEvent[]> =>
+    sql.transaction(async tx => {
+      if (fence) await fence(tx)
+      await tx.run(texts.advanceCursor, { name: cursorName, value: settled.settleIndex })
+      // An invoice the node issued for nobody here (its own income), or one already paid: nothing to credit.
+      const invoice = await invoices.byHashOn(tx, settled.paymentHash)
+      if (!invoice) return []
+      const marked = await invoices.markPaid(tx, {
+        paymentHash: invoice.payment_hash,
+        paidMsat: settled.amountMsat,
+        paidAt: settled.settledAt,
+        internal: false,
+        settleIndex: settled.settleIndex,
+      })
+      if (!marked) return []
+      const posted = await ledger.post(tx, {
+        kind: 'invoice_credit',
+        ref: invoice.payment_hash,
+        legs: [
+          { account: userAccount(invoice.user_id), amountMsat: settled.amountMsat },
+          { account: 'system:lightning', amountMsat: -settled.amountMsat },
+        ],
+        at: settled.settledAt,
+      })
+      // The paid mark was new, so a credit for this hash must not exist; if it does, refuse to commit either.
+      if (!posted) throw new Error(`invoice ${invoice.payment_hash} was credited without its paid mark`)
+      const paid = { ...invoice, paid_at: settled.settledAt, paid_msat: settled.amountMsat, paid_internally: 0, settle_index: settled.settleIndex }
+      return invoicePaidEvents(paid, await ledger.balanceMsat(tx, invoice.user_id))
     })
-    if (!marked) return []
-    const posted = ledger.post({
-      kind: 'invoice_credit',
-      ref: invoice.payment_hash,
-      legs: [
-        { account: userAccount(invoice.user_id), amountMsat: settled.amountMsat },
-        { account: 'system:lightning', amountMsat: -settled.amountMsat },
-      ],
-      at: settled.settledAt,
-    })
-    // The paid mark was new, so a credit for this hash must not exist; if it does, refuse to commit either.
-    if (!posted) throw new Error(`invoice ${invoice.payment_hash} was credited without its paid mark`)
-    return invoicePaidEvents(invoices.byHash(invoice.payment_hash)!, ledger.balanceMsat(invoice.user_id))
-  })
 
   /** Credits one settlement (idempotent) and, after commit, announces it; false when it could not commit. */
-  const apply = (settled: SettledInvoice): boolean => {
+  const apply = async (settled: SettledInvoice): Promise<boolean> => {
     let events: DomainEvent[]
     try {
-      events = credit(settled)
+      events = await credit(settled)
     } catch (err) {
       log.error({ err, paymentHash: settled.paymentHash, settleIndex: settled.settleIndex }, 'settlement not credited')
       return false
@@ -71,7 +81,7 @@ export function settlement({ db, node, ledger, invoices, emit, log }: Settlement
   }
 
   /** The last settle index applied. */
-  const cursor = () => (readCursor.get(cursorName) as number | undefined) ?? 0
+  const cursor = async () => (await sql.one<{ value: number }>(texts.readCursor, [cursorName]))?.value ?? 0
 
   return {
     apply,
@@ -89,26 +99,37 @@ export function settlement({ db, node, ledger, invoices, emit, log }: Settlement
       let following: Subscription | undefined
       let retry: ReturnType<typeof setTimeout> | undefined
       let stopped = false
-      const follow = () => {
+      const follow = async () => {
         if (stopped) return
-        const from = cursor()
+        const from = await cursor()
+        const after = from > 0 || (await sql.one(texts.hasUnpaid)) !== undefined ? from : 'now'
+        if (stopped) return
         let failed = false
         const onFailure = () => {
           if (failed) return
           failed = true
           following?.unsubscribe()
-          retry = setTimeout(follow, retryAfterFailedCreditMs)
+          retry = setTimeout(() => void follow().catch(onStartFailure), retryAfterFailedCreditMs)
         }
-        following = node.settlementsAfter(from > 0 || hasUnpaid.get() !== undefined ? from : 'now').subscribe({
+        // Credits apply one at a time in the node's order: a later one never commits before an earlier one, and
+        // after a failure none that follow it runs (the stream starts again from the stored index).
+        let queue: Promise<void> = Promise.resolve()
+        following = node.settlementsAfter(after).subscribe({
           next: settled => {
-            if (!failed && !apply(settled)) onFailure()
+            queue = queue.then(async () => {
+              if (!failed && !stopped && !(await apply(settled))) onFailure()
+            })
           },
           error: err => log.error({ err }, 'the node settlement stream failed; restart to resume crediting'),
         })
         // A node that replays synchronously may have failed a credit before `following` was assigned.
         if (failed) following.unsubscribe()
       }
-      follow()
+      const onStartFailure = (err: unknown) => {
+        log.error({ err }, 'the settlement stream could not start; retrying')
+        retry = setTimeout(() => void follow().catch(onStartFailure), retryAfterFailedCreditMs)
+      }
+      void follow().catch(onStartFailure)
       return {
         unsubscribe() {
           stopped = true

@@ -1,7 +1,7 @@
 // A wallet's money history as other rooms read it (the NWC room's list_transactions and lookup_invoice, payment
 // notifications) and the sums a caller's spend limit reads inside a payment's transaction (a CLINK debit budget).
 // Plain values, times unix ms: what a room needs from the invoices and payments tables without reading them.
-import type { Db } from '../store/index.js'
+import type { Db, SqlExecutor } from '../store/index.js'
 
 export type TransactionDirection = 'incoming' | 'outgoing'
 export type TransactionState = 'pending' | 'settled' | 'expired' | 'failed'
@@ -43,7 +43,7 @@ export interface PaymentSums {
    * What the payments of `walletId` with these payment hashes take from it: amount + service fee of every pending
    * one whatever its age, and of every succeeded one resolved after `sinceMs`. Failed attempts take nothing.
    */
-  spentMsat(walletId: string, paymentHashes: readonly string[], sinceMs: number): number
+  spentMsat(on: SqlExecutor, walletId: string, paymentHashes: readonly string[], sinceMs: number): Promise<number>
 }
 
 // One wallet's invoices (incoming) and payments (outgoing), named as WalletTransaction names them. An internal
@@ -64,6 +64,16 @@ const walletTransactions = `
     FROM payments p LEFT JOIN invoices i ON i.payment_hash = p.payment_hash
    WHERE p.user_id = @userId`
 
+// The hashes travel as one JSON array: no limit on how many, one statement for any number. The one statement
+// that differs by engine: each has its own function that turns a JSON array into rows.
+const spentOver = (hashRows: string) => `SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0) AS spent
+      FROM ${hashRows} JOIN payments p ON p.payment_hash = h.value AND p.user_id = @userId
+      WHERE p.status = 'pending' OR (p.status = 'succeeded' AND p.resolved_at > @since)`
+const spentText = {
+  sqlite: spentOver('json_each(@hashes) h'),
+  postgres: spentOver('jsonb_array_elements_text(CAST(@hashes AS jsonb)) AS h(value)'),
+}
+
 export function transactionHistory(db: Db) {
   const page = db.prepare(`SELECT * FROM (${walletTransactions})
     WHERE (@direction IS NULL OR direction = @direction) AND (@unpaid = 1 OR state = 'settled')
@@ -72,10 +82,6 @@ export function transactionHistory(db: Db) {
   // A wallet paying its own invoice: the outgoing side answers; a retried payment: its latest attempt.
   const byHash = db.prepare(`SELECT * FROM (${walletTransactions}) WHERE paymentHash = @paymentHash
     ORDER BY direction DESC, createdAt DESC LIMIT 1`)
-  // The hashes travel as one JSON array: no limit on how many, one statement for any number.
-  const spent = db.prepare(`SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0)
-      FROM json_each(@hashes) h JOIN payments p ON p.payment_hash = h.value AND p.user_id = @userId
-      WHERE p.status = 'pending' OR (p.status = 'succeeded' AND p.resolved_at > @since)`).pluck()
 
   return {
     /** Newest first. */
@@ -95,8 +101,11 @@ export function transactionHistory(db: Db) {
       return byHash.get({ userId: walletId, paymentHash, now: nowMs }) as WalletTransaction | undefined
     },
     sums: {
-      spentMsat: (walletId, paymentHashes, sinceMs) =>
-        paymentHashes.length === 0 ? 0 : (spent.get({ userId: walletId, hashes: JSON.stringify(paymentHashes), since: sinceMs }) as number),
+      async spentMsat(on, walletId, paymentHashes, sinceMs) {
+        if (paymentHashes.length === 0) return 0
+        const row = await on.one<{ spent: number }>(spentText[on.engine], { userId: walletId, hashes: JSON.stringify(paymentHashes), since: sinceMs })
+        return Number(row?.spent ?? 0)
+      },
     } satisfies PaymentSums,
   }
 }

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert'
 import { rejects } from 'node:assert/strict'
 import pg from 'pg'
 import fs from 'node:fs'
-import { openStore, postgresSqlStore, sqlErrorKind, toPostgresSchema, type SqlStore } from '../../src/store/index.js'
+import { openStore, postgresSqlStore, sqliteSqlStore, sqlErrorKind, toPostgresSchema, type SqlStore } from '../../src/store/index.js'
 import { tempDataDir } from '../support/daemon.js'
 import { logPostgresSkipped, openEngines, sqliteEngine } from '../support/sql-engines.js'
 
@@ -113,6 +113,35 @@ for (const engine of both.engines) {
     assert.is(results.filter(c => c === 1).length, 10)
     assert.is(results.filter(c => c === 0).length, 40)
     assert.is(await balanceOf(store, 'race'), 0)
+  })
+
+  test('a savepoint that throws rolls back alone; the transaction around it commits the rest', async () => {
+    await userWith(store, 'sp-a', 1000)
+    const outcome = await store.transaction(async tx => {
+      await tx.run('UPDATE users SET balance_msat = balance_msat - 100 WHERE id = ?', ['sp-a'])
+      const refused = await tx
+        .savepoint(async inner => {
+          await inner.run('UPDATE users SET balance_msat = balance_msat - 300 WHERE id = ?', ['sp-a'])
+          await inner.run('UPDATE users SET balance_msat = balance_msat - 5000 WHERE id = ?', ['sp-a']) // CHECK
+        })
+        .then(() => 'applied', (err: unknown) => sqlErrorKind(err))
+      const nested = await tx.savepoint(async inner => {
+        await inner.run('UPDATE users SET balance_msat = balance_msat - 10 WHERE id = ?', ['sp-a'])
+        return inner.savepoint(async deeper => {
+          await deeper.run('UPDATE users SET balance_msat = balance_msat - 1 WHERE id = ?', ['sp-a'])
+          return 'deep'
+        })
+      })
+      return { refused, nested }
+    })
+    assert.equal(outcome, { refused: 'check', nested: 'deep' })
+    assert.is(await balanceOf(store, 'sp-a'), 1000 - 100 - 10 - 1)
+  })
+
+  test('syncOffLoop commits like any transaction (on PostgreSQL it is ignored)', async () => {
+    await userWith(store, 'sp-b', 50)
+    await store.transaction(tx => tx.run('UPDATE users SET balance_msat = 40 WHERE id = ?', ['sp-b']), { syncOffLoop: true })
+    assert.is(await balanceOf(store, 'sp-b'), 40)
   })
 
   test('a statement after its transaction ended is refused', async () => {
@@ -340,3 +369,39 @@ sqliteOnly('a raw-connection write of code resumed in a microtask is not drawn i
 })
 
 sqliteOnly.run()
+
+const offLoop = suite('SqlStore on SQLite: syncOffLoop')
+
+offLoop('a syncOffLoop commit is visible at once but settles only after the WAL sync; the connection is back at FULL', async () => {
+  const dataDir = tempDataDir()
+  const opened = openStore({ dataDir })
+  const pending: ((error: Error | null) => void)[] = []
+  const store = sqliteSqlStore(opened.db, { walSync: done => pending.push(done) })
+  try {
+    await store.exec('CREATE TABLE moves (v INTEGER NOT NULL)')
+    let done = false
+    const committing = store
+      .transaction(tx => tx.run('INSERT INTO moves (v) VALUES (1)'), { syncOffLoop: true })
+      .then(() => (done = true))
+    for (let i = 0; i < 3; i++) await new Promise(resolve => setImmediate(resolve))
+    assert.is((opened.db.prepare('SELECT COUNT(*) AS n FROM moves').get() as { n: number }).n, 1)
+    assert.is(opened.db.pragma('synchronous', { simple: true }), 2)
+    assert.is(pending.length, 1)
+    assert.not.ok(done)
+    // Others are served while the sync runs.
+    assert.is((await store.one<{ n: number }>('SELECT COUNT(*) AS n FROM moves'))!.n, 1)
+    pending[0]!(null)
+    await committing
+    assert.ok(done)
+    const failing = store.transaction(tx => tx.run('INSERT INTO moves (v) VALUES (2)'), { syncOffLoop: true })
+    for (let i = 0; i < 3; i++) await new Promise(resolve => setImmediate(resolve))
+    pending[1]!(new Error('disk gone'))
+    await rejects(failing, /disk gone/)
+  } finally {
+    await store.close()
+    opened.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+})
+
+offLoop.run()

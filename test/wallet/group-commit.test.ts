@@ -1,20 +1,22 @@
-// Group commit on a real SQLite file: movements that arrive together share one transaction, a refused one rolls
-// back alone, and under `synchronous = full` nobody hears "done" before the WAL sync that makes the batch durable.
+// Group commit on a real SQLite file through SqlStore: movements that arrive together share one transaction, a
+// refused one rolls back alone (its savepoint), and under `synchronous = full` nobody hears "done" before the WAL
+// sync that makes the batch durable.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import Database from 'better-sqlite3'
 import path from 'node:path'
-import { groupCommit, type WalSync } from '../../src/wallet/group-commit.js'
+import { sqliteSqlStore, type SqlExecutor, type WalSync } from '../../src/store/index.js'
+import { groupCommit } from '../../src/wallet/group-commit.js'
 import { tempDataDir } from '../support/daemon.js'
 
 const test = suite('group commit')
 
-function walDb(synchronous: 'FULL' | 'NORMAL') {
+function walDb(synchronous: 'FULL' | 'NORMAL', walSync?: WalSync | null) {
   const db = new Database(path.join(tempDataDir(), 'group.sqlite'))
   db.pragma('journal_mode = WAL')
   db.pragma(`synchronous = ${synchronous}`)
   db.exec('CREATE TABLE moves (id INTEGER PRIMARY KEY, amount INTEGER NOT NULL CHECK (amount > 0))')
-  return db
+  return { db, sql: sqliteSqlStore(db, walSync === undefined ? {} : { walSync }) }
 }
 
 /** A WAL sync the test completes by hand. */
@@ -33,24 +35,27 @@ const settled = <T>(promise: Promise<T>) => {
   return state
 }
 const turn = () => new Promise(resolve => setImmediate(resolve))
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await turn()
+}
+const insert = (amount: number) => async (tx: SqlExecutor) =>
+  (await tx.one<{ id: number }>('INSERT INTO moves (amount) VALUES (?) RETURNING id', [amount]))!.id
 
 test('a batch is answered only after its WAL sync; a refused movement rolls back alone', async () => {
-  const db = walDb('FULL')
   const { sync, pending } = manualSync()
-  const commits = groupCommit(db, { walSync: sync })
-  const insert = db.prepare('INSERT INTO moves (amount) VALUES (?)')
-  const first = settled(commits.run(() => insert.run(5).lastInsertRowid))
-  const refused = settled(commits.run(() => insert.run(-1)))
-  const third = settled(commits.run(() => insert.run(7).lastInsertRowid))
-  await turn()
-  await turn()
+  const { db, sql } = walDb('FULL', sync)
+  const commits = groupCommit(sql)
+  const first = settled(commits.run(insert(5)))
+  const refused = settled(commits.run(insert(-1)))
+  const third = settled(commits.run(insert(7)))
+  await turns(4)
   // Committed (visible), synchronous back to FULL for every other writer, but nobody told yet.
   assert.is(db.prepare('SELECT COUNT(*) FROM moves').pluck().get(), 2)
   assert.is(db.pragma('synchronous', { simple: true }), 2)
   assert.is(pending.length, 1)
   assert.not.ok(first.done || refused.done || third.done)
   pending[0]!(null)
-  await turn()
+  await turns(2)
   assert.ok(first.done && third.done && refused.done)
   assert.is(first.value, 1)
   assert.is(third.value, 2)
@@ -59,40 +64,36 @@ test('a batch is answered only after its WAL sync; a refused movement rolls back
 })
 
 test('the next batch gathers while a sync is pending and commits as one once it is done', async () => {
-  const db = walDb('FULL')
   const { sync, pending } = manualSync()
-  const commits = groupCommit(db, { walSync: sync })
-  const insert = db.prepare('INSERT INTO moves (amount) VALUES (?)')
+  const { db, sql } = walDb('FULL', sync)
+  const commits = groupCommit(sql)
   const count = () => db.prepare('SELECT COUNT(*) FROM moves').pluck().get()
-  const first = settled(commits.run(() => insert.run(1)))
-  await turn()
-  const later = [2, 3, 4].map(amount => settled(commits.run(() => insert.run(amount))))
-  await turn()
-  await turn()
+  const first = settled(commits.run(insert(1)))
+  await turns(3)
+  const later = [2, 3, 4].map(amount => settled(commits.run(insert(amount))))
+  await turns(3)
   assert.is(count(), 1) // the second batch waits for the first one's sync
   pending[0]!(null)
-  await turn()
-  await turn()
+  await turns(4)
   assert.ok(first.done)
   assert.is(count(), 4)
   assert.is(pending.length, 2) // one sync for the three that gathered
   assert.not.ok(later.some(job => job.done))
   pending[1]!(null)
-  await turn()
+  await turns(2)
   assert.ok(later.every(job => job.done && job.error === undefined))
   db.close()
 })
 
 test('a failed WAL sync answers every movement of the batch with the error', async () => {
-  const db = walDb('FULL')
   const { sync, pending } = manualSync()
-  const commits = groupCommit(db, { walSync: sync })
-  const insert = db.prepare('INSERT INTO moves (amount) VALUES (?)')
-  const a = settled(commits.run(() => insert.run(1)))
-  const b = settled(commits.run(() => insert.run(2)))
-  await turn()
+  const { db, sql } = walDb('FULL', sync)
+  const commits = groupCommit(sql)
+  const a = settled(commits.run(insert(1)))
+  const b = settled(commits.run(insert(2)))
+  await turns(3)
   pending[0]!(new Error('EIO: disk gone'))
-  await turn()
+  await turns(2)
   assert.match(String(a.error), /EIO/)
   assert.match(String(b.error), /EIO/)
   db.close()
@@ -100,28 +101,42 @@ test('a failed WAL sync answers every movement of the batch with the error', asy
 
 test('the default sync flushes the real WAL file under FULL, and is skipped under NORMAL', async () => {
   for (const level of ['FULL', 'NORMAL'] as const) {
-    const db = walDb(level)
-    const commits = groupCommit(db)
-    const insert = db.prepare('INSERT INTO moves (amount) VALUES (?)')
-    const ids = await Promise.all([1, 2, 3].map(amount => commits.run(() => insert.run(amount).lastInsertRowid)))
+    const { db, sql } = walDb(level)
+    const commits = groupCommit(sql)
+    const ids = await Promise.all([1, 2, 3].map(amount => commits.run(insert(amount))))
     assert.equal(ids, [1, 2, 3])
     assert.is(db.pragma('synchronous', { simple: true }), level === 'FULL' ? 2 : 1)
     db.close()
   }
 })
 
-test('flush() at stop commits what is queued synchronously, without waiting for a sync', async () => {
-  const db = walDb('FULL')
+test('flush() at stop commits what is queued, without waiting for a sync', async () => {
   const { sync, pending } = manualSync()
-  const commits = groupCommit(db, { walSync: sync })
-  const insert = db.prepare('INSERT INTO moves (amount) VALUES (?)')
-  const queued = settled(commits.run(() => insert.run(9).lastInsertRowid))
-  commits.flush()
+  const { db, sql } = walDb('FULL', sync)
+  const commits = groupCommit(sql)
+  const queued = settled(commits.run(insert(9)))
+  await commits.flush()
   assert.is(db.prepare('SELECT COUNT(*) FROM moves').pluck().get(), 1)
-  await turn()
   assert.is(pending.length, 0)
   assert.ok(queued.done)
   assert.is(queued.value, 1)
+  db.close()
+})
+
+test('the fence runs first in the shared transaction; when it refuses, every movement of the batch is refused', async () => {
+  const { db, sql } = walDb('NORMAL', null)
+  let stale = false
+  const commits = groupCommit(sql, {
+    fence: async tx => {
+      await tx.one('SELECT 1 AS one')
+      if (stale) throw new Error('stale epoch')
+    },
+  })
+  assert.is(await commits.run(insert(1)), 1)
+  stale = true
+  const refused = await Promise.allSettled([commits.run(insert(2)), commits.run(insert(3))])
+  assert.ok(refused.every(outcome => outcome.status === 'rejected' && /stale epoch/.test(String(outcome.reason))))
+  assert.is(db.prepare('SELECT COUNT(*) FROM moves').pluck().get(), 1)
   db.close()
 })
 

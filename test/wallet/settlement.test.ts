@@ -18,6 +18,12 @@ import { auditLedger, createWallet, type Wallet } from '../../src/wallet/index.j
 import { isOperationError } from '../../src/bus/errors.js'
 
 const test = suite('settlement and the wallet door')
+/** Credits commit in their own transactions after the node reports them: wait until `done` holds (at most 5 s). */
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done() && waited < 5000; waited += 20) await new Promise(r => setTimeout(r, 20))
+}
+/** Long enough for a replayed stream of a few settlements to be applied (each is one transaction). */
+const replayed = () => new Promise(r => setTimeout(r, 300))
 const log = pino({ level: 'silent' })
 let store: Store
 let node: LightningNode
@@ -37,6 +43,7 @@ function walletOver(n: LightningNode): Wallet {
   bus.events$.subscribe(event => events.push(event))
   return createWallet({
     db: store.db,
+    sql: store.sql,
     tokens: createTokenSigner('settlement-test-secret-0123456789abcdef'),
     random: bytes => randomBytes(bytes),
     now: () => Date.now(),
@@ -77,17 +84,21 @@ test('a settlement reported twice, and again at every start, credits once and is
   const { userId } = wallet.accounts.createAccountWithWallet('receiver')
   const invoice = await wallet.createInvoiceFor(userId, { amountMsat: 21_000, memo: 'twice', extra: { tag: 'demo', order: 7 } })
   await node.mock!.markInvoicePaidExternally(invoice.paymentRequest)
+  await until(() => wallet.accounts.userById(userId)!.balance_msat > 0)
+  await replayed() // the second report of the same settlement
   assert.is(wallet.accounts.userById(userId)!.balance_msat, 21_000)
 
   // Two restarts, each replaying every settlement since the beginning.
-  wallet.stop()
+  await wallet.stop()
   const restarted = walletOver(flaky)
   await restarted.start()
-  restarted.stop()
+  await replayed()
+  await restarted.stop()
   const again = walletOver(flaky)
   await again.start()
+  await replayed()
   assert.is(again.accounts.userById(userId)!.balance_msat, 21_000)
-  again.stop()
+  await again.stop()
 
   const paid = events.filter(e => e.type === 'invoice.paid')
   assert.is(paid.length, 1)
@@ -108,9 +119,10 @@ test('settlements made while the wallet was stopped are credited at its next sta
   await node.mock!.markInvoicePaidExternally(invoice.paymentRequest) // nobody is listening yet
   assert.is(wallet.accounts.userById(userId)!.balance_msat, 0)
   await wallet.start()
+  await until(() => wallet.accounts.userById(userId)!.balance_msat > 0)
   assert.is(wallet.accounts.userById(userId)!.balance_msat, 5_000)
   assert.is(wallet.invoiceByPaymentHash(invoice.paymentHash)!.paid, true)
-  wallet.stop()
+  await wallet.stop()
   assert.ok((await auditLedger(store.sql)).ok)
 })
 
@@ -126,12 +138,13 @@ test('a credit that fails to commit is tried again from the stored index, never 
   await node.mock!.markInvoicePaidExternally(first.paymentRequest)
   await node.mock!.markInvoicePaidExternally(second.paymentRequest)
   const balance = () => wallet.accounts.userById(userId)!.balance_msat
+  await replayed()
   assert.is(balance(), 0, 'a later settlement was credited past one that failed')
   store.db.exec('DROP TRIGGER refuse_first')
   for (let waited = 0; balance() !== 3_000 && waited < 10_000; waited += 50) await new Promise(r => setTimeout(r, 50))
   assert.is(balance(), 3_000)
   assert.is(wallet.invoiceByPaymentHash(first.paymentHash)!.paid, true)
-  wallet.stop()
+  await wallet.stop()
   assert.ok((await auditLedger(store.sql)).ok)
 })
 
@@ -142,6 +155,7 @@ test('the door pays between wallets with the rules of PayInvoice; an app owner p
   const { userId: shop } = wallet.accounts.createAccountWithWallet('shop')
   const funding = await wallet.createInvoiceFor(owner, { amountMsat: 50_000, memo: 'funding' })
   await node.mock!.markInvoicePaidExternally(funding.paymentRequest)
+  await until(() => wallet.accounts.userById(owner)!.balance_msat === 50_000)
 
   const bill = await wallet.createInvoiceFor(shop, { amountMsat: 20_000, memo: 'bill' })
   const paid = await wallet.payInvoiceFor(owner, bill.paymentRequest)
@@ -157,7 +171,7 @@ test('the door pays between wallets with the rules of PayInvoice; an app owner p
   assert.is((await wallet.payInvoiceFor(shop, back.paymentRequest)).feeMsat, 10_000)
   assert.is(wallet.accounts.userById(shop)!.balance_msat, 9_000)
   assert.is(wallet.accounts.userById(owner)!.balance_msat, 41_000)
-  wallet.stop()
+  await wallet.stop()
   assert.ok((await auditLedger(store.sql)).ok)
 })
 

@@ -23,6 +23,7 @@ let dataDir: string
 function walletOver(n: LightningNode): Wallet {
   return createWallet({
     db: store.db,
+    sql: store.sql,
     tokens: createTokenSigner('start-audit-test-secret-0123456789abcdef'),
     random: bytes => randomBytes(bytes),
     now: () => Date.now(),
@@ -47,6 +48,10 @@ async function fundedPair(wallet: Wallet) {
   const payee = wallet.accounts.createAccountWithWallet('payee').userId
   const funding = await wallet.createInvoiceFor(payer, { amountMsat: 100_000, memo: 'funding' })
   await node.mock!.markInvoicePaidExternally(funding.paymentRequest)
+  // The credit commits in its own transaction after the node reports it (when the wallet is following).
+  for (let waited = 0; wallet.accounts.userById(payer)!.balance_msat === 0 && waited < 5000; waited += 20) {
+    await new Promise(r => setTimeout(r, 20))
+  }
   const bill = await wallet.createInvoiceFor(payee, { amountMsat: 10_000, memo: 'bill' })
   return { payer, payee, bill: bill.paymentRequest }
 }
@@ -78,7 +83,7 @@ test('clean books: a payment made before the verdict waits for it and then goes 
   assert.ok((await audit.report).ok)
   assert.is(paid.amountMsat, 10_000)
   assert.is(wallet.accounts.userById(payee)!.balance_msat, 10_000)
-  wallet.stop()
+  await wallet.stop()
 })
 
 test('a balance edited behind the journal: the waiting payment is refused and nothing moves', async () => {
@@ -95,7 +100,7 @@ test('a balance edited behind the journal: the waiting payment is refused and no
   assert.match(refusal ?? '', /^outgoing payments are locked: the ledger audit at start failed/)
   assert.is((await audit.report).balanceMismatches.length, 1)
   assert.is(wallet.accounts.userById(payee)!.balance_msat, 0)
-  wallet.stop()
+  await wallet.stop()
 })
 
 test('a background audit starts once the daemon serves: a payment waits for that and for the verdict', async () => {
@@ -115,7 +120,7 @@ test('a background audit starts once the daemon serves: a payment waits for that
   await payment
   assert.ok(verdict)
   assert.is(wallet.accounts.userById(payee)!.balance_msat, 10_000)
-  wallet.stop()
+  await wallet.stop()
 })
 
 test('a background audit cancelled before it started (a stop during the start) has no verdict, and nothing moves', async () => {
@@ -133,7 +138,7 @@ test('a background audit cancelled before it started (a stop during the start) h
   assert.match((await audit.report.catch((err: Error) => err.message)) as string, /cancelled before it started/)
   assert.match((await refusal) ?? 'it went out', /^outgoing payments are locked/)
   assert.is(wallet.accounts.userById(payee)!.balance_msat, 0)
-  wallet.stop()
+  await wallet.stop()
 })
 
 test('a small journal is audited at once, before anything is served', async () => {
@@ -143,7 +148,7 @@ test('a small journal is audited at once, before anything is served', async () =
   const audit = wallet.auditAtStart(store.file)
   assert.not.ok(audit.background)
   assert.ok((await audit.report).ok)
-  wallet.stop()
+  await wallet.stop()
 })
 
 test.run()

@@ -1,9 +1,10 @@
 // Applications and their users: AddApp, AuthApp, GetApp (operator and app side), AddAppUser, GetAppUser.
 import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { TokenSigner } from '../../auth/index.js'
-import type { Db } from '../../store/index.js'
+import { sqlErrorKind } from '../../store/index.js'
 import type { DomainEvent } from '../../bus/index.js'
-import type { AccountStore, AppRow } from '../accounts.js'
+import type { AccountStore, AppRow, AppUserRow } from '../accounts.js'
+import type { MoneyTransaction } from '../group-commit.js'
 import { userAccount, type Ledger } from '../ledger.js'
 import { positiveSatsAsMsat } from '../msat.js'
 import { describeUser, type UserInfoDeps } from '../describe-user.js'
@@ -12,7 +13,7 @@ import { maxWithdrawableSats, msatToSats } from '../fees.js'
 export interface AppHandlerDeps extends UserInfoDeps {
   accounts: AccountStore
   ledger: Ledger
-  db: Db
+  transaction: MoneyTransaction
   now(): number
   tokens: TokenSigner
   allowBalanceMigration: boolean
@@ -66,17 +67,20 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
       }
       // Zero is no migration; anything else must be a positive amount that stays exact in msat.
       const migratedMsat = input.balance === 0 ? 0 : positiveSatsAsMsat(input.balance, 'balance')
-      const existing = accounts.appUser(identifier)
-      if (existing) {
+      const answerExisting = (existing: AppUserRow) => {
         if (input.fail_if_exists) throw new OperationError('conflict', 'user already exists')
         if (existing.app_id !== ctx.caller.appId) throw new OperationError('conflict', 'identifier is taken by another app')
         return appUserAnswer(identifier)
       }
+      const existing = accounts.appUser(identifier)
+      if (existing) return answerExisting(existing)
       // The new user and its migrated balance commit together, the balance as a posting from `system:migration`.
-      deps.db.transaction(() => {
-        const appUser = accounts.createAppUser(ctx.caller.appId, identifier)
+      // A call that created the same identifier meanwhile wins: this one's insert is refused (unique) and rolls back
+      // with its balance, and it answers as for an existing user.
+      const winner = await deps.transaction(async (tx): Promise<AppUserRow | null> => {
+        const appUser = await accounts.createAppUserOn(tx, ctx.caller.appId, identifier)
         if (migratedMsat > 0) {
-          deps.ledger.post({
+          await deps.ledger.post(tx, {
             kind: 'balance_migration',
             ref: appUser.user_id,
             legs: [
@@ -86,8 +90,13 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
             at: deps.now(),
           })
         }
-      })()
-      return appUserAnswer(identifier)
+        return null
+      }).catch((err: unknown) => {
+        const winner = sqlErrorKind(err) === 'unique' ? accounts.appUser(identifier) : undefined
+        if (!winner) throw err
+        return winner
+      })
+      return winner === null ? appUserAnswer(identifier) : answerExisting(winner)
     },
     GetAppUser: async (input, ctx) => {
       const appUser = accounts.appUser(input.user_identifier)

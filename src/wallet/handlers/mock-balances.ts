@@ -3,7 +3,7 @@
 // audit still balances. Without the node's mock controls both answer upstream's error.
 import { OperationError, type HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../../node/index.js'
-import type { Db } from '../../store/index.js'
+import type { MoneyTransaction } from '../group-commit.js'
 import type { AccountStore } from '../accounts.js'
 import { appUserOrCreate } from '../app-users.js'
 import { userAccount, type Ledger } from '../ledger.js'
@@ -14,31 +14,37 @@ export const mockDisabledReason =
   'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only'
 
 export interface MockBalanceDeps {
-  db: Db
+  transaction: MoneyTransaction
   ledger: Ledger
   accounts: AccountStore
   node: LightningNode
   now(): number
 }
 
-export function mockBalanceHandlers({ db, ledger, accounts, node, now }: MockBalanceDeps): HandlerTable {
-  const insertChange = db.prepare('INSERT INTO mock_balance_changes (user_id, from_msat, to_msat, changed_at) VALUES (?, ?, ?, ?)')
+const insertChange = 'INSERT INTO mock_balance_changes (user_id, from_msat, to_msat, changed_at) VALUES (?, ?, ?, ?) RETURNING serial'
+const lockedBalance = 'SELECT balance_msat FROM users WHERE id = ? FOR UPDATE'
 
-  const setBalance = db.transaction((userId: string, targetMsat: number) => {
-    const fromMsat = ledger.balanceMsat(userId)
-    const at = now()
-    const serial = insertChange.run(userId, fromMsat, targetMsat, at).lastInsertRowid
-    const delta = targetMsat - fromMsat
-    ledger.post({
-      kind: 'mock_balance',
-      ref: String(serial),
-      legs: [
-        { account: userAccount(userId), amountMsat: delta },
-        { account: 'system:mock', amountMsat: -delta },
-      ],
-      at,
+export function mockBalanceHandlers({ transaction, ledger, accounts, node, now }: MockBalanceDeps): HandlerTable {
+  const setBalance = (userId: string, targetMsat: number) =>
+    transaction(async tx => {
+      // The difference is posted, so the balance it is taken from is locked first on PostgreSQL.
+      const fromMsat =
+        tx.engine === 'postgres'
+          ? ((await tx.one<{ balance_msat: number }>(lockedBalance, [userId]))?.balance_msat ?? 0)
+          : await ledger.balanceMsat(tx, userId)
+      const at = now()
+      const { serial } = (await tx.one<{ serial: number }>(insertChange, [userId, fromMsat, targetMsat, at]))!
+      const delta = targetMsat - fromMsat
+      await ledger.post(tx, {
+        kind: 'mock_balance',
+        ref: String(serial),
+        legs: [
+          { account: userAccount(userId), amountMsat: delta },
+          { account: 'system:mock', amountMsat: -delta },
+        ],
+        at,
+      })
     })
-  })
 
   const requireMock = () => {
     if (!node.mock) throw new OperationError('forbidden', mockDisabledReason)
@@ -49,13 +55,13 @@ export function mockBalanceHandlers({ db, ledger, accounts, node, now }: MockBal
       // Upstream creates the user before it refuses; clients saw the user appear either way.
       const appUser = appUserOrCreate(accounts, ctx.caller.appId, input.user_identifier)
       requireMock()
-      setBalance(appUser.user_id, nonNegativeSatsAsMsat(input.amount, 'amount'))
+      await setBalance(appUser.user_id, nonNegativeSatsAsMsat(input.amount, 'amount'))
       return {}
     },
     SetMockAppBalance: async (input, ctx) => {
       requireMock()
       const app = accounts.appById(ctx.caller.appId)!
-      setBalance(app.owner_user_id, nonNegativeSatsAsMsat(input.amount, 'amount'))
+      await setBalance(app.owner_user_id, nonNegativeSatsAsMsat(input.amount, 'amount'))
       return {}
     },
   }

@@ -2,13 +2,13 @@
 // payment to an on-chain address this service issued. One transaction each: both wallets unlocked, the sender
 // debited amount + fee, the receiver credited, the fee collector paid, the row written.
 import { OperationError, type DomainEvent, type HandlerTable } from '../../bus/index.js'
-import type { Db } from '../../store/index.js'
+import type { SqlExecutor } from '../../store/index.js'
 import type { AccountStore } from '../accounts.js'
 import { appUserOf, appUserOrCreate } from '../app-users.js'
 import type { FeeCollectors } from '../fee-collectors.js'
 import type { GroupCommit } from '../group-commit.js'
 import type { FeePolicy } from '../fees.js'
-import { userAccount, type Leg, type Ledger } from '../ledger.js'
+import { lockWallets, userAccount, type Leg, type Ledger } from '../ledger.js'
 import { msatAsSats, msatPerSat, positiveSatsAsMsat } from '../msat.js'
 import type { OutgoingGate } from '../payments/outgoing-gate.js'
 import { refusals } from '../payments/store.js'
@@ -38,7 +38,6 @@ export interface TransferRow {
 }
 
 export interface TransferDeps {
-  db: Db
   ledger: Ledger
   collectors: FeeCollectors
   fees: FeePolicy
@@ -48,12 +47,14 @@ export interface TransferDeps {
   now(): number
 }
 
-export function transferDesk({ db, ledger, collectors, fees, gate, commits, emit, now }: TransferDeps) {
-  const insert = db.prepare(`INSERT INTO transfers
+const texts = {
+  insert: `INSERT INTO transfers
       (kind, from_user_id, to_user_id, fee_collector_user_id, amount_msat, fee_msat, address, tx_hash, created_at)
-      VALUES (@kind, @fromUserId, @toUserId, @feeCollectorId, @amountMsat, @feeMsat, @address, @txHash, @createdAt)`)
-  const bySerial = db.prepare('SELECT * FROM transfers WHERE serial = ?')
-  const locked = db.prepare('SELECT locked FROM users WHERE id = ?').pluck()
+      VALUES (@kind, @fromUserId, @toUserId, @feeCollectorId, @amountMsat, @feeMsat, @address, @txHash, @createdAt)
+      RETURNING *`,
+}
+
+export function transferDesk({ ledger, collectors, fees, gate, commits, emit, now }: TransferDeps) {
 
   /** Internal sends cost `internal_user_fee_bps` for managed users and `internal_root_fee_bps` for app owners. */
   const feeMsatFor = (fromUserId: string, amountMsat: number) => {
@@ -61,43 +62,44 @@ export function transferDesk({ db, ledger, collectors, fees, gate, commits, emit
     return Math.ceil((Math.ceil(amountMsat / msatPerSat) * bps) / 10_000) * msatPerSat
   }
 
-  const move = db.transaction((terms: TransferTerms) => {
-    if (locked.get(terms.fromUserId) !== 0) throw new OperationError('forbidden', refusals.locked)
-    if (locked.get(terms.toUserId) !== 0) throw new OperationError('forbidden', 'the receiving user is locked')
+  const move = async (tx: SqlExecutor, terms: TransferTerms) => {
     const feeMsat = feeMsatFor(terms.fromUserId, terms.amountMsat)
     const feeCollectorId = feeMsat > 0 ? collectors.collectorFor(terms.fromUserId) : null
+    // Every wallet the transfer moves, locked in id order on PostgreSQL: two transfers between the same wallets in
+    // opposite directions then wait for each other instead of deadlocking.
+    const locked = await lockWallets(tx, [terms.fromUserId, terms.toUserId, feeCollectorId])
+    if (locked.get(terms.fromUserId) !== 0) throw new OperationError('forbidden', refusals.locked)
+    if (locked.get(terms.toUserId) !== 0) throw new OperationError('forbidden', 'the receiving user is locked')
     const at = now()
-    const serial = Number(
-      insert.run({
-        kind: terms.kind,
-        fromUserId: terms.fromUserId,
-        toUserId: terms.toUserId,
-        feeCollectorId,
-        amountMsat: terms.amountMsat,
-        feeMsat,
-        address: terms.address ?? null,
-        txHash: terms.txHash ?? null,
-        createdAt: at,
-      }).lastInsertRowid,
-    )
+    const transfer = (await tx.one<TransferRow>(texts.insert, {
+      kind: terms.kind,
+      fromUserId: terms.fromUserId,
+      toUserId: terms.toUserId,
+      feeCollectorId,
+      amountMsat: terms.amountMsat,
+      feeMsat,
+      address: terms.address ?? null,
+      txHash: terms.txHash ?? null,
+      createdAt: at,
+    }))!
     const legs: Leg[] = [
       { account: userAccount(terms.fromUserId), amountMsat: -(terms.amountMsat + feeMsat) },
       { account: userAccount(terms.toUserId), amountMsat: terms.amountMsat },
     ]
     if (feeCollectorId) legs.push({ account: userAccount(feeCollectorId), amountMsat: feeMsat })
-    ledger.post({ kind: 'transfer', ref: String(serial), legs, at })
+    await ledger.post(tx, { kind: 'transfer', ref: String(transfer.serial), legs, at })
     return {
-      transfer: bySerial.get(serial) as TransferRow,
-      fromBalanceMsat: ledger.balanceMsat(terms.fromUserId),
-      toBalanceMsat: ledger.balanceMsat(terms.toUserId),
+      transfer,
+      fromBalanceMsat: await ledger.balanceMsat(tx, terms.fromUserId),
+      toBalanceMsat: await ledger.balanceMsat(tx, terms.toUserId),
     }
-  })
+  }
 
   return {
     /** Moves money between two wallets; throws (moving nothing) on a locked wallet or too small a balance. */
     async transfer(terms: TransferTerms): Promise<TransferRow> {
       await gate.whenOpen()
-      const { transfer, fromBalanceMsat, toBalanceMsat } = await commits.run(() => move(terms))
+      const { transfer, fromBalanceMsat, toBalanceMsat } = await commits.run(tx => move(tx, terms))
       const onChain = transfer.kind === 'address'
       const common = {
         serial: transfer.serial,

@@ -90,7 +90,7 @@ export function invoiceIssuer({ node, accounts, invoices, commits, now, callback
       blind: request.blind ?? false,
       extra,
     }
-    return commits.run(() => invoices.insert(row))
+    return commits.run(tx => invoices.insert(tx, row))
   }
 }
 

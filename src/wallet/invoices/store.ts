@@ -1,6 +1,6 @@
 // Invoice rows: what each invoice a wallet receives on carries for crediting, callbacks, zaps and extensions,
 // and the paid mark that, with the ledger's `invoice_credit`, makes sure an invoice is credited at most once.
-import type { Db } from '../../store/index.js'
+import type { Db, SqlExecutor } from '../../store/index.js'
 
 export interface InvoiceRow {
   serial: number
@@ -62,19 +62,42 @@ export interface PaidMark {
 /** BOLT11 is case-insensitive; invoices are stored and looked up in lower case. */
 export const normalizedRequest = (paymentRequest: string) => paymentRequest.trim().toLowerCase()
 
-export function invoiceStore(db: Db) {
-  const insert = db.prepare(`INSERT INTO invoices
+const insertText = `INSERT INTO invoices
       (payment_hash, payment_request, user_id, app_id, amount_msat, memo, description_hash, created_at, expires_at,
        payer_user_id, product_id, offer_id, callback_url, callback_token, callback_reject_unauthorized, payer_data,
        zap_request, blind, extra)
       VALUES (@paymentHash, @paymentRequest, @userId, @appId, @amountMsat, @memo, @descriptionHash, @createdAt,
               @expiresAt, @payerUserId, @productId, @offerId, @callbackUrl, @callbackToken,
-              @callbackRejectUnauthorized, @payerData, @zapRequest, @blind, @extra)`)
-  const byRequest = db.prepare('SELECT * FROM invoices WHERE payment_request = ?')
-  const byHash = db.prepare('SELECT * FROM invoices WHERE payment_hash = ?')
-  const markPaid = db.prepare(`UPDATE invoices
+              @callbackRejectUnauthorized, @payerData, @zapRequest, @blind, @extra) RETURNING *`
+const byHashText = 'SELECT * FROM invoices WHERE payment_hash = ?'
+const markPaidText = `UPDATE invoices
       SET paid_at = @paidAt, paid_msat = @paidMsat, paid_internally = @internal, settle_index = @settleIndex
-      WHERE payment_hash = @paymentHash AND paid_at IS NULL`)
+      WHERE payment_hash = @paymentHash AND paid_at IS NULL`
+
+/** The invoice statements of money transactions, on their `tx` (either engine). */
+export const invoiceMoves = {
+  async insert(tx: SqlExecutor, row: NewInvoiceRow): Promise<InvoiceRow> {
+    return (await tx.one<InvoiceRow>(insertText, {
+      ...row,
+      paymentRequest: normalizedRequest(row.paymentRequest),
+      callbackRejectUnauthorized: row.callbackRejectUnauthorized ? 1 : 0,
+      blind: row.blind ? 1 : 0,
+    }))!
+  },
+  /** The invoice as `on` (a money transaction) sees it. */
+  byHashOn: (on: SqlExecutor, paymentHash: string) => on.one<InvoiceRow>(byHashText, [paymentHash.toLowerCase()]),
+  /**
+   * Marks an unpaid invoice paid; false when it was paid already (a redelivered settlement, or a race between an
+   * internal payment and one over Lightning). Run it in the transaction that posts the credit.
+   */
+  async markPaid(tx: SqlExecutor, mark: PaidMark): Promise<boolean> {
+    return (await tx.run(markPaidText, { ...mark, internal: mark.internal ? 1 : 0 })).changes === 1
+  },
+}
+
+export function invoiceStore(db: Db) {
+  const byRequest = db.prepare('SELECT * FROM invoices WHERE payment_request = ?')
+  const byHash = db.prepare(byHashText)
   const forOffer = db.prepare(`SELECT * FROM invoices
       WHERE user_id = @userId AND offer_id = @offerId AND (@includeUnpaid = 1 OR paid_at IS NOT NULL) ORDER BY serial`)
   const forgetExpired = db.prepare(`DELETE FROM invoices WHERE payment_hash = ? AND paid_at IS NULL AND expires_at <= ?
@@ -84,24 +107,9 @@ export function invoiceStore(db: Db) {
       WHERE extra IS NOT NULL AND json_extract(extra, '$.tag') = ? AND paid_at IS NOT NULL ORDER BY paid_at, serial`)
 
   return {
-    insert(row: NewInvoiceRow): InvoiceRow {
-      insert.run({
-        ...row,
-        paymentRequest: normalizedRequest(row.paymentRequest),
-        callbackRejectUnauthorized: row.callbackRejectUnauthorized ? 1 : 0,
-        blind: row.blind ? 1 : 0,
-      })
-      return byHash.get(row.paymentHash) as InvoiceRow
-    },
+    ...invoiceMoves,
     byRequest: (paymentRequest: string) => byRequest.get(normalizedRequest(paymentRequest)) as InvoiceRow | undefined,
     byHash: (paymentHash: string) => byHash.get(paymentHash.toLowerCase()) as InvoiceRow | undefined,
-    /**
-     * Marks an unpaid invoice paid; false when it was paid already (a redelivered settlement, or a race between an
-     * internal payment and one over Lightning). Run it in the transaction that posts the credit.
-     */
-    markPaid(mark: PaidMark): boolean {
-      return markPaid.run({ ...mark, internal: mark.internal ? 1 : 0 }).changes === 1
-    },
     forOffer: (userId: string, offerId: string, includeUnpaid: boolean) =>
       forOffer.all({ userId, offerId, includeUnpaid: includeUnpaid ? 1 : 0 }) as InvoiceRow[],
     paidTagged: (tag: string) => paidTagged.all(tag) as InvoiceRow[],

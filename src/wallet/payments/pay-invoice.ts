@@ -108,7 +108,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
   }
 
   const payInternally = async (terms: PaymentTerms, invoice: InvoiceRow, limit?: TransactionLimit): Promise<PaidInvoice> => {
-    const paid = await commits.run(() => payments.payInternally(terms, invoice, limit))
+    const paid = await commits.run(tx => payments.payInternally(tx, terms, invoice, limit))
     emit({
       type: 'payment.settled',
       walletId: terms.payerId,
@@ -130,7 +130,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
 
   const payExternally = async (terms: PaymentTerms, paymentRequest: string, limit?: TransactionLimit): Promise<PaidInvoice> => {
     const maxFeeMsat = routingFeeLimitSats(Math.ceil(terms.amountMsat / msatPerSat), fees) * msatPerSat
-    const started = await commits.run(() => payments.startExternal(terms, maxFeeMsat, limit))
+    const started = await commits.run(tx => payments.startExternal(tx, terms, maxFeeMsat, limit))
     const pending = started.payment
     emit({
       type: 'user.operation',
@@ -144,7 +144,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     } catch (err) {
       // The node's contract: a thrown OperationError means it refused up front and sent nothing.
       if (isOperationError(err)) {
-        resolution.refund(pending, err.message)
+        await resolution.refund(pending, err.message)
         throw err
       }
       deps.log.error({ err, paymentHash: terms.paymentHash }, 'the node failed while paying; the payment stays pending')
@@ -160,7 +160,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
         return { payment: current, payerBalanceMsat: deps.accounts.userById(terms.payerId)!.balance_msat }
       }
       case 'failed':
-        resolution.refund(pending, outcome.failureReason)
+        await resolution.refund(pending, outcome.failureReason)
         throw new OperationError('upstream_failed', outcome.failureReason)
       case 'in_flight':
         resolution.watch(pending)
@@ -181,7 +181,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
       const t = await target(request.invoice)
       const terms = termsFor(payerId, t, request)
       const callerLimit = request.spendLimit
-      const limit = callerLimit && ((paying: PaymentTerms) => callerLimit(paying, deps.sums))
+      const limit: TransactionLimit | undefined = callerLimit && ((tx, paying) => callerLimit(tx, paying, deps.sums))
       if ('internal' in t) return payInternally(terms, t.internal, limit)
       return payExternally(terms, t.external.paymentRequest, limit)
     },

@@ -70,8 +70,8 @@ export function paymentResolution({ store, commits, node, emit, timers, now, log
   }
 
   const settle = async (payment: PaymentRow, outcome: Extract<PaymentOutcome, { status: 'succeeded' }>) => {
-    const resolved = await commits.run(() =>
-      store.settle(payment.serial, {
+    const resolved = await commits.run(tx =>
+      store.settle(tx, payment.serial, {
         routingFeeMsat: outcome.feeMsat,
         preimage: outcome.preimage,
         at: outcome.settledAt,
@@ -81,17 +81,17 @@ export function paymentResolution({ store, commits, node, emit, timers, now, log
     return resolved
   }
 
-  const refund = (payment: PaymentRow, reason: string) => {
-    const resolved = store.refund(payment.serial, { reason, at: now() })
+  const refund = async (payment: PaymentRow, reason: string) => {
+    const resolved = await commits.run(tx => store.refund(tx, payment.serial, { reason, at: now() }))
     if (resolved) announce(resolved)
     return resolved
   }
 
   /** Applies a tracked outcome; `undefined` (never attempted) refunds. Returns false while still in flight. */
   const apply = async (payment: PaymentRow, outcome: PaymentOutcome | undefined): Promise<boolean> => {
-    if (outcome === undefined) refund(payment, neverAttemptedReason)
+    if (outcome === undefined) await refund(payment, neverAttemptedReason)
     else if (outcome.status === 'succeeded') await settle(payment, outcome)
-    else if (outcome.status === 'failed') refund(payment, outcome.failureReason)
+    else if (outcome.status === 'failed') await refund(payment, outcome.failureReason)
     else return false
     return true
   }

@@ -6,8 +6,8 @@
 // external payment, `payment_settle` or `payment_refund`. An internal payment is complete in its debit (which pays
 // the fee collector) and the receiver's `invoice_credit`.
 import { OperationError } from '../../bus/index.js'
-import type { Db } from '../../store/index.js'
-import { userAccount, type Leg, type Ledger } from '../ledger.js'
+import type { Db, SqlExecutor } from '../../store/index.js'
+import { lockWallets, userAccount, type Leg, type Ledger } from '../ledger.js'
 import type { InvoiceRow, InvoiceStore } from '../invoices/store.js'
 import { normalizedRequest } from '../invoices/store.js'
 import { userOperation, type UserOperation } from '../user-operations.js'
@@ -44,12 +44,13 @@ export interface PaymentTerms {
 }
 
 /**
- * A caller's own limit on one payment (a CLINK debit budget), run inside the payment's transaction after the
- * repeat checks and before the payer is debited, so payments against one limit serialise on SQLite and the limit
- * sees every one committed before it. It refuses by throwing an OperationError: the payment then rolls back alone
- * (its savepoint in the group commit). Rows it writes commit or roll back with the payment.
+ * A caller's own limit on one payment (a CLINK debit budget), run on the payment's `tx` after the repeat checks and
+ * before the payer is debited, so payments against one limit serialise (the payer's row is locked first on
+ * PostgreSQL) and the limit sees every one committed before it. It refuses by throwing an OperationError: the
+ * payment then rolls back alone (its savepoint in the group commit). Rows it writes commit or roll back with it.
  */
-export type SpendLimit = (payment: PaymentTerms) => void
+export type SpendLimit = (tx: SqlExecutor, payment: PaymentTerms) => Promise<void>
+
 
 export interface InternalPaid {
   payment: PaymentRow
@@ -76,28 +77,52 @@ export const refusals = {
     'this invoice copies the payment hash of another invoice of this service and cannot be paid; pay the original invoice',
 }
 
-export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
-  const insert = db.prepare(`INSERT INTO payments
+const texts = {
+  insert: `INSERT INTO payments
       (payment_hash, payment_request, user_id, fee_collector_user_id, amount_msat, service_fee_msat,
        max_routing_fee_msat, routing_fee_msat, internal, status, preimage, failure_reason, created_at, resolved_at)
       VALUES (@payment_hash, @payment_request, @user_id, @fee_collector_user_id, @amount_msat, @service_fee_msat,
               @max_routing_fee_msat, @routing_fee_msat, @internal, @status, @preimage, @failure_reason, @created_at,
-              @resolved_at)`)
-  const bySerial = db.prepare('SELECT * FROM payments WHERE serial = ?')
+              @resolved_at) RETURNING serial`,
+  bySerial: 'SELECT * FROM payments WHERE serial = ?',
   // The latest attempt at a hash: the live one when there is one (at most one is, see 070_payments_per_invoice.sql).
-  const byHash = db.prepare(`SELECT * FROM payments WHERE payment_hash = ?
-      ORDER BY status = 'failed', serial DESC LIMIT 1`)
+  byHash: `SELECT * FROM payments WHERE payment_hash = ?
+      ORDER BY CASE WHEN status = 'failed' THEN 1 ELSE 0 END, serial DESC LIMIT 1`,
   // Through payments_hash: an index on the invoice text would take every payment at a random place in ~170 bytes
   // per row (074_payments_without_request_index.sql).
-  const latestOfPayer = db.prepare(`SELECT * FROM payments WHERE payment_hash = ? AND payment_request = ? AND user_id = ?
-      ORDER BY serial DESC LIMIT 1`)
-  const liveByHash = db.prepare(`SELECT payment_request, status FROM payments WHERE payment_hash = ? AND status <> 'failed'`)
-  const pending = db.prepare(`SELECT * FROM payments WHERE status = 'pending' ORDER BY serial`)
-  const succeed = db.prepare(`UPDATE payments SET status = 'succeeded', routing_fee_msat = @routingFeeMsat,
-      preimage = @preimage, resolved_at = @at WHERE serial = @serial AND status = 'pending'`)
-  const fail = db.prepare(`UPDATE payments SET status = 'failed', failure_reason = @reason, resolved_at = @at
-      WHERE serial = @serial AND status = 'pending'`)
-  const locked = db.prepare('SELECT locked FROM users WHERE id = ?').pluck()
+  latestOfPayer: `SELECT * FROM payments WHERE payment_hash = ? AND payment_request = ? AND user_id = ?
+      ORDER BY serial DESC LIMIT 1`,
+  liveByHash: `SELECT payment_request, status FROM payments WHERE payment_hash = ? AND status <> 'failed'`,
+  pending: `SELECT * FROM payments WHERE status = 'pending' ORDER BY serial`,
+  succeed: `UPDATE payments SET status = 'succeeded', routing_fee_msat = @routingFeeMsat,
+      preimage = @preimage, resolved_at = @at WHERE serial = @serial AND status = 'pending' RETURNING *`,
+  fail: `UPDATE payments SET status = 'failed', failure_reason = @reason, resolved_at = @at
+      WHERE serial = @serial AND status = 'pending' RETURNING *`,
+}
+
+/** What an invoice payment needs of the invoices: the paid mark, on the payment's `tx`. */
+type InvoicePaidMark = Pick<InvoiceStore, 'markPaid'>
+
+/** The payment rows as the wallet reads them outside money transactions, and the money movements. */
+export function paymentStore(db: Db, ledger: Ledger, invoices: InvoicePaidMark) {
+  const bySerial = db.prepare(texts.bySerial)
+  const byHash = db.prepare(texts.byHash)
+  const latestOfPayer = db.prepare(texts.latestOfPayer)
+  const pending = db.prepare(texts.pending)
+  return {
+    /** The latest attempt at this payment hash (the live one, when one is pending or succeeded). */
+    byHash: (paymentHash: string) => byHash.get(paymentHash.toLowerCase()) as PaymentRow | undefined,
+    bySerial: (serial: number) => bySerial.get(serial) as PaymentRow | undefined,
+    /** The payer's latest attempt at this invoice (`paymentHash` is the invoice's). */
+    latestOfPayer: (paymentHash: string, paymentRequest: string, payerId: string) =>
+      latestOfPayer.get(paymentHash.toLowerCase(), normalizedRequest(paymentRequest), payerId) as PaymentRow | undefined,
+    pending: () => pending.all() as PaymentRow[],
+    ...paymentMovements(ledger, invoices),
+  }
+}
+
+/** Every statement that moves money for a payment: each function runs on the `tx` of one money transaction. */
+export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
 
   /**
    * The checks every payment re-runs inside its transaction. Repeats are per invoice: attempts that failed block
@@ -105,16 +130,22 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
    * for good. Only the node's own rule reaches across invoices: one live payment per hash, so while an invoice with
    * the same hash is in flight a second one waits its turn, and a hash that was paid is never paid again.
    */
-  const refuseRepeat = (payerId: string, paymentHash: string, paymentRequest: string) => {
+  const refuseRepeat = async (tx: SqlExecutor, terms: PaymentTerms, receiverId: string | null) => {
+    const { payerId, paymentHash, paymentRequest } = terms
+    // Every wallet the payment moves, locked in id order for the rest of it (PostgreSQL): the repeat checks, the
+    // caller's limit and the debit of one wallet serialise, and two payments between the same wallets in opposite
+    // directions wait for each other instead of deadlocking.
+    // (SQLite has one writer at a time: only the payer's flag is read there.)
+    const locked = await lockWallets(tx, tx.engine === 'postgres' ? [payerId, receiverId, terms.feeCollectorId] : [payerId])
     if (locked.get(payerId) !== 0) throw new OperationError('forbidden', refusals.locked)
-    const live = liveByHash.get(paymentHash) as { payment_request: string; status: PaymentStatus } | undefined
+    const live = await tx.one<{ payment_request: string; status: PaymentStatus }>(texts.liveByHash, [paymentHash])
     if (!live) return
     const sameInvoice = live.payment_request === normalizedRequest(paymentRequest)
     if (live.status === 'succeeded') throw new OperationError('conflict', sameInvoice ? refusals.alreadyPaid : refusals.hashPaid)
     throw new OperationError('conflict', sameInvoice ? refusals.inProgress : refusals.hashInFlight)
   }
 
-  const debit = (terms: PaymentTerms, internal: boolean, maxRoutingFeeMsat: number): PaymentRow => {
+  const debit = async (tx: SqlExecutor, terms: PaymentTerms, internal: boolean, maxRoutingFeeMsat: number): Promise<PaymentRow> => {
     const row: Omit<PaymentRow, 'serial'> = {
       payment_hash: terms.paymentHash,
       payment_request: normalizedRequest(terms.paymentRequest),
@@ -131,7 +162,7 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
       created_at: terms.at,
       resolved_at: internal ? terms.at : null,
     }
-    const serial = Number(insert.run(row).lastInsertRowid)
+    const serial = (await tx.one<{ serial: number }>(texts.insert, row))!.serial
     const total = terms.amountMsat + terms.serviceFeeMsat
     // An internal payment is settled as it is made, so its fee goes to the collector in the debit itself; an
     // external one parks the fee in `system:lightning` until the node says what routing cost.
@@ -146,12 +177,12 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
             { account: userAccount(terms.payerId), amountMsat: -total },
             { account: 'system:lightning', amountMsat: total },
           ]
-    ledger.post({ kind: 'payment_debit', ref: String(serial), legs, at: terms.at })
+    await ledger.post(tx, { kind: 'payment_debit', ref: String(serial), legs, at: terms.at })
     return { serial, ...row }
   }
 
   /** The fee left after routing goes to the collector; `system:lightning` keeps what the network took. */
-  const postSettle = (payment: PaymentRow, routingFeeMsat: number, at: number) => {
+  const postSettle = async (tx: SqlExecutor, payment: PaymentRow, routingFeeMsat: number, at: number) => {
     const share = payment.fee_collector_user_id === null ? 0 : Math.max(0, payment.service_fee_msat - routingFeeMsat)
     const legs: Leg[] =
       share > 0
@@ -160,30 +191,22 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
             { account: 'system:lightning', amountMsat: -share },
           ]
         : []
-    ledger.post({ kind: 'payment_settle', ref: String(payment.serial), legs, at })
+    await ledger.post(tx, { kind: 'payment_settle', ref: String(payment.serial), legs, at })
   }
 
   return {
-    /** The latest attempt at this payment hash (the live one, when one is pending or succeeded). */
-    byHash: (paymentHash: string) => byHash.get(paymentHash.toLowerCase()) as PaymentRow | undefined,
-    bySerial: (serial: number) => bySerial.get(serial) as PaymentRow | undefined,
-    /** The payer's latest attempt at this invoice (`paymentHash` is the invoice's). */
-    latestOfPayer: (paymentHash: string, paymentRequest: string, payerId: string) =>
-      latestOfPayer.get(paymentHash.toLowerCase(), normalizedRequest(paymentRequest), payerId) as PaymentRow | undefined,
-    pending: () => pending.all() as PaymentRow[],
-
     /**
      * Pays one of the wallets' own invoices: debits the payer amount + fee, marks the invoice paid (internal),
-     * credits the receiver and the fee collector, and records the payment, all in one commit.
+     * credits the receiver and the fee collector, and records the payment, all on `tx` (one commit).
      */
-    payInternally: db.transaction((terms: PaymentTerms, invoice: InvoiceRow, limit?: SpendLimit): InternalPaid => {
-      refuseRepeat(terms.payerId, terms.paymentHash, terms.paymentRequest)
-      limit?.(terms)
+    async payInternally(tx: SqlExecutor, terms: PaymentTerms, invoice: InvoiceRow, limit?: SpendLimit): Promise<InternalPaid> {
+      await refuseRepeat(tx, terms, invoice.user_id)
+      if (limit) await limit(tx, terms)
       // The paid mark first: when it changes nothing, the invoice was paid meanwhile (internally or over Lightning).
       const paid = { paymentHash: invoice.payment_hash, paidMsat: terms.amountMsat, paidAt: terms.at, internal: true }
-      if (!invoices.markPaid({ ...paid, settleIndex: null })) throw new OperationError('conflict', refusals.alreadyPaid)
-      const payment = debit(terms, true, 0)
-      const credited = ledger.post({
+      if (!(await invoices.markPaid(tx, { ...paid, settleIndex: null }))) throw new OperationError('conflict', refusals.alreadyPaid)
+      const payment = await debit(tx, terms, true, 0)
+      const credited = await ledger.post(tx, {
         kind: 'invoice_credit',
         ref: invoice.payment_hash,
         legs: [
@@ -196,35 +219,37 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
       return {
         payment,
         invoice: { ...invoice, paid_at: terms.at, paid_msat: terms.amountMsat, paid_internally: 1, settle_index: null },
-        payerBalanceMsat: ledger.balanceMsat(terms.payerId),
-        receiverBalanceMsat: ledger.balanceMsat(invoice.user_id),
+        payerBalanceMsat: await ledger.balanceMsat(tx, terms.payerId),
+        receiverBalanceMsat: await ledger.balanceMsat(tx, invoice.user_id),
       }
-    }),
+    },
 
     /** Debits amount + fee and records the payment as pending, before the node is asked to send anything. */
-    startExternal: db.transaction((terms: PaymentTerms, maxRoutingFeeMsat: number, limit?: SpendLimit): Resolved => {
-      refuseRepeat(terms.payerId, terms.paymentHash, terms.paymentRequest)
-      limit?.(terms)
-      const payment = debit(terms, false, maxRoutingFeeMsat)
-      return { payment, payerBalanceMsat: ledger.balanceMsat(terms.payerId) }
-    }),
+    async startExternal(tx: SqlExecutor, terms: PaymentTerms, maxRoutingFeeMsat: number, limit?: SpendLimit): Promise<Resolved> {
+      await refuseRepeat(tx, terms, null)
+      if (limit) await limit(tx, terms)
+      const payment = await debit(tx, terms, false, maxRoutingFeeMsat)
+      return { payment, payerBalanceMsat: await ledger.balanceMsat(tx, terms.payerId) }
+    },
 
     /** The node paid: the fee collector gets the service fee minus routing. Undefined if already resolved. */
-    settle: db.transaction(
-      (serial: number, outcome: { routingFeeMsat: number; preimage: string; at: number }): Resolved | undefined => {
-        if (succeed.run({ serial, ...outcome }).changes === 0) return undefined
-        const payment = bySerial.get(serial) as PaymentRow
-        postSettle(payment, outcome.routingFeeMsat, outcome.at)
-        return { payment, payerBalanceMsat: ledger.balanceMsat(payment.user_id) }
-      },
-    ),
+    async settle(
+      tx: SqlExecutor,
+      serial: number,
+      outcome: { routingFeeMsat: number; preimage: string; at: number },
+    ): Promise<Resolved | undefined> {
+      const payment = await tx.one<PaymentRow>(texts.succeed, { serial, ...outcome })
+      if (!payment) return undefined
+      await postSettle(tx, payment, outcome.routingFeeMsat, outcome.at)
+      return { payment, payerBalanceMsat: await ledger.balanceMsat(tx, payment.user_id) }
+    },
 
     /** The payment certainly did not happen: the payer gets amount + fee back. Undefined if already resolved. */
-    refund: db.transaction((serial: number, failure: { reason: string; at: number }): Resolved | undefined => {
-      if (fail.run({ serial, ...failure }).changes === 0) return undefined
-      const payment = bySerial.get(serial) as PaymentRow
+    async refund(tx: SqlExecutor, serial: number, failure: { reason: string; at: number }): Promise<Resolved | undefined> {
+      const payment = await tx.one<PaymentRow>(texts.fail, { serial, ...failure })
+      if (!payment) return undefined
       const total = payment.amount_msat + payment.service_fee_msat
-      ledger.post({
+      await ledger.post(tx, {
         kind: 'payment_refund',
         ref: String(serial),
         legs: [
@@ -233,8 +258,8 @@ export function paymentStore(db: Db, ledger: Ledger, invoices: InvoiceStore) {
         ],
         at: failure.at,
       })
-      return { payment, payerBalanceMsat: ledger.balanceMsat(payment.user_id) }
-    }),
+      return { payment, payerBalanceMsat: await ledger.balanceMsat(tx, payment.user_id) }
+    },
   }
 }
 
