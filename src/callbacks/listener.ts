@@ -8,9 +8,10 @@ import type { GuardOptions } from './outbound-guard.js'
 
 export interface PaidCallbackDeps {
   events$: Observable<DomainEvent>
-  invoice(paymentHash: string):
+  invoice(paymentHash: string): Promise<
     | { paymentRequest: string; callback: { url: string; token: string | null; rejectUnauthorized: boolean }; payerData: unknown }
     | undefined
+  >
   savedCallbackUrl(walletId: string): string | undefined
   guard: GuardOptions
   log: Logger
@@ -26,10 +27,10 @@ export function startPaidCallbacks(deps: PaidCallbackDeps): Subscription {
       mergeMap(async event => {
         try {
           // Most paid invoices have no callback: the wallet's event says so without the invoice being read.
-          let invoice = event.callbackUrl === undefined ? deps.invoice(event.paymentHash) : undefined
+          let invoice = event.callbackUrl === undefined ? await deps.invoice(event.paymentHash) : undefined
           const url = (event.callbackUrl ?? invoice?.callback.url) || deps.savedCallbackUrl(event.walletId) || ''
           if (!url) return
-          invoice ??= deps.invoice(event.paymentHash)
+          invoice ??= await deps.invoice(event.paymentHash)
           if (!invoice) return
           const payerData =
             invoice.payerData && typeof invoice.payerData === 'object'

@@ -34,8 +34,8 @@ export interface DebitPayerDeps {
 
 export function debitPayer({ store, limitStore, wallet, events$, outbox, now: clockNow, log }: DebitPayerDeps) {
   /** The answer for a payment the node has resolved, or undefined while it is pending. */
-  const resolvedAnswer = (paymentHash: string): DebitAnswer | undefined => {
-    const payment = wallet.paymentByHash(paymentHash)
+  const resolvedAnswer = async (paymentHash: string): Promise<DebitAnswer | undefined> => {
+    const payment = await wallet.paymentByHash(paymentHash)
     if (!payment || payment.status === 'pending') return undefined
     return payment.status === 'succeeded' ? ok(payment.preimage ?? '') : gfy(2)
   }
@@ -52,7 +52,7 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
   /** Answers a payment that resolved after its run gave up waiting, exactly once (the guarded move decides). */
   const answerLate = async (row: DebitPaymentRow) => {
     if (row.answer !== 'awaiting' || !outbox()) return
-    const answer = resolvedAnswer(row.payment_hash)
+    const answer = await resolvedAnswer(row.payment_hash)
     if (!answer || !(await store.moveAnswer(row.payment_hash, 'awaiting', 'answered'))) return
     send(row, answer)
   }
@@ -69,11 +69,11 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
         // Only while the grant is still the expired one: a grant the user gave meanwhile stays.
         if (err instanceof DebitRefusal && err.reason === 'expired') await store.resetExpired(p.userId, p.requester, clockNow())
         if (hash !== undefined && (await store.debitPayment(hash))) {
-          const late = resolvedAnswer(hash)
+          const late = await resolvedAnswer(hash)
           if (!late && (await store.moveAnswer(hash, 'paying', 'awaiting'))) {
             // It may have resolved between the throw and the move; then nobody else will answer it.
             const row = (await store.debitPayment(hash))!
-            const now = resolvedAnswer(hash)
+            const now = await resolvedAnswer(hash)
             if (now && (await store.moveAnswer(hash, 'awaiting', 'answered'))) {
               return now.res === 'ok' ? { status: 'paid', answer: now } : { status: 'refused', answer: now, error: err }
             }
@@ -94,7 +94,7 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
       if (await store.isParked(requestId)) return 'later'
       const row = await store.paymentForRequest(requestId)
       if (!row) return undefined
-      const answer = resolvedAnswer(row.payment_hash)
+      const answer = await resolvedAnswer(row.payment_hash)
       if (!answer) {
         await store.moveAnswer(row.payment_hash, 'paying', 'awaiting')
         return 'later'

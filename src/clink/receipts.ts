@@ -61,7 +61,7 @@ export function receiptBook({ store, events$, wallet, outbox, now, log }: Receip
     async flush(): Promise<void> {
       for (const row of await store.allOwed()) {
         try {
-          const invoice = wallet.invoiceByPaymentHash(row.payment_hash)
+          const invoice = await wallet.invoiceByPaymentHash(row.payment_hash)
           if (invoice?.paid) {
             if (await send(row)) log.info({ paymentHash: row.payment_hash, requestId: row.request_id }, 'owed CLINK receipt sent')
           } else if (!invoice || row.expires_at + keepAfterExpiryMs < now()) {

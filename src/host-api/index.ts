@@ -9,8 +9,8 @@ import { positiveSatsAsMsat, type CreatedInvoice, type InvoiceForWallet, type Wa
 export interface HostWalletDoor {
   createInvoiceFor(walletId: string, request: InvoiceForWallet): Promise<CreatedInvoice>
   payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment>
-  invoiceByPaymentHash(paymentHash: string): WalletInvoice | undefined
-  paymentByHash(paymentHash: string): WalletPayment | undefined
+  invoiceByPaymentHash(paymentHash: string): Promise<WalletInvoice | undefined>
+  paymentByHash(paymentHash: string): Promise<WalletPayment | undefined>
 }
 
 const hostStatus = { pending: 'pending', succeeded: 'success', failed: 'failed' } as const
@@ -54,7 +54,7 @@ export function hostPaymentHandlers({ wallet, rates }: { wallet: HostWalletDoor;
         // An external payment whose outcome is not known yet stays pending in the wallet: say so, as LNbits does.
         if (isOperationError(err) && err.code === 'upstream_failed') {
           const hash = paymentHashOf(input.bolt11)
-          const pending = hash ? wallet.paymentByHash(hash) : undefined
+          const pending = hash ? await wallet.paymentByHash(hash) : undefined
           if (pending?.status === 'pending') return { payment_hash: hash!, checking_id: hash!, status: 'pending' as const }
         }
         throw err
@@ -63,8 +63,8 @@ export function hostPaymentHandlers({ wallet, rates }: { wallet: HostWalletDoor;
 
     HostGetPayment: async (input, ctx) => {
       const hash = input.payment_hash.toLowerCase()
-      const invoice = wallet.invoiceByPaymentHash(hash)
-      const payment = wallet.paymentByHash(hash)
+      const invoice = await wallet.invoiceByPaymentHash(hash)
+      const payment = await wallet.paymentByHash(hash)
       // A payment of our own invoice by our own wallet has both rows: the caller's side wins.
       if (payment && (payment.walletId === ctx.caller.walletId || !invoice)) {
         const mine = payment.walletId === ctx.caller.walletId

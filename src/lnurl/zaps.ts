@@ -31,7 +31,7 @@ export interface ZapReceiptDeps {
   events$: Observable<DomainEvent>
   keys: LnurlKeysStore
   /** The paid invoice's zap request, bolt11 and the wallet/app it was issued for. */
-  invoice(paymentHash: string): { walletId: string; appId: string | null; paymentRequest: string; zapRequest: string | null } | undefined
+  invoice(paymentHash: string): Promise<{ walletId: string; appId: string | null; paymentRequest: string; zapRequest: string | null } | undefined>
   /** Hex secret key of the app that signs receipts for this invoice. */
   signingKey(invoice: { walletId: string; appId: string | null }): string | undefined
   /** The preimage, when the node knows it. */
@@ -55,7 +55,7 @@ export function publishZapReceipts(deps: ZapReceiptDeps): Subscription {
         if (paid.zap === false || publishing.has(paid.paymentHash)) return
         publishing.add(paid.paymentHash)
         try {
-          const invoice = deps.invoice(paid.paymentHash)
+          const invoice = await deps.invoice(paid.paymentHash)
           if (!invoice?.zapRequest || (await keys.zapReceiptFor(paid.paymentHash)) !== undefined) return
           const zap = validateZapRequest(invoice.zapRequest, undefined)
           // Checked when the zap request was given (receiptRelays); the publisher skips, and logs, the ones its

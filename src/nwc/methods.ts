@@ -42,7 +42,7 @@ export const nwcNotificationTypes = ['payment_received', 'payment_sent'] as cons
 export interface NwcWallet extends WalletHistory {
   createInvoiceFor(walletId: string, request: InvoiceForWallet): Promise<CreatedInvoice>
   payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment & { feeMsat: number }>
-  paymentByHash(paymentHash: string): WalletPayment | undefined
+  paymentByHash(paymentHash: string): Promise<WalletPayment | undefined>
 }
 
 export interface NodeFacts {
@@ -91,7 +91,7 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
       }
     },
 
-    get_balance: async ({ connection }) => ({ balance: transactions.balanceMsat(connection.user_id) }),
+    get_balance: async ({ connection }) => ({ balance: await transactions.balanceMsat(connection.user_id) }),
 
     make_invoice: async ({ connection, params }) => {
       const amount = positiveInt(params.amount, 'amount')
@@ -109,7 +109,7 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
           ...(expiry !== undefined ? { expirySeconds: expiry } : {}),
         }),
       )
-      return transactions.byPaymentHash(connection.user_id, created.paymentHash, clock.now()) ?? missing()
+      return (await transactions.byPaymentHash(connection.user_id, created.paymentHash, clock.now())) ?? missing()
     },
 
     lookup_invoice: async ({ connection, params }) => {
@@ -117,7 +117,7 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
       const invoice = optionalString(params.invoice, 'invoice')
       if (hash === undefined && invoice === undefined) throw new NwcError('OTHER', 'payment_hash or invoice is required')
       const paymentHash = hash?.toLowerCase() ?? decodeInvoice(invoice!).paymentHash
-      return transactions.byPaymentHash(connection.user_id, paymentHash, clock.now()) ?? missing()
+      return (await transactions.byPaymentHash(connection.user_id, paymentHash, clock.now())) ?? missing()
     },
 
     list_transactions: async ({ connection, params }) => {
@@ -133,7 +133,7 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
         ...(params.unpaid === true ? { unpaid: true } : {}),
         ...(type !== undefined ? { type } : {}),
       }
-      return { transactions: transactions.list(connection.user_id, query, clock.now()) }
+      return { transactions: await transactions.list(connection.user_id, query, clock.now()) }
     },
 
     pay_invoice: async ({ connection, requestId, params }) => {
@@ -164,7 +164,7 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
       } catch (err) {
         // The reservation stays only while the wallet holds this connection's money for the invoice: a payment of
         // this wallet still pending (outcome unknown) keeps counting, anything else moved nothing.
-        const payment = wallet.paymentByHash(decoded.paymentHash)
+        const payment = await wallet.paymentByHash(decoded.paymentHash)
         const heldByUs = payment?.walletId === connection.user_id && payment.status === 'pending'
         if (!heldByUs) await bookkeeping(() => store.releaseSpend(requestId), requestId)
         throw err

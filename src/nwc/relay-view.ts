@@ -33,7 +33,7 @@ export interface NwcRelayView extends NwcDirectory {
   /** The info of every live connection (published at start and on the relays of a SIGHUP). */
   announcements(): NwcAnnouncement[]
   /** What a paid invoice or a sent payment tells the wallet's live connections. */
-  noticesFor(event: DomainEvent): NwcNotice[]
+  noticesFor(event: DomainEvent): Promise<NwcNotice[]>
 }
 
 export function nwcRelayView(store: ConnectionDirectory, transactions: WalletTransactionReader, clock: Clock): NwcRelayView {
@@ -44,10 +44,10 @@ export function nwcRelayView(store: ConnectionDirectory, transactions: WalletTra
     serviceSecret: hexToBytes(c.service_secret),
     methods: methodsOf(c),
   })
-  const notices = (walletId: string, paymentHash: string, type: (typeof nwcNotificationTypes)[number]): NwcNotice[] => {
+  const notices = async (walletId: string, paymentHash: string, type: (typeof nwcNotificationTypes)[number]): Promise<NwcNotice[]> => {
     const connections = store.liveOfUser(walletId, clock.now())
     if (connections.length === 0) return []
-    const transaction = transactions.byPaymentHash(walletId, paymentHash, clock.now())
+    const transaction = await transactions.byPaymentHash(walletId, paymentHash, clock.now())
     if (!transaction || transaction.type !== (type === 'payment_received' ? 'incoming' : 'outgoing')) return []
     const notice = { notification_type: type, notification: transaction }
     return connections.map(c => ({
@@ -70,7 +70,7 @@ export function nwcRelayView(store: ConnectionDirectory, transactions: WalletTra
       return connection && live(connection) ? announce(connection) : undefined
     },
     announcements: () => store.all().filter(live).map(announce),
-    noticesFor(event) {
+    async noticesFor(event) {
       if (event.type === 'invoice.paid') return notices(event.walletId, event.paymentHash, 'payment_received')
       if (event.type === 'payment.settled') return notices(event.walletId, event.paymentHash, 'payment_sent')
       return []

@@ -38,8 +38,8 @@ export type WalletHistory = Pick<Wallet, 'transactions' | 'transactionByPaymentH
 export function walletTransactionReader(wallet: WalletHistory) {
   return {
     /** Newest first; `from`/`until` are unix seconds, inclusive. */
-    list(userId: string, query: TransactionQuery, nowMs: number): NwcTransaction[] {
-      const rows = wallet.transactions(
+    async list(userId: string, query: TransactionQuery, nowMs: number): Promise<NwcTransaction[]> {
+      const rows = await wallet.transactions(
         userId,
         {
           fromMs: (query.from ?? 0) * 1000,
@@ -53,11 +53,11 @@ export function walletTransactionReader(wallet: WalletHistory) {
       )
       return rows.map(transactionOf)
     },
-    byPaymentHash(userId: string, paymentHash: string, nowMs: number): NwcTransaction | undefined {
-      const row = wallet.transactionByPaymentHash(userId, paymentHash, nowMs)
+    async byPaymentHash(userId: string, paymentHash: string, nowMs: number): Promise<NwcTransaction | undefined> {
+      const row = await wallet.transactionByPaymentHash(userId, paymentHash, nowMs)
       return row && transactionOf(row)
     },
-    balanceMsat: (userId: string): number => wallet.balanceMsat(userId),
+    balanceMsat: (userId: string): Promise<number> => wallet.balanceMsat(userId),
   }
 }
 

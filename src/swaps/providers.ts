@@ -20,9 +20,9 @@ export interface Provider {
 /** What swaps need of the wallet: the normal payment path and its fee rules. */
 export interface SwapWallet {
   payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment>
-  paymentByHash(paymentHash: string): WalletPayment | undefined
-  paymentOperationByHash(paymentHash: string): UserOperation | undefined
-  outgoingServiceFeeSats(payerId: string, amountSats: number): number
+  paymentByHash(paymentHash: string): Promise<WalletPayment | undefined>
+  paymentOperationByHash(paymentHash: string): Promise<UserOperation | undefined>
+  outgoingServiceFeeSats(payerId: string, amountSats: number): Promise<number>
   routingFeeLimitSats(amountSats: number): number
 }
 

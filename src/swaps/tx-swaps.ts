@@ -258,7 +258,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       try {
         await wallet.payInvoiceFor(userId, swap.invoice)
       } catch (err) {
-        const payment = wallet.paymentByHash(swap.payment_hash)
+        const payment = await wallet.paymentByHash(swap.payment_hash)
         if (!payment) {
           // Refused before anything was recorded (balance, lock, gate): the quote may be paid again.
           refusal = isOperationError(err) ? err : new OperationError('upstream_failed', 'the swap invoice could not be paid')
@@ -269,7 +269,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
         }
         // Otherwise the payment is in flight: the claim (or its failure) decides, below.
       }
-      const payment = wallet.paymentByHash(swap.payment_hash)
+      const payment = await wallet.paymentByHash(swap.payment_hash)
       if (payment) await store.setPaymentSerial(swap.id, payment.operationSerial)
       if (refusal) throw refusal
       const txId = await claimed
@@ -308,8 +308,8 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     },
 
     async list(userId: string | null) {
-      return (await store.txSwapsOf(userId)).map(swap => {
-        const operation = swap.user_id === null ? undefined : wallet.paymentOperationByHash(swap.payment_hash)
+      return Promise.all((await store.txSwapsOf(userId)).map(async swap => {
+        const operation = swap.user_id === null ? undefined : await wallet.paymentOperationByHash(swap.payment_hash)
         return {
           quote: quoteOf(swap),
           ...(operation && swap.status !== 'quoted' ? { operation_payment: operation } : {}),
@@ -317,7 +317,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
           ...(swap.address ? { address_paid: swap.address } : {}),
           ...(swap.claim_tx_id ? { tx_id: swap.claim_tx_id } : {}),
         }
-      })
+      }))
     },
 
     /**

@@ -68,21 +68,21 @@ export interface Wallet {
    */
   payInvoiceFor(walletId: string, paymentRequest: string, opts?: { spendLimit?: SpendLimit }): Promise<WalletPayment & { feeMsat: number }>
   /** The invoices issued to `walletId` for a CLINK offer, oldest first; only the paid ones unless asked. */
-  offerInvoices(walletId: string, offerId: string, includeUnpaid: boolean): OfferInvoiceView[]
-  invoiceByPaymentHash(paymentHash: string): WalletInvoice | undefined
-  paymentByHash(paymentHash: string): WalletPayment | undefined
+  offerInvoices(walletId: string, offerId: string, includeUnpaid: boolean): Promise<OfferInvoiceView[]>
+  invoiceByPaymentHash(paymentHash: string): Promise<WalletInvoice | undefined>
+  paymentByHash(paymentHash: string): Promise<WalletPayment | undefined>
   /** A wallet's balance now (0 for an unknown wallet). */
-  balanceMsat(walletId: string): number
+  balanceMsat(walletId: string): Promise<number>
   /** A wallet's invoices and payments, newest first (NIP-47 list_transactions). */
-  transactions(walletId: string, query: WalletTransactionQuery, now: number): WalletTransaction[]
+  transactions(walletId: string, query: WalletTransactionQuery, now: number): Promise<WalletTransaction[]>
   /** One of a wallet's invoices or payments by payment hash: its own payment of it first, else the latest. */
-  transactionByPaymentHash(walletId: string, paymentHash: string, now: number): WalletTransaction | undefined
+  transactionByPaymentHash(walletId: string, paymentHash: string, now: number): Promise<WalletTransaction | undefined>
   /** A payment as the wallet's operation history shows it (UserOperation), or undefined. */
-  paymentOperationByHash(paymentHash: string): UserOperation | undefined
+  paymentOperationByHash(paymentHash: string): Promise<UserOperation | undefined>
   /** Deletes an unpaid invoice of an extension (`extra.tag`) that expired by `now`. */
-  forgetExpiredInvoice(paymentHash: string, tag: string, now: number): boolean
+  forgetExpiredInvoice(paymentHash: string, tag: string, now: number): Promise<boolean>
   /** Every paid invoice whose `extra.tag` is `tag`, oldest first (re-delivery to extensions at start). */
-  paidInvoicesTagged(tag: string): WalletPaidInvoice[]
+  paidInvoicesTagged(tag: string): Promise<WalletPaidInvoice[]>
   /** An invoice for a product (`p:<id>` CLINK offers); undefined when there is no such product. */
   productInvoiceFor(productId: string, appId?: string): Promise<CreatedInvoice | undefined>
 
@@ -94,7 +94,7 @@ export interface Wallet {
   /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
   attachSwapPayer(payer: AddressSwapPayer): void
   /** The service fee `payerId` would pay on an outgoing invoice of `amountSats` (0 for an app owner). */
-  outgoingServiceFeeSats(payerId: string, amountSats: number): number
+  outgoingServiceFeeSats(payerId: string, amountSats: number): Promise<number>
   /** The routing fee limit the wallet gives the node for a payment of `amountSats`. */
   routingFeeLimitSats(amountSats: number): number
   /** Refuses every outgoing payment and transfer from now on (the start-up audit failed). */

@@ -119,11 +119,11 @@ export function createWallet(deps: WalletDeps): Wallet {
   const collectors = feeCollectors(db, defaultApp.owner_user_id)
   const gate = outgoingGate()
   const commits = groupCommit(deps.sql, deps.fence === undefined ? {} : { fence: deps.fence })
-  const invoices = invoiceStore(db)
+  const invoices = invoiceStore(deps.sql)
   const issue = invoiceIssuer({ node, accounts, invoices, commits, now, callbackGuard: { allowLoopback: deps.allowLoopbackCallbacks ?? false } })
   const settled = settlement({ sql: deps.sql, ...(deps.fence ? { fence: deps.fence } : {}), node, ledger, invoices, emit, log })
-  const payments = paymentStore(db, ledger, invoices)
-  const history = transactionHistory(db)
+  const payments = paymentStore(deps.sql, ledger, invoices)
+  const history = transactionHistory(deps.sql)
   const resolution = paymentResolution({ store: payments, commits, node, emit, timers: deps.timers ?? systemTimers, now, log })
   const payer = invoicePayer({
     node, accounts, invoices, payments, commits, resolution, collectors, sums: history.sums, gate, fees: deps.fees, emit, now, log,
@@ -142,17 +142,17 @@ export function createWallet(deps: WalletDeps): Wallet {
       issue,
       zapRelayRefusal: deps.zapRelayRefusal ?? relayRefusal([], { allowLoopback: deps.allowLoopbackCallbacks ?? false }),
     }),
-    ...productHandlers({ db, random: deps.random, now, issue, relayUrl: deps.relayUrl }),
+    ...productHandlers({ sql: deps.sql, random: deps.random, now, issue, relayUrl: deps.relayUrl }),
     ...paymentHandlers({ accounts, invoices, payer, payments, node, debitLimit: deps.debitLimit }),
     ...transferHandlers(accounts, transfers),
-    ...addressHandlers({ db, node, transfers, random: deps.random, now, swaps: () => swapPayer }),
+    ...addressHandlers({ sql: deps.sql, node, transfers, random: deps.random, now, swaps: () => swapPayer }),
     ...banHandlers({ transaction, ledger, now }),
     ...mockBalanceHandlers({ transaction, ledger, accounts, node, now }),
-    ...operationsHistoryHandlers(db),
+    ...operationsHistoryHandlers(deps.sql),
     ...liveStreamHandlers(operations.asObservable()),
     ...views.handlers,
     ...userInfoHandlers({
-      db,
+      sql: deps.sql,
       accounts,
       fees: deps.fees,
       relayUrl: deps.relayUrl,
@@ -175,7 +175,7 @@ export function createWallet(deps: WalletDeps): Wallet {
     appsMetrics,
     openBalanceReader: () => openBalanceReader(db),
     ...walletMoneyViews({ issue, payer, invoices, payments }),
-    balanceMsat: (walletId: string) => accounts.userById(walletId)?.balance_msat ?? 0,
+    balanceMsat: (walletId: string) => ledger.balanceMsat(deps.sql, walletId),
     transactions: history.list,
     transactionByPaymentHash: history.byPaymentHash,
     /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
@@ -183,14 +183,14 @@ export function createWallet(deps: WalletDeps): Wallet {
       swapPayer = payer
     },
     /** The service fee `payerId` would pay on an outgoing invoice of `amountSats` (0 for an app owner). */
-    outgoingServiceFeeSats(payerId: string, amountSats: number): number {
+    async outgoingServiceFeeSats(payerId: string, amountSats: number): Promise<number> {
       return collectors.isAppOwner(payerId) ? 0 : serviceFeeSats(amountSats, deps.fees)
     },
     /** The routing fee limit the wallet gives the node for a payment of `amountSats`. */
     routingFeeLimitSats: (amountSats: number) => routingFeeLimitSats(amountSats, deps.fees),
     /** An invoice for a product (`p:<id>` CLINK offers); undefined when there is no such product. */
     async productInvoiceFor(productId: string, appId?: string): Promise<CreatedInvoice | undefined> {
-      const row = await productInvoice(db, issue, productId, appId === undefined ? {} : { appId })
+      const row = await productInvoice(deps.sql, issue, productId, appId === undefined ? {} : { appId })
       return row && { paymentHash: row.payment_hash, paymentRequest: row.payment_request, amountMsat: row.amount_msat, expiresAt: row.expires_at }
     },
     /** Refuses every outgoing payment and transfer from now on (the start-up audit failed). */
@@ -231,7 +231,7 @@ export function createWallet(deps: WalletDeps): Wallet {
      */
     async start(): Promise<void> {
       settlementStream = settled.start()
-      const reconciling = resolution.reconcilePending()
+      const reconciling = await resolution.reconcilePending()
       if (reconciling.pending === 0) return
       log.info({ pending: reconciling.pending }, 'resolving payments left pending by the last stop, in the background')
       void reconciling.done.then(counts => counts && log.info(counts, 'resolved payments left pending by the last stop'))

@@ -152,8 +152,8 @@ export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyView
     },
 
     /** The invoices issued to `walletId` for a CLINK offer, oldest first; only the paid ones unless asked. */
-    offerInvoices(walletId: string, offerId: string, includeUnpaid: boolean): OfferInvoiceView[] {
-      return invoices.forOffer(walletId, offerId, includeUnpaid).map(row => ({
+    async offerInvoices(walletId: string, offerId: string, includeUnpaid: boolean): Promise<OfferInvoiceView[]> {
+      return (await invoices.forOffer(walletId, offerId, includeUnpaid)).map(row => ({
         paymentRequest: row.payment_request,
         offerId: row.offer_id!,
         paidAt: row.paid_at,
@@ -162,19 +162,19 @@ export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyView
       }))
     },
 
-    invoiceByPaymentHash(paymentHash: string): WalletInvoice | undefined {
-      const row = invoices.byHash(paymentHash)
+    async invoiceByPaymentHash(paymentHash: string): Promise<WalletInvoice | undefined> {
+      const row = await invoices.byHash(paymentHash)
       return row && invoiceView(row)
     },
 
-    paymentByHash(paymentHash: string): WalletPayment | undefined {
-      const row = payments.byHash(paymentHash)
+    async paymentByHash(paymentHash: string): Promise<WalletPayment | undefined> {
+      const row = await payments.byHash(paymentHash)
       return row && paymentView(row)
     },
 
     /** A payment as the wallet's operation history shows it (UserOperation), or undefined. */
-    paymentOperationByHash(paymentHash: string): UserOperation | undefined {
-      const row = payments.byHash(paymentHash)
+    async paymentOperationByHash(paymentHash: string): Promise<UserOperation | undefined> {
+      const row = await payments.byHash(paymentHash)
       return row && paymentOperation(row)
     },
 
@@ -182,8 +182,8 @@ export function walletMoneyViews({ issue, payer, invoices, payments }: MoneyView
     forgetExpiredInvoice: (paymentHash: string, tag: string, now: number) => invoices.forgetExpired(paymentHash, tag, now),
 
     /** Every paid invoice whose `extra.tag` is `tag`, oldest first (re-delivery to extensions at start). */
-    paidInvoicesTagged(tag: string): WalletPaidInvoice[] {
-      return invoices.paidTagged(tag).map(row => ({
+    async paidInvoicesTagged(tag: string): Promise<WalletPaidInvoice[]> {
+      return (await invoices.paidTagged(tag)).map(row => ({
         walletId: row.user_id,
         paymentHash: row.payment_hash,
         amountMsat: row.paid_msat!,

@@ -1,7 +1,7 @@
 // A wallet's money history as other rooms read it (the NWC room's list_transactions and lookup_invoice, payment
 // notifications) and the sums a caller's spend limit reads inside a payment's transaction (a CLINK debit budget).
 // Plain values, times unix ms: what a room needs from the invoices and payments tables without reading them.
-import type { Db, SqlExecutor } from '../store/index.js'
+import type { SqlExecutor, SqlStore } from '../store/index.js'
 
 export type TransactionDirection = 'incoming' | 'outgoing'
 export type TransactionState = 'pending' | 'settled' | 'expired' | 'failed'
@@ -51,9 +51,9 @@ export interface PaymentSums {
 const walletTransactions = `
   SELECT 'incoming' AS direction,
          CASE WHEN paid_at IS NOT NULL THEN 'settled' WHEN expires_at <= @now THEN 'expired' ELSE 'pending' END AS state,
-         payment_hash AS paymentHash, payment_request AS paymentRequest, memo, description_hash AS descriptionHash,
-         COALESCE(paid_msat, amount_msat) AS amountMsat, 0 AS feeMsat, NULL AS preimage, created_at AS createdAt,
-         expires_at AS expiresAt, paid_at AS settledAt
+         payment_hash AS "paymentHash", payment_request AS "paymentRequest", memo, description_hash AS "descriptionHash",
+         COALESCE(paid_msat, amount_msat) AS "amountMsat", 0 AS "feeMsat", NULL AS preimage, created_at AS "createdAt",
+         expires_at AS "expiresAt", paid_at AS "settledAt"
     FROM invoices WHERE user_id = @userId
   UNION ALL
   SELECT 'outgoing',
@@ -74,19 +74,23 @@ const spentText = {
   postgres: spentOver('jsonb_array_elements_text(CAST(@hashes AS jsonb)) AS h(value)'),
 }
 
-export function transactionHistory(db: Db) {
-  const page = db.prepare(`SELECT * FROM (${walletTransactions})
-    WHERE (@direction IS NULL OR direction = @direction) AND (@unpaid = 1 OR state = 'settled')
-      AND createdAt >= @fromMs AND createdAt <= @untilMs
-    ORDER BY createdAt DESC, paymentHash LIMIT @limit OFFSET @offset`)
+// Aliases quoted: PostgreSQL folds unquoted names to lower case. A parameter only compared with NULL is cast, or
+// PostgreSQL cannot tell its type.
+const texts = {
+  page: `SELECT * FROM (${walletTransactions}) t
+    WHERE (CAST(@direction AS TEXT) IS NULL OR direction = @direction) AND (@unpaid = 1 OR state = 'settled')
+      AND "createdAt" >= @fromMs AND "createdAt" <= @untilMs
+    ORDER BY "createdAt" DESC, "paymentHash" LIMIT @limit OFFSET @offset`,
   // A wallet paying its own invoice: the outgoing side answers; a retried payment: its latest attempt.
-  const byHash = db.prepare(`SELECT * FROM (${walletTransactions}) WHERE paymentHash = @paymentHash
-    ORDER BY direction DESC, createdAt DESC LIMIT 1`)
+  byHash: `SELECT * FROM (${walletTransactions}) t WHERE "paymentHash" = @paymentHash
+    ORDER BY direction DESC, "createdAt" DESC LIMIT 1`,
+}
 
+export function transactionHistory(sql: SqlStore) {
   return {
     /** Newest first. */
-    list(walletId: string, query: WalletTransactionQuery, nowMs: number): WalletTransaction[] {
-      return page.all({
+    list(walletId: string, query: WalletTransactionQuery, nowMs: number): Promise<WalletTransaction[]> {
+      return sql.many<WalletTransaction>(texts.page, {
         userId: walletId,
         now: nowMs,
         direction: query.direction ?? null,
@@ -95,10 +99,10 @@ export function transactionHistory(db: Db) {
         untilMs: query.untilMs,
         limit: query.limit,
         offset: query.offset,
-      }) as WalletTransaction[]
+      })
     },
-    byPaymentHash(walletId: string, paymentHash: string, nowMs: number): WalletTransaction | undefined {
-      return byHash.get({ userId: walletId, paymentHash, now: nowMs }) as WalletTransaction | undefined
+    byPaymentHash(walletId: string, paymentHash: string, nowMs: number): Promise<WalletTransaction | undefined> {
+      return sql.one<WalletTransaction>(texts.byHash, { userId: walletId, paymentHash, now: nowMs })
     },
     sums: {
       async spentMsat(on, walletId, paymentHashes, sinceMs) {

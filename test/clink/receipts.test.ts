@@ -29,7 +29,7 @@ function setup(dataDir: string, paid: Set<string>, now = () => Date.now()) {
   const book = receiptBook({
     store: receiptStore(store.sql),
     events$: events,
-    wallet: { invoiceByPaymentHash: hash => (paid.has(hash) || hash.startsWith('unpaid') ? ({ paid: paid.has(hash) } as never) : undefined) },
+    wallet: { invoiceByPaymentHash: async hash => (paid.has(hash) || hash.startsWith('unpaid') ? ({ paid: paid.has(hash) } as never) : undefined) },
     outbox: () => outbox,
     now,
     log,

@@ -107,8 +107,8 @@ test('a settlement reported twice, and again at every start, credits once and is
     extra: { tag: 'demo', order: 7 }, paidAt: (paid[0] as { paidAt: number }).paidAt, internal: false, zap: false,
     callbackUrl: '',
   })
-  assert.equal(again.paidInvoicesTagged('demo').map(p => p.paymentHash), [invoice.paymentHash])
-  assert.equal(again.paidInvoicesTagged('other'), [])
+  assert.equal((await again.paidInvoicesTagged('demo')).map(p => p.paymentHash), [invoice.paymentHash])
+  assert.equal(await again.paidInvoicesTagged('other'), [])
   assert.ok((await auditLedger(store.sql)).ok)
 })
 
@@ -121,7 +121,7 @@ test('settlements made while the wallet was stopped are credited at its next sta
   await wallet.start()
   await until(() => wallet.accounts.userById(userId)!.balance_msat > 0)
   assert.is(wallet.accounts.userById(userId)!.balance_msat, 5_000)
-  assert.is(wallet.invoiceByPaymentHash(invoice.paymentHash)!.paid, true)
+  assert.is((await wallet.invoiceByPaymentHash(invoice.paymentHash))!.paid, true)
   await wallet.stop()
   assert.ok((await auditLedger(store.sql)).ok)
 })
@@ -143,7 +143,7 @@ test('a credit that fails to commit is tried again from the stored index, never 
   store.db.exec('DROP TRIGGER refuse_first')
   for (let waited = 0; balance() !== 3_000 && waited < 10_000; waited += 50) await new Promise(r => setTimeout(r, 50))
   assert.is(balance(), 3_000)
-  assert.is(wallet.invoiceByPaymentHash(first.paymentHash)!.paid, true)
+  assert.is((await wallet.invoiceByPaymentHash(first.paymentHash))!.paid, true)
   await wallet.stop()
   assert.ok((await auditLedger(store.sql)).ok)
 })
@@ -164,7 +164,7 @@ test('the door pays between wallets with the rules of PayInvoice; an app owner p
   assert.is(paid.internal, true)
   assert.is(wallet.accounts.userById(owner)!.balance_msat, 30_000)
   assert.is(wallet.accounts.userById(shop)!.balance_msat, 20_000)
-  assert.is(wallet.paymentByHash(bill.paymentHash)!.status, 'succeeded')
+  assert.is((await wallet.paymentByHash(bill.paymentHash))!.status, 'succeeded')
 
   // The shop is a managed user of the default app: it pays the 10-sat floor, which the owner collects.
   const back = await wallet.createInvoiceFor(owner, { amountMsat: 1_000, memo: 'back' })

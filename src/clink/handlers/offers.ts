@@ -121,7 +121,7 @@ export function offerHandlers({ offers, wallet, relayUrl, allowLoopbackCallbacks
       const own = row ? row.user_id === ctx.caller.userId : offer_id === ctx.caller.appUserId
       if (!own) throw new OperationError('not_found', 'offer not found')
       return {
-        invoices: wallet.offerInvoices(ctx.caller.userId, offer_id, include_unpaid).map(invoice => ({
+        invoices: (await wallet.offerInvoices(ctx.caller.userId, offer_id, include_unpaid)).map(invoice => ({
           invoice: invoice.paymentRequest,
           offer_id: invoice.offerId,
           paid_at_unix: invoice.paidAt === null ? 0 : unixSeconds(invoice.paidAt),

@@ -40,7 +40,7 @@ export interface ExtensionWallets {
    * Deletes an unpaid, expired invoice whose `extra.tag` is `tag` (a purge of old unpaid orders). True when no such
    * unpaid invoice remains (deleted, or gone already); false when it was paid or has not expired: keep its record.
    */
-  forgetExpiredInvoice(paymentHash: string, tag: string): boolean
+  forgetExpiredInvoice(paymentHash: string, tag: string): Promise<boolean>
 }
 
 export interface NostrPublisher {

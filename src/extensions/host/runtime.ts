@@ -22,7 +22,7 @@ export interface ExtensionRuntimeDeps {
   relays: readonly string[]
   events$: Observable<DomainEvent>
   /** Paid invoices whose `extra.tag` is `tag`, for re-delivery at start. */
-  paidInvoicesTagged(tag: string): PaidInvoice[]
+  paidInvoicesTagged(tag: string): Promise<PaidInvoice[]>
 }
 
 export interface RunningExtensions {
@@ -76,7 +76,7 @@ export async function startExtensions(extensions: readonly Extension[], deps: Ex
             ),
         )
         catchUps.push(async () => {
-          for (const paid of deps.paidInvoicesTagged(extension.id)) await deliver(listener, paid)
+          for (const paid of await deps.paidInvoicesTagged(extension.id)) await deliver(listener, paid)
         })
       },
     })

@@ -80,7 +80,7 @@ export interface OrderBook {
    * Deletes unpaid orders that ended at least `retentionMs` ago, with their invoices (`forgetInvoice`, which keeps
    * an invoice that was paid after all: then the order stays too). At most `batch` per call; returns how many.
    */
-  purgeEnded(retentionMs: number, forgetInvoice: (paymentHash: string) => boolean, batch?: number): Promise<number>
+  purgeEnded(retentionMs: number, forgetInvoice: (paymentHash: string) => Promise<boolean>, batch?: number): Promise<number>
   /** Pending orders of a restaurant (the cap on unpaid orders). */
   unpaidCount(restaurantId: string): Promise<number>
 }
@@ -89,13 +89,13 @@ export function orderBook(deps: OrderDeps): OrderBook {
   const orders = orderStore(deps.sql)
   const expireDue = () => orders.expireDue(deps.now())
 
-  async function purgeEnded(retentionMs: number, forgetInvoice: (paymentHash: string) => boolean, batch = 500): Promise<number> {
+  async function purgeEnded(retentionMs: number, forgetInvoice: (paymentHash: string) => Promise<boolean>, batch = 500): Promise<number> {
     // The invoices go first, through the wallet's own door: once one is gone it cannot be paid, so the order's
     // delete (guarded by paid_at IS NULL) needs no transaction with it. A crash between the two leaves an order
     // whose invoice is gone, which the next sweep deletes (forgetInvoice answers true for a gone one).
     const forgotten: string[] = []
     for (const row of await orders.endedUnpaid(deps.now() - retentionMs, batch)) {
-      if (forgetInvoice(row.payment_hash)) forgotten.push(row.id)
+      if (await forgetInvoice(row.payment_hash)) forgotten.push(row.id)
       // Each forget is the wallet's own commit (0.5–1.7 ms with synchronous = full here): other work runs between
       // them instead of waiting behind a whole batch of them.
       await new Promise(resolve => setImmediate(resolve))

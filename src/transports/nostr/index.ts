@@ -196,7 +196,9 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       if (event.type === 'nwc.connection') {
         if (nwc.serve(event.servicePubkey)) pool.resubscribe()
         nwc.announce(event.servicePubkey)
-      } else if (event.type === 'invoice.paid' || event.type === 'payment.settled') nwc.notify(event)
+      } else if (event.type === 'invoice.paid' || event.type === 'payment.settled') {
+        nwc.notify(event).catch(err => log.error({ err, type: event.type }, 'could not send an NWC notification'))
+      }
     } catch (err) {
       log.error({ err, type: event.type }, 'could not serve an NWC connection change or notification')
     }

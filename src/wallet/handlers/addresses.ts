@@ -4,7 +4,7 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { OperationError, type HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../../node/index.js'
-import type { Db } from '../../store/index.js'
+import type { SqlStore } from '../../store/index.js'
 import type { Random } from '../accounts.js'
 import { msatAsSats, positiveSatsAsMsat } from '../msat.js'
 import type { TransferDesk } from './transfers.js'
@@ -28,7 +28,7 @@ export interface AddressSwapPayer {
 }
 
 export interface AddressDeps {
-  db: Db
+  sql: SqlStore
   node: LightningNode
   transfers: TransferDesk
   random: Random
@@ -40,26 +40,31 @@ export interface AddressDeps {
 export const swapNeededReason =
   'this address does not belong to this service: paying it needs a transaction swap quote (GetTransactionSwapQuotes) and its swap_operation_id'
 
-export function addressHandlers({ db, node, transfers, random, now, swaps }: AddressDeps): HandlerTable {
-  const existing = db.prepare('SELECT * FROM addresses WHERE user_id = ? AND app_id = ? AND address_type = ?')
-  const insert = db.prepare(`INSERT INTO addresses (address, user_id, app_id, address_type, created_at)
-      VALUES (@address, @userId, @appId, @type, @createdAt) ON CONFLICT (user_id, app_id, address_type) DO NOTHING`)
-  const byAddress = db.prepare('SELECT * FROM addresses WHERE address = ?')
+const addressTexts = {
+  existing: 'SELECT * FROM addresses WHERE user_id = ? AND app_id = ? AND address_type = ?',
+  insert: `INSERT INTO addresses (address, user_id, app_id, address_type, created_at)
+      VALUES (@address, @userId, @appId, @type, @createdAt) ON CONFLICT (user_id, app_id, address_type) DO NOTHING`,
+  byAddress: 'SELECT * FROM addresses WHERE address = ?',
+}
+
+export function addressHandlers({ sql, node, transfers, random, now, swaps }: AddressDeps): HandlerTable {
+  const existing = (userId: string, appId: string, type: string) =>
+    sql.one<AddressRow>(addressTexts.existing, [userId, appId, type])
 
   return {
     NewAddress: async (input, ctx) => {
       const { userId, appId } = ctx.caller
-      const found = existing.get(userId, appId, input.addressType) as AddressRow | undefined
+      const found = await existing(userId, appId, input.addressType)
       if (found) return { address: found.address }
       const address = await node.newAddress(input.addressType)
       // Two first calls may race past the lookup; the unique key keeps the first address and both answer it.
-      insert.run({ address, userId, appId, type: input.addressType, createdAt: now() })
-      return { address: (existing.get(userId, appId, input.addressType) as AddressRow).address }
+      await sql.run(addressTexts.insert, { address, userId, appId, type: input.addressType, createdAt: now() })
+      return { address: (await existing(userId, appId, input.addressType))!.address }
     },
 
     PayAddress: async (input, ctx) => {
       const amountMsat = positiveSatsAsMsat(input.amountSats, 'amountSats')
-      const target = byAddress.get(input.address.trim()) as AddressRow | undefined
+      const target = await sql.one<AddressRow>(addressTexts.byAddress, [input.address.trim()])
       if (!target) {
         if (!input.swap_operation_id) throw new OperationError('invalid_input', swapNeededReason)
         const desk = swaps()

@@ -2,7 +2,7 @@
 // returns rows after its cursor, oldest first, at most `max_size` of them (0: no limit, the same for every list —
 // upstream is inconsistent there). Incoming invoices page by (paid time, serial); the others by serial.
 import { type HandlerTable, OperationError } from '../../bus/index.js'
-import type { Db } from '../../store/index.js'
+import type { SqlStore } from '../../store/index.js'
 import { userOperation, type UserOperation, type UserOperationType } from '../user-operations.js'
 import { unixSeconds } from '../msat.js'
 
@@ -26,9 +26,9 @@ interface Row {
 /** A page never holds more than this many rows per list, even with max_size 0: the answer must fit a reply. */
 const hardPageLimit = 1000
 
-export function operationsHistoryHandlers(db: Db): HandlerTable {
-  const page = (sql: string) => db.prepare(`${sql} LIMIT @limit`)
-  const queries: Record<UserOperationType, ReturnType<typeof page>> = {
+export function operationsHistoryHandlers(sql: SqlStore): HandlerTable {
+  const page = (text: string) => `${text} LIMIT @limit`
+  const queries: Record<UserOperationType, string> = {
     INCOMING_INVOICE: page(`
       SELECT serial, paid_at AS at, paid_msat AS amount_msat, payment_request AS identifier, 0 AS service_fee_msat,
              0 AS network_fee_msat, paid_internally AS internal, 'succeeded' AS status, NULL AS tx_hash
@@ -58,9 +58,9 @@ export function operationsHistoryHandlers(db: Db): HandlerTable {
       FROM transfers WHERE kind = 'user' AND from_user_id = @userId AND serial > @id ORDER BY serial`),
   }
 
-  const list = (type: UserOperationType, userId: string, cursor: Cursor, maxSize: number) => {
+  const list = async (type: UserOperationType, userId: string, cursor: Cursor, maxSize: number) => {
     const limit = maxSize === 0 ? hardPageLimit : Math.min(maxSize, hardPageLimit)
-    const rows = queries[type].all({ userId, ts: cursor.ts, id: cursor.id, limit }) as Row[]
+    const rows = await sql.many<Row>(queries[type], { userId, ts: cursor.ts, id: cursor.id, limit })
     const operations: UserOperation[] = rows.map(row =>
       userOperation({
         type,
@@ -84,12 +84,12 @@ export function operationsHistoryHandlers(db: Db): HandlerTable {
       const userId = ctx.caller.userId
       const n = input.max_size
       return {
-        latestIncomingInvoiceOperations: list('INCOMING_INVOICE', userId, input.latestIncomingInvoice, n),
-        latestOutgoingInvoiceOperations: list('OUTGOING_INVOICE', userId, input.latestOutgoingInvoice, n),
-        latestIncomingTxOperations: list('INCOMING_TX', userId, input.latestIncomingTx, n),
-        latestOutgoingTxOperations: list('OUTGOING_TX', userId, input.latestOutgoingTx, n),
-        latestIncomingUserToUserPayemnts: list('INCOMING_USER_TO_USER', userId, input.latestIncomingUserToUserPayment, n),
-        latestOutgoingUserToUserPayemnts: list('OUTGOING_USER_TO_USER', userId, input.latestOutgoingUserToUserPayment, n),
+        latestIncomingInvoiceOperations: await list('INCOMING_INVOICE', userId, input.latestIncomingInvoice, n),
+        latestOutgoingInvoiceOperations: await list('OUTGOING_INVOICE', userId, input.latestOutgoingInvoice, n),
+        latestIncomingTxOperations: await list('INCOMING_TX', userId, input.latestIncomingTx, n),
+        latestOutgoingTxOperations: await list('OUTGOING_TX', userId, input.latestOutgoingTx, n),
+        latestIncomingUserToUserPayemnts: await list('INCOMING_USER_TO_USER', userId, input.latestIncomingUserToUserPayment, n),
+        latestOutgoingUserToUserPayemnts: await list('OUTGOING_USER_TO_USER', userId, input.latestOutgoingUserToUserPayment, n),
       }
     },
   }

@@ -67,11 +67,11 @@ export function paymentHandlers({ accounts, invoices, payer, payments, node, deb
 
     GetPaymentState: async (input, ctx) => {
       // The caller's latest attempt at this invoice; the invoices of this service give their text without a decode.
-      const own = invoices.byRequest(input.invoice)
+      const own = await invoices.byRequest(input.invoice)
       const invoice = own
         ? { hash: own.payment_hash, request: own.payment_request }
         : await node.decodeInvoice(input.invoice.trim()).then(decoded => ({ hash: decoded.paymentHash, request: decoded.paymentRequest }))
-      const payment = payments.latestOfPayer(invoice.hash, invoice.request, ctx.caller.userId)
+      const payment = await payments.latestOfPayer(invoice.hash, invoice.request, ctx.caller.userId)
       if (!payment) throw new OperationError('not_found', 'payment not found')
       return {
         paid_at_unix: payment.status === 'succeeded' ? unixSeconds(payment.resolved_at!) : payment.status === 'pending' ? 0 : -1,

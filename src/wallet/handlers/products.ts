@@ -2,7 +2,7 @@
 // Upstream never credits a product invoice (it has no linked app); here the owner is credited like any invoice.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { OperationError, type HandlerTable } from '../../bus/index.js'
-import type { Db } from '../../store/index.js'
+import type { SqlStore } from '../../store/index.js'
 import { encodeNoffer } from '../../nostr-codecs/index.js'
 import type { Random } from '../accounts.js'
 import type { IssueInvoice } from '../invoices/issue.js'
@@ -21,17 +21,20 @@ interface ProductRow {
 const maxPriceSats = 0xffffffff
 
 export interface ProductDeps {
-  db: Db
+  sql: SqlStore
   random: Random
   now(): number
   issue: IssueInvoice
   relayUrl(): string
 }
 
-export function productHandlers({ db, random, now, issue, relayUrl }: ProductDeps): HandlerTable {
-  const insert = db.prepare(`INSERT INTO products (id, owner_user_id, name, price_sats, created_at)
-                             VALUES (@id, @ownerUserId, @name, @priceSats, @createdAt)`)
-  const byId = db.prepare('SELECT * FROM products WHERE id = ?')
+const productTexts = {
+  insert: `INSERT INTO products (id, owner_user_id, name, price_sats, created_at)
+      VALUES (@id, @ownerUserId, @name, @priceSats, @createdAt) RETURNING *`,
+  byId: 'SELECT * FROM products WHERE id = ?',
+}
+
+export function productHandlers({ sql, random, now, issue, relayUrl }: ProductDeps): HandlerTable {
 
   const describe = (product: ProductRow) => ({
     id: product.id,
@@ -54,12 +57,12 @@ export function productHandlers({ db, random, now, issue, relayUrl }: ProductDep
       positiveSatsAsMsat(input.price_sats, 'price_sats')
       if (input.price_sats > maxPriceSats) throw new OperationError('invalid_input', `price_sats must be at most ${maxPriceSats}`)
       const id = uuidV4(random(16))
-      insert.run({ id, ownerUserId: ctx.caller.userId, name, priceSats: input.price_sats, createdAt: now() })
-      return describe(byId.get(id) as ProductRow)
+      const product = await sql.one<ProductRow>(productTexts.insert, { id, ownerUserId: ctx.caller.userId, name, priceSats: input.price_sats, createdAt: now() })
+      return describe(product!)
     },
 
     NewProductInvoice: async (input, ctx) => {
-      const invoice = await productInvoice(db, issue, input.id, { payerUserId: ctx.caller.userId })
+      const invoice = await productInvoice(sql, issue, input.id, { payerUserId: ctx.caller.userId })
       if (!invoice) throw new OperationError('not_found', 'product not found')
       return { invoice: invoice.payment_request }
     },
@@ -68,12 +71,12 @@ export function productHandlers({ db, random, now, issue, relayUrl }: ProductDep
 
 /** An invoice for one product at its price, credited to its owner; undefined when there is no such product. */
 export async function productInvoice(
-  db: Db,
+  sql: SqlStore,
   issue: IssueInvoice,
   productId: string,
   opts: { payerUserId?: string; appId?: string } = {},
 ): Promise<InvoiceRow | undefined> {
-  const product = db.prepare('SELECT * FROM products WHERE id = ?').get(productId) as ProductRow | undefined
+  const product = await sql.one<ProductRow>(productTexts.byId, [productId])
   if (!product) return undefined
   return issue({
     userId: product.owner_user_id,

@@ -1,18 +1,17 @@
 // A user's view of their account: GetUserInfo, UserHealth, UpdateCallbackUrl (reference/pub-protocol.md §1.3).
 import { type HandlerTable, OperationError } from '../../bus/index.js'
-import type { Db } from '../../store/index.js'
+import type { SqlStore } from '../../store/index.js'
 import { checkCallbackUrl } from '../../callbacks/index.js'
 import { describeUser, type UserInfoDeps } from '../describe-user.js'
 
 export interface UserInfoHandlerDeps extends UserInfoDeps {
-  db: Db
+  sql: SqlStore
   /** Undefined when the node serves; otherwise the reason (UserHealth reports it instead of failing). */
   nodeDowntimeReason(): Promise<string | undefined>
   allowLoopbackCallbacks: boolean
 }
 
 export function userInfoHandlers(deps: UserInfoHandlerDeps): HandlerTable {
-  const setCallbackUrl = deps.db.prepare('UPDATE app_users SET callback_url = ? WHERE identifier = ?')
   const appUserOf = (identifier: string) => {
     const appUser = deps.accounts.appUser(identifier)
     const user = appUser && deps.accounts.userById(appUser.user_id)
@@ -30,7 +29,7 @@ export function userInfoHandlers(deps: UserInfoHandlerDeps): HandlerTable {
     UpdateCallbackUrl: async (input, ctx) => {
       const url = checkCallbackUrl(input.url, { allowLoopback: deps.allowLoopbackCallbacks }, 'url')
       const { appUser } = appUserOf(ctx.caller.appUserId)
-      setCallbackUrl.run(url, appUser.identifier)
+      await deps.sql.run('UPDATE app_users SET callback_url = ? WHERE identifier = ?', [url, appUser.identifier])
       deps.accounts.forgetAppUsers()
       return { url }
     },

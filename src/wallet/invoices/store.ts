@@ -1,6 +1,6 @@
 // Invoice rows: what each invoice a wallet receives on carries for crediting, callbacks, zaps and extensions,
 // and the paid mark that, with the ledger's `invoice_credit`, makes sure an invoice is credited at most once.
-import type { Db, SqlExecutor } from '../../store/index.js'
+import type { SqlEngine, SqlExecutor, SqlStore } from '../../store/index.js'
 
 export interface InvoiceRow {
   serial: number
@@ -95,32 +95,42 @@ export const invoiceMoves = {
   },
 }
 
-export function invoiceStore(db: Db) {
-  const byRequest = db.prepare('SELECT * FROM invoices WHERE payment_request = ?')
-  const byHash = db.prepare(byHashText)
-  const forOffer = db.prepare(`SELECT * FROM invoices
-      WHERE user_id = @userId AND offer_id = @offerId AND (@includeUnpaid = 1 OR paid_at IS NOT NULL) ORDER BY serial`)
-  const forgetExpired = db.prepare(`DELETE FROM invoices WHERE payment_hash = ? AND paid_at IS NULL AND expires_at <= ?
-      AND extra IS NOT NULL AND json_extract(extra, '$.tag') = ?`)
-  const exists = db.prepare('SELECT 1 FROM invoices WHERE payment_hash = ?').pluck()
-  const paidTagged = db.prepare(`SELECT * FROM invoices
-      WHERE extra IS NOT NULL AND json_extract(extra, '$.tag') = ? AND paid_at IS NOT NULL ORDER BY paid_at, serial`)
+// An invoice's `extra.tag`, as each engine reads a JSON text (docs/postgres.md, the substitution table).
+const extraTag: Record<SqlEngine, string> = {
+  sqlite: "json_extract(extra, '$.tag')",
+  postgres: "(extra::jsonb ->> 'tag')",
+}
+const texts = {
+  byRequest: 'SELECT * FROM invoices WHERE payment_request = ?',
+  forOffer: `SELECT * FROM invoices
+      WHERE user_id = @userId AND offer_id = @offerId AND (@includeUnpaid = 1 OR paid_at IS NOT NULL) ORDER BY serial`,
+  forgetExpired: (engine: SqlEngine) => `DELETE FROM invoices WHERE payment_hash = ? AND paid_at IS NULL AND expires_at <= ?
+      AND extra IS NOT NULL AND ${extraTag[engine]} = ?`,
+  exists: 'SELECT 1 AS one FROM invoices WHERE payment_hash = ?',
+  paidTagged: (engine: SqlEngine) => `SELECT * FROM invoices
+      WHERE extra IS NOT NULL AND ${extraTag[engine]} = ? AND paid_at IS NOT NULL ORDER BY paid_at, serial`,
+}
 
+/** The invoice rows as the wallet reads them outside money transactions (either engine), and the money statements. */
+export function invoiceStore(sql: SqlStore) {
   return {
     ...invoiceMoves,
-    byRequest: (paymentRequest: string) => byRequest.get(normalizedRequest(paymentRequest)) as InvoiceRow | undefined,
-    byHash: (paymentHash: string) => byHash.get(paymentHash.toLowerCase()) as InvoiceRow | undefined,
+    byRequest: (paymentRequest: string) => sql.one<InvoiceRow>(texts.byRequest, [normalizedRequest(paymentRequest)]),
+    byHash: (paymentHash: string) => invoiceMoves.byHashOn(sql, paymentHash),
     forOffer: (userId: string, offerId: string, includeUnpaid: boolean) =>
-      forOffer.all({ userId, offerId, includeUnpaid: includeUnpaid ? 1 : 0 }) as InvoiceRow[],
-    paidTagged: (tag: string) => paidTagged.all(tag) as InvoiceRow[],
+      sql.many<InvoiceRow>(texts.forOffer, { userId, offerId, includeUnpaid: includeUnpaid ? 1 : 0 }),
+    paidTagged: (tag: string) => sql.many<InvoiceRow>(texts.paidTagged(sql.engine), [tag]),
     /**
      * Deletes an unpaid invoice that expired by `now` and carries `extra.tag` = `tag`; true when it is gone (now or
-     * before), false when it stays (paid, not expired, or another's). An unpaid invoice has no ledger posting.
+     * before), false when it stays (paid, not expired, or another's). An unpaid invoice has no ledger posting. The
+     * delete and the look that follows are one transaction: a settlement between them cannot make the answer lie.
      */
-    forgetExpired(paymentHash: string, tag: string, now: number): boolean {
-      forgetExpired.run(paymentHash.toLowerCase(), now, tag)
-      return exists.get(paymentHash.toLowerCase()) === undefined
-    },
+    forgetExpired: (paymentHash: string, tag: string, now: number): Promise<boolean> =>
+      sql.transaction(async tx => {
+        const hash = paymentHash.toLowerCase()
+        await tx.run(texts.forgetExpired(tx.engine), [hash, now, tag])
+        return (await tx.one(texts.exists, [hash])) === undefined
+      }),
   }
 }
 

@@ -68,10 +68,10 @@ export function invoicePayer(deps: InvoicePayerDeps) {
    * node it would tie up the hash our invoice needs.
    */
   const target = async (text: string): Promise<Target> => {
-    const own = invoices.byRequest(text)
+    const own = await invoices.byRequest(text)
     if (own) return { internal: own }
     const decoded = await node.decodeInvoice(text.trim())
-    const sameHash = invoices.byHash(decoded.paymentHash)
+    const sameHash = await invoices.byHash(decoded.paymentHash)
     if (!sameHash) return { external: decoded }
     // Signed by our node (which issues one invoice per hash) for the same amount: our invoice in another spelling.
     const ours = decoded.payeePubkey === (await (ownPubkey ??= node.getInfo().then(info => info.pubkey)))
@@ -156,7 +156,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
         const settled = await resolution.settle(pending, outcome)
         if (settled) return settled
         // Resolved meanwhile by a tracker that asked the node first.
-        const current = payments.bySerial(pending.serial)!
+        const current = (await payments.bySerial(pending.serial))!
         return { payment: current, payerBalanceMsat: deps.accounts.userById(terms.payerId)!.balance_msat }
       }
       case 'failed':

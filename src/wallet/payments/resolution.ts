@@ -127,8 +127,8 @@ export function paymentResolution({ store, commits, node, emit, timers, now, log
      * and refund each move a payment only out of `pending`, so this, a watch and a late answer cannot both apply.
      * A crash meanwhile leaves the rest pending for the next start; so does a stop (`done` then gives undefined).
      */
-    reconcilePending(): { pending: number; done: Promise<ReconcileCounts | undefined> } {
-      const queue = store.pending()
+    async reconcilePending(): Promise<{ pending: number; done: Promise<ReconcileCounts | undefined> }> {
+      const queue = await store.pending()
       const pending = queue.length
       const counts: ReconcileCounts = { settled: 0, refunded: 0, inFlight: 0 }
       const reconcile = async (payment: PaymentRow) => {

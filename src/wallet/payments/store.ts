@@ -6,7 +6,7 @@
 // external payment, `payment_settle` or `payment_refund`. An internal payment is complete in its debit (which pays
 // the fee collector) and the receiver's `invoice_credit`.
 import { OperationError } from '../../bus/index.js'
-import type { Db, SqlExecutor } from '../../store/index.js'
+import type { SqlExecutor, SqlStore } from '../../store/index.js'
 import { lockWallets, userAccount, type Leg, type Ledger } from '../ledger.js'
 import type { InvoiceRow, InvoiceStore } from '../invoices/store.js'
 import { normalizedRequest } from '../invoices/store.js'
@@ -104,19 +104,15 @@ const texts = {
 type InvoicePaidMark = Pick<InvoiceStore, 'markPaid'>
 
 /** The payment rows as the wallet reads them outside money transactions, and the money movements. */
-export function paymentStore(db: Db, ledger: Ledger, invoices: InvoicePaidMark) {
-  const bySerial = db.prepare(texts.bySerial)
-  const byHash = db.prepare(texts.byHash)
-  const latestOfPayer = db.prepare(texts.latestOfPayer)
-  const pending = db.prepare(texts.pending)
+export function paymentStore(sql: SqlStore, ledger: Ledger, invoices: InvoicePaidMark) {
   return {
     /** The latest attempt at this payment hash (the live one, when one is pending or succeeded). */
-    byHash: (paymentHash: string) => byHash.get(paymentHash.toLowerCase()) as PaymentRow | undefined,
-    bySerial: (serial: number) => bySerial.get(serial) as PaymentRow | undefined,
+    byHash: (paymentHash: string) => sql.one<PaymentRow>(texts.byHash, [paymentHash.toLowerCase()]),
+    bySerial: (serial: number) => sql.one<PaymentRow>(texts.bySerial, [serial]),
     /** The payer's latest attempt at this invoice (`paymentHash` is the invoice's). */
     latestOfPayer: (paymentHash: string, paymentRequest: string, payerId: string) =>
-      latestOfPayer.get(paymentHash.toLowerCase(), normalizedRequest(paymentRequest), payerId) as PaymentRow | undefined,
-    pending: () => pending.all() as PaymentRow[],
+      sql.one<PaymentRow>(texts.latestOfPayer, [paymentHash.toLowerCase(), normalizedRequest(paymentRequest), payerId]),
+    pending: () => sql.many<PaymentRow>(texts.pending),
     ...paymentMovements(ledger, invoices),
   }
 }

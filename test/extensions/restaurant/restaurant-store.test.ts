@@ -333,7 +333,7 @@ for (const engine of both.engines) {
     await book.insert(orderRow('o3', { expires_at: 99_000 }))
     assert.is(await book.expireDue(), 3)
     const kept = orderRow('o2').payment_hash
-    assert.is(await book.purgeEnded(50_000, hash => hash !== kept), 1, 'o3 ended too recently; o2 is kept by the wallet')
+    assert.is(await book.purgeEnded(50_000, async hash => hash !== kept), 1, 'o3 ended too recently; o2 is kept by the wallet')
     assert.equal((await book.list('r1', undefined, undefined)).map(o => o.id).sort(), ['o2', 'o3'])
   })
 

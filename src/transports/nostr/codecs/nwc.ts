@@ -81,7 +81,7 @@ export interface NwcCodec extends NostrCodec<Addressee, NwcInbound> {
   /** Publishes every live connection's info event. */
   announceAll(): void
   /** Sends the notifications a domain event causes. */
-  notify(event: DomainEvent): void
+  notify(event: DomainEvent): Promise<void>
 }
 
 export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
@@ -196,8 +196,8 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
     announceAll() {
       for (const info of view.announcements()) publishInfo(info)
     },
-    notify(event) {
-      for (const { servicePubkey, serviceSecret, clientPubkey, notice } of view.noticesFor(event)) {
+    async notify(event) {
+      for (const { servicePubkey, serviceSecret, clientPubkey, notice } of await view.noticesFor(event)) {
         const text = JSON.stringify(notice)
         // A service speaking both schemes publishes both kinds; each client reads the one it understands.
         for (const [kind, scheme] of [[nwcNotificationKindNip44, 'nip44_v2'], [nwcNotificationKindNip04, 'nip04']] as const) {
