@@ -153,7 +153,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   // asks the node for balances) wait for the ready file (below).
   let serving!: () => void
   const served = new Promise<void>(resolve => (serving = resolve))
-  const audit = wallet.auditAtStart(store.file, { backgroundAfter: served })
+  const audit = await wallet.auditAtStart(store.file, { backgroundAfter: served })
 
   const { models, recordings } = await startModelRoom(config.models, {
     sql: books.sql,

@@ -26,7 +26,7 @@ export interface NodeWatch {
   checkNode(): Promise<boolean>
   state(): NodeState
   /** The users' total balance in msat (read from the wallet tables). */
-  usersBalanceMsat(): number
+  usersBalanceMsat(): Promise<number>
   /** Closes the connection the sums are read on. */
   close(): void
 }
@@ -73,6 +73,11 @@ export function createNodeWatch({ node, wallet, bundle, clock, log, timeoutMs }:
     usersBalanceMsat,
     close: () => balances.close(),
     async sample() {
+      // Read first, so that the local figures below are written together, in one turn.
+      const usersBalance = await usersBalanceMsat().catch((err: unknown) => {
+        log.warn({ err }, 'could not read the users balance')
+        return undefined
+      })
       const memory = process.memoryUsage()
       const kb = (bytes: number) => Math.ceil(bytes / 1000)
       bundle.add(rootApp, 'memory_rss_kb', kb(memory.rss), { onlyChanges: true })
@@ -80,7 +85,7 @@ export function createNodeWatch({ node, wallet, bundle, clock, log, timeoutMs }:
       bundle.add(rootApp, 'memory_heap_total_kb', kb(memory.heapTotal), { onlyChanges: true })
       bundle.add(rootApp, 'memory_heap_used_kb', kb(memory.heapUsed), { onlyChanges: true })
       bundle.add(rootApp, 'memory_external_kb', kb(memory.external), { onlyChanges: true })
-      bundle.add(rootApp, 'usersBalance', sats(usersBalanceMsat()), { onlyChanges: true })
+      if (usersBalance !== undefined) bundle.add(rootApp, 'usersBalance', sats(usersBalance), { onlyChanges: true })
       if (!(await checkNode())) return
       try {
         const balances = await withDeadline(() => node.getBalances(), timeoutMs, 'the node')

@@ -9,7 +9,7 @@ import type { BuildInfo } from './build-info.js'
 export interface PrometheusSources {
   /** Canonical operation name for a name or alias; undefined for names outside the catalogue. */
   operationName(op: string): string | undefined
-  usersBalanceMsat(): number
+  usersBalanceMsat(): Promise<number>
   nodeReachable(): Promise<boolean>
   relays?: () => readonly { url: string; connected: boolean }[]
   /** Completed runs per scheduled job since start. */
@@ -59,8 +59,8 @@ export function createPrometheus(sources: PrometheusSources): PrometheusMetrics 
     name: 'relaypay_users_balance_msat',
     help: 'Sum of all wallet balances in msat.',
     registers: [registry],
-    collect() {
-      this.set(sources.usersBalanceMsat())
+    async collect() {
+      this.set(await sources.usersBalanceMsat())
     },
   })
   new Gauge({

@@ -32,6 +32,9 @@ export interface AuditReport {
 export async function auditLedger(sql: SqlStore): Promise<AuditReport> {
   const r = await sql.transaction(
     async tx => {
+      // The pool's statement timeout (5 s) is for the money paths; the audit reads every journal row (~10 s at a
+      // million on SQLite here), and one that timed out at start would lock outgoing payments. Bounded all the same.
+      if (tx.engine === 'postgres') await tx.run("SET LOCAL statement_timeout = '10min'")
       const balanceMismatches = await tx.many<AuditReport['balanceMismatches'][number]>(
         // One index range per wallet (ledger_entries_account). A join against a grouped subquery instead was
         // planned as a scan of the whole grouped result per wallet: minutes at 100k wallets.

@@ -43,7 +43,7 @@ export interface WalletAccounts {
 /** Read-only figures for reports that must not disturb the payment path (metrics sampling). */
 export interface WalletBalanceReader {
   /** The sum of every wallet's balance, read on a connection of its own. */
-  usersBalanceMsat(): number
+  usersBalanceMsat(): Promise<number>
   close(): void
 }
 
@@ -87,8 +87,11 @@ export interface Wallet {
   productInvoiceFor(productId: string, appId?: string): Promise<CreatedInvoice | undefined>
 
   /** GetAppsMetrics: per application, its users' balances and the money its wallets moved in a window. */
-  appsMetrics(request: InputOf<'GetAppsMetrics'>): OutputOf<'GetAppsMetrics'>
-  /** A reader of balance sums on a read-only connection of its own, for periodic sampling; close it when done. */
+  appsMetrics(request: InputOf<'GetAppsMetrics'>): Promise<OutputOf<'GetAppsMetrics'>>
+  /**
+   * A reader of balance sums for periodic sampling, on a read-only connection of its own on SQLite (on the store's
+   * pool on PostgreSQL); close it when done.
+   */
   openBalanceReader(): WalletBalanceReader
 
   /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
@@ -99,8 +102,12 @@ export interface Wallet {
   routingFeeLimitSats(amountSats: number): number
   /** Refuses every outgoing payment and transfer from now on (the start-up audit failed). */
   lockOutgoing(reason: string): void
-  /** Checks the books before any money moves; payments wait for the verdict (src/wallet/start-audit.ts). */
-  auditAtStart(file: string, opts?: { backgroundAboveEntries?: number; backgroundAfter?: Promise<unknown> }): StartAudit
+  /**
+   * Checks the books before any money moves; payments wait for the verdict from this call on
+   * (src/wallet/start-audit.ts). `file` is the SQLite database, audited on a connection of its own; on PostgreSQL
+   * the audit runs on the wallet's store and `file` is not read.
+   */
+  auditAtStart(file: string, opts?: { backgroundAboveEntries?: number; backgroundAfter?: Promise<unknown> }): Promise<StartAudit>
   /** Follows the node's settlements and resolves payments a stop left pending, in the background. */
   start(): Promise<void>
   /** Stops following the node and commits what is queued; in-flight payments stay pending until the next start. */

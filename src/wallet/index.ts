@@ -133,7 +133,7 @@ export function createWallet(deps: WalletDeps): Wallet {
   let swapPayer: AddressSwapPayer | undefined
 
   const pointers = clinkPointerCache()
-  const views = operatorViews({ db, tokens: deps.tokens, now })
+  const views = operatorViews({ sql: deps.sql, ...(db.memory ? {} : { file: db.name }), tokens: deps.tokens, now })
   const handlers: HandlerTable = {
     ...appHandlers({ ...deps, emit, accounts, ledger, pointers, transaction }),
     ...walletHandlers({ accounts, extensions: deps.extensions }),
@@ -165,7 +165,7 @@ export function createWallet(deps: WalletDeps): Wallet {
 
   let settlementStream: { unsubscribe(): void } | undefined
 
-  const appsMetrics = appsReport(db)
+  const appsMetrics = appsReport(deps.sql)
   return {
     accounts,
     nostr: nostrAccounts({ db, accounts, random: deps.random }),
@@ -173,7 +173,7 @@ export function createWallet(deps: WalletDeps): Wallet {
     handlers,
     directory: accounts.directory(),
     appsMetrics,
-    openBalanceReader: () => openBalanceReader(db),
+    openBalanceReader: () => openBalanceReader(deps.sql, db.memory ? undefined : db.name),
     ...walletMoneyViews({ issue, payer, invoices, payments }),
     balanceMsat: (walletId: string) => ledger.balanceMsat(deps.sql, walletId),
     transactions: history.list,
@@ -199,15 +199,15 @@ export function createWallet(deps: WalletDeps): Wallet {
      * The books are checked before any money moves (start-up audit, src/wallet/start-audit.ts): payments and
      * transfers wait for the verdict and are refused for good when it fails; receiving goes on either way.
      */
-    auditAtStart(file: string, opts: { backgroundAboveEntries?: number; backgroundAfter?: Promise<unknown> } = {}): StartAudit {
+    auditAtStart(file: string, opts: { backgroundAboveEntries?: number; backgroundAfter?: Promise<unknown> } = {}): Promise<StartAudit> {
       const startedAt = now()
-      const audit = startAudit({ db, file, ...opts })
-      if (audit.background) log.info('ledger audit running in the background; payments wait for its verdict')
+      const started = startAudit({ sql: deps.sql, file, ...opts })
+      // The gate holds from this call on, while the journal is counted, not only once the audit has begun.
       gate.holdUntil(
-        audit.report.then(
-          report => {
+        started.then(async audit => ({ report: await audit.report, background: audit.background })).then(
+          ({ report, background }) => {
             const { balanceMismatches, unbalancedTransactions, paymentMismatches, invoiceMismatches, ...summary } = report
-            const took = { ...summary, background: audit.background, durationMs: now() - startedAt }
+            const took = { ...summary, background, durationMs: now() - startedAt }
             views.recordAudit(report, now())
             if (report.ok) {
               log.info(took, 'ledger audit clean')
@@ -222,7 +222,10 @@ export function createWallet(deps: WalletDeps): Wallet {
           },
         ),
       )
-      return audit
+      return started.then(audit => {
+        if (audit.background) log.info('ledger audit running in the background; payments wait for its verdict')
+        return audit
+      })
     },
     /**
      * Follows the node's settlements from the stored index (what it settled while the daemon was down comes first)

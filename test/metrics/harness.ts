@@ -57,7 +57,7 @@ export async function openMetricsHarness(opts: Partial<HarnessOptions> = {}): Pr
       events$: events,
       node,
       sql: store.sql,
-      wallet: { appsMetrics: appsReport(store.db), openBalanceReader: () => openBalanceReader(store.db) },
+      wallet: { appsMetrics: appsReport(store.sql), openBalanceReader: () => openBalanceReader(store.sql, store.file) },
       clock: time,
       log,
       config: { record_usage: true, allow_reset: false, sample_seconds: 3600, ...current.settings },

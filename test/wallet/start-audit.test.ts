@@ -74,7 +74,7 @@ test('clean books: a payment made before the verdict waits for it and then goes 
   const wallet = walletOver(node)
   await wallet.start()
   const { payer, payee, bill } = await fundedPair(wallet)
-  const audit = wallet.auditAtStart(store.file, { backgroundAboveEntries: 0 })
+  const audit = await wallet.auditAtStart(store.file, { backgroundAboveEntries: 0 })
   assert.ok(audit.background)
   let verdict = false
   audit.report.then(() => (verdict = true))
@@ -91,7 +91,7 @@ test('a balance edited behind the journal: the waiting payment is refused and no
   await wallet.start()
   const { payer, payee, bill } = await fundedPair(wallet)
   store.db.prepare('UPDATE users SET balance_msat = balance_msat + 5000 WHERE id = ?').run(payer)
-  const audit = wallet.auditAtStart(store.file, { backgroundAboveEntries: 0 })
+  const audit = await wallet.auditAtStart(store.file, { backgroundAboveEntries: 0 })
   assert.ok(audit.background)
   const refusal = await wallet.payInvoiceFor(payer, bill).then(
     () => undefined,
@@ -108,7 +108,7 @@ test('a background audit starts once the daemon serves: a payment waits for that
   await wallet.start()
   const { payer, payee, bill } = await fundedPair(wallet)
   let serving!: () => void
-  const audit = wallet.auditAtStart(store.file, { backgroundAboveEntries: 0, backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
+  const audit = await wallet.auditAtStart(store.file, { backgroundAboveEntries: 0, backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
   let verdict = false
   audit.report.then(() => (verdict = true))
   let paid = false
@@ -128,7 +128,7 @@ test('a background audit cancelled before it started (a stop during the start) h
   await wallet.start()
   const { payer, payee, bill } = await fundedPair(wallet)
   let serving!: () => void
-  const audit = wallet.auditAtStart(store.file, { backgroundAboveEntries: 0, backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
+  const audit = await wallet.auditAtStart(store.file, { backgroundAboveEntries: 0, backgroundAfter: new Promise<void>(resolve => (serving = resolve)) })
   const refusal = wallet.payInvoiceFor(payer, bill).then(
     () => undefined,
     (err: Error) => err.message,
@@ -145,7 +145,7 @@ test('a small journal is audited at once, before anything is served', async () =
   const wallet = walletOver(node)
   await wallet.start()
   await fundedPair(wallet)
-  const audit = wallet.auditAtStart(store.file)
+  const audit = await wallet.auditAtStart(store.file)
   assert.not.ok(audit.background)
   assert.ok((await audit.report).ok)
   await wallet.stop()

@@ -1,16 +1,20 @@
 // The operator's views of the wallets (issue 25, the console): applications, a wallet search, invoices and
-// payments across every wallet, a user token to act for a wallet, and the ledger audit on demand. Reads only,
-// except the audit, which runs on a worker thread with a read-only connection of its own (start-audit.ts) so a
-// large journal never stalls the money thread.
+// payments across every wallet, a user token to act for a wallet, and the ledger audit on demand. Reads only, on
+// SqlStore (the same statements on SQLite and PostgreSQL); the audit runs on a worker thread with a read-only
+// connection of its own on SQLite (start-audit.ts) so a large journal never stalls the money thread, and on the
+// store's pool on PostgreSQL. The search matches without regard to case on both engines (SQLite's LIKE ignores
+// ASCII case, PostgreSQL's does not): both sides are lowered.
 import { decode as decodeNip19 } from 'nostr-tools/nip19'
 import { OperationError, type HandlerTable } from '../../bus/index.js'
 import type { TokenSigner } from '../../auth/index.js'
-import type { Db } from '../../store/index.js'
+import type { SqlStore } from '../../store/index.js'
 import type { AuditReport } from '../audit.js'
 import { startAudit } from '../start-audit.js'
 
 export interface OperatorViewsDeps {
-  db: Db
+  sql: SqlStore
+  /** The SQLite database file the audit reads on a connection of its own (unused on PostgreSQL). */
+  file?: string
   tokens: TokenSigner
   now(): number
 }
@@ -44,39 +48,39 @@ interface AuditMemo {
   at: number
 }
 
-export function operatorViews({ db, tokens, now }: OperatorViewsDeps): OperatorViews {
+export function operatorViews({ sql, file, tokens, now }: OperatorViewsDeps): OperatorViews {
   let lastAudit: AuditMemo | undefined
   let running: Promise<AuditMemo> | undefined
 
-  const apps = db.prepare(`SELECT a.id, a.name, a.nostr_public_key AS npub, a.allow_user_creation, a.created_at,
+  const apps = `SELECT a.id, a.name, a.nostr_public_key AS npub, a.allow_user_creation, a.created_at,
       u.balance_msat, (SELECT COUNT(*) FROM app_users au WHERE au.app_id = a.id) AS users
-    FROM apps a JOIN users u ON u.id = a.owner_user_id ORDER BY a.created_at`)
-  const users = db.prepare(`SELECT u.id AS user_id, COALESCE(au.identifier, '') AS identifier,
+    FROM apps a JOIN users u ON u.id = a.owner_user_id ORDER BY a.created_at`
+  const users = `SELECT u.id AS user_id, COALESCE(au.identifier, '') AS identifier,
       COALESCE(a.name, oa.name, '') AS app_name, COALESCE(a.id, oa.id, '') AS app_id,
       COALESCE(au.nostr_public_key, '') AS nostr_pub, u.balance_msat, u.locked, u.created_at
     FROM users u LEFT JOIN app_users au ON au.user_id = u.id LEFT JOIN apps a ON a.id = au.app_id
       LEFT JOIN apps oa ON oa.owner_user_id = u.id
-    WHERE @q IS NULL OR au.identifier LIKE @q ESCAPE '\\' OR u.id LIKE @q ESCAPE '\\'
-      OR au.nostr_public_key LIKE @q ESCAPE '\\' OR u.name LIKE @q ESCAPE '\\'
-    ORDER BY u.serial DESC LIMIT @limit`)
-  const userByIdentifier = db.prepare('SELECT user_id, app_id, identifier FROM app_users WHERE identifier = ?')
+    WHERE CAST(@q AS TEXT) IS NULL OR lower(au.identifier) LIKE @q ESCAPE '\\' OR lower(u.id) LIKE @q ESCAPE '\\'
+      OR lower(au.nostr_public_key) LIKE @q ESCAPE '\\' OR lower(u.name) LIKE @q ESCAPE '\\'
+    ORDER BY u.serial DESC LIMIT @limit`
+  const userByIdentifier = 'SELECT user_id, app_id, identifier FROM app_users WHERE identifier = ?'
   // Both halves filter on their own columns; the union is sorted by time and cut to the limit.
-  const payments = db.prepare(`SELECT * FROM (
+  const payments = `SELECT * FROM (
       SELECT 'outgoing' AS direction, p.payment_hash, p.user_id, COALESCE(au.identifier, '') AS identifier,
         p.amount_msat, p.service_fee_msat, COALESCE(p.routing_fee_msat, 0) AS routing_fee_msat, p.internal,
         p.status, '' AS memo, p.created_at, p.resolved_at, p.payment_request, COALESCE(p.failure_reason, '') AS failure_reason
       FROM payments p LEFT JOIN app_users au ON au.user_id = p.user_id
-      WHERE (@q IS NULL OR p.payment_hash LIKE @prefix ESCAPE '\\' OR p.user_id = @exact OR au.identifier = @exact)
-        AND (@status IS NULL OR p.status = @status) AND p.created_at >= @since AND p.created_at < @until
+      WHERE (CAST(@q AS TEXT) IS NULL OR p.payment_hash LIKE @prefix ESCAPE '\\' OR p.user_id = @exact OR au.identifier = @exact)
+        AND (CAST(@status AS TEXT) IS NULL OR p.status = @status) AND p.created_at >= @since AND p.created_at < @until
       UNION ALL
       SELECT 'incoming', i.payment_hash, i.user_id, COALESCE(au.identifier, ''), i.amount_msat, 0, 0,
         COALESCE(i.paid_internally, 0),
         CASE WHEN i.paid_at IS NOT NULL THEN 'paid' WHEN i.expires_at <= @now THEN 'expired' ELSE 'unpaid' END,
         i.memo, i.created_at, i.paid_at, i.payment_request, ''
       FROM invoices i LEFT JOIN app_users au ON au.user_id = i.user_id
-      WHERE (@q IS NULL OR i.payment_hash LIKE @prefix ESCAPE '\\' OR i.user_id = @exact OR au.identifier = @exact)
+      WHERE (CAST(@q AS TEXT) IS NULL OR i.payment_hash LIKE @prefix ESCAPE '\\' OR i.user_id = @exact OR au.identifier = @exact)
         AND i.created_at >= @since AND i.created_at < @until
-    ) WHERE @istatus IS NULL OR status = @istatus ORDER BY created_at DESC LIMIT @limit`)
+    ) AS listed WHERE CAST(@istatus AS TEXT) IS NULL OR status = @istatus ORDER BY created_at DESC LIMIT @limit`
 
   const auditAnswer = () => {
     if (!lastAudit) return { ran: false, ok: false, at: 0, wallets: 0, transactions: 0, wallets_total_sats: 0, problems: [] }
@@ -99,7 +103,7 @@ export function operatorViews({ db, tokens, now }: OperatorViewsDeps): OperatorV
 
   const handlers: HandlerTable = {
     OperatorListApps: async () => ({
-      apps: (apps.all() as { id: string; name: string; npub: string; allow_user_creation: number; created_at: number; balance_msat: number; users: number }[]).map(row => ({
+      apps: (await sql.many<{ id: string; name: string; npub: string; allow_user_creation: number; created_at: number; balance_msat: number; users: number }>(apps)).map(row => ({
         id: row.id,
         name: row.name,
         npub: row.npub,
@@ -111,15 +115,15 @@ export function operatorViews({ db, tokens, now }: OperatorViewsDeps): OperatorV
     }),
     OperatorSearchUsers: async input => {
       const text = input.query ? searchText(input.query) : ''
-      const rows = users.all({ q: text ? likeContaining(text) : null, limit: clampLimit(input.limit) }) as {
+      const rows = await sql.many<{
         user_id: string; identifier: string; app_name: string; app_id: string; nostr_pub: string; balance_msat: number; locked: number; created_at: number
-      }[]
+      }>(users, { q: text ? likeContaining(text.toLowerCase()) : null, limit: clampLimit(input.limit) })
       return {
         users: rows.map(({ balance_msat, locked, created_at, ...row }) => ({ ...row, balance_sats: sats(balance_msat), locked: locked === 1, created_at: seconds(created_at) })),
       }
     },
     OperatorUserToken: async input => {
-      const row = userByIdentifier.get(input.identifier.trim()) as { user_id: string; app_id: string; identifier: string } | undefined
+      const row = await sql.one<{ user_id: string; app_id: string; identifier: string }>(userByIdentifier, [input.identifier.trim()])
       if (!row) throw new OperationError('not_found', `no app user with the identifier ${input.identifier}`)
       const token = await tokens.userToken({ user_id: row.user_id, app_id: row.app_id, app_user_id: row.identifier })
       return { token, user_id: row.user_id, app_id: row.app_id }
@@ -128,7 +132,7 @@ export function operatorViews({ db, tokens, now }: OperatorViewsDeps): OperatorV
       const q = input.query?.trim() || null
       const status = input.status ?? null
       const outgoingStatus = status === 'pending' || status === 'succeeded' || status === 'failed' ? status : null
-      const rows = payments.all({
+      const rows = await sql.many<{ direction: 'incoming' | 'outgoing'; payment_hash: string; user_id: string; identifier: string; amount_msat: number; service_fee_msat: number; routing_fee_msat: number; internal: number; status: string; memo: string; created_at: number; resolved_at: number | null; payment_request: string; failure_reason: string }>(payments, {
         q,
         prefix: q ? `${q.toLowerCase().replace(/[\\%_]/g, c => `\\${c}`)}%` : null,
         exact: q,
@@ -138,7 +142,7 @@ export function operatorViews({ db, tokens, now }: OperatorViewsDeps): OperatorV
         until: input.until === undefined ? Number.MAX_SAFE_INTEGER : input.until * 1000,
         now: now(),
         limit: clampLimit(input.limit),
-      }) as { direction: 'incoming' | 'outgoing'; payment_hash: string; user_id: string; identifier: string; amount_msat: number; service_fee_msat: number; routing_fee_msat: number; internal: number; status: string; memo: string; created_at: number; resolved_at: number | null; payment_request: string; failure_reason: string }[]
+      })
       return {
         payments: rows.map(row => ({
           direction: row.direction,
@@ -161,8 +165,9 @@ export function operatorViews({ db, tokens, now }: OperatorViewsDeps): OperatorV
     OperatorGetAudit: async () => auditAnswer(),
     OperatorRunAudit: async () => {
       // One audit at a time: a second click while one runs waits for the same verdict.
-      running ??= startAudit({ db, file: db.name, backgroundAboveEntries: 0 })
-        .report.then(report => (lastAudit = { report, at: now() }))
+      running ??= startAudit({ sql, ...(file === undefined ? {} : { file }), backgroundAboveEntries: 0 })
+        .then(audit => audit.report)
+        .then(report => (lastAudit = { report, at: now() }))
         .finally(() => (running = undefined))
       await running
       return auditAnswer()
