@@ -91,7 +91,7 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
       }
     },
 
-    get_balance: async ({ connection }) => ({ balance: transactions.balanceMsat(connection.user_id) }),
+    get_balance: async ({ connection }) => ({ balance: await transactions.balanceMsat(connection.user_id) }),
 
     make_invoice: async ({ connection, params }) => {
       const amount = positiveInt(params.amount, 'amount')

@@ -57,7 +57,7 @@ export function walletTransactionReader(wallet: WalletHistory) {
       const row = wallet.transactionByPaymentHash(userId, paymentHash, nowMs)
       return row && transactionOf(row)
     },
-    balanceMsat: (userId: string): number => wallet.balanceMsat(userId),
+    balanceMsat: (userId: string): Promise<number> => wallet.balanceMsat(userId),
   }
 }
 

@@ -22,7 +22,7 @@ export interface SwapWallet {
   payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment>
   paymentByHash(paymentHash: string): WalletPayment | undefined
   paymentOperationByHash(paymentHash: string): UserOperation | undefined
-  outgoingServiceFeeSats(payerId: string, amountSats: number): number
+  outgoingServiceFeeSats(payerId: string, amountSats: number): Promise<number>
   routingFeeLimitSats(amountSats: number): number
 }
 

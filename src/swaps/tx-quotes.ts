@@ -85,7 +85,7 @@ export async function quoteTxSwap(
     onchain_amount_sats: onchainAmount,
     swap_fee_sats: invoiceSats - amountSats - chainFee,
     chain_fee_sats: chainFee,
-    service_fee_sats: userId === null ? 0 : wallet.outgoingServiceFeeSats(userId, invoiceSats),
+    service_fee_sats: userId === null ? 0 : await wallet.outgoingServiceFeeSats(userId, invoiceSats),
     created_at: deps.now(),
   }
   return quoteOf(await store.insertTxSwap(row))

@@ -28,16 +28,20 @@ export type SpendLimit = (tx: SqlExecutor, payment: PaymentTerms, payments: Paym
 /** Accounts, wallets (users), apps and app users, as other rooms read them. */
 export interface WalletAccounts {
   /** A new account with its first wallet. */
-  createAccountWithWallet(name: string): { accountId: string; userId: string }
-  userById(id: string): UserRow | undefined
-  appById(id: string): AppRow | undefined
-  apps(): AppRow[]
+  createAccountWithWallet(name: string): Promise<{ accountId: string; userId: string }>
+  userById(id: string): Promise<UserRow | undefined>
+  /**
+   * `on`: the caller's open transaction, for a read inside it (on SQLite a read through the store itself would
+   * wait for that transaction to end).
+   */
+  appById(id: string, on?: SqlExecutor): Promise<AppRow | undefined>
+  apps(): Promise<AppRow[]>
   /** An app user by its identifier. */
-  appUser(identifier: string): AppUserRow | undefined
-  /** The app user a wallet belongs to, if any. */
-  appUserOf(userId: string): AppUserRow | undefined
+  appUser(identifier: string, on?: SqlExecutor): Promise<AppUserRow | undefined>
+  /** The app user a wallet belongs to, if any (kept in memory once read; cleared by every app_users change). */
+  appUserOf(userId: string, on?: SqlExecutor): Promise<AppUserRow | undefined>
   /** The sum of every wallet's balance. */
-  usersBalanceMsat(): number
+  usersBalanceMsat(): Promise<number>
 }
 
 /** Read-only figures for reports that must not disturb the payment path (metrics sampling). */
@@ -72,7 +76,7 @@ export interface Wallet {
   invoiceByPaymentHash(paymentHash: string): WalletInvoice | undefined
   paymentByHash(paymentHash: string): WalletPayment | undefined
   /** A wallet's balance now (0 for an unknown wallet). */
-  balanceMsat(walletId: string): number
+  balanceMsat(walletId: string): Promise<number>
   /** A wallet's invoices and payments, newest first (NIP-47 list_transactions). */
   transactions(walletId: string, query: WalletTransactionQuery, now: number): WalletTransaction[]
   /** One of a wallet's invoices or payments by payment hash: its own payment of it first, else the latest. */
@@ -94,7 +98,7 @@ export interface Wallet {
   /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
   attachSwapPayer(payer: AddressSwapPayer): void
   /** The service fee `payerId` would pay on an outgoing invoice of `amountSats` (0 for an app owner). */
-  outgoingServiceFeeSats(payerId: string, amountSats: number): number
+  outgoingServiceFeeSats(payerId: string, amountSats: number): Promise<number>
   /** The routing fee limit the wallet gives the node for a payment of `amountSats`. */
   routingFeeLimitSats(amountSats: number): number
   /** Refuses every outgoing payment and transfer from now on (the start-up audit failed). */

@@ -111,10 +111,10 @@ live('the linked-key pushes skip a key that holds the subscription, and reach it
   const events = createEventBus()
   // Both paths see each operation, as in the daemon: the wallet's stream and the bus.
   const emit = (event: EventOf<'user.operation'>) => (events.emit(event), operations.next(event))
-  const apps = { byAppId: (id: string) => (id === 'app-1' ? app : undefined), byPubkey: () => undefined, all: () => [app], refresh: () => false }
+  const apps = { byAppId: (id: string) => (id === 'app-1' ? app : undefined), byPubkey: () => undefined, all: () => [app], refresh: async () => false }
   const linked = pushLiveUserOperations({
     events$: events.events$,
-    users: { appUserOf: () => ({ app_id: 'app-1', nostr_public_key: alice }) },
+    users: { appUserOf: async () => ({ app_id: 'app-1', nostr_public_key: alice }) },
     apps,
     sender,
     log,
