@@ -74,7 +74,8 @@ const texts = {
   userById: 'SELECT * FROM users WHERE id = ?',
   rotateKeys: 'UPDATE users SET admin_key = @adminKey, invoice_key = @invoiceKey WHERE id = @id RETURNING *',
   updateAllowUserCreation: 'UPDATE apps SET allow_user_creation = ? WHERE id = ?',
-  usersBalance: 'SELECT COALESCE(SUM(balance_msat), 0) AS total FROM users',
+  // SUM of BIGINT is NUMERIC on PostgreSQL (a string through pg): cast back to a BIGINT, a number on both engines.
+  usersBalance: 'SELECT CAST(COALESCE(SUM(balance_msat), 0) AS BIGINT) AS total FROM users',
 }
 
 export function accountStore({ sql, random, now }: AccountsDeps) {
