@@ -126,7 +126,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
 
   const events = createEventBus()
-  const wallet = createWallet({
+  const wallet = await createWallet({
     db: store.db,
     sql: store.sql,
     tokens,
@@ -291,7 +291,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const paidCallbacks = startPaidCallbacks({
     events$: events.events$,
     invoice: hash => wallet.invoiceByPaymentHash(hash),
-    savedCallbackUrl: walletId => wallet.accounts.appUserOf(walletId)?.callback_url,
+    savedCallbackUrl: async walletId => (await wallet.accounts.appUserOf(walletId))?.callback_url,
     guard: { allowLoopback: config.callbacks.allow_loopback },
     log: log.child({ room: 'callbacks' }),
   })

@@ -14,7 +14,7 @@ export async function authenticateApp(
   const verified = await deps.tokens.verify(token)
   if (!verified.ok) throw new OperationError('unauthenticated', verified.reason)
   const { appId, gen } = verified.payload
-  const current = typeof appId === 'string' ? deps.directory.appTokenGeneration(appId) : undefined
+  const current = typeof appId === 'string' ? await deps.directory.appTokenGeneration(appId) : undefined
   if (typeof appId !== 'string' || current === undefined) {
     throw new OperationError('unauthenticated', 'the provided token is not an app token')
   }

@@ -9,11 +9,11 @@ export interface WalletKeyOwner {
 
 export interface AccountDirectory {
   /** The generation an app's tokens must carry now; undefined when there is no such app. */
-  appTokenGeneration(appId: string): number | undefined
+  appTokenGeneration(appId: string): Promise<number | undefined>
   /** True when the user of a user token still exists under that app user. */
-  userTokenValid(claims: { user_id: string; app_id: string; app_user_id: string }): boolean
-  walletByKey(key: string): WalletKeyOwner | undefined
-  extensionEnabled(accountId: string, extension: string): boolean
+  userTokenValid(claims: { user_id: string; app_id: string; app_user_id: string }): Promise<boolean>
+  walletByKey(key: string): Promise<WalletKeyOwner | undefined>
+  extensionEnabled(accountId: string, extension: string): Promise<boolean>
   /** Nostr: the app user behind a pubkey talking to an app, created when the app allows it. */
-  userForPubkey?(pubkey: string, appId: string): Extract<Caller, { kind: 'user' }>
+  userForPubkey?(pubkey: string, appId: string): Promise<Extract<Caller, { kind: 'user' }>>
 }

@@ -66,7 +66,7 @@ export function createAuthenticator(deps: AuthDeps): Authenticate {
     const extension = (entry as { extension?: string }).extension
     // A guestOrWallet route is public: the key only names the payer's wallet, whose account need not have
     // enabled the extension (a customer is not a restaurant owner).
-    if (extension && caller.kind !== 'guest' && entry.auth !== 'guestOrWallet') gateExtension(extension, caller, deps)
+    if (extension && caller.kind !== 'guest' && entry.auth !== 'guestOrWallet') await gateExtension(extension, caller, deps)
     return caller
   }
 }
@@ -83,12 +83,12 @@ async function withMismatch(err: unknown, need: AuthKind, creds: Credentials, de
 
 const refusalCodes = new Set(['unauthenticated', 'forbidden', 'not_found'])
 
-function gateExtension(extension: string, caller: Caller, deps: AuthDeps): void {
+async function gateExtension(extension: string, caller: Caller, deps: AuthDeps): Promise<void> {
   if (caller.kind === 'operator' || caller.kind === 'admin') return
   if (deps.adminOnlyExtensions.includes(extension)) {
     throw new OperationError('forbidden', `User not authorized for extension '${extension}'.`, { status: 403 })
   }
-  if (caller.kind === 'wallet' && !deps.directory.extensionEnabled(caller.accountId, extension)) {
+  if (caller.kind === 'wallet' && !(await deps.directory.extensionEnabled(caller.accountId, extension))) {
     throw new OperationError('forbidden', `Extension '${extension}' not enabled.`, { status: 403 })
   }
 }

@@ -46,7 +46,7 @@ async function sentKinds(creds: Credentials, deps: MismatchDeps): Promise<SentKi
     if (tokenKind) kinds.push(tokenKind)
   }
   if (creds.apiKey) {
-    const owner = deps.directory.walletByKey(creds.apiKey)
+    const owner = await deps.directory.walletByKey(creds.apiKey)
     if (owner) kinds.push(owner.keyType === 'admin' ? { kind: 'walletAdmin', text: "a wallet's admin key" } : { kind: 'walletInvoice', text: "a wallet's invoice key" })
   }
   return kinds
@@ -55,7 +55,7 @@ async function sentKinds(creds: Credentials, deps: MismatchDeps): Promise<SentKi
 async function classifyToken(token: string, deps: MismatchDeps): Promise<SentKind | undefined> {
   if (sameSecret(token, deps.adminToken)) return { kind: 'admin', text: 'the admin token' }
   if (deps.metricsToken && sameSecret(token, deps.metricsToken)) return { kind: 'metrics', text: 'the metrics token' }
-  const owner = deps.directory.walletByKey(token)
+  const owner = await deps.directory.walletByKey(token)
   if (owner) return { kind: 'walletKeyInAuthorization', text: 'a wallet key in Authorization (send it in X-Api-Key)' }
   const verified = await deps.tokens.verify(token)
   if (!verified.ok) return undefined

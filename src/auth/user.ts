@@ -32,7 +32,7 @@ export async function userFromToken(
     typeof user_id !== 'string' ||
     typeof app_id !== 'string' ||
     typeof app_user_id !== 'string' ||
-    !deps.directory.userTokenValid({ user_id, app_id, app_user_id })
+    !(await deps.directory.userTokenValid({ user_id, app_id, app_user_id }))
   ) {
     // Upstream's wording, typo included: clients match on it.
     throw new OperationError('unauthenticated', 'the provided token is not a valid app user token token')

@@ -6,21 +6,21 @@ import type { AccountDirectory } from './directory.js'
 
 export type WalletCaller = Extract<Caller, { kind: 'wallet' }>
 
-export function authenticateWalletKey(
+export async function authenticateWalletKey(
   creds: Credentials,
   need: 'invoice' | 'admin',
   directory: AccountDirectory,
-): WalletCaller {
+): Promise<WalletCaller> {
   if (!creds.apiKey) throw new OperationError('unauthenticated', 'No Api Key provided.', { status: 401 })
-  const owner = walletForKey(creds.apiKey, directory)
+  const owner = await walletForKey(creds.apiKey, directory)
   if (need === 'admin' && owner.keyType !== 'admin') {
     throw new OperationError('forbidden', 'Invalid adminkey.', { status: 403 })
   }
   return owner
 }
 
-export function walletForKey(key: string, directory: AccountDirectory): WalletCaller {
-  const owner = directory.walletByKey(key)
+export async function walletForKey(key: string, directory: AccountDirectory): Promise<WalletCaller> {
+  const owner = await directory.walletByKey(key)
   if (!owner) throw new OperationError('not_found', 'Wallet not found.', { status: 404 })
   return { kind: 'wallet', ...owner }
 }

@@ -12,7 +12,7 @@ export interface PaidCallbackDeps {
     | { paymentRequest: string; callback: { url: string; token: string | null; rejectUnauthorized: boolean }; payerData: unknown }
     | undefined
   >
-  savedCallbackUrl(walletId: string): string | undefined
+  savedCallbackUrl(walletId: string): Promise<string | undefined>
   guard: GuardOptions
   log: Logger
 }
@@ -28,7 +28,7 @@ export function startPaidCallbacks(deps: PaidCallbackDeps): Subscription {
         try {
           // Most paid invoices have no callback: the wallet's event says so without the invoice being read.
           let invoice = event.callbackUrl === undefined ? await deps.invoice(event.paymentHash) : undefined
-          const url = (event.callbackUrl ?? invoice?.callback.url) || deps.savedCallbackUrl(event.walletId) || ''
+          const url = (event.callbackUrl ?? invoice?.callback.url) || (await deps.savedCallbackUrl(event.walletId)) || ''
           if (!url) return
           invoice ??= await deps.invoice(event.paymentHash)
           if (!invoice) return

@@ -75,7 +75,7 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, lifetim
     const { pointer, amount_sats, bolt11, frequency, k1: k1Field } = body as Record<string, unknown>
     const k1 = k1Field === null ? undefined : k1Field
     if (typeof pointer !== 'string' || pointer === '') return answer(gfy(1))
-    const appUser = wallet.accounts.appUser(pointer)
+    const appUser = await wallet.accounts.appUser(pointer)
     if (!appUser || appUser.app_id !== req.appId) return answer(gfy(1))
     if (k1 !== undefined && typeof k1 !== 'string') return answer(gfy(6, { error: 'Invalid Request: k1 must be a string' }))
     if (k1 !== undefined && !(await store.firstK1(appUser.user_id, k1, clock.now()))) return answer(gfy(1, { error: 'K1 already processed' }))

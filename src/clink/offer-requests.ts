@@ -64,7 +64,7 @@ export function offerRequests(deps: OfferRequestDeps) {
   /** The offer named by `offer` in the app that received the request. */
   async function termsOf(offer: string, appId: string): Promise<Terms> {
     const row = await offers.byId(offer)
-    const owner = row ? wallet.accounts.appUserOf(row.user_id) : wallet.accounts.appUser(offer)
+    const owner = row ? await wallet.accounts.appUserOf(row.user_id) : await wallet.accounts.appUser(offer)
     if (!owner || owner.app_id !== appId) throw new OfferRefusal(1)
     // The default offer (id = the app user's identifier) always takes any amount, with or without its row.
     if (offer === owner.identifier) {

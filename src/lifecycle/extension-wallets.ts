@@ -6,8 +6,8 @@ import type { Wallet } from '../wallet/index.js'
 
 export function extensionWallets(wallet: Wallet, clock: Clock): ExtensionWallets {
   return {
-    get: id => {
-      const user = wallet.accounts.userById(id)
+    get: async id => {
+      const user = await wallet.accounts.userById(id)
       return user && { id: user.id, accountId: user.account_id, name: user.name, balanceMsat: user.balance_msat }
     },
     createInvoice: (walletId, request) => wallet.createInvoiceFor(walletId, request),

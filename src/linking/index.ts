@@ -38,7 +38,7 @@ export async function createLinking(deps: LinkingDeps) {
   const enrollment = await adminEnrollment({ store, dataDir: deps.dataDir, clock: deps.clock, random: deps.random, log: deps.log })
   const handlers: HandlerTable = {
     EnrollAdminToken: async (input, ctx) => {
-      await enrollment.enroll(deps.accounts.appUser(ctx.caller.appUserId)?.nostr_public_key ?? null, input.admin_token)
+      await enrollment.enroll((await deps.accounts.appUser(ctx.caller.appUserId))?.nostr_public_key ?? null, input.admin_token)
       return {}
     },
     ...npubLinkingHandlers({ store, accounts: deps.accounts, nostr: deps.nostr, random: deps.random }),

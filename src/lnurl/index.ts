@@ -45,9 +45,9 @@ export function createLnurl(deps: LnurlDeps): { handlers: HandlerTable; stop(): 
     events$: deps.events$,
     keys,
     invoice: paymentHash => wallet.invoiceByPaymentHash(paymentHash),
-    signingKey: invoice => {
-      const appId = invoice.appId ?? accounts.appUserOf(invoice.walletId)?.app_id ?? deps.defaultAppId
-      return accounts.appById(appId)?.nostr_private_key
+    signingKey: async invoice => {
+      const appId = invoice.appId ?? (await accounts.appUserOf(invoice.walletId))?.app_id ?? deps.defaultAppId
+      return (await accounts.appById(appId))?.nostr_private_key
     },
     preimage: async paymentHash => (await node.lookupInvoice(paymentHash))?.preimage ?? null,
     publisher: deps.publisher,

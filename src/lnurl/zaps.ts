@@ -33,7 +33,7 @@ export interface ZapReceiptDeps {
   /** The paid invoice's zap request, bolt11 and the wallet/app it was issued for. */
   invoice(paymentHash: string): Promise<{ walletId: string; appId: string | null; paymentRequest: string; zapRequest: string | null } | undefined>
   /** Hex secret key of the app that signs receipts for this invoice. */
-  signingKey(invoice: { walletId: string; appId: string | null }): string | undefined
+  signingKey(invoice: { walletId: string; appId: string | null }): Promise<string | undefined>
   /** The preimage, when the node knows it. */
   preimage(paymentHash: string): Promise<string | null>
   publisher: ZapPublisher
@@ -62,7 +62,7 @@ export function publishZapReceipts(deps: ZapReceiptDeps): Subscription {
           // guard refuses among them.
           const relays = receiptCandidates(zap)
           const usable = relays.filter(url => deps.publisher.refusalOf(url) === undefined)
-          const secretKey = deps.signingKey(invoice)
+          const secretKey = await deps.signingKey(invoice)
           if (usable.length === 0 || secretKey === undefined) {
             log.warn({ paymentHash: paid.paymentHash }, 'zap receipt not published: no usable relay or signing key')
             return

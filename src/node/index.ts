@@ -96,7 +96,7 @@ export { nodeNotReadyReason } from './readiness.js'
 export interface NodeHandlerDeps {
   node: LightningNode
   /** Sum of every wallet's balance (the users' liabilities), in msat. */
-  usersBalanceMsat(): number
+  usersBalanceMsat(): Promise<number>
 }
 
 export function nodeHandlers(deps: NodeHandlerDeps): HandlerTable {

@@ -46,9 +46,9 @@ export function clinkPointerCache(capacity = 10_000): ClinkPointers {
   }
 }
 
-export function describeUser(user: UserRow, appUser: AppUserRow, deps: UserInfoDeps): z.input<typeof UserInfo> {
+export async function describeUser(user: UserRow, appUser: AppUserRow, deps: UserInfoDeps): Promise<z.input<typeof UserInfo>> {
   const balance = msatToSats(user.balance_msat)
-  const app = deps.accounts.appById(appUser.app_id)!
+  const app = (await deps.accounts.appById(appUser.app_id))!
   const pointers = (deps.pointers ?? encodePointers)(app.nostr_public_key, deps.relayUrl(), appUser.identifier)
   return {
     userId: user.id,

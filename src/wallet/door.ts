@@ -28,16 +28,20 @@ export type SpendLimit = (tx: SqlExecutor, payment: PaymentTerms, payments: Paym
 /** Accounts, wallets (users), apps and app users, as other rooms read them. */
 export interface WalletAccounts {
   /** A new account with its first wallet. */
-  createAccountWithWallet(name: string): { accountId: string; userId: string }
-  userById(id: string): UserRow | undefined
-  appById(id: string): AppRow | undefined
-  apps(): AppRow[]
+  createAccountWithWallet(name: string): Promise<{ accountId: string; userId: string }>
+  userById(id: string): Promise<UserRow | undefined>
+  /**
+   * `on`: the caller's open transaction, for a read inside it (on SQLite a read through the store itself would
+   * wait for that transaction to end).
+   */
+  appById(id: string, on?: SqlExecutor): Promise<AppRow | undefined>
+  apps(): Promise<AppRow[]>
   /** An app user by its identifier. */
-  appUser(identifier: string): AppUserRow | undefined
-  /** The app user a wallet belongs to, if any. */
-  appUserOf(userId: string): AppUserRow | undefined
+  appUser(identifier: string, on?: SqlExecutor): Promise<AppUserRow | undefined>
+  /** The app user a wallet belongs to, if any (kept in memory once read; cleared by every app_users change). */
+  appUserOf(userId: string, on?: SqlExecutor): Promise<AppUserRow | undefined>
   /** The sum of every wallet's balance. */
-  usersBalanceMsat(): number
+  usersBalanceMsat(): Promise<number>
 }
 
 /** Read-only figures for reports that must not disturb the payment path (metrics sampling). */

@@ -102,7 +102,7 @@ export interface WalletDeps {
   debitLimit?: (payment: { payerId: string; appId: string; debitNpub: string }) => SpendLimit
 }
 
-export function createWallet(deps: WalletDeps): Wallet {
+export async function createWallet(deps: WalletDeps): Promise<Wallet> {
   checkFeeSpread(deps.fees)
   const { db, node, log, now } = deps
   // The wallet's own operations, for the GetLiveUserOperations streams its callers subscribe to; every event goes
@@ -113,10 +113,10 @@ export function createWallet(deps: WalletDeps): Wallet {
     if (event.type === 'user.operation') operations.next(event)
   }
   const accounts = accountStore(deps)
-  const defaultApp = accounts.ensureDefaultApp(deps.defaultAppName)
+  const defaultApp = await accounts.ensureDefaultApp(deps.defaultAppName)
   const ledger = createLedger()
   const transaction = moneyTransaction(deps.sql, deps.fence)
-  const collectors = feeCollectors(db, defaultApp.owner_user_id)
+  const collectors = feeCollectors(deps.sql, defaultApp.owner_user_id)
   const gate = outgoingGate()
   const commits = groupCommit(deps.sql, deps.fence === undefined ? {} : { fence: deps.fence })
   const invoices = invoiceStore(deps.sql)
@@ -168,7 +168,7 @@ export function createWallet(deps: WalletDeps): Wallet {
   const appsMetrics = appsReport(deps.sql)
   return {
     accounts,
-    nostr: nostrAccounts({ db, accounts, random: deps.random }),
+    nostr: nostrAccounts({ sql: deps.sql, accounts, random: deps.random }),
     defaultApp,
     handlers,
     directory: accounts.directory(),
@@ -184,7 +184,7 @@ export function createWallet(deps: WalletDeps): Wallet {
     },
     /** The service fee `payerId` would pay on an outgoing invoice of `amountSats` (0 for an app owner). */
     async outgoingServiceFeeSats(payerId: string, amountSats: number): Promise<number> {
-      return collectors.isAppOwner(payerId) ? 0 : serviceFeeSats(amountSats, deps.fees)
+      return (await collectors.isAppOwner(payerId)) ? 0 : serviceFeeSats(amountSats, deps.fees)
     },
     /** The routing fee limit the wallet gives the node for a payment of `amountSats`. */
     routingFeeLimitSats: (amountSats: number) => routingFeeLimitSats(amountSats, deps.fees),

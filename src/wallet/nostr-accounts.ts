@@ -3,11 +3,11 @@
 // accounts. Linking and invites bind a pubkey to an app user through the same functions.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { OperationError, type Caller } from '../bus/index.js'
-import type { Db } from '../store/index.js'
+import { sqlErrorKind, type SqlStore } from '../store/index.js'
 import type { AccountStore, AppUserRow, Random } from './accounts.js'
 
 export interface NostrAccountsDeps {
-  db: Db
+  sql: SqlStore
   accounts: AccountStore
   random: Random
 }
@@ -19,50 +19,78 @@ export interface NostrAccounts {
    * The user behind a pubkey talking to an app. Upstream searches every app, so a key linked in app A that talks to
    * app B gets its app-A user with app B's id; a key with no user is given one when the app allows user creation.
    */
-  userForPubkey(pubkey: string, appId: string): NostrUser
+  userForPubkey(pubkey: string, appId: string): Promise<NostrUser>
   /** The app user a pubkey is linked to, if any. */
-  appUserByPubkey(pubkey: string): AppUserRow | undefined
+  appUserByPubkey(pubkey: string): Promise<AppUserRow | undefined>
   /** Links (or re-links) an app user to a pubkey; a pubkey already linked elsewhere is a conflict. */
-  linkPubkey(identifier: string, pubkey: string): void
+  linkPubkey(identifier: string, pubkey: string): Promise<void>
   /** A new app user of an app (own account and wallet, random identifier) owned by a pubkey without an account. */
-  createForPubkey(appId: string, pubkey: string): AppUserRow
+  createForPubkey(appId: string, pubkey: string): Promise<AppUserRow>
 }
 
 const identifierBytes = 32 // 64 hex, like upstream's auto-created identifiers
 
-export function nostrAccounts({ db, accounts, random }: NostrAccountsDeps): NostrAccounts {
-  const byPubkey = db.prepare('SELECT * FROM app_users WHERE nostr_public_key = ?')
-  const setPubkey = db.prepare('UPDATE app_users SET nostr_public_key = ? WHERE identifier = ?')
+const texts = {
+  byPubkey: 'SELECT * FROM app_users WHERE nostr_public_key = ?',
+  setPubkey: 'UPDATE app_users SET nostr_public_key = ? WHERE identifier = ?',
+}
 
-  const appUserByPubkey = (pubkey: string) => byPubkey.get(pubkey) as AppUserRow | undefined
+const alreadyLinked = () => new OperationError('conflict', 'this key already has an account')
 
-  const createForPubkey = db.transaction((appId: string, pubkey: string): AppUserRow => {
-    if (appUserByPubkey(pubkey)) throw new OperationError('conflict', 'this key already has an account')
-    const identifier = bytesToHex(random(identifierBytes))
-    accounts.createAppUser(appId, identifier)
-    setPubkey.run(pubkey, identifier)
-    accounts.forgetAppUsers()
-    return accounts.appUser(identifier)!
-  })
+export function nostrAccounts({ sql, accounts, random }: NostrAccountsDeps): NostrAccounts {
+  const appUserByPubkey = (pubkey: string) => sql.one<AppUserRow>(texts.byPubkey, [pubkey])
+
+  // The key's check and its new user commit together; two first requests of one key at once race on the unique
+  // pubkey column: the loser's transaction rolls back whole and it answers as for a linked key.
+  const createForPubkey = async (appId: string, pubkey: string): Promise<AppUserRow> => {
+    try {
+      return await sql.transaction(async tx => {
+        if (await tx.one(texts.byPubkey, [pubkey])) throw alreadyLinked()
+        const identifier = bytesToHex(random(identifierBytes))
+        await accounts.createAppUserOn(tx, appId, identifier)
+        await tx.run(texts.setPubkey, [pubkey, identifier])
+        return (await accounts.appUserOn(tx, identifier))!
+      })
+    } catch (err) {
+      if (sqlErrorKind(err) === 'unique') throw alreadyLinked()
+      throw err
+    } finally {
+      accounts.forgetAppUsers()
+    }
+  }
 
   return {
     appUserByPubkey,
     createForPubkey,
-    userForPubkey(pubkey, appId) {
-      const found = appUserByPubkey(pubkey)
+    async userForPubkey(pubkey, appId) {
+      const found = await appUserByPubkey(pubkey)
       if (found) return { kind: 'user', userId: found.user_id, appId, appUserId: found.identifier }
-      const app = accounts.appById(appId)
+      const app = await accounts.appById(appId)
       if (!app || !app.allow_user_creation) {
         throw new OperationError('forbidden', 'user creation by client is not allowed in this app')
       }
-      const created = createForPubkey(appId, pubkey)
+      const created = await createForPubkey(appId, pubkey).catch(async (err: unknown) => {
+        // Another request of the same key created its user meanwhile: that user is the answer.
+        const winner = err instanceof OperationError && err.code === 'conflict' ? await appUserByPubkey(pubkey) : undefined
+        if (!winner) throw err
+        return winner
+      })
       return { kind: 'user', userId: created.user_id, appId, appUserId: created.identifier }
     },
-    linkPubkey(identifier, pubkey) {
-      const holder = appUserByPubkey(pubkey)
-      if (holder && holder.identifier !== identifier) throw new OperationError('conflict', 'this key already has an account')
-      setPubkey.run(pubkey, identifier)
-      accounts.forgetAppUsers()
+    async linkPubkey(identifier, pubkey) {
+      // The check and the link in one transaction; a link made elsewhere meanwhile trips the unique column.
+      try {
+        await sql.transaction(async tx => {
+          const holder = await tx.one<AppUserRow>(texts.byPubkey, [pubkey])
+          if (holder && holder.identifier !== identifier) throw alreadyLinked()
+          await tx.run(texts.setPubkey, [pubkey, identifier])
+        })
+      } catch (err) {
+        if (sqlErrorKind(err) === 'unique') throw alreadyLinked()
+        throw err
+      } finally {
+        accounts.forgetAppUsers()
+      }
     },
   }
 }

@@ -19,10 +19,10 @@ const test = suite('CLINK receipts')
 /** The book's work on an event or a flush is a chain of promises; on SQLite each settles at once. */
 const settled = () => new Promise(resolve => setImmediate(resolve))
 
-function setup(dataDir: string, paid: Set<string>, now = () => Date.now()) {
+async function setup(dataDir: string, paid: Set<string>, now = () => Date.now()) {
   const store = openStore({ dataDir })
-  const accounts = accountStore({ db: store.db, random: bytes => randomBytes(bytes), now })
-  const app = accounts.ensureDefaultApp('shop')
+  const accounts = accountStore({ sql: store.sql, random: bytes => randomBytes(bytes), now })
+  const app = await accounts.ensureDefaultApp('shop')
   const events = new Subject<DomainEvent>()
   const sent: ClinkMessage[] = []
   let outbox: ClinkSender | undefined
@@ -55,14 +55,14 @@ function setup(dataDir: string, paid: Set<string>, now = () => Date.now()) {
 test('a receipt owed while the relays were down is sent by the next run once its outbox is attached, and only once', async () => {
   const dataDir = tempDataDir()
   const paid = new Set<string>()
-  const first = setup(dataDir, paid)
+  const first = await setup(dataDir, paid)
   await first.book.owe({ paymentHash: 'a'.repeat(64), appId: first.app.id, requester: 'r'.repeat(64), requestId: 'e'.repeat(64), expiresAt: Date.now() + 3_600_000 })
   await first.paid('a'.repeat(64)) // credited before the relays are up
   assert.is(first.sent.length, 0)
   first.book.stop()
   first.store.close()
 
-  const second = setup(dataDir, paid)
+  const second = await setup(dataDir, paid)
   await second.attach()
   assert.equal(second.sent, [
     { appId: second.app.id, to: 'r'.repeat(64), kind: 21001, replyTo: 'e'.repeat(64), payload: { res: 'ok' }, clinkVersion: true },
@@ -79,7 +79,7 @@ test('with the outbox attached a receipt goes out when the invoice is paid; a lo
   const dataDir = tempDataDir()
   const paid = new Set<string>()
   let clock = Date.now()
-  const run = setup(dataDir, paid, () => clock)
+  const run = await setup(dataDir, paid, () => clock)
   await run.attach()
   const owe = (paymentHash: string, expiresAt: number) =>
     run.book.owe({ paymentHash, appId: run.app.id, requester: 'r'.repeat(64), requestId: paymentHash.slice(0, 64), expiresAt })

@@ -17,8 +17,8 @@ const clock = { now: () => now }
 
 async function room(dataDir: string) {
   const store = openStore({ dataDir })
-  const accounts = accountStore({ db: store.db, random: bytes => randomBytes(bytes), now: clock.now })
-  const nostr = nostrAccounts({ db: store.db, accounts, random: bytes => randomBytes(bytes) })
+  const accounts = accountStore({ sql: store.sql, random: bytes => randomBytes(bytes), now: clock.now })
+  const nostr = nostrAccounts({ sql: store.sql, accounts, random: bytes => randomBytes(bytes) })
   const linking = await createLinking({
     sql: store.sql, accounts, nostr, tokens: createTokenSigner('x'.repeat(32)), clock, random: bytes => randomBytes(bytes),
     log: pino({ level: 'silent' }), dataDir, defaultAppId: '', allowHttpUpgrade: false, serviceUrl: () => '',
@@ -32,8 +32,8 @@ async function room(dataDir: string) {
 tokens('a token presented after two minutes is refused; a fresh one can then be requested', async () => {
   const dataDir = tempDataDir()
   let r = await room(dataDir)
-  const app = r.accounts.createApp('shop', false)
-  r.accounts.createAppUser(app.id, 'alice')
+  const app = await r.accounts.createApp('shop', false)
+  await r.accounts.createAppUser(app.id, 'alice')
   const asApp = { kind: 'app', appId: app.id }
   const { token } = await r.call('RequestNPubLinkingToken', { user_identifier: 'alice' }, asApp)
   // The room is rebuilt (a daemon restart): the pending token is still there.

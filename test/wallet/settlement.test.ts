@@ -19,8 +19,8 @@ import { isOperationError } from '../../src/bus/errors.js'
 
 const test = suite('settlement and the wallet door')
 /** Credits commit in their own transactions after the node reports them: wait until `done` holds (at most 5 s). */
-async function until(done: () => boolean): Promise<void> {
-  for (let waited = 0; !done() && waited < 5000; waited += 20) await new Promise(r => setTimeout(r, 20))
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  for (let waited = 0; !(await done()) && waited < 5000; waited += 20) await new Promise(r => setTimeout(r, 20))
 }
 /** Long enough for a replayed stream of a few settlements to be applied (each is one transaction). */
 const replayed = () => new Promise(r => setTimeout(r, 300))
@@ -38,7 +38,7 @@ function redelivering(inner: LightningNode): LightningNode {
   }
 }
 
-function walletOver(n: LightningNode): Wallet {
+function walletOver(n: LightningNode): Promise<Wallet> {
   const bus = createEventBus()
   bus.events$.subscribe(event => events.push(event))
   return createWallet({
@@ -79,25 +79,25 @@ test.after.each(async () => {
 
 test('a settlement reported twice, and again at every start, credits once and is announced once', async () => {
   const flaky = redelivering(node)
-  const wallet = walletOver(flaky)
+  const wallet = await walletOver(flaky)
   await wallet.start()
-  const { userId } = wallet.accounts.createAccountWithWallet('receiver')
+  const { userId } = (await wallet.accounts.createAccountWithWallet('receiver'))
   const invoice = await wallet.createInvoiceFor(userId, { amountMsat: 21_000, memo: 'twice', extra: { tag: 'demo', order: 7 } })
   await node.mock!.markInvoicePaidExternally(invoice.paymentRequest)
-  await until(() => wallet.accounts.userById(userId)!.balance_msat > 0)
+  await until(async () => (await wallet.accounts.userById(userId))!.balance_msat > 0)
   await replayed() // the second report of the same settlement
-  assert.is(wallet.accounts.userById(userId)!.balance_msat, 21_000)
+  assert.is((await wallet.accounts.userById(userId))!.balance_msat, 21_000)
 
   // Two restarts, each replaying every settlement since the beginning.
   await wallet.stop()
-  const restarted = walletOver(flaky)
+  const restarted = await walletOver(flaky)
   await restarted.start()
   await replayed()
   await restarted.stop()
-  const again = walletOver(flaky)
+  const again = await walletOver(flaky)
   await again.start()
   await replayed()
-  assert.is(again.accounts.userById(userId)!.balance_msat, 21_000)
+  assert.is((await again.accounts.userById(userId))!.balance_msat, 21_000)
   await again.stop()
 
   const paid = events.filter(e => e.type === 'invoice.paid')
@@ -113,23 +113,23 @@ test('a settlement reported twice, and again at every start, credits once and is
 })
 
 test('settlements made while the wallet was stopped are credited at its next start', async () => {
-  const wallet = walletOver(node)
-  const { userId } = wallet.accounts.createAccountWithWallet('sleeper')
+  const wallet = await walletOver(node)
+  const { userId } = (await wallet.accounts.createAccountWithWallet('sleeper'))
   const invoice = await wallet.createInvoiceFor(userId, { amountMsat: 5_000, memo: 'while away' })
   await node.mock!.markInvoicePaidExternally(invoice.paymentRequest) // nobody is listening yet
-  assert.is(wallet.accounts.userById(userId)!.balance_msat, 0)
+  assert.is((await wallet.accounts.userById(userId))!.balance_msat, 0)
   await wallet.start()
-  await until(() => wallet.accounts.userById(userId)!.balance_msat > 0)
-  assert.is(wallet.accounts.userById(userId)!.balance_msat, 5_000)
+  await until(async () => (await wallet.accounts.userById(userId))!.balance_msat > 0)
+  assert.is((await wallet.accounts.userById(userId))!.balance_msat, 5_000)
   assert.is((await wallet.invoiceByPaymentHash(invoice.paymentHash))!.paid, true)
   await wallet.stop()
   assert.ok((await auditLedger(store.sql)).ok)
 })
 
 test('a credit that fails to commit is tried again from the stored index, never passed by a later settlement', async () => {
-  const wallet = walletOver(node)
+  const wallet = await walletOver(node)
   await wallet.start()
-  const { userId } = wallet.accounts.createAccountWithWallet('unlucky')
+  const { userId } = (await wallet.accounts.createAccountWithWallet('unlucky'))
   const first = await wallet.createInvoiceFor(userId, { amountMsat: 1_000, memo: 'first' })
   const second = await wallet.createInvoiceFor(userId, { amountMsat: 2_000, memo: 'second' })
   // The first credit fails to commit (as on a full disk); the second settles after it.
@@ -137,47 +137,47 @@ test('a credit that fails to commit is tried again from the stored index, never 
     WHEN NEW.payment_hash = '${first.paymentHash}' BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`)
   await node.mock!.markInvoicePaidExternally(first.paymentRequest)
   await node.mock!.markInvoicePaidExternally(second.paymentRequest)
-  const balance = () => wallet.accounts.userById(userId)!.balance_msat
+  const balance = async () => (await wallet.accounts.userById(userId))!.balance_msat
   await replayed()
-  assert.is(balance(), 0, 'a later settlement was credited past one that failed')
+  assert.is(await balance(), 0, 'a later settlement was credited past one that failed')
   store.db.exec('DROP TRIGGER refuse_first')
-  for (let waited = 0; balance() !== 3_000 && waited < 10_000; waited += 50) await new Promise(r => setTimeout(r, 50))
-  assert.is(balance(), 3_000)
+  for (let waited = 0; (await balance()) !== 3_000 && waited < 10_000; waited += 50) await new Promise(r => setTimeout(r, 50))
+  assert.is(await balance(), 3_000)
   assert.is((await wallet.invoiceByPaymentHash(first.paymentHash))!.paid, true)
   await wallet.stop()
   assert.ok((await auditLedger(store.sql)).ok)
 })
 
 test('the door pays between wallets with the rules of PayInvoice; an app owner pays no service fee', async () => {
-  const wallet = walletOver(node)
+  const wallet = await walletOver(node)
   await wallet.start()
   const owner = wallet.defaultApp.owner_user_id
-  const { userId: shop } = wallet.accounts.createAccountWithWallet('shop')
+  const { userId: shop } = (await wallet.accounts.createAccountWithWallet('shop'))
   const funding = await wallet.createInvoiceFor(owner, { amountMsat: 50_000, memo: 'funding' })
   await node.mock!.markInvoicePaidExternally(funding.paymentRequest)
-  await until(() => wallet.accounts.userById(owner)!.balance_msat === 50_000)
+  await until(async () => (await wallet.accounts.userById(owner))!.balance_msat === 50_000)
 
   const bill = await wallet.createInvoiceFor(shop, { amountMsat: 20_000, memo: 'bill' })
   const paid = await wallet.payInvoiceFor(owner, bill.paymentRequest)
   assert.is(paid.feeMsat, 0)
   assert.is(paid.status, 'succeeded')
   assert.is(paid.internal, true)
-  assert.is(wallet.accounts.userById(owner)!.balance_msat, 30_000)
-  assert.is(wallet.accounts.userById(shop)!.balance_msat, 20_000)
+  assert.is((await wallet.accounts.userById(owner))!.balance_msat, 30_000)
+  assert.is((await wallet.accounts.userById(shop))!.balance_msat, 20_000)
   assert.is((await wallet.paymentByHash(bill.paymentHash))!.status, 'succeeded')
 
   // The shop is a managed user of the default app: it pays the 10-sat floor, which the owner collects.
   const back = await wallet.createInvoiceFor(owner, { amountMsat: 1_000, memo: 'back' })
   assert.is((await wallet.payInvoiceFor(shop, back.paymentRequest)).feeMsat, 10_000)
-  assert.is(wallet.accounts.userById(shop)!.balance_msat, 9_000)
-  assert.is(wallet.accounts.userById(owner)!.balance_msat, 41_000)
+  assert.is((await wallet.accounts.userById(shop))!.balance_msat, 9_000)
+  assert.is((await wallet.accounts.userById(owner))!.balance_msat, 41_000)
   await wallet.stop()
   assert.ok((await auditLedger(store.sql)).ok)
 })
 
 test('extra data larger than 4 KiB, or not an object, is refused', async () => {
-  const wallet = walletOver(node)
-  const { userId } = wallet.accounts.createAccountWithWallet('x')
+  const wallet = await walletOver(node)
+  const { userId } = (await wallet.accounts.createAccountWithWallet('x'))
   for (const extra of [{ blob: 'x'.repeat(4100) }, ['not', 'an', 'object'] as unknown as Record<string, unknown>]) {
     try {
       await wallet.createInvoiceFor(userId, { amountMsat: 1000, memo: '', extra })

@@ -20,7 +20,7 @@ let store: Store
 let node: LightningNode
 let dataDir: string
 
-function walletOver(n: LightningNode): Wallet {
+function walletOver(n: LightningNode): Promise<Wallet> {
   return createWallet({
     db: store.db,
     sql: store.sql,
@@ -44,12 +44,12 @@ function walletOver(n: LightningNode): Wallet {
 
 /** A payer funded over Lightning, a payee, and an invoice of the payee's for the payer to pay. */
 async function fundedPair(wallet: Wallet) {
-  const payer = wallet.accounts.createAccountWithWallet('payer').userId
-  const payee = wallet.accounts.createAccountWithWallet('payee').userId
+  const payer = (await wallet.accounts.createAccountWithWallet('payer')).userId
+  const payee = (await wallet.accounts.createAccountWithWallet('payee')).userId
   const funding = await wallet.createInvoiceFor(payer, { amountMsat: 100_000, memo: 'funding' })
   await node.mock!.markInvoicePaidExternally(funding.paymentRequest)
   // The credit commits in its own transaction after the node reports it (when the wallet is following).
-  for (let waited = 0; wallet.accounts.userById(payer)!.balance_msat === 0 && waited < 5000; waited += 20) {
+  for (let waited = 0; (await wallet.accounts.userById(payer))!.balance_msat === 0 && waited < 5000; waited += 20) {
     await new Promise(r => setTimeout(r, 20))
   }
   const bill = await wallet.createInvoiceFor(payee, { amountMsat: 10_000, memo: 'bill' })
@@ -71,7 +71,7 @@ test.after.each(async () => {
 })
 
 test('clean books: a payment made before the verdict waits for it and then goes through', async () => {
-  const wallet = walletOver(node)
+  const wallet = await walletOver(node)
   await wallet.start()
   const { payer, payee, bill } = await fundedPair(wallet)
   const audit = await wallet.auditAtStart(store.file, { backgroundAboveEntries: 0 })
@@ -82,12 +82,12 @@ test('clean books: a payment made before the verdict waits for it and then goes 
   assert.ok(verdict, 'the payment completed before the audit verdict')
   assert.ok((await audit.report).ok)
   assert.is(paid.amountMsat, 10_000)
-  assert.is(wallet.accounts.userById(payee)!.balance_msat, 10_000)
+  assert.is((await wallet.accounts.userById(payee))!.balance_msat, 10_000)
   await wallet.stop()
 })
 
 test('a balance edited behind the journal: the waiting payment is refused and nothing moves', async () => {
-  const wallet = walletOver(node)
+  const wallet = await walletOver(node)
   await wallet.start()
   const { payer, payee, bill } = await fundedPair(wallet)
   store.db.prepare('UPDATE users SET balance_msat = balance_msat + 5000 WHERE id = ?').run(payer)
@@ -99,12 +99,12 @@ test('a balance edited behind the journal: the waiting payment is refused and no
   )
   assert.match(refusal ?? '', /^outgoing payments are locked: the ledger audit at start failed/)
   assert.is((await audit.report).balanceMismatches.length, 1)
-  assert.is(wallet.accounts.userById(payee)!.balance_msat, 0)
+  assert.is((await wallet.accounts.userById(payee))!.balance_msat, 0)
   await wallet.stop()
 })
 
 test('a background audit starts once the daemon serves: a payment waits for that and for the verdict', async () => {
-  const wallet = walletOver(node)
+  const wallet = await walletOver(node)
   await wallet.start()
   const { payer, payee, bill } = await fundedPair(wallet)
   let serving!: () => void
@@ -119,12 +119,12 @@ test('a background audit starts once the daemon serves: a payment waits for that
   serving()
   await payment
   assert.ok(verdict)
-  assert.is(wallet.accounts.userById(payee)!.balance_msat, 10_000)
+  assert.is((await wallet.accounts.userById(payee))!.balance_msat, 10_000)
   await wallet.stop()
 })
 
 test('a background audit cancelled before it started (a stop during the start) has no verdict, and nothing moves', async () => {
-  const wallet = walletOver(node)
+  const wallet = await walletOver(node)
   await wallet.start()
   const { payer, payee, bill } = await fundedPair(wallet)
   let serving!: () => void
@@ -137,12 +137,12 @@ test('a background audit cancelled before it started (a stop during the start) h
   serving()
   assert.match((await audit.report.catch((err: Error) => err.message)) as string, /cancelled before it started/)
   assert.match((await refusal) ?? 'it went out', /^outgoing payments are locked/)
-  assert.is(wallet.accounts.userById(payee)!.balance_msat, 0)
+  assert.is((await wallet.accounts.userById(payee))!.balance_msat, 0)
   await wallet.stop()
 })
 
 test('a small journal is audited at once, before anything is served', async () => {
-  const wallet = walletOver(node)
+  const wallet = await walletOver(node)
   await wallet.start()
   await fundedPair(wallet)
   const audit = await wallet.auditAtStart(store.file)

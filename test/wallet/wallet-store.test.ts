@@ -127,7 +127,7 @@ for (const engine of both.engines) {
     const commits = groupCommit(store)
     const desk = transferDesk({
       ledger,
-      collectors: { isAppOwner: () => false, collectorFor: () => 'bob' },
+      collectors: { isAppOwner: async () => false, collectorFor: async () => 'bob' },
       fees: { serviceFeeBps: 0, serviceFeeFloorSats: 0, routingFeeLimitBps: 0, routingFeeFloorSats: 0, internalUserFeeBps: 0, internalRootFeeBps: 0 },
       gate: outgoingGate(),
       commits,

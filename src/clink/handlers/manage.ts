@@ -50,9 +50,9 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
   })
 
   /** The user an app-user identifier names in this app. */
-  const userOfPointer = (pointer: unknown, appId: string): string | undefined => {
+  const userOfPointer = async (tx: SqlExecutor, pointer: unknown, appId: string): Promise<string | undefined> => {
     if (typeof pointer !== 'string') return undefined
-    const appUser = wallet.accounts.appUser(pointer)
+    const appUser = await wallet.accounts.appUser(pointer, tx)
     return appUser && appUser.app_id === appId ? appUser.user_id : undefined
   }
 
@@ -67,7 +67,7 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
     const { resource, action, pointer, offer } = body as Payload
     if (resource !== 'offer') return gfy(6, 'Invalid Request: unknown resource')
     if (!actions.includes(action as Action)) return gfy(6, 'Invalid Request: unknown action')
-    const appPubkey = wallet.accounts.appById(appId)?.nostr_public_key
+    const appPubkey = (await wallet.accounts.appById(appId, tx))?.nostr_public_key
     if (!appPubkey) return gfy(2, 'Temporary Failure: unknown app')
     const offerObject = typeof offer === 'object' && offer !== null ? (offer as Payload) : undefined
 
@@ -75,13 +75,13 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
     let row: OfferRow | undefined
     if (action === 'create' || action === 'list') {
       if (pointer === undefined) return gfy(1, 'Request Denied: No pointer provided')
-      userId = userOfPointer(pointer, appId)
+      userId = await userOfPointer(tx, pointer, appId)
       if (!userId) return gfy(1, 'Request Denied: unknown pointer')
     } else {
       const id = offerObject?.id
       if (typeof id !== 'string') return gfy(6, 'Invalid Request: offer.id is required')
       row = await offers.byId(id)
-      const owner = row && wallet.accounts.appUserOf(row.user_id)
+      const owner = row && (await wallet.accounts.appUserOf(row.user_id, tx))
       if (!row || row.deleted_at !== null || owner?.app_id !== appId) return gfy(1, 'Request Denied: Offer not found')
       // Only the offers this key created, whatever else it may manage.
       if (row.management_pubkey !== requester) return gfy(1, 'Request Denied: this key does not manage the offer')
@@ -121,7 +121,7 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
     const rateLimited = { payload: { res: 'GFY', code: 4, error: 'Rate Limited', retry_after: retryAfterSeconds } }
     const waiting = await store.parked(request.requester)
     if (waiting && deps.now() - waiting.parked_at < retryAfterSeconds * 1000) return rateLimited
-    const linked = wallet.accounts.appUserOf(userId)?.nostr_public_key
+    const linked = (await wallet.accounts.appUserOf(userId))?.nostr_public_key
     if (!linked) return { payload: { res: 'GFY', code: 1, error: 'Request Denied: the user cannot be asked' } }
     if (waiting && (await store.unpark(waiting.requester, waiting.request_id))) {
       // Unanswered past the retry window: replaced by the new request.

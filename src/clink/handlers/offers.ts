@@ -53,8 +53,8 @@ export function offerConfig(row: OfferRow, identifier: string, appPubkey: string
 }
 
 export function offerHandlers({ offers, wallet, relayUrl, allowLoopbackCallbacks }: OfferHandlerDeps): HandlerTable {
-  const appPubkey = (appId: string) => {
-    const app = wallet.accounts.appById(appId)
+  const appPubkey = async (appId: string) => {
+    const app = await wallet.accounts.appById(appId)
     if (!app) throw new OperationError('not_found', 'app not found')
     return app.nostr_public_key
   }
@@ -87,13 +87,13 @@ export function offerHandlers({ offers, wallet, relayUrl, allowLoopbackCallbacks
 
     GetUserOffer: async ({ offer_id }, ctx) => {
       const row = await ownOffer(ctx.caller.userId, ctx.caller.appUserId, offer_id)
-      return offerConfig(row, ctx.caller.appUserId, appPubkey(ctx.caller.appId), relayUrl())
+      return offerConfig(row, ctx.caller.appUserId, await appPubkey(ctx.caller.appId), relayUrl())
     },
 
     GetUserOffers: async (_input, ctx) => {
       const { userId, appUserId, appId } = ctx.caller
       await offers.ensureDefault(userId, appUserId)
-      const pubkey = appPubkey(appId)
+      const pubkey = await appPubkey(appId)
       const relay = relayUrl()
       return { offers: (await offers.ofUser(userId)).map(row => offerConfig(row, appUserId, pubkey, relay)) }
     },

@@ -24,7 +24,7 @@ export interface WalletSummary {
 }
 
 export interface ExtensionWallets {
-  get(walletId: string): WalletSummary | undefined
+  get(walletId: string): Promise<WalletSummary | undefined>
   /** An invoice on a wallet; `extra` (≤ 4 KiB JSON, with `tag` = the extension id) comes back when it is paid. */
   createInvoice(
     walletId: string,

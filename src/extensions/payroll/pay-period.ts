@@ -65,9 +65,9 @@ export async function payPeriod(deps: PayPeriodDeps, request: PayPeriodRequest):
   }
   const failPriced = (detail: string) => ledger.recordFailure({ ...priced, detail }, clock.now())
 
-  const source = wallets.get(contract.sourceWallet)
+  const source = await wallets.get(contract.sourceWallet)
   if (!source) return failPriced(`source wallet ${contract.sourceWallet} does not exist`)
-  if (!wallets.get(contract.employeeWallet)) return failPriced(`employee wallet ${contract.employeeWallet} does not exist`)
+  if (!(await wallets.get(contract.employeeWallet))) return failPriced(`employee wallet ${contract.employeeWallet} does not exist`)
   if (source.balanceMsat < price.amountMsat) return failPriced(underfunded(source.balanceMsat, price.amountMsat))
 
   const now = clock.now()
@@ -95,7 +95,7 @@ export async function payPeriod(deps: PayPeriodDeps, request: PayPeriodRequest):
     let cause: string
     if (isOperationError(err) && err.code === 'insufficient_balance') {
       // The balance covered the amount but not the payments service's fee, which only the wallet knows.
-      const availableMsat = wallets.get(contract.sourceWallet)?.balanceMsat ?? 0
+      const availableMsat = (await wallets.get(contract.sourceWallet))?.balanceMsat ?? 0
       cause = underfunded(availableMsat, price.amountMsat) + (availableMsat >= price.amountMsat ? ", plus the payment's fee" : '')
     } else {
       cause = causeOf(err, log, 'the payment from the source wallet failed')

@@ -22,7 +22,7 @@ export function batchHandlers({ dispatcher, tokens, accounts }: BatchDeps): Hand
       if (input.requests.length > maxBatchEntries) throw new OperationError('invalid_input', 'too many requests in the batch')
       const { userId, appId, appUserId } = ctx.caller
       // Over the relay the entries are the same key's calls; over HTTP they carry a user token for the same user.
-      const pubkey = ctx.transport === 'nostr' ? accounts.appUser(appUserId)?.nostr_public_key : null
+      const pubkey = ctx.transport === 'nostr' ? (await accounts.appUser(appUserId))?.nostr_public_key : null
       const credentials: Credentials = pubkey
         ? { nostr: { pubkey, appId } }
         : { authorization: await tokens.userToken({ user_id: userId, app_id: appId, app_user_id: appUserId }) }

@@ -28,7 +28,7 @@ export function inviteHandlers({ store, nostr, defaultAppId, random }: InviteDep
       throw new OperationError('conflict', 'invite token already used')
     }
     try {
-      nostr.createForPubkey(appId, pubkey)
+      await nostr.createForPubkey(appId, pubkey)
     } catch (err) {
       await store.releaseInvite(token, pubkey)
       throw err
@@ -38,7 +38,7 @@ export function inviteHandlers({ store, nostr, defaultAppId, random }: InviteDep
   return {
     CreateOneTimeInviteLink: async (input, ctx) => {
       // Upstream needs an app user whose key is the admin's and fails over HTTP; we fall back to the default app.
-      const appId = nostr.appUserByPubkey(ctx.caller.adminId)?.app_id ?? defaultAppId
+      const appId = (await nostr.appUserByPubkey(ctx.caller.adminId))?.app_id ?? defaultAppId
       const token = bytesToHex(random(inviteTokenBytes))
       await store.insertInvite({ token, appId, sats: input.sats ?? null, createdAt: ctx.clock.now() })
       return { invitation_link: token }

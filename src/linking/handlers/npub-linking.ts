@@ -18,8 +18,8 @@ export interface NpubLinkingDeps {
 }
 
 export function npubLinkingHandlers({ store, accounts, nostr, random }: NpubLinkingDeps): HandlerTable {
-  const appUserOf = (identifier: string, appId: string) => {
-    const appUser = accounts.appUser(identifier)
+  const appUserOf = async (identifier: string, appId: string) => {
+    const appUser = await accounts.appUser(identifier)
     if (!appUser || appUser.app_id !== appId) throw new OperationError('not_found', 'user not found')
     return appUser
   }
@@ -28,14 +28,14 @@ export function npubLinkingHandlers({ store, accounts, nostr, random }: NpubLink
 
   return {
     GetNPubLinkingState: async (input, ctx) => {
-      const appUser = appUserOf(input.user_identifier, ctx.caller.appId)
+      const appUser = await appUserOf(input.user_identifier, ctx.caller.appId)
       const pending = await store.pendingToken(appUser.identifier, ctx.clock.now())
       if (pending) return { state: { type: 'linking_token', linking_token: pending.token } }
       if (appUser.nostr_public_key) return { state: { type: 'linked_npub', linked_npub: appUser.nostr_public_key } }
       return { state: { type: 'unlinked', unlinked: {} } }
     },
     RequestNPubLinkingToken: async (input, ctx) => {
-      const appUser = appUserOf(input.user_identifier, ctx.caller.appId)
+      const appUser = await appUserOf(input.user_identifier, ctx.caller.appId)
       const now = ctx.clock.now()
       if (await store.pendingToken(appUser.identifier, now)) {
         throw new OperationError('conflict', 'a linking token is already pending for this user')
@@ -47,7 +47,7 @@ export function npubLinkingHandlers({ store, accounts, nostr, random }: NpubLink
       return { token: row.token }
     },
     ResetNPubLinkingToken: async (input, ctx) => {
-      const appUser = appUserOf(input.user_identifier, ctx.caller.appId)
+      const appUser = await appUserOf(input.user_identifier, ctx.caller.appId)
       const row = newToken(appUser.identifier, ctx.caller.appId, ctx.clock.now())
       await store.putToken(row)
       return { token: row.token }
@@ -58,7 +58,7 @@ export function npubLinkingHandlers({ store, accounts, nostr, random }: NpubLink
       const row = await store.takeToken(input.token.trim(), ctx.caller.appId, ctx.clock.now())
       if (!row) throw new OperationError('not_found', 'invalid or expired linking token')
       try {
-        nostr.linkPubkey(row.app_user_identifier, ctx.caller.pub)
+        await nostr.linkPubkey(row.app_user_identifier, ctx.caller.pub)
       } catch (err) {
         await store.restoreToken(row) // the key has an account elsewhere: the token stays good for another key
         throw err

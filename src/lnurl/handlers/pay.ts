@@ -43,7 +43,7 @@ export function payHandlers(deps: PayDeps): HandlerTable {
   }
 
   const payInfo = async (key: PayKeyRow, callback: string): Promise<OutputOf<'GetLnurlPayInfo'>> => {
-    const app = accounts.appById(key.app_id)
+    const app = await accounts.appById(key.app_id)
     const remoteMsat = (await deps.node.getBalances()).channelsRemoteMsat
     return {
       tag: 'payRequest',
@@ -58,11 +58,11 @@ export function payHandlers(deps: PayDeps): HandlerTable {
   }
 
   const callbackFor = (k1: string) => `${url.base()}/api/guest/lnurl_pay/handle?k1=${k1}`
-  const appOf = (userId: string) => accounts.appUserOf(userId)?.app_id ?? deps.defaultAppId
+  const appOf = async (userId: string) => (await accounts.appUserOf(userId))?.app_id ?? deps.defaultAppId
 
   /** The wallet behind an address: a claimed name, else (upstream) an app user's hex Nostr pubkey. */
   const userForAddress = async (name: string): Promise<string | undefined> =>
-    (await keys.userForAddress(name)) ?? (hexPubkey.test(name) ? deps.wallet.nostr.appUserByPubkey(name)?.user_id : undefined)
+    (await keys.userForAddress(name)) ?? (hexPubkey.test(name) ? (await deps.wallet.nostr.appUserByPubkey(name))?.user_id : undefined)
 
   return {
     GetLnurlPayLink: async (_input, ctx) => {
@@ -79,7 +79,7 @@ export function payHandlers(deps: PayDeps): HandlerTable {
 
     GetAppUserLNURLInfo: async ({ user_identifier, base_url_override }, ctx) => {
       url.base()
-      const appUser = accounts.appUser(user_identifier)
+      const appUser = await accounts.appUser(user_identifier)
       if (!appUser || appUser.app_id !== ctx.caller.appId) throw new OperationError('not_found', 'app user not found')
       const key = await keys.payKeyFor(appUser.user_id, appUser.app_id)
       const callback = base_url_override ? `${base_url_override}?k1=${key.k1}` : callbackFor(key.k1)
@@ -91,7 +91,7 @@ export function payHandlers(deps: PayDeps): HandlerTable {
       const name = address_name.toLowerCase()
       const userId = await userForAddress(name)
       if (userId === undefined) throw new OperationError('not_found', 'no such lightning address')
-      const key = await keys.payKeyFor(userId, appOf(userId), name)
+      const key = await keys.payKeyFor(userId, await appOf(userId), name)
       return payInfo(key, callbackFor(key.k1))
     },
 

@@ -41,15 +41,15 @@ export function withdrawHandlers(deps: WithdrawDeps): HandlerTable {
     return key
   }
   /** The key's maximum, lowered to what the balance still allows. */
-  const currentMaxMsat = (userId: string, keyMaxMsat: number): number => {
-    const user = deps.accounts.userById(userId)
+  const currentMaxMsat = async (userId: string, keyMaxMsat: number): Promise<number> => {
+    const user = await deps.accounts.userById(userId)
     return user ? Math.min(keyMaxMsat, maxWithdrawableMsat(user.balance_msat, deps.fees)) : 0
   }
 
   return {
     GetLnurlWithdrawLink: async (_input, ctx) => {
       const base = url.base()
-      const user = deps.accounts.userById(ctx.caller.userId)
+      const user = await deps.accounts.userById(ctx.caller.userId)
       if (!user) throw new OperationError('not_found', 'user not found')
       const k1 = await keys.issueWithdrawKey(user.id, maxWithdrawableMsat(user.balance_msat, deps.fees))
       return { lnurl: encodeLnurl(`${base}/api/guest/lnurl_withdraw/info?k1=${k1}`), k1 }
@@ -64,7 +64,7 @@ export function withdrawHandlers(deps: WithdrawDeps): HandlerTable {
         k1: key.k1,
         defaultDescription: deps.metaText,
         minWithdrawable: minWithdrawableMsat,
-        maxWithdrawable: currentMaxMsat(key.user_id, key.max_msat),
+        maxWithdrawable: await currentMaxMsat(key.user_id, key.max_msat),
         balanceCheck: '',
         payLink: '',
       }
@@ -80,7 +80,7 @@ export function withdrawHandlers(deps: WithdrawDeps): HandlerTable {
         throw new OperationError('invalid_input', 'invalid invoice')
       }
       if (!amountMsat) throw new OperationError('invalid_input', 'invoice has no amount')
-      const maxMsat = currentMaxMsat(key.user_id, key.max_msat)
+      const maxMsat = await currentMaxMsat(key.user_id, key.max_msat)
       if (amountMsat < minWithdrawableMsat || amountMsat > maxMsat) {
         throw new OperationError('invalid_input', `invoice amount must be between ${minWithdrawableMsat} and ${maxMsat} millisats`)
       }

@@ -6,7 +6,7 @@ import { msatToSats, requireNonNegative } from './input-rules.js'
 export interface InfoHandlerDeps {
   node: LightningNode
   /** Sum of every wallet's balance (the users' liabilities), in msat. */
-  usersBalanceMsat(): number
+  usersBalanceMsat(): Promise<number>
 }
 
 export function infoHandlers({ node, usersBalanceMsat }: InfoHandlerDeps): HandlerTable {
@@ -34,7 +34,7 @@ export function infoHandlers({ node, usersBalanceMsat }: InfoHandlerDeps): Handl
       }
       const [info, balances] = await Promise.all([node.getInfo(), node.getBalances()])
       return {
-        users_balance: msatToSats(usersBalanceMsat()),
+        users_balance: msatToSats(await usersBalanceMsat()),
         lnds: [
           {
             pubkey: info.pubkey,

@@ -21,14 +21,15 @@ export interface AppKeyring {
   byAppId(appId: string): AppKey | undefined
   all(): AppKey[]
   /** Reloads from the apps table; true when the set of keys changed (a new app: the filter must grow). */
-  refresh(): boolean
+  refresh(): Promise<boolean>
 }
 
-export function appKeyring(listApps: () => AppKeyRow[]): AppKeyring {
+/** The keyring, loaded. Lookups answer from memory (the transport is hot); `refresh` reads the apps table again. */
+export async function appKeyring(listApps: () => Promise<AppKeyRow[]>): Promise<AppKeyring> {
   let byPubkey = new Map<string, AppKey>()
   let byAppId = new Map<string, AppKey>()
-  const load = (): boolean => {
-    const rows = listApps()
+  const read = async (): Promise<boolean> => {
+    const rows = await listApps()
     const changed = rows.length !== byPubkey.size || rows.some(row => !byPubkey.has(row.nostr_public_key))
     if (!changed) return false
     const keys = rows.map(row => ({
@@ -41,7 +42,10 @@ export function appKeyring(listApps: () => AppKeyRow[]): AppKeyring {
     byAppId = new Map(keys.map(key => [key.appId, key]))
     return true
   }
-  load()
+  // One read at a time, in order: a read begun before an app was added never replaces the keys read after it.
+  let loading: Promise<boolean> = read()
+  await loading
+  const load = (): Promise<boolean> => (loading = loading.then(read, read))
   return {
     byPubkey: pubkey => byPubkey.get(pubkey),
     byAppId: appId => byAppId.get(appId),

@@ -50,7 +50,7 @@ export interface NostrTransportDeps {
   /** Where the exactly-once claims of request events live (processed-requests.ts). */
   claims: ProcessedRequestsStore
   /** The apps table (every app answers on its own key). */
-  apps(): AppKeyRow[]
+  apps(): Promise<AppKeyRow[]>
   /** The app whose nprofile is written to app.nprofile. */
   defaultAppId: string
   users: LinkedKeyLookup
@@ -90,7 +90,7 @@ export interface NostrTransport {
 
 export async function startNostrTransport(deps: NostrTransportDeps): Promise<NostrTransport> {
   const { clock, log, maxEventAgeSeconds } = deps
-  const apps = appKeyring(deps.apps)
+  const apps = await appKeyring(deps.apps)
   const processed = processedRequests(deps.claims)
   const signer = await createEventSigner()
   // Our own events are remembered as verified, so the embedded relay does not check them again.
@@ -172,13 +172,14 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
 
   // An app added while running answers on its key from then on: reload the keys, widen the filter.
   const newApps = deps.events$.pipe(ofType('app.added')).subscribe(() => {
-    try {
-      if (!apps.refresh()) return
-      pool.resubscribe()
-      beacon.announce() // wallets see the new app now rather than at the next tick
-    } catch (err) {
-      log.error({ err }, 'could not load the keys of a new app')
-    }
+    apps.refresh().then(
+      changed => {
+        if (!changed || stopping) return
+        pool.resubscribe()
+        beacon.announce() // wallets see the new app now rather than at the next tick
+      },
+      (err: unknown) => log.error({ err }, 'could not load the keys of a new app'),
+    )
   })
   // What the CLINK room sends on its own (receipts, answers to parked requests), signed by the app it names.
   const clinkMessages = deps.events$.pipe(ofType('clink.answer')).subscribe(message => {

@@ -12,7 +12,7 @@ import type { LiveStreams } from './live-streams.js'
 
 export interface LinkedKeyLookup {
   /** The app user of a wallet (user row) and the key linked to it, if any. */
-  appUserOf(userId: string): { app_id: string; nostr_public_key: string | null } | undefined
+  appUserOf(userId: string): Promise<{ app_id: string; nostr_public_key: string | null } | undefined>
 }
 
 export interface LivePushDeps {
@@ -27,9 +27,11 @@ export interface LivePushDeps {
 
 /** Pushes every `user.operation` to the user's linked key; returns the subscription the daemon stops. */
 export function pushLiveUserOperations({ events$, users, apps, sender, log, streams }: LivePushDeps): Subscription {
-  return events$.pipe(ofType('user.operation')).subscribe(event => {
+  // In event order: each push waits for the one before (its lookup is async), so a key sees the operations in turn.
+  let previous = Promise.resolve()
+  return events$.pipe(ofType('user.operation')).subscribe(event => (previous = previous.then(async () => {
     try {
-      const appUser = users.appUserOf(event.userId)
+      const appUser = await users.appUserOf(event.userId)
       const peer = appUser?.nostr_public_key
       const app = appUser && apps.byAppId(appUser.app_id)
       if (!peer || !app || streams?.has(app.appId, peer, 'GetLiveUserOperations')) return
@@ -42,14 +44,15 @@ export function pushLiveUserOperations({ events$, users, apps, sender, log, stre
     } catch (err) {
       log.error({ err, userId: event.userId }, 'live operation push failed')
     }
-  })
+  })))
 }
 
 /** Pushes every `user.push` (the CLINK streams) to the user's linked key, with requestId = the stream's name. */
 export function pushUserStreams({ events$, users, apps, sender, log, streams }: LivePushDeps): Subscription {
-  return events$.pipe(ofType('user.push')).subscribe(event => {
+  let previous = Promise.resolve()
+  return events$.pipe(ofType('user.push')).subscribe(event => (previous = previous.then(async () => {
     try {
-      const appUser = users.appUserOf(event.userId)
+      const appUser = await users.appUserOf(event.userId)
       const peer = appUser?.nostr_public_key
       const app = appUser && apps.byAppId(appUser.app_id)
       if (!peer || !app || streams?.has(app.appId, peer, event.stream)) return
@@ -57,7 +60,7 @@ export function pushUserStreams({ events$, users, apps, sender, log, streams }: 
     } catch (err) {
       log.error({ err, userId: event.userId, stream: event.stream }, 'user stream push failed')
     }
-  })
+  })))
 }
 
 /** A message another room sends to one key unasked, e.g. the WebRTC candidates of a metrics caller. */

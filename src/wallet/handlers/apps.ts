@@ -22,16 +22,16 @@ export interface AppHandlerDeps extends UserInfoDeps {
 
 export function appHandlers(deps: AppHandlerDeps): HandlerTable {
   const { accounts, tokens } = deps
-  const application = (app: AppRow) => ({
+  const application = async (app: AppRow) => ({
     name: app.name,
     id: app.id,
-    balance: msatToSats(accounts.userById(app.owner_user_id)!.balance_msat),
+    balance: msatToSats((await accounts.userById(app.owner_user_id))!.balance_msat),
     npub: app.nostr_public_key,
   })
-  const appUserAnswer = (identifier: string) => {
-    const appUser = accounts.appUser(identifier)!
-    const user = accounts.userById(appUser.user_id)!
-    const info = describeUser(user, appUser, deps)
+  const appUserAnswer = async (identifier: string) => {
+    const appUser = (await accounts.appUser(identifier))!
+    const user = (await accounts.userById(appUser.user_id))!
+    const info = await describeUser(user, appUser, deps)
     return { identifier, info, max_withdrawable: maxWithdrawableSats(info.balance, deps.fees) }
   }
 
@@ -39,22 +39,26 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
     AddApp: async input => {
       const name = input.name.trim()
       if (name.length === 0) throw new OperationError('invalid_input', 'app name must not be empty')
-      if (accounts.appByName(name)) throw new OperationError('conflict', `an app named "${name}" already exists`)
-      const app = accounts.createApp(name, input.allow_user_creation)
+      const exists = () => new OperationError('conflict', `an app named "${name}" already exists`)
+      if (await accounts.appByName(name)) throw exists()
+      // Two AddApp of one name at once: the second insert is refused by the unique name and rolls back whole.
+      const app = await accounts.createApp(name, input.allow_user_creation).catch((err: unknown) => {
+        throw sqlErrorKind(err) === 'unique' ? exists() : err
+      })
       deps.emit({ type: 'app.added', appId: app.id, pubkey: app.nostr_public_key })
-      return { app: application(app), auth_token: await tokens.appToken(app.id, app.token_generation) }
+      return { app: await application(app), auth_token: await tokens.appToken(app.id, app.token_generation) }
     },
     AuthApp: async input => {
-      const app = accounts.appByName(input.name)
+      const app = await accounts.appByName(input.name)
       if (!app) throw new OperationError('not_found', `no app named "${input.name}"`)
-      if (input.allow_user_creation !== undefined) accounts.setAllowUserCreation(app.id, input.allow_user_creation)
-      return { app: application(accounts.appById(app.id)!), auth_token: await tokens.appToken(app.id, app.token_generation) }
+      if (input.allow_user_creation !== undefined) await accounts.setAllowUserCreation(app.id, input.allow_user_creation)
+      return { app: await application((await accounts.appById(app.id))!), auth_token: await tokens.appToken(app.id, app.token_generation) }
     },
-    GetApp: async (_input, ctx) => application(accounts.appById(ctx.caller.appId)!),
+    GetApp: async (_input, ctx) => application((await accounts.appById(ctx.caller.appId))!),
     OperatorRotateAppToken: async input => {
-      const app = accounts.appById(input.app_id)
+      const app = await accounts.appById(input.app_id)
       if (!app) throw new OperationError('not_found', `no app with id "${input.app_id}"`)
-      const generation = accounts.rotateAppToken(app.id)
+      const generation = await accounts.rotateAppToken(app.id)
       return { app_id: app.id, name: app.name, auth_token: await tokens.appToken(app.id, generation) }
     },
     AddAppUser: async (input, ctx) => {
@@ -72,7 +76,7 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
         if (existing.app_id !== ctx.caller.appId) throw new OperationError('conflict', 'identifier is taken by another app')
         return appUserAnswer(identifier)
       }
-      const existing = accounts.appUser(identifier)
+      const existing = await accounts.appUser(identifier)
       if (existing) return answerExisting(existing)
       // The new user and its migrated balance commit together, the balance as a posting from `system:migration`.
       // A call that created the same identifier meanwhile wins: this one's insert is refused (unique) and rolls back
@@ -91,15 +95,15 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
           })
         }
         return null
-      }).catch((err: unknown) => {
-        const winner = sqlErrorKind(err) === 'unique' ? accounts.appUser(identifier) : undefined
+      }).catch(async (err: unknown) => {
+        const winner = sqlErrorKind(err) === 'unique' ? await accounts.appUser(identifier) : undefined
         if (!winner) throw err
         return winner
       })
       return winner === null ? appUserAnswer(identifier) : answerExisting(winner)
     },
     GetAppUser: async (input, ctx) => {
-      const appUser = accounts.appUser(input.user_identifier)
+      const appUser = await accounts.appUser(input.user_identifier)
       if (!appUser || appUser.app_id !== ctx.caller.appId) throw new OperationError('not_found', 'user not found')
       return appUserAnswer(appUser.identifier)
     },

@@ -45,9 +45,9 @@ export function invoiceHandlers({ accounts, issue, zapRelayRefusal }: InvoiceHan
     },
 
     AddAppInvoice: async (input, ctx) => {
-      const app = accounts.appById(ctx.caller.appId)!
+      const app = (await accounts.appById(ctx.caller.appId))!
       const fields = fromNewInvoiceRequest(input.invoice_req)
-      const payer = input.payer_identifier.trim() === '' ? undefined : appUserOrCreate(accounts, app.id, input.payer_identifier)
+      const payer = input.payer_identifier.trim() === '' ? undefined : await appUserOrCreate(accounts, app.id, input.payer_identifier)
       const invoice = await issue({
         userId: app.owner_user_id,
         appId: app.id,
@@ -61,8 +61,8 @@ export function invoiceHandlers({ accounts, issue, zapRelayRefusal }: InvoiceHan
     AddAppUserInvoice: async (input, ctx) => {
       const appId = ctx.caller.appId
       const fields = fromNewInvoiceRequest(input.invoice_req)
-      const receiver = appUserOf(accounts, appId, input.receiver_identifier)
-      const payer = input.payer_identifier.trim() === '' ? undefined : appUserOrCreate(accounts, appId, input.payer_identifier)
+      const receiver = await appUserOf(accounts, appId, input.receiver_identifier)
+      const payer = input.payer_identifier.trim() === '' ? undefined : await appUserOrCreate(accounts, appId, input.payer_identifier)
       const invoice = await issue({
         userId: receiver.user_id,
         appId,

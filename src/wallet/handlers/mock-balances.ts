@@ -53,14 +53,14 @@ export function mockBalanceHandlers({ transaction, ledger, accounts, node, now }
   return {
     SetMockAppUserBalance: async (input, ctx) => {
       // Upstream creates the user before it refuses; clients saw the user appear either way.
-      const appUser = appUserOrCreate(accounts, ctx.caller.appId, input.user_identifier)
+      const appUser = await appUserOrCreate(accounts, ctx.caller.appId, input.user_identifier)
       requireMock()
       await setBalance(appUser.user_id, nonNegativeSatsAsMsat(input.amount, 'amount'))
       return {}
     },
     SetMockAppBalance: async (input, ctx) => {
       requireMock()
-      const app = accounts.appById(ctx.caller.appId)!
+      const app = (await accounts.appById(ctx.caller.appId))!
       await setBalance(app.owner_user_id, nonNegativeSatsAsMsat(input.amount, 'amount'))
       return {}
     },

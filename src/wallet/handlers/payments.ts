@@ -54,7 +54,7 @@ export function paymentHandlers({ accounts, invoices, payer, payments, node, deb
       ),
 
     PayAppUserInvoice: async (input, ctx) => {
-      const appUser = appUserOf(accounts, ctx.caller.appId, input.user_identifier)
+      const appUser = await appUserOf(accounts, ctx.caller.appId, input.user_identifier)
       return payAnswer(
         await payer.pay(appUser.user_id, {
           invoice: input.invoice,

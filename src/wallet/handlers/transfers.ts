@@ -57,14 +57,14 @@ const texts = {
 export function transferDesk({ ledger, collectors, fees, gate, commits, emit, now }: TransferDeps) {
 
   /** Internal sends cost `internal_user_fee_bps` for managed users and `internal_root_fee_bps` for app owners. */
-  const feeMsatFor = (fromUserId: string, amountMsat: number) => {
-    const bps = collectors.isAppOwner(fromUserId) ? fees.internalRootFeeBps : fees.internalUserFeeBps
+  const feeMsatFor = async (tx: SqlExecutor, fromUserId: string, amountMsat: number) => {
+    const bps = (await collectors.isAppOwner(fromUserId, tx)) ? fees.internalRootFeeBps : fees.internalUserFeeBps
     return Math.ceil((Math.ceil(amountMsat / msatPerSat) * bps) / 10_000) * msatPerSat
   }
 
   const move = async (tx: SqlExecutor, terms: TransferTerms) => {
-    const feeMsat = feeMsatFor(terms.fromUserId, terms.amountMsat)
-    const feeCollectorId = feeMsat > 0 ? collectors.collectorFor(terms.fromUserId) : null
+    const feeMsat = await feeMsatFor(tx, terms.fromUserId, terms.amountMsat)
+    const feeCollectorId = feeMsat > 0 ? await collectors.collectorFor(terms.fromUserId, tx) : null
     // Every wallet the transfer moves, locked in id order on PostgreSQL: two transfers between the same wallets in
     // opposite directions then wait for each other instead of deadlocking.
     const locked = await lockWallets(tx, [terms.fromUserId, terms.toUserId, feeCollectorId])
@@ -140,15 +140,15 @@ export function transferHandlers(accounts: AccountStore, desk: TransferDesk): Ha
   return {
     SendAppUserToAppUserPayment: async (input, ctx) => {
       const amountMsat = positiveSatsAsMsat(input.amount, 'amount')
-      const from = appUserOf(accounts, ctx.caller.appId, input.from_user_identifier)
-      const to = appUserOrCreate(accounts, ctx.caller.appId, input.to_user_identifier)
+      const from = await appUserOf(accounts, ctx.caller.appId, input.from_user_identifier)
+      const to = await appUserOrCreate(accounts, ctx.caller.appId, input.to_user_identifier)
       await desk.transfer({ kind: 'user', fromUserId: from.user_id, toUserId: to.user_id, amountMsat })
       return {}
     },
     SendAppUserToAppPayment: async (input, ctx) => {
       const amountMsat = positiveSatsAsMsat(input.amount, 'amount')
-      const from = appUserOf(accounts, ctx.caller.appId, input.from_user_identifier)
-      const app = accounts.appById(ctx.caller.appId)!
+      const from = await appUserOf(accounts, ctx.caller.appId, input.from_user_identifier)
+      const app = (await accounts.appById(ctx.caller.appId))!
       await desk.transfer({ kind: 'user', fromUserId: from.user_id, toUserId: app.owner_user_id, amountMsat })
       return {}
     },

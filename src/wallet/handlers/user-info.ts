@@ -12,23 +12,23 @@ export interface UserInfoHandlerDeps extends UserInfoDeps {
 }
 
 export function userInfoHandlers(deps: UserInfoHandlerDeps): HandlerTable {
-  const appUserOf = (identifier: string) => {
-    const appUser = deps.accounts.appUser(identifier)
-    const user = appUser && deps.accounts.userById(appUser.user_id)
+  const appUserOf = async (identifier: string) => {
+    const appUser = await deps.accounts.appUser(identifier)
+    const user = appUser && (await deps.accounts.userById(appUser.user_id))
     if (!appUser || !user) throw new OperationError('not_found', 'user not found')
     return { appUser, user }
   }
 
   return {
     GetUserInfo: async (_input, ctx) => {
-      const { appUser, user } = appUserOf(ctx.caller.appUserId)
+      const { appUser, user } = await appUserOf(ctx.caller.appUserId)
       return describeUser(user, appUser, deps)
     },
     // Never an ERROR envelope: the node's trouble is the answer (upstream).
     UserHealth: async () => ({ downtime_reason: (await deps.nodeDowntimeReason()) ?? '' }),
     UpdateCallbackUrl: async (input, ctx) => {
       const url = checkCallbackUrl(input.url, { allowLoopback: deps.allowLoopbackCallbacks }, 'url')
-      const { appUser } = appUserOf(ctx.caller.appUserId)
+      const { appUser } = await appUserOf(ctx.caller.appUserId)
       await deps.sql.run('UPDATE app_users SET callback_url = ? WHERE identifier = ?', [url, appUser.identifier])
       deps.accounts.forgetAppUsers()
       return { url }

@@ -10,8 +10,8 @@ export interface WalletHandlerDeps {
 
 export function walletHandlers({ accounts, extensions }: WalletHandlerDeps): HandlerTable {
   const keys = (user: UserRow) => ({ wallet_id: user.id, admin_key: user.admin_key, invoice_key: user.invoice_key })
-  const wallet = (id: string) => {
-    const user = accounts.userById(id)
+  const wallet = async (id: string) => {
+    const user = await accounts.userById(id)
     if (!user) throw new OperationError('not_found', 'Wallet not found.', { status: 404 })
     return user
   }
@@ -27,30 +27,30 @@ export function walletHandlers({ accounts, extensions }: WalletHandlerDeps): Han
   }
 
   return {
-    GetWalletKeys: async (_input, ctx) => keys(wallet(ctx.caller.userId)),
-    RotateWalletKeys: async (_input, ctx) => keys(accounts.rotateKeys(wallet(ctx.caller.userId).id)),
+    GetWalletKeys: async (_input, ctx) => keys(await wallet(ctx.caller.userId)),
+    RotateWalletKeys: async (_input, ctx) => keys(await accounts.rotateKeys((await wallet(ctx.caller.userId)).id)),
     CreateWallet: async (input, ctx) => {
-      const created = accounts.addWallet(wallet(ctx.caller.userId).account_id, walletName(input.name))
+      const created = await accounts.addWallet((await wallet(ctx.caller.userId)).account_id, walletName(input.name))
       return { ...keys(created), name: created.name }
     },
     EnableExtension: async (input, ctx) => {
       knownExtension(input.extension)
-      accounts.setExtension(wallet(ctx.caller.userId).account_id, input.extension, true)
+      await accounts.setExtension((await wallet(ctx.caller.userId)).account_id, input.extension, true)
       return {}
     },
     DisableExtension: async (input, ctx) => {
       knownExtension(input.extension)
-      accounts.setExtension(wallet(ctx.caller.userId).account_id, input.extension, false)
+      await accounts.setExtension((await wallet(ctx.caller.userId)).account_id, input.extension, false)
       return {}
     },
 
     HostGetWallet: async (_input, ctx) => {
-      const user = wallet(ctx.caller.walletId)
+      const user = await wallet(ctx.caller.walletId)
       // Upstream shows the wallet id only to the admin key.
       return { ...(ctx.caller.keyType === 'admin' ? { id: user.id } : {}), name: user.name, balance: user.balance_msat }
     },
     HostCreateWallet: async (input, ctx) => {
-      const created = accounts.addWallet(ctx.caller.accountId, walletName(input.name))
+      const created = await accounts.addWallet(ctx.caller.accountId, walletName(input.name))
       return {
         id: created.id,
         user: created.account_id,
@@ -62,12 +62,12 @@ export function walletHandlers({ accounts, extensions }: WalletHandlerDeps): Han
     },
     HostEnableExtension: async (input, ctx) => {
       knownExtension(input.ext_id, 404)
-      accounts.setExtension(ctx.caller.accountId, input.ext_id, true)
+      await accounts.setExtension(ctx.caller.accountId, input.ext_id, true)
       return { success: true, message: `Extension '${input.ext_id}' enabled.` }
     },
     HostDisableExtension: async (input, ctx) => {
       knownExtension(input.ext_id, 404)
-      accounts.setExtension(ctx.caller.accountId, input.ext_id, false)
+      await accounts.setExtension(ctx.caller.accountId, input.ext_id, false)
       return { success: true, message: `Extension '${input.ext_id}' disabled.` }
     },
   }

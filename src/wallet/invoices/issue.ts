@@ -51,7 +51,7 @@ export type IssueInvoice = (request: InvoiceRequest) => Promise<InvoiceRow>
 
 export function invoiceIssuer({ node, accounts, invoices, commits, now, callbackGuard }: InvoiceIssuerDeps): IssueInvoice {
   return async request => {
-    const user = accounts.userById(request.userId)
+    const user = await accounts.userById(request.userId)
     if (!user) throw new OperationError('not_found', 'wallet not found')
     if (user.locked) throw new OperationError('forbidden', 'user is locked')
     if (!Number.isSafeInteger(request.amountMsat) || request.amountMsat <= 0) {

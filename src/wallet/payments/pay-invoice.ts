@@ -79,7 +79,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     throw new OperationError('invalid_input', refusals.copiedHash)
   }
 
-  const termsFor = (payerId: string, t: Target, request: PayInvoiceRequest): PaymentTerms => {
+  const termsFor = async (payerId: string, t: Target, request: PayInvoiceRequest): Promise<PaymentTerms> => {
     const amountMsat = 'internal' in t ? t.internal.amount_msat : t.external.amountMsat
     if (!amountMsat) throw new OperationError('invalid_input', 'invoice has no amount')
     // Upstream's text, typo included: clients match on it.
@@ -93,7 +93,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
       throw new OperationError('invalid_input', 'fees do not match the expected fees')
     }
     // Fees are whole sats on the wire; a sub-sat amount is rounded up before the rate applies.
-    const serviceFeeMsat = collectors.isAppOwner(payerId)
+    const serviceFeeMsat = (await collectors.isAppOwner(payerId))
       ? 0
       : serviceFeeSats(Math.ceil(amountMsat / msatPerSat), fees) * msatPerSat
     return {
@@ -102,7 +102,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
       paymentRequest: 'internal' in t ? t.internal.payment_request : t.external.paymentRequest,
       amountMsat,
       serviceFeeMsat,
-      feeCollectorId: serviceFeeMsat > 0 ? collectors.collectorFor(payerId) : null,
+      feeCollectorId: serviceFeeMsat > 0 ? await collectors.collectorFor(payerId) : null,
       at: now(),
     }
   }
@@ -157,7 +157,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
         if (settled) return settled
         // Resolved meanwhile by a tracker that asked the node first.
         const current = (await payments.bySerial(pending.serial))!
-        return { payment: current, payerBalanceMsat: deps.accounts.userById(terms.payerId)!.balance_msat }
+        return { payment: current, payerBalanceMsat: (await deps.accounts.userById(terms.payerId))!.balance_msat }
       }
       case 'failed':
         await resolution.refund(pending, outcome.failureReason)
@@ -172,14 +172,14 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     /** Pays `request.invoice` from wallet `payerId`; throws OperationError (having moved nothing) on refusal. */
     async pay(payerId: string, request: PayInvoiceRequest): Promise<PaidInvoice> {
       await deps.gate.whenOpen()
-      const payer = deps.accounts.userById(payerId)
+      const payer = await deps.accounts.userById(payerId)
       if (!payer) throw new OperationError('not_found', 'wallet not found')
       if (payer.locked) throw new OperationError('forbidden', refusals.locked)
       if (!Number.isSafeInteger(request.amountSats) || request.amountSats < 0) {
         throw new OperationError('invalid_input', 'amount must not be negative')
       }
       const t = await target(request.invoice)
-      const terms = termsFor(payerId, t, request)
+      const terms = await termsFor(payerId, t, request)
       const callerLimit = request.spendLimit
       const limit: TransactionLimit | undefined = callerLimit && ((tx, paying) => callerLimit(tx, paying, deps.sums))
       if ('internal' in t) return payInternally(terms, t.internal, limit)

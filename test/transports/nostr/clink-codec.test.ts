@@ -26,7 +26,7 @@ const log = pino({ level: process.env.TEST_LOG ?? 'silent' })
 const clock = { now: () => Date.now() }
 const appSecret = generateSecretKey()
 const appPubkey = getPublicKey(appSecret)
-const apps = appKeyring(() => [{ id: 'app-1', name: 'shop', nostr_public_key: appPubkey, nostr_private_key: bytesToHex(appSecret) }])
+const apps = await appKeyring(async () => [{ id: 'app-1', name: 'shop', nostr_public_key: appPubkey, nostr_private_key: bytesToHex(appSecret) }])
 const client = generateSecretKey()
 const clientPubkey = getPublicKey(client)
 const key = nip44.v2.utils.getConversationKey(client, appPubkey)

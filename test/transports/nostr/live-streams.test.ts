@@ -110,23 +110,28 @@ live('the linked-key pushes skip a key that holds the subscription, and reach it
   const { operations, sent, sender, streams } = setup()
   const events = createEventBus()
   // Both paths see each operation, as in the daemon: the wallet's stream and the bus.
-  const emit = (event: EventOf<'user.operation'>) => (events.emit(event), operations.next(event))
-  const apps = { byAppId: (id: string) => (id === 'app-1' ? app : undefined), byPubkey: () => undefined, all: () => [app], refresh: () => false }
+  // The linked-key push looks the app user up first (async): an emit is done once the next turn has come.
+  const emit = async (event: EventOf<'user.operation'>) => {
+    events.emit(event)
+    operations.next(event)
+    await new Promise(resolve => setImmediate(resolve))
+  }
+  const apps = { byAppId: (id: string) => (id === 'app-1' ? app : undefined), byPubkey: () => undefined, all: () => [app], refresh: async () => false }
   const linked = pushLiveUserOperations({
     events$: events.events$,
-    users: { appUserOf: () => ({ app_id: 'app-1', nostr_public_key: alice }) },
+    users: { appUserOf: async () => ({ app_id: 'app-1', nostr_public_key: alice }) },
     apps,
     sender,
     log,
     streams,
   })
-  emit({ type: 'user.operation', userId: 'user-1', operation, latestBalanceSats: 1 })
+  await emit({ type: 'user.operation', userId: 'user-1', operation, latestBalanceSats: 1 })
   assert.is(sent.length, 1, 'unsubscribed: the linked-key push')
   await subscribe(streams, alice)
-  emit({ type: 'user.operation', userId: 'user-1', operation, latestBalanceSats: 2 })
+  await emit({ type: 'user.operation', userId: 'user-1', operation, latestBalanceSats: 2 })
   assert.is(sent.length, 2, 'subscribed: once, from the subscription')
   streams.close()
-  emit({ type: 'user.operation', userId: 'user-1', operation, latestBalanceSats: 3 })
+  await emit({ type: 'user.operation', userId: 'user-1', operation, latestBalanceSats: 3 })
   assert.is(sent.length, 3, 'closed: the linked-key push again')
   assert.equal(sent.map(s => JSON.stringify(s.payload)), [1, 2, 3].map(b => JSON.stringify({ status: 'OK', operation, latest_balance: b, requestId: 'GetLiveUserOperations' })))
   linked.unsubscribe()

@@ -24,7 +24,7 @@ const log = pino({ level: process.env.TEST_LOG ?? 'silent' })
 const fixedNow = Math.floor(Date.now() / 1000) * 1000 - 5000
 const clock = { now: () => fixedNow }
 const appSecret = generateSecretKey()
-const apps = appKeyring(() => [
+const apps = await appKeyring(async () => [
   { id: 'app-1', name: 'corner shop', nostr_public_key: getPublicKey(appSecret), nostr_private_key: bytesToHex(appSecret) },
 ])
 let relay: RunningRelay
@@ -55,7 +55,7 @@ pushes('a user.operation reaches the linked key with the operation and the balan
     'user-1': { app_id: 'app-1', nostr_public_key: user.pubkey },
     'user-2': { app_id: 'app-1', nostr_public_key: null },
   }
-  const subscription = pushLiveUserOperations({ events$: events.events$, users: { appUserOf: id => linked[id] }, apps, sender, log })
+  const subscription = pushLiveUserOperations({ events$: events.events$, users: { appUserOf: async id => linked[id] }, apps, sender, log })
   const operation = { paidAtUnix: 1_755_700_000, type: 'INCOMING_INVOICE', inbound: true, amount: 2100, identifier: 'lnbc…', operationId: 'INCOMING_INVOICE-57', service_fee: 0, network_fee: 0, confirmed: true, tx_hash: '', internal: false }
   const push = user.waitFor('GetLiveUserOperations', 5000)
   events.emit({ type: 'user.operation', userId: 'user-2', operation: { ...operation, amount: 1 }, latestBalanceSats: 1 })

@@ -19,10 +19,10 @@ export function contractHandlers(room: PayrollRoom): HandlerTable {
   }
 
   /** The rules of a whole set of terms; `changed` limits the wallet look-ups to the wallets being set. */
-  const checkTerms = (terms: ContractTerms, periodsDone: number, changed: Partial<Record<keyof ContractTerms, unknown>>) => {
+  const checkTerms = async (terms: ContractTerms, periodsDone: number, changed: Partial<Record<keyof ContractTerms, unknown>>) => {
     const refuse = (field: string, message: string) => new OperationError('invalid_input', `${field}: ${message}`)
     for (const field of ['employeeWallet', 'sourceWallet'] as const) {
-      if (changed[field] !== undefined && !room.wallets.get(terms[field])) {
+      if (changed[field] !== undefined && !(await room.wallets.get(terms[field]))) {
         throw refuse(field === 'employeeWallet' ? 'employee_wallet' : 'source_wallet', 'no wallet with this id')
       }
     }
@@ -56,7 +56,7 @@ export function contractHandlers(room: PayrollRoom): HandlerTable {
         manualRate: input.manual_rate,
         backfill: input.backfill,
       }
-      checkTerms(terms, 0, terms)
+      await checkTerms(terms, 0, terms)
       return contractAsWire(await contracts.create(room.newId(), terms, clock.now()))
     },
 
@@ -82,7 +82,7 @@ export function contractHandlers(room: PayrollRoom): HandlerTable {
         for (const [key, value] of Object.entries(changes) as [keyof ContractTerms, never][]) {
           if (value !== undefined) terms[key] = value
         }
-        checkTerms(terms, contract.periodsDone, changes)
+        await checkTerms(terms, contract.periodsDone, changes)
         if (!(await contracts.updateTerms(contract.id, terms, clock.now()))) {
           throw new OperationError('conflict', 'the contract changed while it was being updated; try again')
         }

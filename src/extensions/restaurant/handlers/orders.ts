@@ -18,7 +18,7 @@ export function orderHandlers(room: RestaurantRoom) {
     const priced = await priceCart(pricing, input.items)
     // With a wallet key, the pre-flight check that this wallet can pay (reference/restaurant.md).
     if (ctx.caller.kind === 'wallet') {
-      const available = room.host.wallets.get(ctx.caller.walletId)?.balanceMsat ?? 0
+      const available = (await room.host.wallets.get(ctx.caller.walletId))?.balanceMsat ?? 0
       if (available < priced.requiredMsat) {
         throw new OperationError(
           'insufficient_balance',
