@@ -127,8 +127,9 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
 
   const events = createEventBus()
   const wallet = await createWallet({
-    db: store.db,
-    sql: store.sql,
+    sql: books.sql,
+    ...(books.fence ? { fence: books.fence } : {}),
+    ...(books.engine === 'sqlite' ? { file: store.file } : {}),
     tokens,
     random,
     now: () => clock.now(),
@@ -215,7 +216,6 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(lnurl.handlers, 'lnurl')
   const clink = await createClink({
     sql: books.sql,
-    db: store.db,
     wallet,
     node,
     events$: events.events$,

@@ -6,7 +6,7 @@
 // later with a `clink.answer` domain event, which the transport sends.
 import type { Logger } from 'pino'
 import { type Observable, type Clock, type DomainEvent, type HandlerTable, type CallContext } from '../bus/index.js'
-import type { Db, SqlStore } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
 import {
@@ -21,11 +21,6 @@ import { liveRequestHandlers } from './handlers/live-requests.js'
 export interface ClinkDeps {
   /** The room's tables. */
   sql: SqlStore
-  /**
-   * The raw connection, for the debit spend limit alone: it runs inside the wallet's synchronous payment
-   * transaction (debit-limit-store.ts) until the wallet moves to SqlStore.
-   */
-  db: Db
   wallet: Wallet
   node: LightningNode
   events$: Observable<DomainEvent>

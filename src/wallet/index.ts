@@ -2,7 +2,7 @@
 // settlement, payments, transfers, bans and test-mode balances. Its factory receives every dependency once; the
 // door below is all other rooms may call.
 import type { Logger } from 'pino'
-import type { Db, SqlStore } from '../store/index.js'
+import type { SqlStore } from '../store/index.js'
 import type { TokenSigner } from '../auth/index.js'
 import { Subject, type DomainEvent, type EventOf, type HandlerTable, systemTimers } from '../bus/index.js'
 import { nodeNotReadyReason, type LightningNode, type Timers } from '../node/index.js'
@@ -60,13 +60,14 @@ export type { Wallet, WalletAccounts, WalletBalanceReader } from './door.js'
 
 
 export interface WalletDeps {
-  /**
-   * The raw SQLite connection, for the wallet's reads not yet on `sql` (accounts, apps, the door's lookups and
-   * views). Every statement that moves money runs on `sql`.
-   */
-  db: Db
-  /** The store every money movement runs on (SQLite or PostgreSQL). */
+  /** The store of every wallet table, SQLite or PostgreSQL: every statement of the wallet runs on it. */
   sql: SqlStore
+  /**
+   * The SQLite file when the books are in SQLite (absent on PostgreSQL and for an in-memory database): the
+   * operator's payment search and the metrics' balance sampling read it on read-only connections of their own, so
+   * they never wait behind the payment path's writes.
+   */
+  file?: string
   /**
    * The standby's epoch check (src/store/active-lock.ts checkEpoch), run first in every transaction that moves
    * money; absent on SQLite (one process owns the file).
@@ -104,7 +105,7 @@ export interface WalletDeps {
 
 export async function createWallet(deps: WalletDeps): Promise<Wallet> {
   checkFeeSpread(deps.fees)
-  const { db, node, log, now } = deps
+  const { node, log, now } = deps
   // The wallet's own operations, for the GetLiveUserOperations streams its callers subscribe to; every event goes
   // to the daemon's bus as well.
   const operations = new Subject<EventOf<'user.operation'>>()
@@ -133,7 +134,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
   let swapPayer: AddressSwapPayer | undefined
 
   const pointers = clinkPointerCache()
-  const views = operatorViews({ sql: deps.sql, ...(db.memory ? {} : { file: db.name }), tokens: deps.tokens, now })
+  const views = operatorViews({ sql: deps.sql, ...(deps.file ? { file: deps.file } : {}), tokens: deps.tokens, now })
   const handlers: HandlerTable = {
     ...appHandlers({ ...deps, emit, accounts, ledger, pointers, transaction }),
     ...walletHandlers({ accounts, extensions: deps.extensions }),
@@ -173,7 +174,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
     handlers,
     directory: accounts.directory(),
     appsMetrics,
-    openBalanceReader: () => openBalanceReader(deps.sql, db.memory ? undefined : db.name),
+    openBalanceReader: () => openBalanceReader(deps.sql, deps.file),
     ...walletMoneyViews({ issue, payer, invoices, payments }),
     balanceMsat: (walletId: string) => ledger.balanceMsat(deps.sql, walletId),
     transactions: history.list,

@@ -42,8 +42,8 @@ function walletOver(n: LightningNode): Promise<Wallet> {
   const bus = createEventBus()
   bus.events$.subscribe(event => events.push(event))
   return createWallet({
-    db: store.db,
     sql: store.sql,
+    file: store.file,
     tokens: createTokenSigner('settlement-test-secret-0123456789abcdef'),
     random: bytes => randomBytes(bytes),
     now: () => Date.now(),

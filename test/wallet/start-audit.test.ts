@@ -22,8 +22,8 @@ let dataDir: string
 
 function walletOver(n: LightningNode): Promise<Wallet> {
   return createWallet({
-    db: store.db,
     sql: store.sql,
+    file: store.file,
     tokens: createTokenSigner('start-audit-test-secret-0123456789abcdef'),
     random: bytes => randomBytes(bytes),
     now: () => Date.now(),
