@@ -189,7 +189,11 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
   registry.register(linking.handlers, 'linking')
   registry.register(modelHandlers(models, recordings), 'models')
-  registry.register(nodeHandlers({ node, usersBalanceMsat: () => wallet.accounts.usersBalanceMsat() }), 'node')
+  registry.register(nodeHandlers({
+    node,
+    usersBalanceMsat: () => wallet.accounts.usersBalanceMsat(),
+    settlementApplied: (index, withinMs) => wallet.settlementApplied(index, withinMs),
+  }), 'node')
   // LNURL and zaps; built before the wallet starts so payments credited at start-up still get zap receipts.
   // A zap request names the relays its receipt goes to: those are caller URLs and pass the SSRF guard.
   const zapPublisher = createPublisher(relayUrls, log.child({ room: 'lnurl' }), () => Math.floor(clock.now() / 1000), {

@@ -97,6 +97,8 @@ export interface NodeHandlerDeps {
   node: LightningNode
   /** Sum of every wallet's balance (the users' liabilities), in msat. */
   usersBalanceMsat(): Promise<number>
+  /** Settles once the wallet has credited the node's settlement `settleIndex` (or after `withinMs`). */
+  settlementApplied?(settleIndex: number, withinMs: number): Promise<void>
 }
 
 export function nodeHandlers(deps: NodeHandlerDeps): HandlerTable {
@@ -104,6 +106,6 @@ export function nodeHandlers(deps: NodeHandlerDeps): HandlerTable {
     ...infoHandlers(deps),
     ...chainHandlers(deps.node),
     ...channelHandlers(deps.node),
-    ...invoiceHandlers(deps.node),
+    ...invoiceHandlers(deps.node, deps.settlementApplied),
   }
 }

@@ -75,6 +75,11 @@ export interface Wallet {
   offerInvoices(walletId: string, offerId: string, includeUnpaid: boolean): Promise<OfferInvoiceView[]>
   invoiceByPaymentHash(paymentHash: string): Promise<WalletInvoice | undefined>
   paymentByHash(paymentHash: string): Promise<WalletPayment | undefined>
+  /**
+   * Settles once the node's settlement with `settleIndex` is credited here, or after `withinMs` (test mode's
+   * SetMockInvoiceAsPaid answers when the balance shows the payment).
+   */
+  settlementApplied(settleIndex: number, withinMs: number): Promise<void>
   /** A wallet's balance now (0 for an unknown wallet). */
   balanceMsat(walletId: string): Promise<number>
   /** A wallet's invoices and payments, newest first (NIP-47 list_transactions). */

@@ -67,6 +67,10 @@ export function settlement({ sql, fence, node, ledger, invoices, emit, log }: Se
       return invoicePaidEvents(paid, await ledger.balanceMsat(tx, invoice.user_id))
     })
 
+  // The highest settle index this process has applied, and who waits for one (test mode's SetMockInvoiceAsPaid).
+  let applied = 0
+  const waiting = new Set<{ index: number; done(): void }>()
+
   /** Credits one settlement (idempotent) and, after commit, announces it; false when it could not commit. */
   const apply = async (settled: SettledInvoice): Promise<boolean> => {
     let events: DomainEvent[]
@@ -77,7 +81,22 @@ export function settlement({ sql, fence, node, ledger, invoices, emit, log }: Se
       return false
     }
     for (const event of events) emit(event)
+    if (settled.settleIndex > applied) applied = settled.settleIndex
+    for (const waiter of waiting) if (waiter.index <= applied) waiter.done()
     return true
+  }
+
+  /**
+   * Settles once the settlement with `settleIndex` is applied here (its credit committed), or after `withinMs`:
+   * a caller that just had the node settle an invoice answers only when its balance shows it.
+   */
+  const appliedThrough = (settleIndex: number, withinMs: number): Promise<void> => {
+    if (settleIndex <= applied) return Promise.resolve()
+    return new Promise(resolve => {
+      const waiter = { index: settleIndex, done: () => (clearTimeout(timer), waiting.delete(waiter), resolve()) }
+      const timer = setTimeout(waiter.done, withinMs)
+      waiting.add(waiter)
+    })
   }
 
   /** The last settle index applied. */
@@ -85,6 +104,7 @@ export function settlement({ sql, fence, node, ledger, invoices, emit, log }: Se
 
   return {
     apply,
+    appliedThrough,
     cursor,
     /**
      * Follows the node's settlements from the stored index: the ones made while the daemon was down come first, in

@@ -7,7 +7,13 @@ import { msatToSats, requireNonNegative } from './input-rules.js'
 export const mockDisabledReason =
   'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only'
 
-export function invoiceHandlers(node: LightningNode): HandlerTable {
+/** How long SetMockInvoiceAsPaid waits for the wallet's credit before it answers anyway. */
+const creditWaitMs = 5000
+
+export function invoiceHandlers(
+  node: LightningNode,
+  settlementApplied?: (settleIndex: number, withinMs: number) => Promise<void>,
+): HandlerTable {
   return {
     DecodeInvoice: async input => {
       const decoded = await node.decodeInvoice(input.invoice)
@@ -29,10 +35,13 @@ export function invoiceHandlers(node: LightningNode): HandlerTable {
       if (decoded.amountMsat === undefined && input.amount === 0) {
         throw new OperationError('invalid_input', 'amount is required: the invoice does not carry an amount')
       }
-      await mock.markInvoicePaidExternally(
+      const settled = await mock.markInvoicePaidExternally(
         decoded.paymentRequest,
         decoded.amountMsat === undefined ? input.amount * 1000 : undefined,
       )
+      // The wallet credits settlements in its own transactions after the node reports them: answer once the
+      // payee's balance shows this one, as a caller of a test-mode "paid" expects.
+      await settlementApplied?.(settled.settleIndex, creditWaitMs)
       return {}
     },
   }
