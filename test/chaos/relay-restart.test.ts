@@ -3,15 +3,14 @@
 // relay users pay each other with kind-21000 requests the whole time. The daemon reconnects and catches up; every
 // request is answered OK exactly once; every event delivered again through the other relay is answered from the
 // stored reply and runs nothing; balances are exact and `relaypay audit` is clean.
-import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
+import { startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { appProfile, PubClient, sleep, type Reply } from '../support/pub-client.js'
 import { assertAuditClean, ok } from '../support/money.js'
 import { feeSats } from './chaos-world.js'
-import { scanLogKeysOf } from '../support/log-keys.js'
+import { startRelayProcess, type RelayProcess } from '../support/relay-process.js'
 import { chaosCycles, chaosSeed, seededRandom } from './seeded-random.js'
 
 const seed = chaosSeed(11)
@@ -19,48 +18,6 @@ const kills = chaosCycles(4)
 const payers = 4
 const paymentsEach = 3 * kills
 const fundingSats = 1_000_000
-
-interface RelayProcess {
-  url: string
-  port: number
-  child: ChildProcess
-  kill(): Promise<void>
-  stop(): Promise<void>
-}
-
-/** `relaypay relay` on `port` (0: any), resolved once it listens. */
-async function startRelayProcess(dataDir: string, port = 0): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [cliPath, 'relay', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] })
-  scanLogKeysOf(child, `the relay in ${dataDir}`)
-  let output = ''
-  child.stdout!.on('data', chunk => (output += chunk))
-  child.stderr!.on('data', chunk => (output += chunk))
-  const exited = new Promise<void>(resolve => child.on('exit', () => resolve()))
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`relay did not start:\n${output}`)), 20_000)
-    child.stdout!.on('data', () => {
-      const line = output.split('\n').find(l => l.includes('"relay listening"'))
-      if (line) {
-        clearTimeout(timer)
-        resolve(JSON.parse(line).url)
-      }
-    })
-    exited.then(() => reject(new Error(`relay exited:\n${output}`)))
-  })
-  return {
-    url,
-    port: Number(new URL(url).port),
-    child,
-    async kill() {
-      child.kill('SIGKILL')
-      await exited
-    },
-    async stop() {
-      child.kill('SIGTERM')
-      await exited
-    },
-  }
-}
 
 const test = suite(`the daemon's relay SIGKILLed and restarted under load (seed ${seed})`)
 const relayDir = tempDataDir()

@@ -3,13 +3,7 @@
 // over and answers what is still outstanding. Afterwards every acknowledged payment is in the books, none applied
 // twice (balances add up to the funding exactly, LND was asked once per outside payment), every request answered
 // with the same reply by whichever daemon took it, and the audit is clean on PostgreSQL.
-//
-// It needs the wallet's tables in PostgreSQL: until src/daemon.ts gives createWallet the books' SqlStore, each daemon
-// keeps its own wallet in its data dir and there is nothing shared to take over; the cases then report themselves
-// skipped with that reason (read from the code, not guessed).
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import fs from 'node:fs'
-import path from 'node:path'
+import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'
@@ -18,17 +12,14 @@ import * as assert from 'uvu/assert'
 import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { outsideInvoice } from '../support/outside-invoice.js'
-import { repoRoot } from '../support/paths.js'
 import { postgresSkipReason, testPostgres } from '../support/postgres.js'
 import { appProfile, PubClient, type Reply } from '../support/pub-client.js'
 import { interruptedReason } from '../../src/transports/nostr/codecs/pub-rpc.js'
 import { until } from '../support/until.js'
+import { startRelayProcess, type RelayProcess } from '../support/relay-process.js'
 import { feeSats } from '../chaos/chaos-world.js'
 
-const daemonSource = fs.readFileSync(path.join(repoRoot, 'src/daemon.ts'), 'utf8')
 /** The wallet's books are the daemon's books (PostgreSQL with [store] url): the same test .ci/run makes. */
-const walletOnBooks = /createWallet\(\{[^}]*\bbooks\.sql\b/.test(daemonSource)
-const notYet = "the wallet is not on SqlStore yet: src/daemon.ts gives createWallet no books.sql (the wallet room's port)"
 
 const takeoverWithinMs = 10_000
 const fundingSats = 200_000
@@ -39,7 +30,7 @@ const outsideEach = 3
 const s = suite('hot standby under load: payments across a kill -9 of the active daemon')
 const running: TestDaemon[] = []
 const clients: PubClient[] = []
-let relay: { url: string; child: ChildProcess; stop(): Promise<void> } | undefined
+let relay: RelayProcess | undefined
 let fake: FakeLnd | undefined
 
 s.after(async () => {
@@ -48,27 +39,6 @@ s.after(async () => {
   await relay?.stop()
   await fake?.close()
 })
-
-/** `relaypay relay` on a free port: the relay both daemons and the wallets use. */
-async function startRelay(): Promise<NonNullable<typeof relay>> {
-  const child = spawn(process.execPath, [cliPath, 'relay', '--data-dir', tempDataDir(), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout!.on('data', chunk => (output += chunk))
-  child.stderr!.on('data', chunk => (output += chunk))
-  const exited = new Promise<void>(resolve => child.on('exit', () => resolve()))
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`relay did not start:\n${output}`)), 20_000)
-    child.stdout!.on('data', () => {
-      const line = output.split('\n').find(l => l.includes('"relay listening"'))
-      if (line) {
-        clearTimeout(timer)
-        resolve(JSON.parse(line).url)
-      }
-    })
-    exited.then(() => reject(new Error(`relay exited:\n${output}`)))
-  })
-  return { url, child, stop: async () => (child.kill('SIGTERM'), await exited) }
-}
 
 const hashOf = (invoice: string) => (decode(invoice).sections.find(x => x.name === 'payment_hash') as { value: string }).value
 
@@ -91,7 +61,8 @@ async function scenario(): Promise<void> {
   if (!postgres) return console.log(`  skipped: no PostgreSQL (${postgresSkipReason})`)
   try {
     fake = await startFakeLnd({ network: 'regtest' })
-    relay = await startRelay()
+    // The relay both daemons and the wallets use.
+    relay = await startRelayProcess(tempDataDir())
     const c = fake.connection
     const config =
       '[auth]\njwt_secret = "standby-payments-secret-0123456789abcdef"\n' +
@@ -210,14 +181,7 @@ async function scenario(): Promise<void> {
   }
 }
 
-// Keeps the detection honest: were the wallet's wiring to move out of daemon.ts, the case below would skip forever.
-s('the composition root builds the wallet where this test looks for it', () => {
-  assert.match(daemonSource, /createWallet\(\{/)
-})
-
-// Skipped the suite's way (a line saying why; uvu's own skip upsets the runner's count) while the wallet is elsewhere.
 s('acknowledged payments all present after the takeover, none applied twice, each request answered once', async () => {
-  if (!walletOnBooks) return console.log(`  skipped: ${notYet}`)
   await scenario()
 })
 

@@ -18,6 +18,8 @@ test.after(async () => {
 })
 
 test('a balance that disagrees with the journal locks payments and transfers, not receiving', async () => {
+  // Its PostgreSQL twin is not written yet (docs/postgres.md, "Tests both ways").
+  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case edits a balance in the SQLite file')
   daemon = await startDaemon({ config: jwtSecretConfig(jwtSecret) })
   const dataDir = daemon.dataDir
   const app = await createAppWithUser(daemon, { jwtSecret, identifier: 'victim' })

@@ -39,6 +39,8 @@ test.after(async () => {
 })
 
 test(`${crashes} crashes at random moments lose, create and double-spend nothing`, async () => {
+  // Its PostgreSQL twin is not written yet (docs/postgres.md, "Tests both ways").
+  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case reads the books from the SQLite file')
   const random = prng(seed)
   daemon = await startDaemon({ config })
   const dataDir = daemon.dataDir

@@ -220,6 +220,8 @@ access('carts are refused with a 400 naming the item', async () => {
 })
 
 access('a server-side failure is a 500 with a generic detail', async () => {
+  // Its PostgreSQL twin is not written yet (docs/postgres.md, "Tests both ways").
+  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case breaks a table in the SQLite file')
   const placed = await rd.api('POST', '/orders', { body: { restaurant_id: menu.id, items: [{ item_id: menu.cola.id, quantity: 1 }] } })
   // A row damaged behind the daemon's back (a disk error, a bad manual edit) is the server's failure, not the caller's.
   const db = new Database(path.join(rd.daemon.dataDir, 'relaypay.sqlite'))

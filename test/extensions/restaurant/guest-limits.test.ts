@@ -157,6 +157,8 @@ rates.run()
 const purge = suite('unpaid orders expire and are deleted with their invoices')
 
 purge('an expired unpaid order and its invoice are gone after the retention; a paid order stays', async () => {
+  // Its PostgreSQL twin is not written yet (docs/postgres.md, "Tests both ways").
+  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case reads the rows in the SQLite file')
   const rd = await startRestaurantDaemon({ config: '[restaurant]\npurge_expired_after_seconds = 1\nsweep_seconds = 1\n' })
   try {
     const menu = await buildMenu(rd, await rd.wallet())

@@ -194,6 +194,8 @@ flow('a pending order can be canceled; a later payment leaves it canceled', asyn
 })
 
 flow('after a crash, a payment whose listener never finished is applied at start, once', async () => {
+  // Its PostgreSQL twin is not written yet (docs/postgres.md, "Tests both ways").
+  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case rewinds the order row in the SQLite file')
   const placed = await rd.api('POST', '/orders', { body: { restaurant_id: menu.id, items: [colaLine()] } })
   const { order, invoice } = placed.json
   await rd.daemon.request('POST', '/api/node/mock/invoice/paid', { body: { invoice: invoice.payment_request, amount: 0 } })

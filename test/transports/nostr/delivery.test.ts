@@ -111,6 +111,8 @@ delivery('a relay restart replays the requests it holds: those this run answered
 })
 
 delivery('a request an earlier run took but never answered is answered "outcome unknown" and not run', async () => {
+  // Its PostgreSQL twin is not written yet (docs/postgres.md, "Tests both ways").
+  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case plants a claim in the SQLite file')
   const c = await client([relays[0]!.url])
   await c.ok('GetWalletKeys')
   const { event, requestId } = c.request('RotateWalletKeys')
