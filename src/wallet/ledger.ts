@@ -32,6 +32,17 @@ export interface Posting {
 
 export const userAccount = (userId: string): LedgerAccount => `user:${userId}`
 
+/** A paid invoice's credit: the payee's wallet gains what came in over Lightning (or from a payer here). */
+export const invoiceCredit = (invoice: { payment_hash: string; user_id: string }, amountMsat: number, at: number): Posting => ({
+  kind: 'invoice_credit',
+  ref: invoice.payment_hash,
+  legs: [
+    { account: userAccount(invoice.user_id), amountMsat },
+    { account: 'system:lightning', amountMsat: -amountMsat },
+  ],
+  at,
+})
+
 export interface Ledger {
   /**
    * Posts one balanced transaction on `tx` and moves the wallet balances with it, each by one guarded UPDATE (the

@@ -8,7 +8,7 @@ import type { Logger } from 'pino'
 import type { SqlStore } from '../store/index.js'
 import type { Fence } from './group-commit.js'
 import type { LightningNode, SettledInvoice } from '../node/index.js'
-import { userAccount, type Ledger } from './ledger.js'
+import { invoiceCredit, type Ledger } from './ledger.js'
 import { invoicePaidEvents } from './invoices/paid-events.js'
 import type { InvoiceStore } from './invoices/store.js'
 
@@ -52,15 +52,7 @@ export function settlement({ sql, fence, node, ledger, invoices, emit, log }: Se
         settleIndex: settled.settleIndex,
       })
       if (!marked) return []
-      const posted = await ledger.post(tx, {
-        kind: 'invoice_credit',
-        ref: invoice.payment_hash,
-        legs: [
-          { account: userAccount(invoice.user_id), amountMsat: settled.amountMsat },
-          { account: 'system:lightning', amountMsat: -settled.amountMsat },
-        ],
-        at: settled.settledAt,
-      })
+      const posted = await ledger.post(tx, invoiceCredit(invoice, settled.amountMsat, settled.settledAt))
       // The paid mark was new, so a credit for this hash must not exist; if it does, refuse to commit either.
       if (!posted) throw new Error(`invoice ${invoice.payment_hash} was credited without its paid mark`)
       const paid = { ...invoice, paid_at: settled.settledAt, paid_msat: settled.amountMsat, paid_internally: 0, settle_index: settled.settleIndex }

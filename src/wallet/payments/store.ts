@@ -7,7 +7,7 @@
 // the fee collector) and the receiver's `invoice_credit`.
 import { OperationError } from '../../bus/index.js'
 import type { SqlExecutor, SqlStore } from '../../store/index.js'
-import { lockWallets, userAccount, type Leg, type Ledger } from '../ledger.js'
+import { invoiceCredit, lockWallets, userAccount, type Leg, type Ledger } from '../ledger.js'
 import type { InvoiceRow, InvoiceStore } from '../invoices/store.js'
 import { normalizedRequest } from '../invoices/store.js'
 import { userOperation, type UserOperation } from '../user-operations.js'
@@ -202,15 +202,7 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
       const paid = { paymentHash: invoice.payment_hash, paidMsat: terms.amountMsat, paidAt: terms.at, internal: true }
       if (!(await invoices.markPaid(tx, { ...paid, settleIndex: null }))) throw new OperationError('conflict', refusals.alreadyPaid)
       const payment = await debit(tx, terms, true, 0)
-      const credited = await ledger.post(tx, {
-        kind: 'invoice_credit',
-        ref: invoice.payment_hash,
-        legs: [
-          { account: userAccount(invoice.user_id), amountMsat: terms.amountMsat },
-          { account: 'system:lightning', amountMsat: -terms.amountMsat },
-        ],
-        at: terms.at,
-      })
+      const credited = await ledger.post(tx, invoiceCredit(invoice, terms.amountMsat, terms.at))
       if (!credited) throw new OperationError('conflict', refusals.alreadyPaid)
       return {
         payment,
