@@ -42,8 +42,9 @@ export type Decoded<R> =
   | { type: 'stream'; request: R; call: CodecCall }
 
 /**
- * A request kind's codec. Every method that answers publishes the answer (encrypted, signed by the addressee) and
- * returns what to store for a repeat of the request: `noReply` when nothing was sent.
+ * A request kind's codec. Every method that answers seals the answer (encrypted, dated, not yet sent) and returns it:
+ * the pipeline stores it for a repeat of the request and only then has the codec `publish` it (signed by the
+ * addressee), so an answer never leaves before a repeat would find it; `noReply` when there is nothing to send.
  */
 export interface NostrCodec<To extends Addressee = Addressee, R = unknown> {
   /** The request kinds it serves. */
@@ -71,6 +72,8 @@ export interface NostrCodec<To extends Addressee = Addressee, R = unknown> {
   interrupted(decoded: Exclude<Decoded<R>, { type: 'drop' }>): StoredReply | Promise<StoredReply>
   /** Opens a `stream` of decode; resolves with what to store (nothing once the subscription is accepted). */
   openStream?(request: R, call: CodecCall): Promise<StoredReply>
+  /** Sends a sealed answer of this request, dated as it was sealed (once it is stored). */
+  publish(request: Inbound<To>, sealed: StoredReply): void
   /**
    * Sends a stored reply again for a repeat of its request (another relay, a resubscription, a restart), dated after
    * the last copy so that it is a new event. Only called for replies that sent something.

@@ -5,8 +5,8 @@
 // signature is its only integrity), then the exactly-once claim in the one claim store (processed-requests.ts).
 // Requests verified in one turn of the event loop are claimed together in one transaction at the next. With its
 // claim a request is new (decoded, dispatched, answered), answered before (its stored reply is sent again, nothing
-// runs) or taken by an earlier run that never answered (told so by its codec, never run twice); what was sent is
-// stored for the next repeat.
+// runs) or taken by an earlier run that never answered (told so by its codec, never run twice); an answer is
+// stored before it is sent, for the next repeat.
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
 import { lastValueFrom, type Clock, type Dispatcher } from '../../bus/index.js'
@@ -138,7 +138,14 @@ export function inboundPipeline(deps: InboundDeps): InboundPipeline {
       return processed.answer(event.id, noReply)
     }
     const reply = claim.state === 'interrupted' ? await codec.interrupted(decoded) : await answer(codec, decoded)
-    await processed.answer(event.id, reply)
+    // Stored before it is sent: a daemon killed in between sent nothing, and whoever takes the request next (a
+    // restart, the standby) says "outcome unknown" as the only answer; once stored, every repeat gets this one.
+    // Should storing fail the answer still goes out, as the one the caller most needs, and the fault is logged.
+    try {
+      await processed.answer(event.id, reply)
+    } finally {
+      if (reply.contents.length > 0) codec.publish(request, reply)
+    }
   }
 
   async function answer(codec: NostrCodec, decoded: Exclude<Decoded<unknown>, { type: 'drop' }>): Promise<StoredReply> {

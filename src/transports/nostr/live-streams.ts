@@ -34,7 +34,8 @@ export interface StreamRequest {
 export interface LiveStreams {
   /**
    * Dispatches the subscription. Resolves with the reply to store for the request: none once the subscription is
-   * accepted (its items follow as pushes), or the ERROR sent when it is refused.
+   * accepted (its items follow as pushes), or the ERROR (sealed, for the caller to store and send) when it is
+   * refused.
    */
   open(request: StreamRequest): Promise<StoredReply | undefined>
   /** Whether `peer` holds an accepted subscription to `stream` under the app: its pushes come from there. */
@@ -92,7 +93,7 @@ export function liveStreams(deps: {
               if (open.get(key) === subscription) open.delete(key)
               if (!accepted) {
                 const reason = isOperationError(err) ? err.message : 'internal error'
-                resolve(sender.send(app, peer, scheme, errorReply(reason, request.requestId)))
+                resolve(sender.seal(app, peer, scheme, errorReply(reason, request.requestId)))
               } else log.warn({ err, stream, peer }, 'a stream ended with an error')
             },
             // A stream that ends (GetMigrationUpdate never emits and ends at once) holds nothing.

@@ -1,5 +1,6 @@
 // Exactly-once for request events (reference/pub-protocol.md §14: upstream's dedupe is in memory and lost at
-// restart). A request is claimed in SQLite before its operation runs and its encrypted reply is stored after, so
+// restart). A request is claimed in SQLite before its operation runs and its encrypted reply is stored after (and
+// before it is sent, inbound.ts), so
 // the same event delivered again — by a second relay, a resubscription or after a restart — runs nothing and is
 // answered with the stored reply. Rows older than the accepted event age are pruned: such events are dropped as
 // stale before they get here, so forgetting them cannot let one run twice.
@@ -120,8 +121,8 @@ function localCommits(db: Db): Commits {
       commitWithoutSync(db, () => {
         for (const row of rows) answer.run(JSON.stringify(row.reply), row.eventId)
       })
-      // The reply went out before it was stored (as it always has); it reaches the disk with this sync, or with the
-      // next durable commit of anyone should this one fail. A redelivery needs it visible only, which it is now.
+      // Committed, so visible to a redelivery: the reply goes out now. It reaches the disk with this sync, or with
+      // the next durable commit of anyone should this one fail.
       walSync?.(() => {})
     },
   }

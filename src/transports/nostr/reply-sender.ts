@@ -1,6 +1,7 @@
 // How the daemon talks to a client key: JSON → shards when too long → encrypted with the scheme the client
 // speaks → kind 21000 signed by the app key, tagged only `["p", client]` → every service relay. Replies and
-// pushes share it; the encrypted contents are returned so a reply can be stored and re-sent as it was.
+// pushes share it. A reply is sealed (encrypted, dated) first and published once it is stored, so that it can be
+// re-sent as it was and never leaves before a repeat of its request would find it.
 import { randomBytes } from 'node:crypto'
 import { encryptWith, type CipherScheme } from './cipher.js'
 import type { ConversationKeys } from './conversation-keys.js'
@@ -26,8 +27,12 @@ export interface ReplySenderDeps {
 }
 
 export interface ReplySender {
-  /** Sends a payload; returns what was sent, to be stored for a re-send. */
+  /** Sends a payload at once (a push); returns what was sent. */
   send(app: AppKey, peer: string, scheme: CipherScheme, payload: Record<string, unknown>): StoredReply
+  /** Encrypts a payload into the contents of a reply, dated now, without sending it (see `publish`). */
+  seal(app: AppKey, peer: string, scheme: CipherScheme, payload: Record<string, unknown>): StoredReply
+  /** Sends a sealed reply, dated as it was sealed. */
+  publish(app: AppKey, peer: string, reply: StoredReply): void
   /**
    * Sends a stored reply again as new events. They are dated at least a second after the last copies: the same
    * content, tags and date would make the same event id, which relays drop as a duplicate instead of delivering.
@@ -41,23 +46,26 @@ export interface ReplySender {
 export function replySender(deps: ReplySenderDeps): ReplySender {
   const random = deps.random ?? ((bytes: number) => randomBytes(bytes))
   const schemes = new BoundedMap<string, CipherScheme>(schemeMemory)
-  const publishContents = (app: AppKey, peer: string, contents: string[], notBefore = 0): StoredReply => {
-    const createdAt = Math.max(Math.floor(deps.clock.now() / 1000), notBefore)
-    for (const content of contents) {
-      deps.send({ kind: pubRpcKind, created_at: createdAt, tags: [['p', peer]], content }, app.secretKey)
+  const nowUnix = () => Math.floor(deps.clock.now() / 1000)
+  const publish = (app: AppKey, peer: string, reply: StoredReply): StoredReply => {
+    for (const content of reply.contents) {
+      deps.send({ kind: pubRpcKind, created_at: reply.sentAt, tags: [['p', peer]], content }, app.secretKey)
     }
-    return { sentAt: createdAt, contents }
+    return reply
+  }
+  const seal = (app: AppKey, peer: string, scheme: CipherScheme, payload: Record<string, unknown>): StoredReply => {
+    const key = deps.keys.get(scheme, app.secretKey, app.pubkey, peer)
+    const shardsId = Buffer.from(random(16)).toString('hex')
+    const contents = shardPlaintexts(JSON.stringify(payload), deps.maxContentLength, shardsId).map(text =>
+      encryptWith(scheme, text, key),
+    )
+    return { sentAt: nowUnix(), contents }
   }
   return {
-    send(app, peer, scheme, payload) {
-      const key = deps.keys.get(scheme, app.secretKey, app.pubkey, peer)
-      const shardsId = Buffer.from(random(16)).toString('hex')
-      const contents = shardPlaintexts(JSON.stringify(payload), deps.maxContentLength, shardsId).map(text =>
-        encryptWith(scheme, text, key),
-      )
-      return publishContents(app, peer, contents)
-    },
-    resend: (app, peer, reply) => publishContents(app, peer, reply.contents, reply.sentAt + 1),
+    send: (app, peer, scheme, payload) => publish(app, peer, seal(app, peer, scheme, payload)),
+    seal,
+    publish: (app, peer, reply) => void publish(app, peer, reply),
+    resend: (app, peer, reply) => publish(app, peer, { ...reply, sentAt: Math.max(nowUnix(), reply.sentAt + 1) }),
     schemeFor: peer => schemes.get(peer) ?? 'nip44v1',
     rememberScheme(peer, scheme) {
       schemes.delete(peer) // set again at the end: the peers heard from longest ago are forgotten first

@@ -64,12 +64,14 @@ function dispatcherFor(room: Room) {
   }
 }
 
-async function setup(room: Room, dataDir = tempDataDir()) {
+/** `storing: 'never'`: storing an answer never completes, as in a daemon killed before the commit. */
+async function setup(room: Room, dataDir = tempDataDir(), storing: 'commits' | 'never' = 'commits') {
   const store = openStore({ dataDir })
   const signer = await createEventSigner()
   const verifier = await createEventVerifier()
   const published: Event[] = []
-  const processed = processedRequests({ sql: store.sql, local: store.db })
+  const stored = processedRequests({ sql: store.sql, local: store.db })
+  const processed = storing === 'commits' ? stored : { ...stored, answer: () => new Promise<void>(() => {}) }
   const codec = clinkCodec({
     server: room,
     apps,
@@ -178,6 +180,24 @@ test('a request taken by a run that died is answered "Temporary Failure", never 
   assert.is(calls, 0)
   assert.is(second.published.length, 1)
   assert.equal(open(second.published[0]!), { res: 'GFY', code: 2, error: 'Temporary Failure' })
+  second.store.close()
+})
+
+test('an answer leaves only once it is stored: a run killed before that sent nothing, and the next run\'s is the only answer', async () => {
+  const dataDir = tempDataDir()
+  const event = request(21002, { pointer: 'user', bolt11: 'lnbc…' })
+  let calls = 0
+  const first = await setup({ handle: async () => (calls++, { payload: { res: 'ok', preimage: 'aa' } }) }, dataDir, 'never')
+  first.transport.receive(event, apps.byAppId('app-1')!)
+  await new Promise(resolve => setTimeout(resolve, 50))
+  assert.is(calls, 1, 'the room answered')
+  assert.is(first.published.length, 0, 'not stored, so not sent')
+  first.store.close()
+  const second = await setup({ handle: async () => (calls++, { payload: { res: 'ok', preimage: 'aa' } }) }, dataDir)
+  second.transport.receive(event, apps.byAppId('app-1')!)
+  await second.transport.idle()
+  assert.is(calls, 1, 'never run twice')
+  assert.equal(second.published.map(open), [{ res: 'GFY', code: 2, error: 'Temporary Failure' }])
   second.store.close()
 })
 

@@ -44,14 +44,17 @@ function setup(max?: number) {
   const outcomes: CallOutcome[] = []
   dispatcher.outcomes$.subscribe(outcome => outcomes.push(outcome))
   const sent: { peer: string; payload: Record<string, unknown> }[] = []
+  const sealed: { peer: string; payload: Record<string, unknown> }[] = []
   const sender: ReplySender = {
     send: (_app, peer, _scheme, payload) => (sent.push({ peer, payload }), { sentAt: 0, contents: ['…'] }),
+    seal: (_app, peer, _scheme, payload) => (sealed.push({ peer, payload }), { sentAt: 0, contents: ['…'] }),
+    publish: () => {},
     resend: (_app, _peer, reply) => reply,
     rememberScheme: () => {},
     schemeFor: () => 'nip44v2',
   }
   const streams = liveStreams({ dispatcher, sender, log, max })
-  return { operations, dispatcher, outcomes, sent, sender, streams }
+  return { operations, dispatcher, outcomes, sent, sealed, sender, streams }
 }
 
 const subscribe = (streams: ReturnType<typeof setup>['streams'], peer: string, requestId = 'GetLiveUserOperations') =>
@@ -87,10 +90,12 @@ live('subscribing again replaces the subscription: one push per item', async () 
 })
 
 live('a refused subscription is answered with an ERROR under its requestId and holds nothing', async () => {
-  const { sent, streams, outcomes } = setup()
+  const { sent, sealed, streams, outcomes } = setup()
   const reply = await subscribe(streams, stranger, 'req-7')
   assert.ok(reply, 'the refusal is the stored reply')
-  assert.equal(sent, [{ peer: stranger, payload: { status: 'ERROR', reason: 'this key is banned', requestId: 'req-7' } }])
+  // Sealed for the pipeline, which stores it and then sends it: nothing leaves from here.
+  assert.equal(sealed, [{ peer: stranger, payload: { status: 'ERROR', reason: 'this key is banned', requestId: 'req-7' } }])
+  assert.equal(sent, [])
   assert.not.ok(streams.has('app-1', stranger, 'GetLiveUserOperations'))
   assert.equal(outcomes.map(o => [o.op, o.errorCode]), [['GetLiveUserOperations', 'forbidden']])
 })

@@ -74,15 +74,17 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
   const { log } = deps
   const nowUnix = () => Math.floor(deps.clock.now() / 1000)
 
-  /** Encrypts, signs and publishes an answer; returns what to store for a re-send. */
-  function publish(app: AppKey, to: string, kind: ClinkKind, replyTo: string, scheme: CipherScheme, answer: ClinkAnswer): StoredReply {
+  /** Encrypts and dates an answer; returns what to store and then send (`publish`). */
+  function seal(app: AppKey, to: string, scheme: CipherScheme, answer: ClinkAnswer): StoredReply {
     const content = encryptWith(scheme, JSON.stringify(answer.payload), deps.keys.get(scheme, app.secretKey, app.pubkey, to))
-    const sentAt = nowUnix()
-    deps.send({ kind, created_at: sentAt, tags: answerTags(to, replyTo, answer.clinkVersion), content }, app.secretKey)
-    return { sentAt, contents: [content], ...(answer.clinkVersion ? { clinkVersion: true } : {}) }
+    return { sentAt: nowUnix(), contents: [content], ...(answer.clinkVersion ? { clinkVersion: true } : {}) }
   }
-  const reply = ({ app, scheme, request }: ClinkInbound, answer: ClinkAnswer) =>
-    publish(app, request.requester, request.kind, request.id, scheme, answer)
+  /** Signs and publishes a sealed answer on the request's kind, tagged p = requester and e = the request. */
+  function publish(app: AppKey, to: string, kind: number, replyTo: string, sealed: StoredReply): void {
+    const tags = answerTags(to, replyTo, sealed.clinkVersion)
+    deps.send({ kind, created_at: sealed.sentAt, tags, content: sealed.contents[0]! }, app.secretKey)
+  }
+  const reply = ({ app, scheme, request }: ClinkInbound, answer: ClinkAnswer) => seal(app, request.requester, scheme, answer)
 
   return {
     kinds: clinkKinds,
@@ -145,18 +147,18 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
       if (resumed === 'later') return noReply
       return reply(inbound, resumed ?? { payload: interruptedAnswers[request.kind], clinkVersion: request.kind === clinkOfferKind })
     },
+    publish: ({ event, to: app }, sealed) => publish(app, event.pubkey, event.kind, event.id, sealed),
     resend({ event, to: app }, stored) {
       // The same content and tags re-sent later than the first copy, so it gets a new event id.
-      const tags = answerTags(event.pubkey, event.id, stored.clinkVersion)
-      const sentAt = Math.max(nowUnix(), stored.sentAt + 1)
-      deps.send({ kind: event.kind, created_at: sentAt, tags, content: stored.contents[0]! }, app.secretKey)
-      return { ...stored, sentAt }
+      const again = { ...stored, sentAt: Math.max(nowUnix(), stored.sentAt + 1) }
+      publish(app, event.pubkey, event.kind, event.id, again)
+      return again
     },
     deliver(message) {
       const app = deps.apps.byAppId(message.appId)
       if (!app) return false
       // Unsolicited answers follow NIP-44 v2, the CLINK scheme.
-      publish(app, message.to, message.kind, message.replyTo, 'nip44v2', message)
+      publish(app, message.to, message.kind, message.replyTo, seal(app, message.to, 'nip44v2', message))
       return true
     },
   }

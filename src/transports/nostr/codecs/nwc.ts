@@ -99,7 +99,7 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
       ? decryptWith('nip44v2', payload, deps.keys.get('nip44v2', secret, servicePubkey, peer))
       : nip04.decrypt(secret, peer, payload)
 
-  /** Encrypts, signs and publishes an answer, and writes its access line. */
+  /** Encrypts and dates an answer (sent by `publish` once stored), and writes its access line. */
   function respond({ request: { event, to, arrivedAt }, scheme }: NwcInbound, response: NwcResponse): StoredReply {
     deps.accessLog?.({
       transport: 'nwc',
@@ -111,9 +111,12 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
       requestId: event.id,
     })
     const content = encrypt(scheme, to.secretKey, to.pubkey, event.pubkey, JSON.stringify(response))
-    const sentAt = nowUnix()
-    deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', event.pubkey], ['e', event.id]], content }, to.secretKey)
-    return { sentAt, contents: [content] }
+    return { sentAt: nowUnix(), contents: [content] }
+  }
+  /** Signs and publishes an answer: kind 23195 tagged p = the client and e = its request. */
+  function publish({ event, to }: Inbound, answer: StoredReply): void {
+    const content = answer.contents[0]!
+    deps.send({ kind: nwcResponseKind, created_at: answer.sentAt, tags: [['p', event.pubkey], ['e', event.id]], content }, to.secretKey)
   }
 
   function decode(request: Inbound): Decoded<NwcInbound> {
@@ -177,12 +180,12 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
       if (inbound.cipherRefused) return respond(inbound, inbound.refusal!)
       return respond(inbound, failure(inbound.method, 'INTERNAL', 'the request was interrupted by a restart; look the payment up before retrying'))
     },
-    resend({ event, to }, stored) {
+    publish,
+    resend(request, stored) {
       // The same request again (another relay, a resubscription, a restart): the stored answer, nothing re-run.
-      const sentAt = Math.max(nowUnix(), stored.sentAt + 1) // same content and date would be the same event id
-      const content = stored.contents[0]!
-      deps.send({ kind: nwcResponseKind, created_at: sentAt, tags: [['p', event.pubkey], ['e', event.id]], content }, to.secretKey)
-      return { sentAt, contents: [content] }
+      const again = { sentAt: Math.max(nowUnix(), stored.sentAt + 1), contents: stored.contents } // same date: same event id
+      publish(request, again)
+      return again
     },
     serve(servicePubkey) {
       if (serviceKeys.has(servicePubkey)) return false

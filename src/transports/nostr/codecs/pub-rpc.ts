@@ -47,7 +47,7 @@ interface PubRequest {
 
 export function pubRpcCodec(deps: PubRpcCodecDeps): NostrCodec<AppKey, PubRequest> {
   const { sender, log } = deps
-  const send = (request: PubRequest, payload: Record<string, unknown>) => sender.send(request.app, request.peer, request.scheme, payload)
+  const send = (request: PubRequest, payload: Record<string, unknown>) => sender.seal(request.app, request.peer, request.scheme, payload)
 
   function decode({ event, to: app }: Inbound<AppKey>): Decoded<PubRequest> {
     let plaintext: string
@@ -114,6 +114,7 @@ export function pubRpcCodec(deps: PubRpcCodecDeps): NostrCodec<AppKey, PubReques
       })
       return refused ?? noReply
     },
+    publish: ({ event, to: app }, sealed) => sender.publish(app, event.pubkey, sealed),
     resend: ({ event, to: app }, stored) => sender.resend(app, event.pubkey, stored),
   }
 }
