@@ -15,7 +15,6 @@ import { createWebRtc } from './webrtc/index.js'
 import { hostPaymentHandlers } from './host-api/index.js'
 import { relayRefusal, startPaidCallbacks } from './callbacks/index.js'
 import { createAuthenticator } from './auth/index.js'
-import { createWallet } from './wallet/index.js'
 import { createProbes, healthHandlers, type Probes } from './health/index.js'
 import { nodeHandlers, nodeNotReadyReason, type LightningNode } from './node/index.js'
 import { startNode } from './lifecycle/node.js'
@@ -33,9 +32,10 @@ import { createEventVerifier, startNostrTransport, type NostrTransport } from '.
 import { chooseEngine } from './nostr-crypto/index.js'
 import { createNwc } from './nwc/index.js'
 import { createLnurl } from './lnurl/index.js'
-import { createClink, debitNpubLimits } from './clink/index.js'
+import { createClink } from './clink/index.js'
 import { removeDaemonInfo, writeDaemonInfo } from './daemon-files.js'
-import { nostrTransportLimits, rateProviders, walletFees } from './lifecycle/options.js'
+import { nostrTransportLimits, rateProviders } from './lifecycle/options.js'
+import { openWallet } from './lifecycle/wallet.js'
 import { createSwaps } from './swaps/index.js'
 import { levelledLogger } from './lifecycle/log-levels.js'
 import { relayMover, reloadConfig } from './lifecycle/reload.js'
@@ -126,27 +126,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
 
   const events = createEventBus()
-  const wallet = await createWallet({
-    sql: books.sql,
-    ...(books.fence ? { fence: books.fence } : {}),
-    ...(books.engine === 'sqlite' ? { file: store.file } : {}),
-    tokens,
-    random,
-    now: () => clock.now(),
-    fees: walletFees(config.fees),
-    relayUrl: () => relayUrls[0]!,
-    bridgeUrl: config.apps.bridge_url,
-    allowBalanceMigration: config.apps.allow_balance_migration,
-    extensions: extensionIds,
-    defaultAppName: config.apps.default_app_name,
-    allowLoopbackCallbacks: config.callbacks.allow_loopback,
-    // A zap request's relays get its receipt: checked by the same guard as the receipt publisher's, when given.
-    zapRelayRefusal: relayRefusal(relayUrls, { allowLoopback: config.callbacks.allow_loopback }),
-    // PayInvoice / PayAppUserInvoice with debit_npub count against that key's CLINK debit grant.
-    debitLimit: debitNpubLimits(),
-    node,
-    emit: event => events.emit(event),
-    log: log.child({ room: 'wallet' }),
+  const wallet = await openWallet(config, {
+    books, tokens, random, clock, relayUrls, extensions: extensionIds, node, emit: event => events.emit(event), log: log.child({ room: 'wallet' }),
   })
   const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
@@ -376,7 +357,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       const moves = relay ? {} : { setRelays: relayMover(relayUrls, [nostr], () => writeDaemonInfo(dataDir, daemonInfo())) }
       config = reloadConfig({ running: config, load, log, setLogLevel: setLevel, setHttpLimits: http.setLimits, relay, ...moves })
     },
-        ...(relay ? { embeddedRelay: relay } : {}),
+    ...(relay ? { embeddedRelay: relay } : {}),
     stop: () =>
       (stopping ??= (async () => {
         log.info('stopping')
