@@ -1,8 +1,8 @@
 // Exactly one active daemon per PostgreSQL database (issue 27, "Hot standby"; docs/postgres.md has the design).
 // The active one holds a session advisory lock on a connection of its own — never a pooled one, whose session could
 // be handed to someone else or closed while idle — and proves each second that it still has it. It fails closed:
-// when the session is gone, or when no heartbeat sent in the last 3 s has come back (monotonic clock), it is told
-// to stop, even where the server might still count it as the holder. A frozen holder (SIGSTOP, a stalled VM) sends
+// when the session is gone, or when no heartbeat sent in the last 3 s has come back (monotonic clock, not counting
+// time its own thread stood still), it is told to stop, even where the server might still count it as the holder. A frozen holder (SIGSTOP, a stalled VM) sends
 // nothing, so the server's idle_session_timeout ends its session and frees the lock for a standby. Standbys try the
 // lock every 500 ms. The one that gets it bumps the fencing epoch (leader_lease, schema/sql/080) before it serves,
 // and every money transaction starts with `checkEpoch`, which reads the epoch FOR SHARE: a daemon that lost the
@@ -123,8 +123,16 @@ async function hold(client: pg.Client, opts: ActiveLockOptions): Promise<ActiveL
   }
   client.on('error', err => stop(`the lock session failed: ${err.message}`))
   client.on('end', () => stop('the lock session ended'))
+  let tickedAt = performance.now()
   const beat = setInterval(() => {
-    if (performance.now() - provenAt > failAfterMs) return stop(`no heartbeat answered for ${failAfterMs} ms`)
+    const now = performance.now()
+    // A tick that comes late means this thread stood still (busy, or the process frozen): an answer may be sitting
+    // unread in the socket, so that time is not counted against the server. A holder frozen long enough still
+    // loses: the server's idle_session_timeout ends its session, which this client reads as soon as it runs again.
+    const stood = now - tickedAt - heartbeatMs
+    tickedAt = now
+    if (stood > 0) provenAt += stood
+    if (now - provenAt > failAfterMs) return stop(`no heartbeat answered for ${failAfterMs} ms`)
     const sentAt = performance.now()
     client.query('SELECT 1').then(
       () => (provenAt = Math.max(provenAt, sentAt)),

@@ -94,6 +94,20 @@ if (!postgres) {
     assert.equal(await store.one('SELECT epoch, holder FROM leader_lease'), { epoch: 2, holder: 'standby in the test' })
   })
 
+  test('a holder whose own thread is busy longer than the heartbeat limit keeps the lock (its answers wait unread)', async () => {
+    const { url } = await database()
+    const lease = await acquireActiveLock({ url, holder: 'busy holder', heartbeatMs: 100, failAfterMs: 600, idleSessionTimeoutMs: 20_000 })
+    leases.push(lease)
+    let lostWith: string | undefined
+    void lease.lost.then(reason => (lostWith = reason))
+    await new Promise(resolve => setTimeout(resolve, 300))
+    // A loaded machine starting the daemon: the event loop does not turn for 1.5 s, well past failAfterMs.
+    const until = performance.now() + 1500
+    while (performance.now() < until);
+    await new Promise(resolve => setTimeout(resolve, 800))
+    assert.is(lostWith, undefined, 'the answers to the heartbeat were only unread, not missing')
+  })
+
   test('a frozen holder (SIGSTOP) loses the lock by idle_session_timeout; thawed, it is told it lost', async () => {
     const { url } = await database()
     const first = holder(url)
