@@ -72,7 +72,7 @@ function summarize(roots: string[], rows: SideBySideRow[]) {
     const sorted = values.filter(Number.isFinite).sort((a, b) => a - b)
     if (sorted.length === 0) return null
     const mid = sorted.length >> 1
-    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+    return Math.round((sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2) * 1000) / 1000
   }
   const of = (root: string) => {
     const mine = rows.filter(row => row.root === root)
