@@ -71,6 +71,20 @@ export async function benchPostgres(env: NodeJS.ProcessEnv = process.env): Promi
   }
 }
 
+/** A CPU window (process-stats.ts) that also reports the server's CPU per operation when the books are on `postgres`. */
+export function withServerCpu<T extends object>(window: { end(operations: number): T }, postgres: BenchPostgres | undefined) {
+  const before = postgres?.serverCpuMs() ?? null
+  return {
+    end(operations: number): T & { serverCpuMsPerOp?: number | null } {
+      const costs = window.end(operations)
+      if (!postgres) return costs
+      const after = postgres.serverCpuMs()
+      const perOp = before === null || after === null ? null : Math.round(((after - before) / Math.max(1, operations)) * 1000) / 1000
+      return { ...costs, serverCpuMsPerOp: perOp }
+    },
+  }
+}
+
 /** Fields of /proc/<pid>/stat after the command name (field 3 is index 0), or undefined when unreadable. */
 function statFields(pid: number): string[] | undefined {
   try {

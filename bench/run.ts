@@ -41,8 +41,9 @@ const parts: Record<string, () => Promise<unknown>> = {
       postgres,
       postgresBesideSqlite: 'results' in postgres ? postgresBesideSqlite(full.results, postgres.results) : undefined,
       // Issue 24: the LND backend on the fake LND (pairs of AddAppUserInvoice + PayAppUserInvoice, external
-      // payments, settlements); BENCH_LND_ROOTS runs older builds beside this one.
-      lnd: await benchLndPayments(lndPaymentsOptionsFromEnv()),
+      // payments, settlements); BENCH_LND_ROOTS runs older builds beside this one, and PostgreSQL's books' rows come with
+      // SQLite's unless BENCH_LND_STORES says otherwise.
+      lnd: await benchLndPayments({ stores: ['sqlite', 'postgres'], ...lndPaymentsOptionsFromEnv() }),
     }
   },
   // The embedded payments on SQLite (synchronous = full) and on PostgreSQL only, without the LND part;
