@@ -9,7 +9,8 @@
 // an old build is measured beside the new one under the same load, e.g. three runs against a build of f3a0535:
 //   git worktree add ../old f3a0535 && cp -a node_modules ../old/ && (cd ../old && npm run build --silent)
 //   BENCH_LND_RUNS=3 BENCH_LND_ROOTS=$PWD/../old,$PWD npm run bench -- paymentsLnd The fake and the client share this process:
-// `clientCpuMsPerPair` includes the fake's gRPC work.
+// `clientCpuMsPerPair` includes the fake's gRPC work. BENCH_LND_STORES=sqlite,postgres runs each root on both books
+// (`[store] url` on bench/postgres-server.ts's PostgreSQL; its server's CPU per operation is added).
 import os from 'node:os'
 import path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
@@ -20,9 +21,10 @@ import { startFakeLnd, type FakeLnd } from '../test/support/fake-lnd/fake-lnd.js
 import { outsideInvoice } from '../test/support/outside-invoice.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
 import { repoRoot } from '../test/support/paths.js'
-import { cpuWindow, processRssMb, profiler, profilingEnv } from './process-stats.js'
+import { cpuWindow as daemonCpuWindow, processRssMb, profiler, profilingEnv } from './process-stats.js'
 import { RawConnection, rawRequest } from './raw-http.js'
 import { auditVerdict, seededDatabase } from './budget.js'
+import { onBenchPostgres, withServerCpu, type BenchPostgres } from './postgres-server.js'
 
 export interface LndPaymentsOptions {
   roots?: string[]
@@ -35,6 +37,8 @@ export interface LndPaymentsOptions {
   profileDir?: string
   /** Start each daemon on a copy of budget.ts's seeded database of this size (issue 24 item 3 on LND). */
   seed?: { users: number; ledgerEntries: number }
+  /** Each root on these books, in turn (default SQLite only): 'postgres' is `[store] url` on bench/postgres-server.ts. */
+  stores?: ('sqlite' | 'postgres')[]
 }
 
 interface Half {
@@ -52,6 +56,8 @@ export interface PairsResult {
   pair: Half
   daemonCpuMsPerPair: number | null
   clientCpuMsPerPair: number
+  /** Books on PostgreSQL: its server processes' CPU per pair. */
+  postgresServerCpuMsPerPair?: number | null
   profile?: string
 }
 
@@ -72,7 +78,7 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 12
   }
 }
 
-async function onLnd(root: string, profileDir: string | undefined, seed: LndPaymentsOptions['seed']) {
+async function onLnd(root: string, profileDir: string | undefined, seed: LndPaymentsOptions['seed'], postgres?: BenchPostgres) {
   const fake = await startFakeLnd({ network: 'regtest' })
   const c = fake.connection
   let dataDir: string | undefined
@@ -87,7 +93,8 @@ async function onLnd(root: string, profileDir: string | undefined, seed: LndPaym
     mock: false,
     config:
       jwtSecretConfig(jwtSecret) +
-      `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n`,
+      `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n` +
+      (postgres ? `[store]\nurl = "${postgres.url}"\n` : ''),
     env: { RELAYPAY_LOG_LEVEL: seed ? 'info' : 'warn', ...(profileDir ? profilingEnv(profileDir) : {}) },
   })
   // On a large journal the start-up audit runs in the background and holds every payment until its verdict.
@@ -98,9 +105,11 @@ async function onLnd(root: string, profileDir: string | undefined, seed: LndPaym
 /** One daemon of `root` on a fresh fake: every part of the bench in turn. */
 async function benchOnce(
   root: string,
-  opts: Required<Omit<LndPaymentsOptions, 'roots' | 'runs' | 'profileDir' | 'seed'>> & Pick<LndPaymentsOptions, 'profileDir' | 'seed'>,
+  opts: Required<Omit<LndPaymentsOptions, 'roots' | 'runs' | 'profileDir' | 'seed' | 'stores'>> &
+    Pick<LndPaymentsOptions, 'profileDir' | 'seed'> & { postgres?: BenchPostgres },
 ) {
-  const { fake, daemon, dataDir } = await onLnd(root, opts.profileDir, opts.seed)
+  const { fake, daemon, dataDir } = await onLnd(root, opts.profileDir, opts.seed, opts.postgres)
+  const cpuWindow = (pid: number | undefined) => withServerCpu(daemonCpuWindow(pid), opts.postgres)
   const url = new URL(daemon.url)
   const width = Math.max(...opts.concurrencies, 8)
   const connections = await Promise.all(Array.from({ length: width }, () => RawConnection.connect(Number(url.port), url.hostname)))
@@ -188,6 +197,7 @@ async function benchOnce(
         pair: half(pairMs),
         daemonCpuMsPerPair: costs.daemonCpuMsPerOp,
         clientCpuMsPerPair: costs.clientCpuMsPerOp,
+        ...('serverCpuMsPerOp' in costs ? { postgresServerCpuMsPerPair: costs.serverCpuMsPerOp } : {}),
         ...(profile ? { profile } : {}),
       }
     }
@@ -236,6 +246,7 @@ async function benchOnce(
         paymentsPerSecond: round((latencies.length / elapsedMs) * 1000),
         ...half(latencies),
         daemonCpuMsPerPayment: costs.daemonCpuMsPerOp,
+        ...('serverCpuMsPerOp' in costs ? { postgresServerCpuMsPerPayment: costs.serverCpuMsPerOp } : {}),
         ...(profile ? { profile } : {}),
       }
     })()
@@ -269,10 +280,15 @@ async function benchOnce(
       await until(async () => (await getUser(payee.identifier)) === before + count * amountSats, 'the settlements to be credited')
       const elapsedMs = performance.now() - started
       const costs = cpu.end(count)
-      return { settlements: count, settlementsPerSecond: round((count / elapsedMs) * 1000), daemonCpuMsPerSettlement: costs.daemonCpuMsPerOp }
+      return {
+        settlements: count,
+        settlementsPerSecond: round((count / elapsedMs) * 1000),
+        daemonCpuMsPerSettlement: costs.daemonCpuMsPerOp,
+        ...('serverCpuMsPerOp' in costs ? { postgresServerCpuMsPerSettlement: costs.serverCpuMsPerOp } : {}),
+      }
     })()
 
-    return { root, ...(opts.seed ? { seed: opts.seed } : {}), loadAverage: os.loadavg().map(round), pairs: results, external, settlements, rssMb: processRssMb(daemon.process.pid) }
+    return { root, store: opts.postgres ? 'postgres' : 'sqlite', ...(opts.seed ? { seed: opts.seed } : {}), loadAverage: os.loadavg().map(round), pairs: results, external, settlements, rssMb: processRssMb(daemon.process.pid) }
   } catch (err) {
     // What the daemon said last, which tells a crash from a client-side failure.
     process.stderr.write(`lnd-payments: ${root} failed; the daemon's last words:\n${daemon.logs().slice(-6000)}\n`)
@@ -315,27 +331,38 @@ function decodeHash(request: string): string {
 export async function benchLndPayments(opts: LndPaymentsOptions = {}) {
   const roots = opts.roots ?? [repoRoot]
   const runs = opts.runs ?? 1
-  const all: Awaited<ReturnType<typeof benchOnce>>[] = []
+  const stores = opts.stores ?? ['sqlite']
+  const all: (Awaited<ReturnType<typeof benchOnce>> | { root: string; store: 'postgres'; skipped: string })[] = []
   for (let n = 0; n < runs; n++) {
     for (const root of roots) {
-      const run = await benchOnce(root, {
-        concurrencies: opts.concurrencies ?? [1, 8, 32],
-        durationMs: opts.durationMs ?? 3000,
-        externalPayments: opts.externalPayments ?? 1000,
-        settlements: opts.settlements ?? 1000,
-        ...(opts.profileDir ? { profileDir: opts.profileDir } : {}),
-        ...(opts.seed ? { seed: opts.seed } : {}),
-      })
-      process.stderr.write(`lnd-payments ${JSON.stringify(summaryLine(run))}\n`)
-      all.push(run)
+      for (const store of stores) {
+        const once = (postgres?: BenchPostgres) =>
+          benchOnce(root, {
+            concurrencies: opts.concurrencies ?? [1, 8, 32],
+            durationMs: opts.durationMs ?? 3000,
+            externalPayments: opts.externalPayments ?? 1000,
+            settlements: opts.settlements ?? 1000,
+            ...(opts.profileDir ? { profileDir: opts.profileDir } : {}),
+            ...(opts.seed ? { seed: opts.seed } : {}),
+            ...(postgres ? { postgres } : {}),
+          })
+        const run = store === 'postgres' ? await onBenchPostgres(once) : await once()
+        if ('skipped' in run) {
+          all.push({ root, store: 'postgres', skipped: run.skipped })
+          continue
+        }
+        process.stderr.write(`lnd-payments ${JSON.stringify(summaryLine(run))}\n`)
+        all.push(run)
+      }
     }
   }
-  return roots.length === 1 && runs === 1 ? all[0] : { runs: all }
+  return all.length === 1 ? all[0] : { runs: all }
 }
 
 function summaryLine(run: Awaited<ReturnType<typeof benchOnce>>) {
   return {
     root: run.root,
+    store: run.store,
     load: run.loadAverage[0],
     ...Object.fromEntries(
       Object.entries(run.pairs).map(([c, r]) => [c, `${r.pairsPerSecond}/s cpu ${r.daemonCpuMsPerPair} inv p50/p99 ${r.invoice.p50Ms}/${r.invoice.p99Ms} pay ${r.pay.p50Ms}/${r.pay.p99Ms} err ${r.errors}`]),
@@ -356,6 +383,8 @@ export function lndPaymentsOptionsFromEnv(): LndPaymentsOptions {
     externalPayments: Number(env.BENCH_LND_EXTERNAL ?? 1000),
     settlements: Number(env.BENCH_LND_SETTLEMENTS ?? 1000),
     ...(env.BENCH_PROFILE_DIR ? { profileDir: env.BENCH_PROFILE_DIR } : {}),
+    // BENCH_LND_STORES=sqlite,postgres: each root on both books in turn.
+    ...(env.BENCH_LND_STORES ? { stores: env.BENCH_LND_STORES.split(',') as ('sqlite' | 'postgres')[] } : {}),
     // BENCH_LND_SEED=<journal rows>: 1000 wallets and that many journal rows, as budget.ts seeds them.
     ...(env.BENCH_LND_SEED ? { seed: { users: 1_000, ledgerEntries: Number(env.BENCH_LND_SEED) } } : {}),
   }

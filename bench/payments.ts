@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url'
 import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
 import { cpuWindow, profiler, profilingEnv } from './process-stats.js'
+import type { BenchPostgres } from './postgres-server.js'
 import { RawConnection, rawRequest } from './raw-http.js'
 
 export interface PaymentBenchOptions {
@@ -24,6 +25,8 @@ export interface PaymentBenchOptions {
    * path is compiled, as a long-running one is, rather than V8's first tiers.
    */
   warmupPayments?: number
+  /** Books on this PostgreSQL (`[store] url`) instead of the data dir's SQLite file; its server's CPU is reported. */
+  postgres?: BenchPostgres
 }
 
 export interface PaymentBenchResult {
@@ -39,13 +42,16 @@ export interface PaymentBenchResult {
   daemonCpuMsPerPayment: number | null
   /** CPU time of the load generator (this process) per payment: it shares the machine's cores with the daemon. */
   clientCpuMsPerPayment: number
+  /** With the books on PostgreSQL: its server processes' CPU per payment, and that plus the daemon's. */
+  postgresServerCpuMsPerPayment?: number | null
+  daemonAndPostgresCpuMsPerPayment?: number | null
   profile?: string
 }
 
 const jwtSecret = 'bench-payments-secret-0123456789abcdef'
 const paymentSats = 100
-export const paymentBenchConfig = (synchronous: 'full' | 'normal') =>
-  `${jwtSecretConfig(jwtSecret)}\n[store]\nsynchronous = "${synchronous}"\n`
+export const paymentBenchConfig = (synchronous: 'full' | 'normal', storeUrl?: string) =>
+  `${jwtSecretConfig(jwtSecret)}\n[store]\nsynchronous = "${synchronous}"\n${storeUrl ? `url = "${storeUrl}"\n` : ''}`
 
 export async function benchPayments(opts: PaymentBenchOptions = {}): Promise<{
   synchronous: 'full' | 'normal'
@@ -57,7 +63,7 @@ export async function benchPayments(opts: PaymentBenchOptions = {}): Promise<{
   const daemon =
     opts.daemon ??
     (await startDaemon({
-      config: paymentBenchConfig(synchronous),
+      config: paymentBenchConfig(synchronous, opts.postgres?.url),
       env: { RELAYPAY_LOG_LEVEL: 'warn', ...(opts.profileDir ? profilingEnv(opts.profileDir) : {}) },
     }))
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 })
@@ -92,6 +98,7 @@ export async function benchPayments(opts: PaymentBenchOptions = {}): Promise<{
       const prof = profiler(daemon.process.pid, opts.profileDir)
       prof.start()
       const cpu = cpuWindow(daemon.process.pid)
+      const serverBefore = opts.postgres?.serverCpuMs() ?? null
       const started = performance.now()
       await inParallel(perLevel, connections.slice(0, concurrency), async (i, connection) => {
         const t0 = performance.now()
@@ -105,6 +112,9 @@ export async function benchPayments(opts: PaymentBenchOptions = {}): Promise<{
       })
       const elapsedMs = performance.now() - started
       const costs = cpu.end(latencies.length)
+      const serverAfter = opts.postgres?.serverCpuMs() ?? null
+      const serverCpu =
+        serverBefore === null || serverAfter === null ? null : round3((serverAfter - serverBefore) / Math.max(1, latencies.length))
       const profile = await prof.stop()
       latencies.sort((a, b) => a - b)
       const at = (q: number) => round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0)
@@ -116,6 +126,13 @@ export async function benchPayments(opts: PaymentBenchOptions = {}): Promise<{
         p99Ms: at(0.99),
         daemonCpuMsPerPayment: costs.daemonCpuMsPerOp,
         clientCpuMsPerPayment: costs.clientCpuMsPerOp,
+        ...(opts.postgres
+          ? {
+              postgresServerCpuMsPerPayment: serverCpu,
+              daemonAndPostgresCpuMsPerPayment:
+                serverCpu === null || costs.daemonCpuMsPerOp === null ? null : round3(serverCpu + costs.daemonCpuMsPerOp),
+            }
+          : {}),
         ...(profile ? { profile } : {}),
       }
     }
@@ -172,6 +189,10 @@ function post(agent: http.Agent, daemon: TestDaemon, path: string, token: string
 
 function round(value: number): number {
   return Math.round(value * 100) / 100
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

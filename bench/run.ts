@@ -4,6 +4,7 @@
 // and the CPU milliseconds per operation, which depend far less on what else the machine runs.
 // `npm run bench -- budget nostr` runs only the named parts; BENCH_DURATION_MS sets each timed window (default
 // 3000), BENCH_PAYMENTS the payments per measured payment window (default 3000).
+import os from 'node:os'
 import { startDaemon } from '../test/support/daemon.js'
 import { runLoad, type LoadResult } from './load.js'
 import { benchPayments } from './payments.js'
@@ -21,6 +22,7 @@ import { benchLndPayments, lndPaymentsOptionsFromEnv } from './payments-lnd.js'
 import { benchFlatCost, flatCostOptionsFromEnv } from './flat-cost.js'
 import { benchSideBySide, sideBySideOptionsFromEnv } from './side-by-side.js'
 import { benchStoreEngine } from './store-engine.js'
+import { benchPaymentsOnPostgres, postgresBesideSqlite } from './payments-engines.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
@@ -28,13 +30,25 @@ const parts: Record<string, () => Promise<unknown>> = {
   budget: () => benchBudget({ durationMs, payments: paymentsPerLevel }),
   spine: benchSpine,
   layers: () => benchLayers({ durationMs }),
-  payments: async () => ({
-    full: await benchPayments({ synchronous: 'full', paymentsPerLevel }),
-    normal: await benchPayments({ synchronous: 'normal', paymentsPerLevel, concurrencies: [32] }),
-    // Issue 24: the LND backend on the fake LND (pairs of AddAppUserInvoice + PayAppUserInvoice, external
-    // payments, settlements); BENCH_LND_ROOTS runs older builds beside this one.
-    lnd: await benchLndPayments(lndPaymentsOptionsFromEnv()),
-  }),
+  payments: async () => {
+    const full = await benchPayments({ synchronous: 'full', paymentsPerLevel })
+    const normal = await benchPayments({ synchronous: 'normal', paymentsPerLevel, concurrencies: [32] })
+    // Issue 27: the same work with the books on PostgreSQL 15 (bench/payments-engines.ts), with its server's CPU.
+    const postgres = await benchPaymentsOnPostgres({ paymentsPerLevel })
+    return {
+      full,
+      normal,
+      postgres,
+      postgresBesideSqlite: 'results' in postgres ? postgresBesideSqlite(full.results, postgres.results) : undefined,
+      // Issue 24: the LND backend on the fake LND (pairs of AddAppUserInvoice + PayAppUserInvoice, external
+      // payments, settlements); BENCH_LND_ROOTS runs older builds beside this one, and PostgreSQL's books' rows come with
+      // SQLite's unless BENCH_LND_STORES says otherwise.
+      lnd: await benchLndPayments({ stores: ['sqlite', 'postgres'], ...lndPaymentsOptionsFromEnv() }),
+    }
+  },
+  // The embedded payments on SQLite (synchronous = full) and on PostgreSQL only, without the LND part;
+  // BENCH_ENGINE_RUNS rounds (default 1), the engines' order reversed every other round.
+  paymentsEngines: () => benchEngines(Number(process.env.BENCH_ENGINE_RUNS ?? 1)),
   paymentsLnd: () => benchLndPayments(lndPaymentsOptionsFromEnv()),
   // Issue 24 item 3 for one or more builds (BENCH_FLAT_ROOTS): CPU per payment at 10k and 1M journal rows, RSS with
   // 100k users. Not in the default set: budget measures the same for this build.
@@ -67,7 +81,28 @@ const parts: Record<string, () => Promise<unknown>> = {
       ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
     }),
 }
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'leanStart', 'paymentsLnd', 'flatCost', 'sideBySide', 'storeEngine', 'nostrBuilds'].includes(name))
+const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'leanStart', 'paymentsLnd', 'flatCost', 'sideBySide', 'paymentsEngines', 'storeEngine', 'nostrBuilds'].includes(name))
+
+async function benchEngines(runs: number) {
+  const rounds = []
+  for (let run = 1; run <= runs; run++) {
+    const sqliteFirst = run % 2 === 1
+    const sqlite = sqliteFirst ? await benchPayments({ synchronous: 'full', paymentsPerLevel }) : undefined
+    const postgres = await benchPaymentsOnPostgres({ paymentsPerLevel })
+    const full = sqlite ?? (await benchPayments({ synchronous: 'full', paymentsPerLevel }))
+    const row = {
+      run,
+      order: sqliteFirst ? 'sqlite, postgres' : 'postgres, sqlite',
+      loadAverage: os.loadavg().map(x => Math.round(x * 100) / 100),
+      sqlite: full,
+      postgres,
+      postgresBesideSqlite: 'results' in postgres ? postgresBesideSqlite(full.results, postgres.results) : undefined,
+    }
+    process.stderr.write(`paymentsEngines: run ${run}: ${JSON.stringify(row.postgresBesideSqlite ?? postgres)}\n`)
+    rounds.push(row)
+  }
+  return rounds
+}
 
 /** Health and one authenticated POST through the whole dispatcher, at concurrency 1 and 32 (issue 2). */
 async function benchSpine() {
