@@ -2,7 +2,8 @@
 // or the server RELAYPAY_TEST_POSTGRES_URL names (.ci/run starts one for the whole run and sets it). Each test file
 // gets a database of its own. Without a server the PostgreSQL tests report themselves skipped, unless
 // RELAYPAY_TEST_REQUIRE_POSTGRES=1 (set by .ci/run), where a missing server fails them.
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -26,6 +27,11 @@ export interface PostgresServer {
   adminUrl: string
   /** Stops the server at once (`-m immediate`: nothing in it is worth a clean shutdown) and deletes its files. */
   stop(): void
+  /**
+   * Restarts the server and returns once it accepts sessions again: `fast` ends every session and shuts down
+   * cleanly, `immediate` is a crash (no shutdown checkpoint; the server recovers from its WAL at start).
+   */
+  restart(mode: 'fast' | 'immediate'): Promise<void>
 }
 
 const postgresRequired = () => process.env.RELAYPAY_TEST_REQUIRE_POSTGRES === '1'
@@ -78,7 +84,12 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     }
     // A test file that crashes still stops its server: `exit` handlers run for uncaught errors and process.exit.
     process.once('exit', stop)
-    return { adminUrl: `postgres://relaypay@127.0.0.1:${port}/postgres`, stop }
+    // Not blocking: the test's own clients go on while the server restarts.
+    const restart = async (mode: 'fast' | 'immediate') => {
+      const args = ['-D', data, '-l', path.join(dir, 'server.log'), '-o', settings, '-m', mode, '-w', '-t', '30', 'restart']
+      await promisify(execFile)(root ? 'runuser' : bin('pg_ctl'), root ? ['-u', 'postgres', '--', bin('pg_ctl'), ...args] : args)
+    }
+    return { adminUrl: `postgres://relaypay@127.0.0.1:${port}/postgres`, stop, restart }
   } catch (err) {
     const log = path.join(dir, 'server.log')
     const detail = fs.existsSync(log) ? `\n${fs.readFileSync(log, 'utf8')}` : ''
