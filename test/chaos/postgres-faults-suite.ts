@@ -24,7 +24,8 @@ export const lockSession = 'relaypay active lock'
 export async function ownPostgres(): Promise<PostgresServer | undefined> {
   let server: PostgresServer
   try {
-    server = await startPostgresServer()
+    // Commits durable as the daemon's docs require (synchronous_commit on): the server is crashed under load here.
+    server = await startPostgresServer({ durableCommits: true })
   } catch (err) {
     const missing = /no PostgreSQL server binaries/.test((err as Error).message)
     if (!missing || process.env.RELAYPAY_TEST_REQUIRE_POSTGRES === '1') throw err

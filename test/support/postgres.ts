@@ -48,10 +48,11 @@ export let postgresSkipReason = ''
 
 /**
  * Starts PostgreSQL in a new temporary directory: initdb (trust, user relaypay, no sync), then the server on
- * 127.0.0.1 and a free port, its socket in the directory, with fsync off. initdb refuses to run as root, so as
+ * 127.0.0.1 and a free port, its socket in the directory, with fsync off (and commits answered before their WAL is
+ * written, unless `durableCommits`: a test that crashes the server needs them). initdb refuses to run as root, so as
  * root the directory goes to the `postgres` user and the binaries run through `runuser`.
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(opts: { durableCommits?: boolean } = {}): Promise<PostgresServer> {
   const bin = (name: string) => path.join(postgresBinDir, name)
   if (!fs.existsSync(bin('initdb')) || !fs.existsSync(bin('pg_ctl'))) {
     throw new Error(`no PostgreSQL server binaries in ${postgresBinDir} (apt-get install postgresql-15)`)
@@ -67,7 +68,10 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     as(bin('initdb'), ['-D', data, '--auth=trust', '-U', 'relaypay', '--no-sync', '-E', 'UTF8', '--locale=C'])
     const port = await freePort()
     const settings = [
-      `-p ${port}`, "-c listen_addresses='127.0.0.1'", `-k ${dir}`, '-c fsync=off', '-c synchronous_commit=off',
+      `-p ${port}`, "-c listen_addresses='127.0.0.1'", `-k ${dir}`, '-c fsync=off',
+      // Off, a commit is answered before its WAL is written: a server crash (`restart('immediate')`) loses it.
+      // fsync and full-page writes only matter when the machine itself goes down, which no test does.
+      ...(opts.durableCommits ? [] : ['-c synchronous_commit=off']),
       '-c full_page_writes=off', '-c max_connections=200',
     ].join(' ')
     as(bin('pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-o', settings, '-w', '-t', '30', 'start'])
