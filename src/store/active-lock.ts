@@ -123,8 +123,16 @@ async function hold(client: pg.Client, opts: ActiveLockOptions): Promise<ActiveL
   }
   client.on('error', err => stop(`the lock session failed: ${err.message}`))
   client.on('end', () => stop('the lock session ended'))
+  const stale = () => performance.now() - provenAt > failAfterMs
   const beat = setInterval(() => {
-    if (performance.now() - provenAt > failAfterMs) return stop(`no heartbeat answered for ${failAfterMs} ms`)
+    if (stale()) {
+      // Timers run before the answers waiting on sockets are read: a process that was only starved of CPU (a loaded
+      // machine) would take an answer it has not read yet for none. Judge again once this turn has read them.
+      setImmediate(() => {
+        if (stale()) stop(`no heartbeat answered for ${failAfterMs} ms`)
+      })
+      return
+    }
     const sentAt = performance.now()
     client.query('SELECT 1').then(
       () => (provenAt = Math.max(provenAt, sentAt)),
