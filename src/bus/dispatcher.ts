@@ -7,7 +7,8 @@ import type { Logger } from 'pino'
 import type { z } from 'zod'
 import type { CatalogueEntry } from '../../schema/catalogue.js'
 import type { Caller, Clock, Credentials, Transport } from './context.js'
-import { OperationError, isOperationError } from './errors.js'
+import { OperationError, isOperationError, storeFaultReason } from './errors.js'
+import { isStoreFault } from '../store/sql-store.js'
 import type { Registry } from './registry.js'
 import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
 import { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.js'
@@ -256,6 +257,11 @@ function fail(error: OperationError): never {
 /** Anything that is not an OperationError is a bug or an outage: logged with an id, answered generically. */
 function toOperationError(error: unknown, call: Call, log: Logger): OperationError {
   if (isOperationError(error)) return error
+  if (isStoreFault(error)) {
+    // An outage of the books' database, not a bug: the caller is told what it means, the log says which.
+    log.warn({ err: { message: (error as Error).message }, op: call.op, requestId: call.requestId }, 'operation cut short by a database fault')
+    return new OperationError('internal', storeFaultReason, { status: 503 })
+  }
   const errorId = randomUUID().slice(0, 8)
   log.error({ err: error, errorId, op: call.op, requestId: call.requestId }, 'operation failed unexpectedly')
   return new OperationError('internal', `internal error (id ${errorId})`)

@@ -29,6 +29,12 @@ export const detailStatus: Record<ErrorCode, number> = {
   internal: 500,
 }
 
+/**
+ * The answer to an operation cut short by a fault of the books' database (a dropped session, a restarting server, a
+ * COMMIT whose answer was lost): some of it may have applied, so a client looks it up before trying again.
+ */
+export const storeFaultReason = 'the database failed during this request; its outcome is unknown: look it up before trying again'
+
 export class OperationError extends Error {
   /** Overrides the dialect's status for this one error where a seed fixes it (e.g. 422, 500). */
   readonly status?: number

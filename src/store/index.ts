@@ -10,6 +10,7 @@ import { sqliteSqlStore } from './sqlite-sql-store.js'
 export { startCheckpointWorker, type CheckpointWorker } from './checkpointer.js'
 // The engine layer of issue 27 (docs/postgres.md): rooms ported to it take a SqlStore, on either engine.
 export {
+  isStoreFault,
   sqlErrorKind,
   type Isolation,
   type SqlEngine,

@@ -92,9 +92,19 @@ const postgresKinds: Record<string, SqlErrorKind> = {
   '57P01': 'connection', // admin shutdown
   '57P05': 'connection', // idle session timeout
   '25P03': 'connection', // idle in transaction timeout
+  '57P02': 'connection', // the server crashed: every session ends
+  '57P03': 'connection', // the server is starting or shutting down
   '08006': 'connection',
   '08003': 'connection',
+  // node-postgres and Node's socket: the session or the server went away with no answer from the server
+  ECONNREFUSED: 'connection',
+  ECONNRESET: 'connection',
+  EPIPE: 'connection',
+  ETIMEDOUT: 'connection',
 }
+
+/** node-postgres's own errors for a session that is gone carry no code, only these words. */
+const lostSession = /^(Connection terminated|Client has encountered a connection error|Client was closed|Query read timeout)/
 
 const sqliteKinds: Record<string, SqlErrorKind> = {
   SQLITE_CONSTRAINT_UNIQUE: 'unique',
@@ -108,8 +118,19 @@ const sqliteKinds: Record<string, SqlErrorKind> = {
 /** What a database error means, the same on both engines; undefined for anything else. */
 export function sqlErrorKind(err: unknown): SqlErrorKind | undefined {
   const code = (err as { code?: unknown } | null)?.code
-  if (typeof code !== 'string') return undefined
+  if (typeof code !== 'string') return err instanceof Error && lostSession.test(err.message) ? 'connection' : undefined
   return postgresKinds[code] ?? sqliteKinds[code] ?? (/^08/.test(code) ? 'connection' : undefined)
+}
+
+/**
+ * A fault of the database rather than of the operation: the session or the server went away, a COMMIT's answer was
+ * lost (`commit_outcome_unknown`), or this daemon is no longer the active one (`not_active`). The transaction that
+ * met it applied nothing or, for a lost COMMIT, may have; earlier transactions of the same operation stand. So the
+ * caller is told that the outcome is unknown, never that nothing happened.
+ */
+export function isStoreFault(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === 'commit_outcome_unknown' || code === 'not_active' || sqlErrorKind(err) === 'connection'
 }
 
 /** Delay before retry `attempt` (1-based): 50 ms doubling to at most 1 s, each ±50 % at random (as LND does). */

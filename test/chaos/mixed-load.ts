@@ -41,13 +41,32 @@ type Op =
   | { kind: 'order'; sats: number; order?: { id: string; invoice: string }; acked: boolean }
   | { kind: 'relay'; invoice: string; sats: number; event: any; requestId: string; acked: boolean }
 
+/**
+ * What strikes the daemon once the load runs: by default a SIGKILL. A fault that leaves the daemon up (database
+ * sessions dropped under it) answers 'up'; one after which it is gone (killed, or exited by itself) answers 'down',
+ * and the cycle starts it again on the same data dir, as its supervisor would.
+ */
+export interface CycleFault {
+  /** Said in failure messages: "after <name>". */
+  name: string
+  strike(world: ChaosWorld): Promise<'up' | 'down'>
+}
+
+export const sigkill: CycleFault = {
+  name: 'the kill',
+  async strike(world) {
+    await world.daemon.kill()
+    return 'down'
+  },
+}
+
 export interface CycleStats {
   sent: number
   acked: number
   paidPeriods: number
 }
 
-export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: LoadMix, cycle: number): Promise<CycleStats> {
+export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: LoadMix, cycle: number, fault: CycleFault = sigkill): Promise<CycleStats> {
   const when = `cycle ${cycle} (seed ${random.seed})`
   let phaseStart = Date.now()
   const phase = (name: string) => {
@@ -137,22 +156,28 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
   const load = [...ops.map(send), ...ticks].map(p => p.catch(err => (killed ? undefined : Promise.reject(err))))
   await at(killAt)
   killed = true
-  markKilled()
-  await d.kill()
+  const after = await fault.strike(world)
+  if (after === 'down') markKilled()
   await Promise.all(load)
-  phase(`load, killed at ${killAt} ms`)
+  phase(`load, ${fault.name} at ${killAt} ms`)
 
-  // The books the crash left must audit clean: the restarted daemon audits them before it resolves anything, and
-  // `relaypay audit` checks them as an operator would, alongside the start (it reads one consistent snapshot).
-  // A quarter of the cycles crash once more while the daemon recovers.
-  const crashAgain = random.next() < 0.25 ? random.next() : undefined
-  if (crashAgain !== undefined) await world.crashWhileStarting(crashAgain)
-  const [books, restarted] = await Promise.all([audit(world.dataDir), world.restart()])
-  const kills = `the kill at ${killAt} ms${crashAgain === undefined ? '' : ` and one ${Math.round(crashAgain * 100)} % into the restart`}`
-  assert.ok(books.ok, `${when}: relaypay audit after ${kills}: ${JSON.stringify(books, null, 2)}`)
-  phase('audit and restart')
-  // Its log reaches us through a pipe, possibly a moment after its daemon.json did: wait for the line, do not race it.
-  await until(() => /ledger audit clean/.test(restarted.logs()), `${when}: the restarted daemon's own audit after ${kills}`, 10_000)
+  if (after === 'up') {
+    // The daemon rode the fault out: its books must audit clean as they stand.
+    const books = await audit(world.dataDir)
+    assert.ok(books.ok, `${when}: relaypay audit after ${fault.name} at ${killAt} ms: ${JSON.stringify(books, null, 2)}`)
+  } else {
+    // The books the crash left must audit clean: the restarted daemon audits them before it resolves anything, and
+    // `relaypay audit` checks them as an operator would, alongside the start (it reads one consistent snapshot).
+    // A quarter of the cycles crash once more while the daemon recovers.
+    const crashAgain = random.next() < 0.25 ? random.next() : undefined
+    if (crashAgain !== undefined) await world.crashWhileStarting(crashAgain)
+    const [books, restarted] = await Promise.all([audit(world.dataDir), world.restart()])
+    const kills = `${fault.name} at ${killAt} ms${crashAgain === undefined ? '' : ` and a kill ${Math.round(crashAgain * 100)} % into the restart`}`
+    assert.ok(books.ok, `${when}: relaypay audit after ${kills}: ${JSON.stringify(books, null, 2)}`)
+    phase('audit and restart')
+    // Its log reaches us through a pipe, possibly a moment after its daemon.json did: wait for the line, do not race it.
+    await until(() => /ledger audit clean/.test(restarted.logs()), `${when}: the restarted daemon's own audit after ${kills}`, 10_000)
+  }
 
   // Independent of each other, so sent again all at once, as separate clients would.
   await Promise.all(ops.map(op => resend(world, op, when)))

@@ -2,7 +2,8 @@
 // or the server RELAYPAY_TEST_POSTGRES_URL names (.ci/run starts one for the whole run and sets it). Each test file
 // gets a database of its own. Without a server the PostgreSQL tests report themselves skipped, unless
 // RELAYPAY_TEST_REQUIRE_POSTGRES=1 (set by .ci/run), where a missing server fails them.
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -26,6 +27,11 @@ export interface PostgresServer {
   adminUrl: string
   /** Stops the server at once (`-m immediate`: nothing in it is worth a clean shutdown) and deletes its files. */
   stop(): void
+  /**
+   * Restarts the server and returns once it accepts sessions again: `fast` ends every session and shuts down
+   * cleanly, `immediate` is a crash (no shutdown checkpoint; the server recovers from its WAL at start).
+   */
+  restart(mode: 'fast' | 'immediate'): Promise<void>
 }
 
 const postgresRequired = () => process.env.RELAYPAY_TEST_REQUIRE_POSTGRES === '1'
@@ -42,11 +48,12 @@ export let postgresSkipReason = ''
 
 /**
  * Starts PostgreSQL in a new temporary directory: initdb (trust, user relaypay, no sync), then the server on
- * 127.0.0.1 and a free port, its socket in the directory, with fsync off (`durable`: PostgreSQL's own defaults,
- * fsync and synchronous commit on, for benches that compare it with SQLite at synchronous = full). initdb refuses to
- * run as root, so as root the directory goes to the `postgres` user and the binaries run through `runuser`.
+ * 127.0.0.1 and a free port, its socket in the directory, with fsync off and commits answered before their WAL is
+ * written. `durableCommits`: commits wait for their WAL (a test that crashes the server needs them); `durable`:
+ * PostgreSQL's own defaults, fsync included, for benches that compare it with SQLite at synchronous = full. initdb
+ * refuses to run as root, so as root the directory goes to the `postgres` user and the binaries run through `runuser`.
  */
-export async function startPostgresServer(opts: { durable?: boolean } = {}): Promise<PostgresServer> {
+export async function startPostgresServer(opts: { durable?: boolean; durableCommits?: boolean } = {}): Promise<PostgresServer> {
   const bin = (name: string) => path.join(postgresBinDir, name)
   if (!fs.existsSync(bin('initdb')) || !fs.existsSync(bin('pg_ctl'))) {
     throw new Error(`no PostgreSQL server binaries in ${postgresBinDir} (apt-get install postgresql-15)`)
@@ -63,7 +70,10 @@ export async function startPostgresServer(opts: { durable?: boolean } = {}): Pro
     const port = await freePort()
     const settings = [
       `-p ${port}`, "-c listen_addresses='127.0.0.1'", `-k ${dir}`, '-c max_connections=200',
-      ...(opts.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
+      // Off, a commit is answered before its WAL is written: a server crash (`restart('immediate')`) loses it.
+      // fsync and full-page writes only matter when the machine itself goes down, which no test does.
+      ...(opts.durable ? [] : ['-c fsync=off', '-c full_page_writes=off']),
+      ...(opts.durable || opts.durableCommits ? [] : ['-c synchronous_commit=off']),
     ].join(' ')
     as(bin('pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-o', settings, '-w', '-t', '30', 'start'])
     let stopped = false
@@ -79,7 +89,12 @@ export async function startPostgresServer(opts: { durable?: boolean } = {}): Pro
     }
     // A test file that crashes still stops its server: `exit` handlers run for uncaught errors and process.exit.
     process.once('exit', stop)
-    return { adminUrl: `postgres://relaypay@127.0.0.1:${port}/postgres`, stop }
+    // Not blocking: the test's own clients go on while the server restarts.
+    const restart = async (mode: 'fast' | 'immediate') => {
+      const args = ['-D', data, '-l', path.join(dir, 'server.log'), '-o', settings, '-m', mode, '-w', '-t', '30', 'restart']
+      await promisify(execFile)(root ? 'runuser' : bin('pg_ctl'), root ? ['-u', 'postgres', '--', bin('pg_ctl'), ...args] : args)
+    }
+    return { adminUrl: `postgres://relaypay@127.0.0.1:${port}/postgres`, stop, restart }
   } catch (err) {
     const log = path.join(dir, 'server.log')
     const detail = fs.existsSync(log) ? `\n${fs.readFileSync(log, 'utf8')}` : ''

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { Subscription, filter, type Clock, type DomainEvent, type Observable } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import type { SqlStore } from '../../store/index.js'
+import { isStoreFault, type SqlStore } from '../../store/index.js'
 import type { Rates } from '../../rates/index.js'
 import type { Config } from '../../config/index.js'
 import type { Extension, ExtensionWallets, PaidInvoice, RunningExtension } from './extension.js'
@@ -36,15 +36,29 @@ export async function startExtensions(extensions: readonly Extension[], deps: Ex
   const subscriptions = new Subscription()
   const started: RunningExtensions['started'] = []
   const catchUps: (() => Promise<void>)[] = []
+  const retries = new Set<ReturnType<typeof setTimeout>>()
+  let stopping = false
 
   for (const extension of extensions) {
     const log = deps.log.child({ extension: extension.id })
-    const deliver = async (listener: (paid: PaidInvoice) => Promise<void> | void, paid: PaidInvoice) => {
+    const deliver = async (listener: (paid: PaidInvoice) => Promise<void> | void, paid: PaidInvoice, attempt = 1): Promise<void> => {
       try {
         if (await deliveries.delivered(extension.id, paid.paymentHash)) return
         await listener(paid)
         await deliveries.markDelivered(extension.id, paid.paymentHash, deps.clock.now())
       } catch (err) {
+        // A database fault (a dropped session, a restarting server) passes: on PostgreSQL the daemon stays up through
+        // it, so the delivery is tried again while it runs (1 s, doubling to a minute), not only at the next start.
+        if (isStoreFault(err) && !stopping) {
+          const delayMs = Math.min(1000 * 2 ** (attempt - 1), 60_000)
+          log.warn({ err: { message: (err as Error).message }, paymentHash: paid.paymentHash, retryInMs: delayMs }, 'an invoice-paid listener met a database fault; trying again')
+          const timer = setTimeout(() => {
+            retries.delete(timer)
+            void deliver(listener, paid, attempt + 1)
+          }, delayMs)
+          retries.add(timer)
+          return
+        }
         // Not marked: the next start delivers it again.
         log.error({ err, paymentHash: paid.paymentHash }, 'an invoice-paid listener failed; it will be retried at the next start')
       }
@@ -87,6 +101,8 @@ export async function startExtensions(extensions: readonly Extension[], deps: Ex
   return {
     started,
     async stop() {
+      stopping = true
+      for (const timer of retries) clearTimeout(timer)
       subscriptions.unsubscribe()
       for (const { running } of started.reverse()) await running.stop()
       await publisher.stop()

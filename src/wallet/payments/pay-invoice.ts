@@ -144,7 +144,7 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     } catch (err) {
       // The node's contract: a thrown OperationError means it refused up front and sent nothing.
       if (isOperationError(err)) {
-        await resolution.refund(pending, err.message)
+        await resolveOrWatch(pending, () => resolution.refund(pending, err.message))
         throw err
       }
       deps.log.error({ err, paymentHash: terms.paymentHash }, 'the node failed while paying; the payment stays pending')
@@ -153,18 +153,32 @@ export function invoicePayer(deps: InvoicePayerDeps) {
     }
     switch (outcome.status) {
       case 'succeeded': {
-        const settled = await resolution.settle(pending, outcome)
+        const settled = await resolveOrWatch(pending, () => resolution.settle(pending, outcome))
         if (settled) return settled
         // Resolved meanwhile by a tracker that asked the node first.
         const current = (await payments.bySerial(pending.serial))!
         return { payment: current, payerBalanceMsat: (await deps.accounts.userById(terms.payerId))!.balance_msat }
       }
       case 'failed':
-        await resolution.refund(pending, outcome.failureReason)
+        await resolveOrWatch(pending, () => resolution.refund(pending, outcome.failureReason))
         throw new OperationError('upstream_failed', outcome.failureReason)
       case 'in_flight':
         resolution.watch(pending)
         throw new OperationError('upstream_failed', 'the payment is still in flight; GetPaymentState will show its outcome')
+    }
+  }
+
+  /**
+   * Settles or refunds a payment the node has answered for. When that commit fails (the database's session dropped,
+   * say), the payment stays pending with its sats reserved: the tracker asks the node again and applies the answer,
+   * as after a restart, rather than leaving it pending until the next start. The caller is told of the failure.
+   */
+  const resolveOrWatch = async <T>(pending: PaymentRow, resolve: () => Promise<T>): Promise<T> => {
+    try {
+      return await resolve()
+    } catch (err) {
+      resolution.watch(pending)
+      throw err
     }
   }
 
