@@ -1,15 +1,19 @@
 // Runs every compiled test file in its own process (two at a time on CI's two cores), because integration tests
 // start daemons and relays. Prints uvu's per-file summary and ends with the line CI reads: "N passed, N failed".
-// Usage: node build/test/run.js [path-substring …]
+// Usage: node build/test/run.js [--store] [path-substring …]
+// --store: only the files the store switch changes (test/store-tests.ts), for the PostgreSQL half of a run
+// (RELAYPAY_TEST_STORE=postgres); the others behave the same on either setting.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { storeTests } from './store-tests.js'
 
 const testRoot = path.dirname(fileURLToPath(import.meta.url))
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 2))
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 5 * 60_000)
-const filters = process.argv.slice(2)
+const onlyStore = process.argv.includes('--store')
+const filters = process.argv.slice(2).filter(arg => arg !== '--store')
 
 function findTests(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap(item => {
@@ -54,9 +58,11 @@ function runFile(file: string): Promise<FileResult> {
   })
 }
 
-const files = findTests(testRoot)
+const matching = findTests(testRoot)
   .filter(file => filters.length === 0 || filters.some(f => file.includes(f)))
   .sort()
+const files = onlyStore ? storeTests(matching, testRoot) : matching
+if (onlyStore) process.stdout.write(`${files.length} of ${matching.length} test files start daemons that follow RELAYPAY_TEST_STORE\n`)
 const queue = [...files]
 const results: FileResult[] = []
 await Promise.all(
@@ -74,5 +80,8 @@ await Promise.all(
 const passed = results.reduce((sum, r) => sum + r.passed, 0)
 const failed = results.reduce((sum, r) => sum + r.failed, 0)
 const skipped = results.reduce((sum, r) => sum + r.skipped, 0)
-process.stdout.write(`\n${files.length} test files\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`)
+// Where the run's time goes: the slowest files, one line.
+const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 15)
+process.stdout.write(`\nslowest: ${slowest.map(r => `${path.relative(testRoot, r.file)} ${(r.ms / 1000).toFixed(1)} s`).join(', ')}\n`)
+process.stdout.write(`${files.length} test files\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`)
 process.exit(failed > 0 || files.length === 0 ? 1 : 0)

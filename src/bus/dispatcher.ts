@@ -11,6 +11,7 @@ import { OperationError, isOperationError, storeFaultReason } from './errors.js'
 import { isStoreFault } from '../store/sql-store.js'
 import type { Registry } from './registry.js'
 import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
+import { fieldWithNul } from './input-text.js'
 import { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.js'
 import type { AccessLine, AccessLog } from './access-log.js'
 
@@ -224,6 +225,9 @@ function validate(entry: CatalogueEntry, raw: unknown, log: Logger): unknown {
     const field = issue.path.length > 0 ? issue.path.join('.') : 'body'
     return invalid(entry, `${field}: ${issue.message}`)
   }
+  // Checked on what the operation will use (Lightning.Pub's ignored fields are gone by now); the depth is bounded.
+  const withNul = fieldWithNul(parsed.data)
+  if (withNul !== undefined) return invalid(entry, `${withNul}: holds the NUL character (U+0000), which no text may hold`)
   const policy = (entry as { unknownFields?: 'refuse' | 'ignore' }).unknownFields ?? (entry.dialect === 'pub' ? 'ignore' : 'refuse')
   if (policy === 'refuse') {
     // Names come from the caller: a few, cut short, are enough to act on.

@@ -1,6 +1,6 @@
 // Fields an operation does not know, over HTTP: relaypay's own operations and the extensions' refuse them naming
 // the field (a misspelt budget must not leave the caller believing it is set); Lightning.Pub's operations accept
-// them, as upstream does for newer clients, and log them at debug.
+// them, as upstream does for newer clients, and log them at debug. Text holding NUL is refused by every operation.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
@@ -37,6 +37,16 @@ test('CreateNwcConnection refuses budget_sats, names it and the field meant, and
   const made = await asUser('/api/user/nwc/create', { name: 'shop', budget: { amount_sats: 1000, interval: 'DAY' } })
   assert.is(made.json.status, 'OK', made.text)
   assert.is(made.json.connection.budget.amount_sats, 1000)
+})
+
+test('a NUL character in any text is refused naming the field, on either store (PostgreSQL cannot hold one)', async () => {
+  const named = await asUser('/api/user/nwc/create', { name: 'a\u0000b', budget: { amount_sats: 1000, interval: 'DAY' } })
+  assert.is(named.json.reason, 'invalid request body: name: holds the NUL character (U+0000), which no text may hold')
+  const memo = await asUser('/api/user/invoice/new', { amountSats: 10, memo: 'x\u0000' })
+  assert.is(memo.json.reason, 'invalid request body: memo: holds the NUL character (U+0000), which no text may hold')
+  // Nothing was made, and the same fields without it are fine.
+  assert.equal((await asUser('/api/user/nwc/list', {})).json.connections.filter((c: { name: string }) => c.name.startsWith('a')), [])
+  assert.is((await asUser('/api/user/invoice/new', { amountSats: 10, memo: 'x' })).json.status, 'OK')
 })
 
 test('a Lightning.Pub operation accepts a field it does not know and logs it at debug', async () => {

@@ -5,7 +5,7 @@
 // It also holds the expected balance of every wallet, which the load moves as operations are known to apply.
 import { spawn } from 'node:child_process'
 import * as assert from 'uvu/assert'
-import { cliPath, mockEnv, relaypayArgs, startDaemon, type TestDaemon } from '../support/daemon.js'
+import { cliPath, mockEnv, relaypayArgs, startDaemon, storeEnv, type TestDaemon } from '../support/daemon.js'
 import { scanLogKeysOf } from '../support/log-keys.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
@@ -188,7 +188,7 @@ export async function createChaosWorld(): Promise<ChaosWorld> {
     },
     async crashWhileStarting(fraction) {
       const child = spawn(process.execPath, relaypayArgs(cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), {
-        env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...mockEnv({ config }), ...env },
+        env: { ...process.env, RELAYPAY_LOG_LEVEL: 'info', ...mockEnv({ config }), ...(await storeEnv(dataDir, { config, env })), ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       scanLogKeysOf(child, `the start killed in ${dataDir}`)

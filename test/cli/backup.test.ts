@@ -44,6 +44,8 @@ test.after(async () => {
 })
 
 test('a snapshot taken under payment load restores into a daemon whose books are those of the snapshot', async () => {
+  // SQLite's alone: the archive holds the books only when they are the data dir's file (docs/postgres.md, Backups).
+  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: a SQLite file backup; there the books are the database\'s backups')
   const total = async (daemon: TestDaemon) =>
     (await balanceOf(daemon, app.appToken, 'spender')) + (await balanceOf(daemon, app.appToken, 'shop')) + (await appBalance(daemon, app.appToken))
   const totalBefore = await total(live)

@@ -8,7 +8,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawn } from 'node:child_process'
 import Database from 'better-sqlite3'
-import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
+import pg from 'pg'
+import { cliPath, startDaemon, storeEnv, storeUrlOf, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { startRelay } from '../../src/relay/index.js'
 import { createEventVerifier } from '../../src/transports/nostr/verify.js'
@@ -93,24 +94,49 @@ probes('an unreachable node makes the daemon not ready (503, node named) and ali
   await until(async () => (await daemon.request('GET', '/readyz')).status === 200, '/readyz to recover')
 })
 
-probes('a store that takes no write (another process holds its write lock) makes the daemon not ready, store named', async () => {
-  // The write lock held here is the SQLite file's; a daemon on PostgreSQL (the suite's second run) keeps no books there.
-  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case locks the SQLite file')
+probes('a store that takes no write makes the daemon not ready, store named; it recovers', async () => {
   const daemon = await startDaemon()
   daemons.push(daemon)
   assert.is((await daemon.request('GET', '/readyz')).status, 200)
-  // An operator's sqlite3 shell left in a write transaction on the live ledger.
-  const other = new Database(path.join(daemon.dataDir, 'relaypay.sqlite'))
-  try {
-    other.exec('BEGIN IMMEDIATE')
+  const notReady = async (detail: RegExp) => {
     let answer: { status: number; json: any } | undefined
     await until(async () => (answer = await daemon.request('GET', '/readyz')).status === 503, '/readyz to answer 503')
     assert.is(answer!.json.checks.store.ok, false)
-    assert.match(answer!.json.checks.store.detail, /^not writable: database is locked/)
+    assert.match(answer!.json.checks.store.detail, detail)
     for (const name of ['start', 'migrations', 'node', 'relays']) assert.is(answer!.json.checks[name].ok, true, name)
-  } finally {
-    other.exec('ROLLBACK')
-    other.close()
+  }
+  const url = storeUrlOf(daemon.dataDir)
+  if (!url) {
+    // SQLite: an operator's sqlite3 shell left in a write transaction on the live ledger holds the file's one lock.
+    const other = new Database(path.join(daemon.dataDir, 'relaypay.sqlite'))
+    try {
+      other.exec('BEGIN IMMEDIATE')
+      await notReady(/^not writable: database is locked/)
+    } finally {
+      other.exec('ROLLBACK')
+      other.close()
+    }
+  } else {
+    // PostgreSQL has no lock for a whole database: there the database made read-only (as an operator does before a
+    // move) takes no write; the daemon's pool sessions are ended so that new ones start read-only.
+    const readOnly = async (on: boolean) => {
+      const admin = new pg.Client({ connectionString: url })
+      await admin.connect()
+      try {
+        await admin.query('SET default_transaction_read_only = off') // this session, on the read-only database
+        const name = new URL(url).pathname.slice(1)
+        await admin.query(`ALTER DATABASE ${name} ${on ? 'SET default_transaction_read_only = on' : 'RESET default_transaction_read_only'}`)
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'relaypay'`, [name])
+      } finally {
+        await admin.end()
+      }
+    }
+    await readOnly(true)
+    try {
+      await notReady(/^not writable: cannot execute UPDATE in a read-only transaction/)
+    } finally {
+      await readOnly(false)
+    }
   }
   await until(async () => (await daemon.request('GET', '/readyz')).status === 200, '/readyz to recover')
 })
@@ -147,7 +173,7 @@ probes('during a start that waits for LND, the probes answer (alive, not ready) 
   fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), lndConfig(fake, 'wait_for_node = true\n'))
   const port = await freePort()
   const child = spawn(process.execPath, [cliPath, 'start', '--data-dir', dataDir, '--http-port', String(port)], {
-    env: { ...process.env, RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0' },
+    env: { ...process.env, RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', ...(await storeEnv(dataDir, {})) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   scanLogKeysOf(child, `the daemon in ${dataDir}`)

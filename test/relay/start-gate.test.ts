@@ -5,7 +5,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure'
-import { cliPath, relaypayArgs, startDaemon } from '../support/daemon.js'
+import { cliPath, relaypayArgs, startDaemon, storeEnv } from '../support/daemon.js'
 import { appProfile } from '../support/pub-client.js'
 import { freePort } from '../support/ports.js'
 import { connectWire, type WireClient } from './wire-client.js'
@@ -19,7 +19,8 @@ test("a wallet connecting while the daemon starts is let in only once the daemon
   const { pubkey } = appProfile(dataDir)
   const port = await freePort()
   const child = spawn(process.execPath, relaypayArgs(cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), {
-    env: { ...process.env, RELAYPAY_NODE_MOCK: 'true', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(port) },
+    // The books of the first start (PostgreSQL in the suite's PostgreSQL run): the keys it served are in them.
+    env: { ...process.env, RELAYPAY_NODE_MOCK: 'true', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(port), ...(await storeEnv(dataDir, {})) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

@@ -5,7 +5,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { SignJWT } from 'jose'
-import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import { startDaemon, storeUrlOf, type TestDaemon } from '../support/daemon.js'
 import { SecretLedger } from '../support/log-secrets.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { appProfile, PubClient } from '../support/pub-client.js'
@@ -93,7 +93,11 @@ noisy('tokens, keys, NWC, payments, zaps of nothing, forged credentials and refu
   } finally {
     client.close()
   }
-  daemon.secrets.addFromDataDir(daemon.dataDir) // stop() does this too; here to see what it finds
+  // stop() does this too (and reads the books in PostgreSQL, where the suite's PostgreSQL run keeps them); here to
+  // see what it finds.
+  daemon.secrets.addFromDataDir(daemon.dataDir)
+  const booksUrl = storeUrlOf(daemon.dataDir)
+  if (booksUrl) await daemon.secrets.addFromPostgres(booksUrl)
   const sources = daemon.secrets.sources().join('\n')
   for (const expected of [/^the admin token$/m, /jwt_secret/, /node\.key/, /nostr_private_key/, /preimage/, /service_secret/, /invoice_key|admin_key/, /auth_token/, /callback_token/, /admin\.enroll/]) {
     assert.match(sources, expected, `the scan knows no secret matching ${expected}`)

@@ -2,7 +2,8 @@
 // and talks to it only over HTTP — the way a user's client would.
 //
 // RELAYPAY_TEST_STORE=postgres runs every daemon the suite starts on PostgreSQL (`[store] url`): a fresh database
-// per data dir on the server of RELAYPAY_TEST_POSTGRES_URL (a restart on the same data dir gets the same one). It
+// per data dir on the server of RELAYPAY_TEST_POSTGRES_URL, already migrated (a copy of a template: postgres.ts), and
+// a restart on the same data dir gets the same one. It
 // is a switch of its own because .ci/run sets the server URL in both halves of its run, and the first half runs
 // the daemons on SQLite. A test that names its own store (RELAYPAY_STORE_URL in `env`, `url` in its config) keeps it.
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -12,7 +13,7 @@ import path from 'node:path'
 import { repoRoot } from './paths.js'
 import { SecretLedger } from './log-secrets.js'
 import { duplicateKeyLines } from './log-keys.js'
-import { createDatabase } from './postgres.js'
+import { createMigratedDatabase } from './postgres.js'
 
 export interface TestDaemon {
   url: string
@@ -102,7 +103,7 @@ export async function storeEnv(dataDir: string, opts: Pick<StartOptions, 'config
   const server = process.env.RELAYPAY_TEST_POSTGRES_URL
   if (!server) throw new Error('RELAYPAY_TEST_STORE=postgres needs RELAYPAY_TEST_POSTGRES_URL (a server to make databases on)')
   let url = postgresForDataDir.get(dataDir)
-  if (!url) postgresForDataDir.set(dataDir, (url = await createDatabase(server)))
+  if (!url) postgresForDataDir.set(dataDir, (url = await createMigratedDatabase(server)))
   return { RELAYPAY_STORE_URL: url }
 }
 
@@ -162,6 +163,11 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   secrets.add('the admin token', adminToken)
   // Files the daemon removes later (admin.enroll once an admin enrolls) are read while they exist.
   secrets.addFromDataDir(dataDir)
+  // The books in PostgreSQL are read when the daemon stops (async: not at exit, where only the files are read).
+  const booksUrl = store.RELAYPAY_STORE_URL
+  const addFromBooks = async () => {
+    if (booksUrl && !scanned) await secrets.addFromPostgres(booksUrl)
+  }
 
   // Every daemon's log is scanned once it stops (for secrets, and for a key written twice in one JSON line); one a
   // test forgot to stop is scanned as the test process exits.
@@ -215,12 +221,14 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM')
       const code = await exited
+      await addFromBooks()
       if (!scanned) failOnLeaks()
       return code
     },
     async kill() {
       if (child.exitCode === null) child.kill('SIGKILL')
       await exited
+      await addFromBooks()
       if (!scanned) failOnLeaks()
     },
   }

@@ -1,10 +1,12 @@
 // The log scan every test daemon gets when it stops (DESIGN.md, "Never log secrets"): the secrets a daemon holds
 // or handed out — its data-dir secret files, the secret columns of its database, the tokens and keys tests sent
 // and received, its config's tokens — and shapes that are secret wherever they appear (JWTs, nsec keys, LND
-// macaroons) must not occur in anything it printed. Everything here is synchronous so it can also run at exit.
+// macaroons) must not occur in anything it printed. Everything here is synchronous so it can also run at exit, but
+// the books in PostgreSQL (the suite's PostgreSQL run), which are read when the daemon stops or is killed.
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
+import pg from 'pg'
 
 /** A secret value and where it came from (named in a failure; the value itself never is). */
 export interface KnownSecret {
@@ -90,6 +92,25 @@ export class SecretLedger {
       // A database another test left half-written (a crash test) still had its log scanned for the other secrets.
     } finally {
       db?.close()
+    }
+  }
+
+  /** Every secret column of the books in the PostgreSQL database at `url` (the tables the daemon keeps there). */
+  async addFromPostgres(url: string): Promise<void> {
+    const client = new pg.Client({ connectionString: url })
+    try {
+      await client.connect()
+      const columns = await client.query<{ table_name: string; column_name: string }>(
+        `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND data_type = 'text'`,
+      )
+      for (const { table_name: table, column_name: column } of columns.rows.filter(c => secretColumn.test(c.column_name))) {
+        const values = await client.query({ text: `SELECT "${column}" AS v FROM "${table}" WHERE "${column}" IS NOT NULL`, rowMode: 'array' })
+        for (const [value] of values.rows) this.add(`${table}.${column}`, value)
+      }
+    } catch {
+      // A database dropped or unreachable: the log is still scanned for the other secrets.
+    } finally {
+      await client.end().catch(() => {})
     }
   }
 

@@ -4,9 +4,8 @@
 // owner moves the order through its statuses, and refused moves are 400s naming both statuses.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import path from 'node:path'
-import Database from 'better-sqlite3'
 import bolt11 from 'bolt11'
+import { withBooks } from '../../support/books.js'
 import { buildMenu, eventually, startRestaurantDaemon, type RestaurantDaemon, type TestWallet } from './restaurant-daemon.js'
 
 const flow = suite('ordering, paying, printing and status moves')
@@ -194,8 +193,6 @@ flow('a pending order can be canceled; a later payment leaves it canceled', asyn
 })
 
 flow('after a crash, a payment whose listener never finished is applied at start, once', async () => {
-  // Its PostgreSQL twin is not written yet (docs/postgres.md, "Tests both ways").
-  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case rewinds the order row in the SQLite file')
   const placed = await rd.api('POST', '/orders', { body: { restaurant_id: menu.id, items: [colaLine()] } })
   const { order, invoice } = placed.json
   await rd.daemon.request('POST', '/api/node/mock/invoice/paid', { body: { invoice: invoice.payment_request, amount: 0 } })
@@ -211,15 +208,13 @@ flow('after a crash, a payment whose listener never finished is applied at start
   // the restaurant's commit but before the delivery was recorded. Both are delivered again at start.
   await rd.restart({
     kill: true,
-    beforeStart: dataDir => {
-      const db = new Database(path.join(dataDir, 'relaypay.sqlite'))
-      db.prepare("UPDATE restaurant_orders SET status = 'pending', paid_at = NULL WHERE id = ?").run(order.id)
-      db.prepare('DELETE FROM restaurant_print_jobs WHERE order_id = ?').run(order.id)
-      const undelivered = db.prepare("DELETE FROM extension_deliveries WHERE extension = 'restaurant' AND payment_hash = ?")
-      assert.is(undelivered.run(invoice.payment_hash).changes, 1)
-      assert.is(undelivered.run(other.invoice.payment_hash).changes, 1)
-      db.close()
-    },
+    beforeStart: dataDir => withBooks(dataDir, async books => {
+      await books.run("UPDATE restaurant_orders SET status = 'pending', paid_at = NULL WHERE id = ?", [order.id])
+      await books.run('DELETE FROM restaurant_print_jobs WHERE order_id = ?', [order.id])
+      const undelivered = (hash: string) => books.run("DELETE FROM extension_deliveries WHERE extension = 'restaurant' AND payment_hash = ?", [hash])
+      assert.is((await undelivered(invoice.payment_hash)).changes, 1)
+      assert.is((await undelivered(other.invoice.payment_hash)).changes, 1)
+    }),
   })
   const read = (await rd.api('GET', `/orders/${order.id}`)).json
   assert.is(read.status, 'paid')

@@ -36,7 +36,7 @@ export interface RestaurantDaemon {
   balanceMsat(wallet: TestWallet): Promise<number>
   relayUrl(): string
   /** Stops the daemon (`kill`: SIGKILL, as a crash) and starts it again on the same data dir. */
-  restart(opts?: { kill?: boolean; beforeStart?: (dataDir: string) => void }): Promise<void>
+  restart(opts?: { kill?: boolean; beforeStart?: (dataDir: string) => void | Promise<void> }): Promise<void>
   stop(): Promise<void>
 }
 
@@ -122,7 +122,7 @@ export async function startRestaurantDaemon(opts: { config?: string; env?: Start
     async restart(o = {}) {
       if (o.kill) await daemon.kill()
       else await daemon.stop()
-      o.beforeStart?.(daemon.dataDir)
+      await o.beforeStart?.(daemon.dataDir)
       daemon = await startDaemon({ dataDir: daemon.dataDir, config, env: opts.env })
     },
     async stop() {

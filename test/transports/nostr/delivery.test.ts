@@ -4,10 +4,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
-import Database from 'better-sqlite3'
 import path from 'node:path'
 import { startRelay, type RunningRelay } from '../../../src/relay/index.js'
 import { createEventVerifier } from '../../../src/transports/nostr/verify.js'
+import { withBooks } from '../../support/books.js'
 import { startDaemon, tempDataDir, type TestDaemon } from '../../support/daemon.js'
 import { appProfile, PubClient, sleep, type Reply } from '../../support/pub-client.js'
 
@@ -111,17 +111,13 @@ delivery('a relay restart replays the requests it holds: those this run answered
 })
 
 delivery('a request an earlier run took but never answered is answered "outcome unknown" and not run', async () => {
-  // Its PostgreSQL twin is not written yet (docs/postgres.md, "Tests both ways").
-  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: the case plants a claim in the SQLite file')
   const c = await client([relays[0]!.url])
   await c.ok('GetWalletKeys')
   const { event, requestId } = c.request('RotateWalletKeys')
   // What a crash between taking a request and answering it leaves behind: the claim without a reply.
   await daemon.stop()
-  const db = new Database(path.join(dataDir, 'relaypay.sqlite'))
-  db.prepare(`INSERT INTO nostr_requests (event_id, requester, app_pubkey, created_at, received_at)
-              VALUES (?, ?, ?, ?, ?)`).run(event.id, c.pubkey, appPubkey, event.created_at, Date.now())
-  db.close()
+  await withBooks(dataDir, books => books.run(`INSERT INTO nostr_requests (event_id, requester, app_pubkey, created_at, received_at)
+                                               VALUES (?, ?, ?, ?, ?)`, [event.id, c.pubkey, appPubkey, event.created_at, Date.now()]))
   daemon = await startDaemon({ dataDir, config: config() })
   const other = await c.ok('RotateWalletKeys')
   const answer = c.waitFor(requestId, 15_000)
