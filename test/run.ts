@@ -1,8 +1,10 @@
 // Runs every compiled test file in its own process (two at a time on CI's two cores), because integration tests
 // start daemons and relays. Prints uvu's per-file summary and ends with the line CI reads: "N passed, N failed".
-// Usage: node build/test/run.js [--store] [path-substring …]
+// Usage: node build/test/run.js [--store | --both] [path-substring …]
 // --store: only the files the store switch changes (test/store-tests.ts), for the PostgreSQL half of a run
 // (RELAYPAY_TEST_STORE=postgres); the others behave the same on either setting.
+// --both: every file on SQLite and those files again on PostgreSQL (RELAYPAY_TEST_POSTGRES_URL's server), in one
+// queue: the slow campaigns first, so that no half waits on the other's tail.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -13,7 +15,9 @@ const testRoot = path.dirname(fileURLToPath(import.meta.url))
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 2))
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 5 * 60_000)
 const onlyStore = process.argv.includes('--store')
-const filters = process.argv.slice(2).filter(arg => arg !== '--store')
+const both = process.argv.includes('--both')
+const filters = process.argv.slice(2).filter(arg => arg !== '--store' && arg !== '--both')
+type Store = 'sqlite' | 'postgres' | undefined
 
 function findTests(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap(item => {
@@ -25,6 +29,7 @@ function findTests(dir: string): string[] {
 
 interface FileResult {
   file: string
+  store: Store
   passed: number
   failed: number
   skipped: number
@@ -32,10 +37,16 @@ interface FileResult {
   ms: number
 }
 
-function runFile(file: string): Promise<FileResult> {
+function runFile({ file, store }: Entry): Promise<FileResult> {
   const started = Date.now()
+  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0' }
+  if (store === 'postgres') env.RELAYPAY_TEST_STORE = 'postgres'
+  if (store === 'sqlite') delete env.RELAYPAY_TEST_STORE
+  // Both halves fuzz, each with half the requests: the run's fuzzing is what one half alone used to do, and each
+  // engine gets its share (the PostgreSQL half found the NUL characters SQLite stores and PostgreSQL refuses).
+  if (store && withPostgres && env.FUZZ_SCALE === undefined) env.FUZZ_SCALE = '0.5'
   return new Promise(resolve => {
-    const child = spawn(process.execPath, [file], { env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [file], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', chunk => (output += chunk))
     child.stderr.on('data', chunk => (output += chunk))
@@ -53,35 +64,60 @@ function runFile(file: string): Promise<FileResult> {
       // A crash, a hang or a failure outside any test still fails the file.
       if (code !== 0 && failed === 0) failed = 1
       if (code === 0 && count('Total') === 0) failed = 1
-      resolve({ file, passed, failed, skipped: count('Skipped'), output: clean, ms: Date.now() - started })
+      resolve({ file, store, passed, failed, skipped: count('Skipped'), output: clean, ms: Date.now() - started })
     })
   })
+}
+
+interface Entry {
+  file: string
+  store: Store
+}
+
+/** Files that run for a minute or more (campaigns, crash rounds, restarts): started first, longest-first. */
+const slowFirst = ['chaos/', 'fuzz/', 'wallet/crash', 'wallet/lnd-', 'swaps/lockup', 'swaps/swap-recovery', 'health/probes', 'lifecycle/']
+const weight = (entry: Entry) => {
+  const rank = slowFirst.findIndex(prefix => entry.file.includes(prefix))
+  return (rank === -1 ? slowFirst.length : rank) * 2 + (entry.store === 'postgres' ? 0 : 1)
 }
 
 const matching = findTests(testRoot)
   .filter(file => filters.length === 0 || filters.some(f => file.includes(f)))
   .sort()
-const files = onlyStore ? storeTests(matching, testRoot) : matching
-if (onlyStore) process.stdout.write(`${files.length} of ${matching.length} test files start daemons that follow RELAYPAY_TEST_STORE\n`)
-const queue = [...files]
+const withPostgres = both && process.env.RELAYPAY_TEST_POSTGRES_URL !== undefined
+if (both && !withPostgres) process.stdout.write('--both without RELAYPAY_TEST_POSTGRES_URL: SQLite only\n')
+const entries: Entry[] = both
+  ? [
+      ...matching.map(file => ({ file, store: 'sqlite' as const })),
+      ...(withPostgres ? storeTests(matching, testRoot).map(file => ({ file, store: 'postgres' as const })) : []),
+    ].sort((a, b) => weight(a) - weight(b))
+  : (onlyStore ? storeTests(matching, testRoot) : matching).map(file => ({ file, store: undefined }))
+if (onlyStore) process.stdout.write(`${entries.length} of ${matching.length} test files start daemons that follow RELAYPAY_TEST_STORE\n`)
+if (withPostgres) process.stdout.write(`${matching.length} test files on SQLite, ${entries.length - matching.length} of them again on PostgreSQL\n`)
+const queue = [...entries]
 const results: FileResult[] = []
+const label = (result: FileResult) => `${result.store === 'postgres' ? '[postgres] ' : ''}${path.relative(testRoot, result.file)}`
 await Promise.all(
   Array.from({ length: jobs }, async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) {
-      const result = await runFile(file)
+    for (let entry = queue.shift(); entry; entry = queue.shift()) {
+      const result = await runFile(entry)
       results.push(result)
-      const name = path.relative(testRoot, file)
       const mark = result.failed > 0 ? 'FAIL' : 'ok  '
-      process.stdout.write(`${mark} ${name}: ${result.passed} passed, ${result.failed} failed (${result.ms} ms)\n`)
+      process.stdout.write(`${mark} ${label(result)}: ${result.passed} passed, ${result.failed} failed (${result.ms} ms)\n`)
       if (result.failed > 0) process.stdout.write(result.output.replace(/^/gm, '    | ') + '\n')
     }
   }),
 )
-const passed = results.reduce((sum, r) => sum + r.passed, 0)
-const failed = results.reduce((sum, r) => sum + r.failed, 0)
-const skipped = results.reduce((sum, r) => sum + r.skipped, 0)
+const sum = (of: FileResult[], key: 'passed' | 'failed' | 'skipped') => of.reduce((total, r) => total + r[key], 0)
+const [passed, failed, skipped] = (['passed', 'failed', 'skipped'] as const).map(key => sum(results, key))
 // Where the run's time goes: the slowest files, one line.
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 15)
-process.stdout.write(`\nslowest: ${slowest.map(r => `${path.relative(testRoot, r.file)} ${(r.ms / 1000).toFixed(1)} s`).join(', ')}\n`)
-process.stdout.write(`${files.length} test files\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`)
-process.exit(failed > 0 || files.length === 0 ? 1 : 0)
+process.stdout.write(`\nslowest: ${slowest.map(r => `${label(r)} ${(r.ms / 1000).toFixed(1)} s`).join(', ')}\n`)
+if (withPostgres) {
+  for (const store of ['sqlite', 'postgres'] as const) {
+    const half = results.filter(r => r.store === store)
+    process.stdout.write(`${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${half.length} files, ${sum(half, 'passed')} passed, ${sum(half, 'failed')} failed\n`)
+  }
+}
+process.stdout.write(`${entries.length} test files\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`)
+process.exit(failed > 0 || entries.length === 0 ? 1 : 0)
