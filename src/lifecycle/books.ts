@@ -10,9 +10,9 @@
 import os from 'node:os'
 import type { Logger } from 'pino'
 import type { Config } from '../config/index.js'
-import type { CheckResult, Probes } from '../health/index.js'
+import type { Probes } from '../health/index.js'
 import {
-  acquireActiveLock, checkEpoch, migratePostgres, openStore, postgresSqlStore, startCheckpointWorker,
+  acquireActiveLock, checkEpoch, migratePostgres, openStore, postgresSqlStore, postgresWriteProbe, startCheckpointWorker,
   type ActiveLease, type Db, type SqlExecutor, type SqlStore, type Store,
 } from '../store/index.js'
 
@@ -67,7 +67,7 @@ export async function openBooks(config: Config, dataDir: string, { log, probes }
     const applied = await migratePostgres(sql)
     if (applied.length > 0) log.info({ migrations: applied }, 'PostgreSQL migrated')
     probes.set('migrations', true, `${applied.length} applied on PostgreSQL at this start`)
-    probes.watchStoreBy(() => postgresWritable(sql))
+    probes.watchStoreBy(() => postgresWriteProbe(sql))
     const lease = await waitForLock(config, url, { log: storeLog, probes })
     log.info({ epoch: lease.epoch }, 'this daemon is the active one: starting')
     return {
@@ -133,27 +133,4 @@ export function exitOnLeaseLost(lease: ActiveLease, stop: () => Promise<void>, l
       process.exit(3)
     })
   })
-}
-
-/** Thrown inside the readiness probe's transaction to roll its write back. */
-class ProbeRollback extends Error {}
-
-/**
- * Whether PostgreSQL takes a write now, as SQLite's probe asks (store/writable.ts): a replica in recovery does not,
- * nor a database or session made read-only (`default_transaction_read_only`), nor one whose migrations row an
- * operator's session holds locked past `lock_timeout`. The write is a row of the migrations table set to itself,
- * rolled back, so the check leaves nothing behind.
- */
-async function postgresWritable(sql: SqlStore): Promise<CheckResult> {
-  const row = await sql.one<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery')
-  if (row?.recovery) return { ok: false, detail: 'PostgreSQL is a read-only replica (in recovery)' }
-  try {
-    await sql.transaction(async tx => {
-      await tx.run('UPDATE schema_migrations SET name = name WHERE version = (SELECT MAX(version) FROM schema_migrations)')
-      throw new ProbeRollback()
-    }, { retries: 0 })
-  } catch (err) {
-    if (!(err instanceof ProbeRollback)) return { ok: false, detail: `not writable: ${(err as Error).message}` }
-  }
-  return { ok: true, detail: 'PostgreSQL takes writes' }
 }

@@ -102,8 +102,10 @@ onPostgres('a daemon whose lock session the server ends stops serving and exits 
   await admin.connect()
   try {
     // The holder's lock session (the standby's is the one waiting; both have the same name): the one holding it.
+    // Advisory locks belong to a database: other tests' daemons on this server hold the same key in theirs.
     const { rows } = await admin.query(
-      `SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2`,
+      `SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+        WHERE d.datname = current_database() AND l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2`,
       [0x72706179, 2],
     )
     assert.is(rows.length, 1, 'one session holds the active-daemon lock')
