@@ -254,21 +254,29 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
       const swap = await startPaying(userId, request.swapOperationId, request.address, request.amountSats)
       const claimed = waitForClaim(swap.id)
       claimed.catch(() => undefined) // awaited below; a failure before then must not go unhandled
-      let refusal: OperationError | undefined
-      try {
-        await wallet.payInvoiceFor(userId, swap.invoice)
-      } catch (err) {
-        const payment = await wallet.paymentByHash(swap.payment_hash)
-        if (!payment) {
-          // Refused before anything was recorded (balance, lock, gate): the quote may be paid again.
-          refusal = isOperationError(err) ? err : new OperationError('upstream_failed', 'the swap invoice could not be paid')
-          await release(swap, refusal)
-        } else if (payment.status === 'failed') {
-          refusal = isOperationError(err) ? err : new OperationError('upstream_failed', 'the swap invoice could not be paid')
-          await fail(swap, `paying the swap invoice failed: ${refusal.message}`)
-        }
-        // Otherwise the payment is in flight: the claim (or its failure) decides, below.
-      }
+      // The hold invoice's payment answers only once the provider settles it, after our claim: the caller waits for
+      // whichever ends first, the payment's answer or the claim's wait (pay_wait_seconds), not for the node's own
+      // 50 s. A refusal that comes later is still applied, without a caller.
+      const paid: Promise<OperationError | undefined> = wallet.payInvoiceFor(userId, swap.invoice).then(
+        () => undefined,
+        async err => {
+          const payment = await wallet.paymentByHash(swap.payment_hash)
+          if (!payment) {
+            // Refused before anything was recorded (balance, lock, gate): the quote may be paid again.
+            const refusal = isOperationError(err) ? err : new OperationError('upstream_failed', 'the swap invoice could not be paid')
+            await release(swap, refusal)
+            return refusal
+          }
+          if (payment.status === 'failed') {
+            const refusal = isOperationError(err) ? err : new OperationError('upstream_failed', 'the swap invoice could not be paid')
+            await fail(swap, `paying the swap invoice failed: ${refusal.message}`)
+            return refusal
+          }
+          return undefined // in flight: the claim (or its failure) decides, below
+        },
+      )
+      paid.catch(logFailure(swap, 'could not store the outcome of a swap payment'))
+      const refusal = await Promise.race([paid, claimed.then(() => undefined, () => undefined)])
       const payment = await wallet.paymentByHash(swap.payment_hash)
       if (payment) await store.setPaymentSerial(swap.id, payment.operationSerial)
       if (refusal) throw refusal

@@ -54,6 +54,7 @@ function assertNothingRevealed(provider: FakeBoltz, swap: FakeReverseSwap) {
 
 s('a lockup only in the mempool is not claimed; once our node sees it in a block, it is', async () => {
   const before = await world.balance()
+  const asked = Date.now()
   const { quote, answer, swap } = await startPaying(honest(), 20_000)
   const lockup = swap.lockup!.txid
   assert.ok(world.lnd.node.chain.inMempool(lockup))
@@ -63,6 +64,8 @@ s('a lockup only in the mempool is not claimed; once our node sees it in a block
   const paid = await answer
   assert.is(paid.status, 'ERROR')
   assert.match(paid.reason, `waits for a confirmation of the provider's lockup ${lockup} on our node`)
+  // Answered after pay_wait_seconds (10 here), not after the node's own 50 s wait for the held payment.
+  assert.ok(Date.now() - asked < 40_000, `answered after ${Date.now() - asked} ms`)
   assertNothingRevealed(honest(), swap)
   const waiting = await listed(quote.swap_operation_id)
   assert.ok(waiting.quote.paid_at_unix > 0)
