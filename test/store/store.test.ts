@@ -14,6 +14,9 @@ store('creates the data dir 0700 and the database 0600, in WAL mode', () => {
   assert.is(fs.statSync(dataDir).mode & 0o777, 0o700)
   assert.is(fs.statSync(s.file).mode & 0o777, 0o600)
   assert.is(s.db.pragma('journal_mode', { simple: true }), 'wal')
+  // Savepoint journals in memory: in a temp file each money movement of a group commit wrote its own (bench: 116-126
+  // write calls per payment with the file, 55-59 without).
+  assert.is(s.db.pragma('temp_store', { simple: true }), 2)
   s.close()
 })
 
