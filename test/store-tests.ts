@@ -6,8 +6,10 @@
 //
 // Found by reading the compiled files' static imports (tsc drops type-only ones): a module uses the switch when its
 // text names it, when it imports from daemon.js one of the functions that apply it, or when it imports any name
-// from a module that uses the switch. A file that turns the switch off (`delete process.env.RELAYPAY_TEST_STORE`:
-// its daemons are on SQLite by its subject) does not.
+// from a module that uses the switch. A file that sets the switch itself does not: one that turns it off
+// (`delete process.env.RELAYPAY_TEST_STORE`: its daemons are on SQLite, or on the PostgreSQL they name, by its
+// subject) or one that imports a module of the test tree which sets it (the chaos campaign's database faults start a
+// server of their own and put every daemon on it): either runs the same in both halves.
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -41,7 +43,6 @@ function usesSwitch(file: string, testRoot: string, memo: Map<string, boolean>):
   if (known !== undefined) return known
   memo.set(file, false) // a cycle adds nothing
   const text = fs.readFileSync(file, 'utf8')
-  if (text.includes('delete process.env.RELAYPAY_TEST_STORE')) return false
   let uses = text.includes('RELAYPAY_TEST_STORE') && path.relative(testRoot, file) !== harness
   for (const imported of uses ? [] : importsOf(file)) {
     // Only the test tree's own modules: src/ never reads the switch.
@@ -57,8 +58,22 @@ function usesSwitch(file: string, testRoot: string, memo: Map<string, boolean>):
   return uses
 }
 
+const setsSwitch = (text: string) => /process\.env\.RELAYPAY_TEST_STORE\s*=[^=]|delete process\.env\.RELAYPAY_TEST_STORE/.test(text)
+
+/** Whether `file` sets the switch itself, or imports a module of the test tree that does. */
+function fixesSwitch(file: string, testRoot: string): boolean {
+  if (setsSwitch(fs.readFileSync(file, 'utf8'))) return true
+  return importsOf(file).some(
+    imported =>
+      imported.file.startsWith(testRoot + path.sep) &&
+      path.relative(testRoot, imported.file) !== harness &&
+      fs.existsSync(imported.file) &&
+      setsSwitch(fs.readFileSync(imported.file, 'utf8')),
+  )
+}
+
 /** The test files among `files` (compiled, under `testRoot`) that the store switch changes. */
 export function storeTests(files: readonly string[], testRoot: string): string[] {
   const memo = new Map<string, boolean>()
-  return files.filter(file => usesSwitch(file, testRoot, memo))
+  return files.filter(file => !fixesSwitch(file, testRoot) && usesSwitch(file, testRoot, memo))
 }

@@ -19,6 +19,10 @@ import { until } from '../support/until.js'
 import { startRelayProcess, type RelayProcess } from '../support/relay-process.js'
 import { feeSats } from '../chaos/chaos-world.js'
 
+// Every daemon here names its own PostgreSQL (RELAYPAY_STORE_URL): the store switch changes nothing, so the
+// PostgreSQL half of a run leaves this file to the first (test/store-tests.ts).
+delete process.env.RELAYPAY_TEST_STORE
+
 /** The wallet's books are the daemon's books (PostgreSQL with [store] url): the same test .ci/run makes. */
 
 const takeoverWithinMs = 10_000

@@ -17,6 +17,9 @@ import { until } from '../support/until.js'
 const takeoverWithinMs = 10_000
 const standbyDetail = 'standby: another daemon holds the books'
 
+// Every daemon here names its own PostgreSQL (RELAYPAY_STORE_URL): the store switch changes nothing, so the
+// PostgreSQL half of a run leaves this file to the first (test/store-tests.ts).
+delete process.env.RELAYPAY_TEST_STORE
 const postgres = await testPostgres()
 if (!postgres) logPostgresSkipped(postgresSkipReason)
 const s = suite('hot standby: two daemons on one PostgreSQL')
