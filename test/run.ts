@@ -1,5 +1,6 @@
-// Runs every compiled test file in its own process (two at a time on CI's two cores), because integration tests
-// start daemons and relays. Prints uvu's per-file summary and ends with the line CI reads: "N passed, N failed".
+// Runs every compiled test file in its own process (three at a time on CI's two cores: the files mostly wait on
+// daemons, relays and timers, and with two at a time the cores were 60 % busy; TEST_JOBS sets it), because
+// integration tests start daemons and relays. Prints uvu's per-file summary and ends with the line CI reads: "N passed, N failed".
 // Usage: node build/test/run.js [--store | --both] [path-substring …]
 // --store: only the files the store switch changes (test/store-tests.ts), for the PostgreSQL half of a run
 // (RELAYPAY_TEST_STORE=postgres); the others behave the same on either setting.
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { storeTests } from './store-tests.js'
 
 const testRoot = path.dirname(fileURLToPath(import.meta.url))
-const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 2))
+const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3))
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 5 * 60_000)
 const onlyStore = process.argv.includes('--store')
 const both = process.argv.includes('--both')
@@ -96,6 +97,7 @@ if (onlyStore) process.stdout.write(`${entries.length} of ${matching.length} tes
 if (withPostgres) process.stdout.write(`${matching.length} test files on SQLite, ${entries.length - matching.length} of them again on PostgreSQL\n`)
 const queue = [...entries]
 const results: FileResult[] = []
+const startedAt = Date.now()
 const label = (result: FileResult) => `${result.store === 'postgres' ? '[postgres] ' : ''}${path.relative(testRoot, result.file)}`
 await Promise.all(
   Array.from({ length: jobs }, async () => {
@@ -119,5 +121,6 @@ if (withPostgres) {
     process.stdout.write(`${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${half.length} files, ${sum(half, 'passed')} passed, ${sum(half, 'failed')} failed\n`)
   }
 }
-process.stdout.write(`${entries.length} test files\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`)
+const wallSeconds = Math.round((Date.now() - startedAt) / 1000)
+process.stdout.write(`${entries.length} test files in ${Math.floor(wallSeconds / 60)} min ${wallSeconds % 60} s, ${jobs} at a time\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`)
 process.exit(failed > 0 || entries.length === 0 ? 1 : 0)
