@@ -296,7 +296,9 @@ async function resend(world: ChaosWorld, op: Op, when: string): Promise<void> {
       const reply = client.messages(relayOp.requestId)[before]
       if (reply) return reply
       if (Date.now() > deadline) {
-        assert.unreachable(`${what}: no reply to event ${relayOp.event.id} (data ${world.dataDir})`)
+        // What the daemon said of it (its id, or any error), for a failure that cannot be rerun.
+        const said = world.daemon.logs().split('\n').filter(line => line.includes(relayOp.event.id) || /"level":(50|60)/.test(line))
+        assert.unreachable(`${what}: no reply to event ${relayOp.event.id} (data ${world.dataDir}); the daemon's lines on it and its errors:\n${said.slice(-30).join('\n')}`)
       }
       await new Promise(resolve => setTimeout(resolve, 50))
     }

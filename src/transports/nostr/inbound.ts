@@ -10,6 +10,7 @@
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
 import { lastValueFrom, type Clock, type Dispatcher } from '../../bus/index.js'
+import { isStoreFault } from '../../store/index.js'
 import { noReply, type Addressee, type AnyNostrCodec, type Decoded, type Inbound, type NostrCodec } from './codec.js'
 import type { Claim, ProcessedRequests, StoredReply } from './processed-requests.js'
 import type { VerifyEvent } from './verify.js'
@@ -30,11 +31,29 @@ export interface ClaimStage {
   idle(): Promise<void>
 }
 
+/** How long a request whose claim met a database fault is claimed again before it is dropped. */
+const claimRetryMs = 30_000
+
+interface Queued {
+  event: Event
+  addressee: string
+  run(claim: Claim): Promise<void>
+  done(): void
+  /** Claims tried so far after a database fault, and until when (clock ms) the next may be. */
+  tries?: number
+  retryUntil?: number
+}
+
 export function claimStage(deps: ClaimStageDeps): ClaimStage {
   const { processed, log } = deps
   const inFlight = new Map<string, Promise<void>>()
-  let queued: { event: Event; addressee: string; run(claim: Claim): Promise<void>; done(): void }[] = []
+  let queued: Queued[] = []
   let lastBatch: Promise<unknown> = Promise.resolve()
+
+  const enqueue = (item: Queued) => {
+    queued.push(item)
+    if (queued.length === 1) setImmediate(takeQueued)
+  }
 
   function takeQueued(): void {
     const batch = queued
@@ -65,12 +84,23 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
             })
         }),
       err => {
-        // Not known to be claimed, so not run: a redelivery may try again (or finds the claim and says so).
-        log.error({ err, requests: batch.length }, 'could not record request events; dropped them')
-        for (const { event, done } of batch) {
-          inFlight.delete(event.id)
-          done()
+        // Not known to be claimed, so not run. A relay delivers an event once: the client's own retry of the same
+        // signed event is a duplicate to it, not sent on. So a database fault (a lost session, a restarting server)
+        // is ridden out here: the batch is claimed again, 100 ms doubling to 5 s, for up to claimRetryMs; a claim
+        // whose COMMIT was lost is then found taken and answered "outcome unknown", never run twice.
+        const code = (err as { code?: unknown } | null)?.code
+        const again = isStoreFault(err) && code !== 'not_active' ? batch.filter(item => item.retryUntil === undefined || deps.clock.now() < item.retryUntil) : []
+        log.error({ err, requests: batch.length, retried: again.length }, again.length > 0 ? 'could not record request events; trying again' : 'could not record request events; dropped them')
+        for (const item of batch) {
+          if (again.includes(item)) continue
+          inFlight.delete(item.event.id)
+          item.done()
         }
+        if (again.length === 0) return
+        const tries = (again[0]!.tries ?? 0) + 1
+        setTimeout(() => {
+          for (const item of again) enqueue({ ...item, tries, retryUntil: item.retryUntil ?? deps.clock.now() + claimRetryMs })
+        }, Math.min(5000, 100 * 2 ** (tries - 1)))
       },
     )
   }
@@ -84,8 +114,7 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
       }
       let done!: () => void
       inFlight.set(event.id, new Promise<void>(resolve => (done = resolve)))
-      queued.push({ event, addressee, run, done })
-      if (queued.length === 1) setImmediate(takeQueued)
+      enqueue({ event, addressee, run, done })
     },
     // A batch is taken at the next turn of the event loop: wait for that turn, then for its claims.
     begun: async () => {

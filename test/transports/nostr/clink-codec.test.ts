@@ -65,13 +65,15 @@ function dispatcherFor(room: Room) {
 }
 
 /** `storing: 'never'`: storing an answer never completes, as in a daemon killed before the commit. */
-async function setup(room: Room, dataDir = tempDataDir(), storing: 'commits' | 'never' = 'commits') {
+async function setup(room: Room, dataDir = tempDataDir(), storing: 'commits' | 'never' = 'commits', claimFaults: Error[] = []) {
   const store = openStore({ dataDir })
   const signer = await createEventSigner()
   const verifier = await createEventVerifier()
   const published: Event[] = []
   const stored = processedRequests({ sql: store.sql, local: store.db })
-  const processed = storing === 'commits' ? stored : { ...stored, answer: () => new Promise<void>(() => {}) }
+  const answering = storing === 'commits' ? stored : { ...stored, answer: () => new Promise<void>(() => {}) }
+  // `claimFaults`: the next claims fail with these, in turn, before any claim is recorded.
+  const processed = { ...answering, claim: (rows: Parameters<typeof stored.claim>[0]) => (claimFaults.length > 0 ? Promise.reject(claimFaults.shift()) : stored.claim(rows)) }
   const codec = clinkCodec({
     server: room,
     apps,
@@ -199,6 +201,32 @@ test('an answer leaves only once it is stored: a run killed before that sent not
   assert.is(calls, 1, 'never run twice')
   assert.equal(second.published.map(open), [{ res: 'GFY', code: 2, error: 'Temporary Failure' }])
   second.store.close()
+})
+
+/** As node-postgres reports a session the server ended (57P01). */
+const sessionEnded = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })
+
+test('a claim that meets a database fault is tried again (a relay sends an event once): run once, answered once', async () => {
+  let calls = 0
+  const faults = [sessionEnded(), sessionEnded()]
+  const { store, transport, published } = await setup({ handle: async () => (calls++, { payload: { res: 'ok', preimage: 'aa' } }) }, tempDataDir(), 'commits', faults)
+  transport.receive(request(21002, { pointer: 'user', bolt11: 'lnbc…' }), apps.byAppId('app-1')!)
+  await transport.idle()
+  assert.is(faults.length, 0, 'both faults met')
+  assert.is(calls, 1)
+  assert.equal(published.map(open), [{ res: 'ok', preimage: 'aa' }])
+  store.close()
+})
+
+test('a claim that fails for another reason is dropped, not run', async () => {
+  let calls = 0
+  const faults = [new Error('a bug')]
+  const { store, transport, published } = await setup({ handle: async () => (calls++, { payload: { res: 'ok', preimage: 'aa' } }) }, tempDataDir(), 'commits', faults)
+  transport.receive(request(21002, { pointer: 'user', bolt11: 'lnbc…' }), apps.byAppId('app-1')!)
+  await transport.idle()
+  assert.is(calls, 0)
+  assert.is(published.length, 0)
+  store.close()
 })
 
 test('an interrupted request is answered the way the room says it ended, or not at all when the room answers it', async () => {
