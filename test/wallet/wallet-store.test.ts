@@ -109,14 +109,18 @@ for (const engine of both.engines) {
     const emitted: unknown[] = []
     const follower = settlement({ sql: store, node: {} as LightningNode, ledger, invoices: invoiceMoves, emit: e => emitted.push(e), log: silent })
     const settled = { paymentHash: hash(900), paymentRequest: 'lnbcrt900inv', amountMsat: 21_000, settledAt: 7, settleIndex: 3 }
-    const applied = await Promise.all([follower.apply(settled), follower.apply({ ...settled, settleIndex: 4 })])
+    const applied = await Promise.all([follower.apply([settled]), follower.apply([{ ...settled, settleIndex: 4 }])])
     assert.equal(applied, [true, true])
     assert.is(await balanceOf(store, 'receiver'), 21_000)
     assert.is(emitted.filter(e => (e as { type: string }).type === 'invoice.paid').length, 1)
     assert.is(await follower.cursor(), 4)
     // An older index reported late does not move the cursor back.
-    await follower.apply({ ...settled, settleIndex: 2 })
+    await follower.apply([{ ...settled, settleIndex: 2 }])
     assert.is(await follower.cursor(), 4)
+    // Twice in one batch (one transaction): credited once still.
+    assert.ok(await follower.apply([{ ...settled, settleIndex: 5 }, { ...settled, settleIndex: 6 }]))
+    assert.is(await balanceOf(store, 'receiver'), 21_000)
+    assert.is(await follower.cursor(), 6)
     assert.ok((await auditLedger(store)).ok)
   })
 
