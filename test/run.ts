@@ -1,6 +1,6 @@
-// Runs every compiled test file in its own process (three at a time on CI's two cores: the files mostly wait on
-// daemons, relays and timers, and with two at a time the cores were 60 % busy; TEST_JOBS sets it), because
-// integration tests start daemons and relays. Prints uvu's per-file summary and ends with the line CI reads: "N passed, N failed".
+// Runs every compiled test file in its own process, because integration tests start daemons and relays: three at a
+// time on CI's two cores (the files mostly wait on daemons, relays and timers; with two at a time the cores were 60 %
+// busy), or TEST_JOBS. Prints uvu's per-file summary and ends with the line CI reads: "N passed, N failed".
 // Usage: node build/test/run.js [--store | --both] [path-substring …]
 // --store: only the files the store switch changes (test/store-tests.ts), for the PostgreSQL half of a run
 // (RELAYPAY_TEST_STORE=postgres); the others behave the same on either setting.

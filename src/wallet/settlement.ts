@@ -57,23 +57,23 @@ export function settlement({ sql, fence, node, ledger, invoices, emit, log }: Se
       { syncOffLoop: true },
     )
   const credit = async (tx: SqlTransaction, settled: SettledInvoice): Promise<DomainEvent[]> => {
-      await tx.run(texts.advanceCursor, { name: cursorName, value: settled.settleIndex })
-      // An invoice the node issued for nobody here (its own income), or one already paid: nothing to credit.
-      const invoice = await invoices.byHashOn(tx, settled.paymentHash)
-      if (!invoice) return []
-      const marked = await invoices.markPaid(tx, {
-        paymentHash: invoice.payment_hash,
-        paidMsat: settled.amountMsat,
-        paidAt: settled.settledAt,
-        internal: false,
-        settleIndex: settled.settleIndex,
-      })
-      if (!marked) return []
-      const posted = await ledger.post(tx, invoiceCredit(invoice, settled.amountMsat, settled.settledAt))
-      // The paid mark was new, so a credit for this hash must not exist; if it does, refuse to commit either.
-      if (!posted) throw new Error(`invoice ${invoice.payment_hash} was credited without its paid mark`)
-      const paid = { ...invoice, paid_at: settled.settledAt, paid_msat: settled.amountMsat, paid_internally: 0, settle_index: settled.settleIndex }
-      return invoicePaidEvents(paid, await ledger.balanceMsat(tx, invoice.user_id))
+    await tx.run(texts.advanceCursor, { name: cursorName, value: settled.settleIndex })
+    // An invoice the node issued for nobody here (its own income), or one already paid: nothing to credit.
+    const invoice = await invoices.byHashOn(tx, settled.paymentHash)
+    if (!invoice) return []
+    const marked = await invoices.markPaid(tx, {
+      paymentHash: invoice.payment_hash,
+      paidMsat: settled.amountMsat,
+      paidAt: settled.settledAt,
+      internal: false,
+      settleIndex: settled.settleIndex,
+    })
+    if (!marked) return []
+    const posted = await ledger.post(tx, invoiceCredit(invoice, settled.amountMsat, settled.settledAt))
+    // The paid mark was new, so a credit for this hash must not exist; if it does, refuse to commit either.
+    if (!posted) throw new Error(`invoice ${invoice.payment_hash} was credited without its paid mark`)
+    const paid = { ...invoice, paid_at: settled.settledAt, paid_msat: settled.amountMsat, paid_internally: 0, settle_index: settled.settleIndex }
+    return invoicePaidEvents(paid, await ledger.balanceMsat(tx, invoice.user_id))
   }
 
   // The highest settle index this process has applied, and who waits for one (test mode's SetMockInvoiceAsPaid).

@@ -124,6 +124,27 @@ for (const engine of both.engines) {
     assert.ok((await auditLedger(store)).ok)
   })
 
+  test('a batch of settlements whose second credit fails leaves nothing of the first: no credit, the index unmoved', async () => {
+    await walletWith(store, 'batch-receiver', 0)
+    const ledger = createLedger()
+    const commits = groupCommit(store)
+    await commits.run(tx => invoiceMoves.insert(tx, invoiceRow('batch-receiver', 910, 5_000)))
+    await commits.run(tx => invoiceMoves.insert(tx, invoiceRow('batch-receiver', 911, 7_000)))
+    const broken = { ...invoiceMoves, byHashOn: (tx: SqlExecutor, paymentHash: string) => (paymentHash === hash(911) ? Promise.reject(new Error('disk full')) : invoiceMoves.byHashOn(tx, paymentHash)) }
+    const follower = settlement({ sql: store, node: {} as LightningNode, ledger, invoices: broken, emit: () => {}, log: silent })
+    const before = await follower.cursor()
+    const settled = (n: number, amountMsat: number, settleIndex: number) => ({ paymentHash: hash(n), paymentRequest: `lnbcrt${n}inv`, amountMsat, settledAt: 9, settleIndex })
+    assert.is(await follower.apply([settled(910, 5_000, 40), settled(911, 7_000, 41)]), false)
+    assert.is(await balanceOf(store, 'batch-receiver'), 0)
+    assert.is(await follower.cursor(), before)
+    // Applied again (the stream restarts from the index), both credit once.
+    const healthy = settlement({ sql: store, node: {} as LightningNode, ledger, invoices: invoiceMoves, emit: () => {}, log: silent })
+    assert.ok(await healthy.apply([settled(910, 5_000, 40), settled(911, 7_000, 41)]))
+    assert.is(await balanceOf(store, 'batch-receiver'), 12_000)
+    assert.is(await healthy.cursor(), 41)
+    assert.ok((await auditLedger(store)).ok)
+  })
+
   test('transfers at once: the one over the balance rolls back alone; opposite directions do not deadlock', async () => {
     await walletWith(store, 'alice', 500)
     await walletWith(store, 'bob', 500)
