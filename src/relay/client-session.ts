@@ -28,8 +28,11 @@ export interface RelayCore {
   verify(event: NostrEvent): boolean
   /** When set, used instead of `verify`: the verdict may come later (a signature checked on another thread). */
   verifyLater?: (event: NostrEvent, done: (valid: boolean) => void) => void
-  /** Hands a newly stored event to every session's live subscriptions. */
-  broadcast(event: NostrEvent, raw: string): void
+  /**
+   * Hands a newly accepted event to every session's live subscriptions; true when one that heard it names it by
+   * `#p`: whoever it is addressed to was listening.
+   */
+  broadcast(event: NostrEvent, raw: string): boolean
   reader: Reader
   /** Keys the daemon serves (policy.ts). */
   served: ServedKeys
@@ -59,8 +62,8 @@ export interface SessionContext {
 export interface ClientSession {
   /** Handles one client message (a WebSocket text frame). */
   receive(data: Buffer): void
-  /** Sends a newly stored event to this client's matching subscriptions. */
-  deliver(event: NostrEvent, raw: string): void
+  /** Sends a newly accepted event to the matching subscriptions; true when one of them names it by `#p`. */
+  deliver(event: NostrEvent, raw: string): boolean
   subscriptionCount(): number
   /** When the client last sent a message (clock ms). */
   lastActivity(): number
@@ -239,11 +242,9 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       ok(event.id, false, 'invalid: event has expired') // NIP-40: relays drop expired events on arrival
       return
     }
-    const ephemeral = kindClass(event.kind) === 'ephemeral'
+    if (kindClass(event.kind) === 'ephemeral') return relayEphemeral(event, now)
     if (core.diskLow()) {
-      // The payments database needs the disk more: nothing is stored. Ephemeral events (requests and replies) still
-      // reach whoever listens now, as NIP-01 has relays treat them anyway: the wallets keep working.
-      if (ephemeral) return relayUnstored(event)
+      // The payments database needs the disk more: nothing is stored.
       ok(event.id, false, 'blocked: the relay is not storing events: its disk is nearly full')
       return
     }
@@ -264,12 +265,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
         // As khatru does: the address already holds a newer version, which is what the client wants kept anyway.
         ok(event.id, true, 'duplicate: have a newer version of this event')
       } else if (outcome === 'full') {
-        if (ephemeral) return relayUnstored(event) // as below the disk floor: relayed live, not kept
         ok(event.id, false, `blocked: the relay's storage is full (${core.limits.maxStoreBytes} bytes)`)
-      } else if (ephemeral && (outcome === 'author-full' || outcome === 'address-full')) {
-        // A busy wallet or operator past its storage budget: its requests still reach the daemon live (ephemeral
-        // events need no storage, NIP-01); only a replay after a daemon restart would miss them.
-        return relayUnstored(event)
       } else if (outcome === 'author-full') {
         ok(event.id, false, `blocked: this author's storage budget (${core.limits.maxAuthorBytes} bytes) is used up`)
       } else if (outcome === 'address-full') {
@@ -280,9 +276,21 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     }, { address: ctx.address, own: ctx.own })
   }
 
-  function relayUnstored(event: NostrEvent): void {
-    ok(event.id, true, '')
-    core.broadcast(event, rawOf(event))
+  /**
+   * An ephemeral event (a request, a reply) is relayed at once and kept in memory for its retention
+   * (recent-events.ts). One that nobody it names heard live (a daemon away, a wallet that dropped its connection)
+   * is written to disk as well, so that it is still there for them after a restart of the relay; its OK then waits
+   * for the commit. Without disk room (the floor, a budget) it is kept in memory only: NIP-01 asks no storage at all.
+   */
+  function relayEphemeral(event: NostrEvent, now: number): void {
+    const raw = rawOf(event)
+    if (core.store.remember(event, raw, now) === 'duplicate') return ok(event.id, true, 'duplicate: already have this event')
+    if (core.broadcast(event, raw) || core.diskLow()) return ok(event.id, true, '')
+    core.saves.save(event, now, result => {
+      // Relayed and kept in memory already: a failed write costs only the copy that would outlive a restart.
+      if ('error' in result) log.error({ err: result.error }, 'relay failed to write an ephemeral event to disk; it stays in memory')
+      ok(event.id, true, '')
+    }, { address: ctx.address, own: ctx.own })
   }
 
   function onReq(subId: unknown, rawFilters: unknown[]): void {
@@ -349,10 +357,22 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     return b
   }
 
-  function deliver(event: NostrEvent, raw: string): void {
+  /** Sends the event to each matching subscription; true when a filter that matched names it by `#p`. */
+  function deliver(event: NostrEvent, raw: string): boolean {
+    let addressed = false
     for (const [subId, filters] of subscriptions) {
-      if (filters.some(filter => matchesLive(filter, event))) send(`["EVENT",${JSON.stringify(subId)},${raw}]`)
+      let matched = false
+      for (const filter of filters) {
+        if (!matchesLive(filter, event)) continue
+        matched = true
+        if (filter.tags.some(([name]) => name === 'p')) {
+          addressed = true
+          break
+        }
+      }
+      if (matched) send(`["EVENT",${JSON.stringify(subId)},${raw}]`)
     }
+    return addressed
   }
 
   return {

@@ -4,7 +4,8 @@ import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
 import { ensureDataDir } from '../store/index.js'
-import type { Filter } from './filter.js'
+import { mayMatchEphemeral, type Filter } from './filter.js'
+import { recentEvents } from './recent-events.js'
 import {
   deletionKind,
   dTagOf,
@@ -110,6 +111,11 @@ export interface StoredEvent {
 }
 
 export interface EventStore {
+  /**
+   * Keeps an ephemeral event in memory for its retention (recent-events.ts), where queries find it as they find
+   * stored ones; `duplicate` when it is already kept there or on disk. Writing it to disk as well is `save`'s.
+   */
+  remember(event: NostrEvent, raw: string, nowSeconds: number): 'kept' | 'duplicate'
   /** Stores an event with NIP-01 replacement and NIP-09 deletion rules, in one transaction. */
   save(event: NostrEvent, nowSeconds: number, source?: SaveSource): SaveOutcome
   /**
@@ -131,10 +137,14 @@ export interface EventStore {
 export interface EventStoreOptions {
   dataDir: string
   ephemeralRetentionSeconds: number
+  /** Bytes of ephemeral events kept in memory (default 16 MiB); past it the oldest leave first. */
+  recentBytes?: () => number
   /** Absent: no budget (tests of the NIP rules alone). */
   budget?: () => StorageBudget
 }
 
+/** Ephemeral events kept in memory by default: some seconds of a busy daemon's requests and replies, minutes of a quiet one's. */
+const defaultRecentBytes = 16 * 1024 * 1024
 const unlimited: StorageBudget = { maxBytes: Infinity, maxAuthorBytes: Infinity, maxAddressBytes: Infinity }
 /** Events evicted per statement when the store is full. */
 const evictBatch = 64
@@ -172,6 +182,7 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     db.pragma(`user_version = ${schemaVersion}`)
   })()
   const budget = opts.budget ?? (() => unlimited)
+  const recent = recentEvents(opts.recentBytes ?? (() => defaultRecentBytes))
 
   const findById = db.prepare<[string], { expires_at: number | null }>('SELECT expires_at FROM events WHERE id = ?')
   const removeById = db.prepare<[string]>('DELETE FROM events WHERE id = ?')
@@ -260,6 +271,7 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   // Ephemeral kinds (20000–29999: the 21000–21003 requests, NWC's 23194–23197) are broadcast AND kept for a while,
   // unlike NIP-01's "not stored": the daemon resubscribes with `since = last seen − slack` after a restart or a
   // dropped connection, and a request sent while it was away must still be there for it. Expiry bounds the cost.
+  // All of them are kept in memory (`remember`); the ones nobody they name heard live are saved here as well.
   function expiresAt(event: NostrEvent, now: number): number | null {
     const expiration = expirationOf(event)
     const retention = kindClass(event.kind) === 'ephemeral' ? now + opts.ephemeralRetentionSeconds : undefined
@@ -269,7 +281,10 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
 
   function applyDeletion(deletion: NostrEvent): void {
     for (const [name, value] of deletion.tags) {
-      if (name === 'e' && value) deleteOwnById.run({ id: value, pubkey: deletion.pubkey })
+      if (name === 'e' && value) {
+        deleteOwnById.run({ id: value, pubkey: deletion.pubkey })
+        recent.deleteOwn(value, deletion.pubkey)
+      }
       if (name === 'a' && value) {
         const [kind, pubkey, ...rest] = value.split(':')
         // Only the author's own addresses: a deletion naming someone else's event is stored but does nothing.
@@ -285,7 +300,33 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     return queryPage(filter, now, filter.limit)
   }
 
+  /** One page from disk and from memory, merged in the page order; an event kept in both places comes once. */
   function queryPage(filter: Filter, now: number, limit: number, cursor?: QueryCursor): StoredEvent[] {
+    const stored = queryStored(filter, now, limit, cursor)
+    const kept = mayMatchEphemeral(filter) ? recent.page(filter, now, limit, cursor) : []
+    if (kept.length === 0) return stored
+    const merged: StoredEvent[] = []
+    let i = 0
+    let j = 0
+    while (merged.length < limit && (i < stored.length || j < kept.length)) {
+      const a = stored[i]
+      const b = kept[j]
+      if (a && recent.has(a.id)) {
+        i++
+        continue
+      }
+      if (!b || (a && (a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)))) {
+        merged.push(a!)
+        i++
+      } else {
+        merged.push(b)
+        j++
+      }
+    }
+    return merged
+  }
+
+  function queryStored(filter: Filter, now: number, limit: number, cursor?: QueryCursor): StoredEvent[] {
     const lists = [filter.ids, filter.authors, filter.kinds, ...filter.tags.values()]
     if (limit <= 0 || lists.some(list => list !== undefined && list.length === 0)) return []
     const where = ['(expires_at IS NULL OR expires_at > @now)']
@@ -346,12 +387,19 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   }
 
   return {
+    remember(event, raw, now) {
+      if (recent.has(event.id)) return 'duplicate'
+      const existing = findById.get(event.id)
+      if (existing && (existing.expires_at === null || existing.expires_at > now)) return 'duplicate'
+      recent.add(event, raw, expiresAt(event, now) ?? now + opts.ephemeralRetentionSeconds)
+      return 'kept'
+    },
     save: (event, now, source) => save(event, now, source),
     saveBatch: items => saveBatch(items),
     query,
     queryPage,
     usageBytes: () => bytesOf(''),
-    sweep: now => sweepExpired.run({ now }).changes,
+    sweep: now => sweepExpired.run({ now }).changes + recent.sweep(now),
     close: () => db.close(),
   }
 }

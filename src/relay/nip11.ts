@@ -33,7 +33,8 @@ export function relayInformation(limits: RelayLimits): RelayInformation {
     name: 'relaypay embedded relay',
     description:
       'The Nostr relay built into relaypay for running without an external relay. Ephemeral events stay ' +
-      `queryable for ${limits.ephemeralRetentionSeconds} s so a reconnecting daemon misses no request; a filter that ` +
+      `queryable for ${limits.ephemeralRetentionSeconds} s so a reconnecting daemon or wallet misses nothing (those ` +
+      'heard live in memory only, bounded; the others on disk as well); a filter that ' +
       `can match them gets at most ${limits.maxEphemeralLimit} stored events.` +
       (limits.openWrites ? '' : ' Writes: only requests addressed to the wallets this relay serves.'),
     supported_nips: supportedNips,

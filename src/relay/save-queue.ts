@@ -1,9 +1,11 @@
-// Storing events in batches. Every relay round trip stores two events (the request and its reply), each an SQLite
-// transaction of several index writes: ~0.1-0.2 ms apiece on a small machine. Events that arrive in one turn of the
+// Storing events in batches. An event is an SQLite transaction of several index writes: ~0.1-0.2 ms apiece on a
+// small machine. (A round trip's request and reply, ephemeral, are written only when their addressee did not hear
+// them live: recent-events.ts keeps them in memory.) Events that arrive in one turn of the
 // relay thread's event loop are stored in one transaction, each in its own savepoint (a failure rolls back alone),
 // through src/threads/batch-worker.ts run on this thread: the relay has a thread of its own
 // (src/relay/relay-thread.ts), so a second one for the store would only add a hop.
-// An event's OK and its broadcast wait for that commit, so nothing is acknowledged or relayed before it is stored.
+// A stored kind's OK and its broadcast wait for that commit, so nothing is acknowledged or relayed before it is
+// stored; an ephemeral event is relayed first, its OK waits for the commit.
 import type { Logger } from 'pino'
 import { startBatchWorker } from '../threads/index.js'
 import type { EventStore, SaveOutcome, SaveSource } from './event-store.js'

@@ -122,7 +122,9 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     verify: opts.verifyEvent ?? verifyEvent,
     ...(opts.verifyEventLater ? { verifyLater: opts.verifyEventLater } : {}),
     broadcast(event, raw) {
-      for (const session of sessions.values()) session.deliver(event, raw)
+      let heard = false
+      for (const session of sessions.values()) if (session.deliver(event, raw)) heard = true
+      return heard
     },
     served: {
       has(pubkey) {

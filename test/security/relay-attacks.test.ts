@@ -78,11 +78,12 @@ test('store fill with large events and foreign kinds: blocked:, within the budge
   const relayFiles = ['relay.sqlite', 'relay.sqlite-wal'].reduce((sum, f) => sum + (fs.statSync(path.join(daemon!.dataDir, f), { throwIfNoEntry: false })?.size ?? 0), 0)
   // Accepted: at most the 2 MiB address budget (plus the WAL's pages for it): far from the attacker's offer.
   assert.ok(relayFiles - before < 16 * 1024 * 1024, `the relay files grew by ${relayFiles - before} bytes`)
-  // Stored from this address: what fits its 2 MiB budget (about 34 events of 60 KB), however many it offered.
+  // Stored from this address: at most its 2 MiB budget (about 34 events of 60 KB), however many it offered. Requests
+  // the daemon heard live are kept in memory only (a bounded window, test/relay/recent-events.test.ts), so usually none.
   const db = new Database(path.join(daemon.dataDir, 'relay.sqlite'), { readonly: true })
   const stored = db.prepare("SELECT bytes FROM usage WHERE key = 's:' || ?").get(attacker) as { bytes: number } | undefined
   db.close()
-  assert.ok(stored !== undefined && stored.bytes <= 2 * 1024 * 1024, `the address stored ${stored?.bytes} bytes of ${report.sent} events offered`)
+  assert.ok((stored?.bytes ?? 0) <= 2 * 1024 * 1024, `the address stored ${stored?.bytes ?? 0} bytes of ${report.sent} events offered`)
 })
 
 test('below the free-space floor nothing is stored, and requests still reach the daemon', async () => {

@@ -94,7 +94,7 @@ delivery('after a daemon restart a redelivered request is answered with its stor
   assert.is(keysOf(await c.ok('GetWalletKeys')), keysOf(original))
 })
 
-delivery('a relay restart replays the requests it holds: those this run answered are not answered again', async () => {
+delivery('after a relay restart the daemon resubscribes, and a request this run answered is not answered again', async () => {
   const c = await client([relays[0]!.url])
   const { event, requestId } = c.request('RotateWalletKeys')
   const first = c.waitFor(requestId)
@@ -103,8 +103,10 @@ delivery('a relay restart replays the requests it holds: those this run answered
   const port = relays[0]!.port
   await relays[0]!.close()
   relays[0] = await startRelay({ host: '127.0.0.1', port, dataDir: relayDirs[0]!, verifyEvent })
-  // The daemon resubscribes on reconnect and the relay replays the request; a request published after that is
-  // answered after the replay was handled (the client's own reconnect is part of this call).
+  // The daemon resubscribes on reconnect from before the request (the relay kept it in memory only, as the daemon
+  // heard it live: gone with the restart; one the daemon had not heard would be replayed from disk,
+  // test/relay/ephemeral-memory.test.ts); a request published after that is answered after the resubscription (the
+  // client's own reconnect is part of this call).
   assert.is(keysOf(await c.ok('GetWalletKeys')), keysOf(original))
   await sleep(500)
   assert.is(c.messages(requestId).length, 1, 'one reply event')
