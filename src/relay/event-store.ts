@@ -183,6 +183,10 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   })()
   const budget = opts.budget ?? (() => unlimited)
   const recent = recentEvents(opts.recentBytes ?? (() => defaultRecentBytes))
+  // No row on disk expires after this (unix s): past it, an ephemeral event cannot be a duplicate of one on disk, and
+  // `remember` skips the lookup (most of the time: ephemeral events reach the disk only when their addressee was away).
+  // Raised by every write of an expiring event; a rolled-back write leaves it too high, which costs only a lookup.
+  let expiringUntil = (db.prepare('SELECT max(expires_at) AS last FROM events WHERE expires_at IS NOT NULL').get() as { last: number | null }).last ?? 0
 
   const findById = db.prepare<[string], { expires_at: number | null }>('SELECT expires_at FROM events WHERE id = ?')
   const removeById = db.prepare<[string]>('DELETE FROM events WHERE id = ?')
@@ -253,10 +257,12 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
       }
       for (const c of current) removeById.run(c.id)
     }
+    const expires = expiresAt(event, now)
+    if (expires !== null && expires > expiringUntil) expiringUntil = expires
     insertEvent.run({
       ...event,
       d_tag: d,
-      expires_at: expiresAt(event, now),
+      expires_at: expires,
       raw: rawOf(event),
       size,
       source: source.own ? '' : source.address,
@@ -389,7 +395,7 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   return {
     remember(event, raw, now) {
       if (recent.has(event.id)) return 'duplicate'
-      const existing = findById.get(event.id)
+      const existing = now < expiringUntil ? findById.get(event.id) : undefined
       if (existing && (existing.expires_at === null || existing.expires_at > now)) return 'duplicate'
       recent.add(event, raw, expiresAt(event, now) ?? now + opts.ephemeralRetentionSeconds)
       return 'kept'

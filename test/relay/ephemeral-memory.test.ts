@@ -81,6 +81,11 @@ test('a request nobody it names heard is written to disk and survives a restart 
   assert.equal((await after.query('absent', { kinds: [21000], '#p': [absent], since: since() })).map(e => e.id), [sent.id])
   // The trade: what was heard live is gone with the relay's memory, as NIP-01 has relays treat ephemeral events.
   assert.equal(await after.query('heard', { kinds: [21000], '#p': [service], since: since() }), [])
+  // Sent again, the one on disk is a duplicate; the one that was heard is new to the restarted relay.
+  const [accepted, reason] = await after.publish(sent)
+  assert.ok(accepted)
+  assert.match(reason, /^duplicate:/)
+  assert.equal(await after.publish(heard), [true, ''])
 })
 
 test('the same request sent again is a duplicate and is relayed once', async () => {
