@@ -25,7 +25,11 @@ export interface ActiveLockOptions {
   failAfterMs?: number
   /** The server ends this session when it is idle this long: how a frozen holder loses the lock. */
   idleSessionTimeoutMs?: number
-  /** Client-side limit on each statement of the lock session. */
+  /**
+   * Client-side limit on the statements that take the lock (the try, the epoch bump). Not on the heartbeats: the
+   * driver's timer fires before a stalled thread reads the answer waiting in its socket, so a busy holder would
+   * give the lock up; `failAfterMs`, which discounts the time the thread stood still, judges them instead.
+   */
   queryTimeoutMs?: number
   /** How long the epoch bump may wait for money transactions holding the row FOR SHARE. */
   bumpLockTimeoutMs?: number
@@ -61,6 +65,9 @@ export class ActiveElsewhere extends Error {
   readonly code = 'active_elsewhere'
 }
 
+/** A statement with the driver's per-query timeout (node-postgres reads `query_timeout`; its types omit it). */
+const timed = (text: string, values: unknown[], ms: number): pg.QueryConfig => Object.assign({ text, values }, { query_timeout: ms })
+
 /** Waits until this process holds the active-daemon lock, then bumps the epoch and keeps proving the lock. */
 export async function acquireActiveLock(opts: ActiveLockOptions): Promise<ActiveLease> {
   const pollMs = opts.pollMs ?? 500
@@ -72,7 +79,6 @@ export async function acquireActiveLock(opts: ActiveLockOptions): Promise<Active
       client = new (pgDriver().Client)({
         connectionString: opts.url,
         keepAlive: true,
-        query_timeout: queryTimeoutMs,
         application_name: 'relaypay active lock',
         options: `-c idle_session_timeout=${opts.idleSessionTimeoutMs ?? 4000} -c lock_timeout=${opts.bumpLockTimeoutMs ?? 5000}`,
       })
@@ -82,8 +88,8 @@ export async function acquireActiveLock(opts: ActiveLockOptions): Promise<Active
       // Poll on this one session until the lock is ours; a broken session is replaced by the outer loop.
       for (;;) {
         if (sessionError) throw sessionError
-        const { rows } = await client.query('SELECT pg_try_advisory_lock($1, $2) AS held', [...activeLockKey])
-        if (rows[0].held === true) return await hold(client, opts)
+        const { rows } = await client.query(timed('SELECT pg_try_advisory_lock($1, $2) AS held', [...activeLockKey], queryTimeoutMs))
+        if (rows[0].held === true) return await hold(client, opts, queryTimeoutMs)
         opts.onBusy?.()
         if (opts.waitForLock === false) throw new ActiveElsewhere('another daemon holds the active-daemon lock')
         await sleep(pollMs, opts.signal)
@@ -98,14 +104,17 @@ export async function acquireActiveLock(opts: ActiveLockOptions): Promise<Active
   }
 }
 
-async function hold(client: pg.Client, opts: ActiveLockOptions): Promise<ActiveLease> {
+async function hold(client: pg.Client, opts: ActiveLockOptions, queryTimeoutMs: number): Promise<ActiveLease> {
   const heartbeatMs = opts.heartbeatMs ?? 1000
   const failAfterMs = opts.failAfterMs ?? 3000
   const { rows } = await client.query(
-    `INSERT INTO leader_lease (id, epoch, holder, taken_at) VALUES (1, 1, $1, $2)
-     ON CONFLICT (id) DO UPDATE SET epoch = leader_lease.epoch + 1, holder = EXCLUDED.holder, taken_at = EXCLUDED.taken_at
-     RETURNING epoch::text AS epoch`,
-    [opts.holder, Date.now()],
+    timed(
+      `INSERT INTO leader_lease (id, epoch, holder, taken_at) VALUES (1, 1, $1, $2)
+       ON CONFLICT (id) DO UPDATE SET epoch = leader_lease.epoch + 1, holder = EXCLUDED.holder, taken_at = EXCLUDED.taken_at
+       RETURNING epoch::text AS epoch`,
+      [opts.holder, Date.now()],
+      queryTimeoutMs,
+    ),
   )
   const epoch = Number(rows[0].epoch)
   let tellLost!: (reason: string) => void
@@ -154,7 +163,7 @@ async function hold(client: pg.Client, opts: ActiveLockOptions): Promise<ActiveL
       done = true
       clearInterval(beat)
       tellLost('released')
-      await client.query('SELECT pg_advisory_unlock($1, $2)', [...activeLockKey]).catch(() => {})
+      await client.query(timed('SELECT pg_advisory_unlock($1, $2)', [...activeLockKey], queryTimeoutMs)).catch(() => {})
       await client.end().catch(() => {})
     },
   }

@@ -5,6 +5,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn, type ChildProcess } from 'node:child_process'
+import net from 'node:net'
 import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -100,10 +101,25 @@ if (!postgres) {
     leases.push(lease)
     let lostWith: string | undefined
     void lease.lost.then(reason => (lostWith = reason))
-    await new Promise(resolve => setTimeout(resolve, 300))
-    // A loaded machine starting the daemon: the event loop does not turn for 1.5 s, well past failAfterMs.
-    const until = performance.now() + 1500
-    while (performance.now() < until);
+    // A loaded machine starting the daemon: the event loop does not turn for 2 s, well past failAfterMs and past
+    // the statement timeout of the lock session (1.5 s). It stands still while a heartbeat's answer is on its way:
+    // the stall begins at the end of the turn that wrote the heartbeat to the socket (setImmediate), before the
+    // server can have answered. After it the timers run before the socket is read: a timer on the heartbeat (the
+    // driver's statement timeout) would find it unanswered.
+    const write = net.Socket.prototype.write
+    await new Promise<void>(resolve => {
+      net.Socket.prototype.write = function (this: net.Socket, chunk: unknown, ...rest: unknown[]) {
+        if (Buffer.isBuffer(chunk) && chunk.includes('SELECT 1\0')) {
+          net.Socket.prototype.write = write
+          setImmediate(() => {
+            const until = performance.now() + 2000
+            while (performance.now() < until);
+            resolve()
+          })
+        }
+        return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest)
+      } as typeof write
+    }).finally(() => (net.Socket.prototype.write = write))
     await new Promise(resolve => setTimeout(resolve, 800))
     assert.is(lostWith, undefined, 'the answers to the heartbeat were only unread, not missing')
   })
