@@ -69,7 +69,10 @@ export function liveFilter(filter: Filter): LiveFilter {
   }
 }
 
-export function matchesLive(filter: LiveFilter, event: NostrEvent): boolean {
+/** What matching reads of an event: everything but its content and signature. */
+export type MatchedFields = Pick<NostrEvent, 'id' | 'pubkey' | 'kind' | 'created_at' | 'tags'>
+
+export function matchesLive(filter: LiveFilter, event: MatchedFields): boolean {
   if (filter.ids && !filter.ids.has(event.id)) return false
   if (filter.authors && !filter.authors.has(event.pubkey)) return false
   if (filter.kinds && !filter.kinds.has(event.kind)) return false

@@ -6,7 +6,7 @@
 // one that nobody it names heard live is also written to disk (client-session.ts), where it survives a restart of
 // the relay. This window is bounded by bytes as well as by time: past `maxBytes` the oldest leave first; they were
 // heard when they were sent, and a reconnect needs only the newest.
-import { liveFilter, matchesLive, type Filter } from './filter.js'
+import { liveFilter, matchesLive, type Filter, type MatchedFields } from './filter.js'
 import type { NostrEvent } from './nostr-event.js'
 
 /** Where a page of a query starts, and an event as sent (the same shapes as event-store.ts's). */
@@ -36,7 +36,8 @@ export interface RecentEvents {
 }
 
 interface Entry {
-  event: NostrEvent
+  /** What filters read (not the content or signature: `raw` holds the whole event, and is what is sent). */
+  event: MatchedFields
   raw: string
   expiresAt: number
   size: number
@@ -75,10 +76,10 @@ class Fifo<T> {
 }
 
 /**
- * What an event costs the heap, roughly: its JSON, the parsed event held beside it (its content, id, key and
- * signature as strings, its tags as arrays: about twice the JSON again), the entry, its index slots and their Map
- * entries. Measured: a daemon under Nostr load for 10 s held 27-30 MB more with a 16 MiB window counted at twice
- * the JSON; three times is nearer.
+ * What an event costs the heap, roughly: its JSON, the fields filters read (id, key and tags as strings and arrays),
+ * the entry, its index slots and their Map entries. Measured: a daemon under Nostr load for 10 s held 27-30 MB more
+ * with a 16 MiB window counted at twice the JSON while the whole parsed event was kept; the content and signature
+ * are no longer kept, and the count is left at three times as a margin.
  */
 const entryOverhead = 512
 const sizeOf = (raw: string, ps: number) => 3 * raw.length + entryOverhead + 64 * ps
@@ -116,7 +117,8 @@ export function recentEvents(maxBytes: () => number): RecentEvents {
     add(event, raw, expiresAt) {
       if (byId.has(event.id)) return
       const ps = [...new Set(event.tags.filter(tag => tag[0] === 'p' && tag.length > 1).map(tag => tag[1]!))]
-      const entry: Entry = { event, raw, expiresAt, size: sizeOf(raw, ps.length), ps, gone: false }
+      const fields = { id: event.id, pubkey: event.pubkey, kind: event.kind, created_at: event.created_at, tags: event.tags }
+      const entry: Entry = { event: fields, raw, expiresAt, size: sizeOf(raw, ps.length), ps, gone: false }
       byId.set(event.id, entry)
       all.push(entry)
       for (const p of ps) {
