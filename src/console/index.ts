@@ -26,7 +26,7 @@ export interface ConsoleOptions {
     mock: boolean
     relays: { url: string; connected: boolean; queued: number }[]
     /** The embedded relay's latest stats and the limits they are measured against. */
-    embeddedRelay?: { limits: { maxStoreBytes: number; maxConnections: number }; stats?: { connections: number; storeBytes: number; fileBytes: number; diskLow: boolean; refused: Record<string, number> } }
+    embeddedRelay?: { limits: { maxStoreBytes: number; maxConnections: number }; stats?: { connections: number; storeBytes: number; fileBytes: number; memoryBytes: number; diskLow: boolean; refused: Record<string, number> } }
   }
   now?: () => number
   /** Where the built page lives; build/console by default. */
@@ -147,6 +147,7 @@ export function createConsole(opts: ConsoleOptions): Console {
                   max_connections: embeddedRelay.limits.maxConnections,
                   store_bytes: embeddedRelay.stats?.storeBytes ?? null,
                   file_bytes: embeddedRelay.stats?.fileBytes ?? null,
+                  memory_bytes: embeddedRelay.stats?.memoryBytes ?? null,
                   max_store_bytes: embeddedRelay.limits.maxStoreBytes,
                   disk_low: embeddedRelay.stats?.diskLow ?? false,
                   refused: embeddedRelay.stats?.refused ?? {},

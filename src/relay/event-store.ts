@@ -129,6 +129,8 @@ export interface EventStore {
   queryPage(filter: Filter, nowSeconds: number, limit: number, cursor?: QueryCursor): StoredEvent[]
   /** Bytes counted against the storage budget, in all. */
   usageBytes(): number
+  /** Bytes of ephemeral events kept in memory (counted as against `recentBytes`). */
+  memoryBytes(): number
   /** Deletes expired events; returns how many. */
   sweep(nowSeconds: number): number
   close(): void
@@ -405,6 +407,7 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     query,
     queryPage,
     usageBytes: () => bytesOf(''),
+    memoryBytes: () => recent.bytes(),
     sweep: now => sweepExpired.run({ now }).changes + recent.sweep(now),
     close: () => db.close(),
   }

@@ -57,6 +57,8 @@ export interface RelayStats {
   /** Bytes counted against the storage budget, and the database files' size on disk. */
   storeBytes: number
   fileBytes: number
+  /** Bytes of ephemeral events held in memory (recent-events.ts, counted as against its bound). */
+  memoryBytes: number
   diskLow: boolean
   /** Refusals since start, by NIP-01 prefix (`rate-limited`, `blocked`, `invalid`, …). */
   refused: Record<string, number>
@@ -273,6 +275,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     reads: reader.pending(),
     storeBytes: store.usageBytes(),
     fileBytes: files.reduce((sum, file) => sum + (fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0),
+    memoryBytes: store.memoryBytes(),
     diskLow,
     refused: { ...refusals },
   })

@@ -48,12 +48,14 @@ test.after.each(async () => {
 })
 
 test('a request heard live by the key it names is kept in memory only, and a later `since` query finds it', async () => {
+  assert.is(relay.stats().memoryBytes, 0)
   const daemon = await client()
   await daemon.query('in', { kinds: [21000], '#p': [service] })
   const sent = request(service)
   assert.equal(await (await client()).publish(sent), [true, ''])
   await daemon.next(eventFor('in', sent.id))
   assert.not.ok(onDisk(sent.id), 'not written to relay.sqlite')
+  assert.ok(relay.stats().memoryBytes > JSON.stringify(sent).length, `held in memory (${relay.stats().memoryBytes} bytes in the stats)`)
   const again = await (await client()).query('resume', { kinds: [21000], '#p': [service], since: since() })
   assert.equal(again.map(e => e.id), [sent.id])
 })

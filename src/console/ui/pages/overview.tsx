@@ -12,6 +12,7 @@ interface About {
     max_connections: number
     store_bytes: number | null
     file_bytes: number | null
+    memory_bytes: number | null
     max_store_bytes: number
     disk_low: boolean
     refused: Record<string, number>
@@ -104,7 +105,7 @@ export function Overview() {
               <dl data-testid="embedded-relay">
                 <dt>Embedded relay connections</dt><dd>{embedded.connections ?? '…'} of {embedded.max_connections}</dd>
                 <dt>Embedded relay store</dt>
-                <dd>{embedded.store_bytes == null ? '…' : mib(embedded.store_bytes)} of {mib(embedded.max_store_bytes)} quota{embedded.file_bytes == null ? '' : ` (${mib(embedded.file_bytes)} on disk)`}</dd>
+                <dd>{embedded.store_bytes == null ? '…' : mib(embedded.store_bytes)} of {mib(embedded.max_store_bytes)} quota{embedded.file_bytes == null ? '' : ` (${mib(embedded.file_bytes)} on disk)`}{embedded.memory_bytes == null ? '' : `, ${mib(embedded.memory_bytes)} of requests and replies in memory`}</dd>
                 {embedded.disk_low && <><dt>Disk</dt><dd class="error">LOW: the relay refuses new events</dd></>}
                 <dt>Refused since start</dt><dd>{refused || 'none'}</dd>
               </dl>
