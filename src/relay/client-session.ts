@@ -9,9 +9,9 @@ import { getEventHash } from 'nostr-tools/pure'
 import type { Clock } from '../bus/index.js'
 import type { EventStore } from './event-store.js'
 import type { SaveQueue } from './save-queue.js'
-import { liveFilter, matchesLive, mayMatchEphemeral, parseFilter, type Filter, type LiveFilter } from './filter.js'
+import { liveFilter, matchOf, mayMatchEphemeral, parseFilter, type Filter, type LiveFilter } from './filter.js'
 import { tokenBucket, type RelayLimits, type TokenBucket } from './limits.js'
-import { expirationOf, isHex64, kindClass, parseEventShape, rawOf, type NostrEvent } from './nostr-event.js'
+import { expirationOf, isHex64, kindClass, parseEventShape, parseMessage, rawOf, type NostrEvent } from './nostr-event.js'
 import type { AddressState } from './addresses.js'
 import type { Reader } from './reader.js'
 import { writeRefusal, type ServedKeys } from './policy.js'
@@ -361,16 +361,10 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   function deliver(event: NostrEvent, raw: string): boolean {
     let addressed = false
     for (const [subId, filters] of subscriptions) {
-      let matched = false
-      for (const filter of filters) {
-        if (!matchesLive(filter, event)) continue
-        matched = true
-        if (filter.tags.some(([name]) => name === 'p')) {
-          addressed = true
-          break
-        }
-      }
-      if (matched) send(`["EVENT",${JSON.stringify(subId)},${raw}]`)
+      const match = matchOf(filters, event)
+      if (match === 'none') continue
+      send(`["EVENT",${JSON.stringify(subId)},${raw}]`)
+      if (match === 'addressed') addressed = true
     }
     return addressed
   }
@@ -397,18 +391,4 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       if (ctx.own && hadAny) core.ownSubscriptionsChanged()
     },
   }
-}
-
-/** A client message as a JSON array that starts with its type, or the reason it is not one. */
-function parseMessage(data: Buffer): unknown[] | string {
-  let message: unknown
-  try {
-    message = JSON.parse(data.toString('utf8'))
-  } catch {
-    return 'invalid: message is not JSON'
-  }
-  if (!Array.isArray(message) || typeof message[0] !== 'string') {
-    return 'invalid: a message is a JSON array that starts with its type'
-  }
-  return message
 }

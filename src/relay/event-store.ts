@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { ensureDataDir } from '../store/index.js'
 import { mayMatchEphemeral, type Filter } from './filter.js'
-import { recentEvents } from './recent-events.js'
+import { mergePages, recentEvents } from './recent-events.js'
 import {
   deletionKind,
   dTagOf,
@@ -312,26 +312,7 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
   function queryPage(filter: Filter, now: number, limit: number, cursor?: QueryCursor): StoredEvent[] {
     const stored = queryStored(filter, now, limit, cursor)
     const kept = mayMatchEphemeral(filter) ? recent.page(filter, now, limit, cursor) : []
-    if (kept.length === 0) return stored
-    const merged: StoredEvent[] = []
-    let i = 0
-    let j = 0
-    while (merged.length < limit && (i < stored.length || j < kept.length)) {
-      const a = stored[i]
-      const b = kept[j]
-      if (a && recent.has(a.id)) {
-        i++
-        continue
-      }
-      if (!b || (a && (a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)))) {
-        merged.push(a!)
-        i++
-      } else {
-        merged.push(b)
-        j++
-      }
-    }
-    return merged
+    return kept.length === 0 ? stored : mergePages(stored, kept, limit, id => recent.has(id))
   }
 
   function queryStored(filter: Filter, now: number, limit: number, cursor?: QueryCursor): StoredEvent[] {

@@ -84,6 +84,17 @@ export function matchesLive(filter: LiveFilter, event: MatchedFields): boolean {
   return true
 }
 
+/** Whether one of the filters matches the event (`matched`), and whether one that does names it by `#p` (`addressed`). */
+export function matchOf(filters: readonly LiveFilter[], event: MatchedFields): 'none' | 'matched' | 'addressed' {
+  let found: 'none' | 'matched' = 'none'
+  for (const filter of filters) {
+    if (!matchesLive(filter, event)) continue
+    if (filter.tags.some(([name]) => name === 'p')) return 'addressed'
+    found = 'matched'
+  }
+  return found
+}
+
 function isKindNumber(v: unknown): v is number {
   return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535
 }

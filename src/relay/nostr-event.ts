@@ -1,5 +1,5 @@
-// The event as the relay sees it: shape checks before the (costly) signature check, the NIP-01 kind classes that
-// decide how an event is kept, and the canonical JSON it is stored and sent as.
+// A client message and the event as the relay sees it: shape checks before the (costly) signature check, the
+// NIP-01 kind classes that decide how an event is kept, and the canonical JSON it is stored and sent as.
 import type { NostrEvent } from 'nostr-tools/pure'
 
 export type { NostrEvent }
@@ -95,4 +95,18 @@ export function indexedTags(event: NostrEvent): { name: string; value: string }[
     tags.push({ name: tag[0], value: tag[1] })
   }
   return tags
+}
+
+/** A client message as a JSON array that starts with its type, or the reason it is not one. */
+export function parseMessage(data: Buffer): unknown[] | string {
+  let message: unknown
+  try {
+    message = JSON.parse(data.toString('utf8'))
+  } catch {
+    return 'invalid: message is not JSON'
+  }
+  if (!Array.isArray(message) || typeof message[0] !== 'string') {
+    return 'invalid: a message is a JSON array that starts with its type'
+  }
+  return message
 }

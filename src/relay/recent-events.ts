@@ -20,6 +20,24 @@ export interface PageEvent {
   raw: string
 }
 
+/**
+ * One page from two sources each already in page order (created_at DESC, id ASC): at most `limit`, in that order,
+ * without the `first` events `inSecond` says the second source holds too (it has them in their place).
+ */
+export function mergePages(first: PageEvent[], second: PageEvent[], limit: number, inSecond: (id: string) => boolean): PageEvent[] {
+  const merged: PageEvent[] = []
+  let i = 0
+  let j = 0
+  while (merged.length < limit && (i < first.length || j < second.length)) {
+    const a = first[i]
+    const b = second[j]
+    if (a && inSecond(a.id)) i++
+    else if (!b || (a && (a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)))) merged.push(first[i++]!)
+    else merged.push(second[j++]!)
+  }
+  return merged
+}
+
 export interface RecentEvents {
   /** Keeps an event until `expiresAt` (seconds) or until newer ones need its room. */
   add(event: NostrEvent, raw: string, expiresAt: number): void
