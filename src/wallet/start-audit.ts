@@ -39,7 +39,13 @@ export async function startAudit(opts: StartAuditOptions): Promise<StartAudit> {
   const audit = (): Promise<AuditReport> => (postgres ? auditLedger(opts.sql) : auditLedgerFile(file!))
   // The largest id is a cheap upper bound of the row count (entries are never deleted).
   const entries = Number((await opts.sql.one<{ n: number }>('SELECT COALESCE(MAX(id), 0) AS n FROM ledger_entries'))?.n ?? 0)
-  if (entries <= limit) return { report: audit(), background: false, cancel: () => {} }
+  if (entries <= limit) {
+    // Before the daemon serves, as said above: on PostgreSQL the audit is queries, so its verdict is awaited here
+    // (it was left to settle while the start went on, and its log line could come after the daemon served).
+    const report = audit()
+    await report.catch(() => {})
+    return { report, background: false, cancel: () => {} }
+  }
   let worker: Worker | undefined
   let cancelled = false
   const onWorker = () =>
