@@ -62,7 +62,7 @@ export function settlement({ sql, fence, node, ledger, invoices, emit, log }: Se
     const invoice = await invoices.byHashOn(tx, settled.paymentHash)
     if (!invoice) return []
     const marked = await invoices.markPaid(tx, {
-      paymentHash: invoice.payment_hash,
+      invoiceSerial: invoice.serial,
       paidMsat: settled.amountMsat,
       paidAt: settled.settledAt,
       internal: false,

@@ -65,13 +65,17 @@ const walletTransactions = `
    WHERE p.user_id = @userId`
 
 // The hashes travel as one JSON array: no limit on how many, one statement for any number. The one statement
-// that differs by engine: each has its own function that turns a JSON array into rows.
-const spentOver = (hashRows: string) => `SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0) AS spent
-      FROM ${hashRows} JOIN payments p ON p.payment_hash = h.value AND p.user_id = @userId
-      WHERE p.status = 'pending' OR (p.status = 'succeeded' AND p.resolved_at > @since)`
+// that differs by engine: each has its own function that turns a JSON array into rows. Each hash is looked up in
+// the live index (081_payments_failed_hash.sql; `status <> 'failed'` is its condition, written out so that it can
+// be used). SQLite is told the order with CROSS JOIN: left to choose, it walked every payment of the wallet
+// through payments_user, which grows with the wallet's history, inside the paying transaction.
+const spentWhere = `p.payment_hash = h.value AND p.user_id = @userId AND p.status <> 'failed'
+      AND (p.status = 'pending' OR (p.status = 'succeeded' AND p.resolved_at > @since))`
 const spentText = {
-  sqlite: spentOver('json_each(@hashes) h'),
-  postgres: spentOver('jsonb_array_elements_text(CAST(@hashes AS jsonb)) AS h(value)'),
+  sqlite: `SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0) AS spent
+      FROM json_each(@hashes) h CROSS JOIN payments p WHERE ${spentWhere}`,
+  postgres: `SELECT COALESCE(SUM(p.amount_msat + p.service_fee_msat), 0) AS spent
+      FROM jsonb_array_elements_text(CAST(@hashes AS jsonb)) AS h(value) JOIN payments p ON ${spentWhere}`,
 }
 
 // Aliases quoted: PostgreSQL folds unquoted names to lower case. A parameter only compared with NULL is cast, or

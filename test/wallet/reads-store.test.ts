@@ -4,7 +4,7 @@
 // history, GetUserOperations, products and on-chain addresses (two first NewAddress calls answer one address).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { SqlStore } from '../../src/store/index.js'
+import type { SqlExecutor, SqlStore } from '../../src/store/index.js'
 import type { HandlerTable } from '../../src/bus/index.js'
 import type { LightningNode } from '../../src/node/index.js'
 import { invoiceMoves, invoiceStore, type NewInvoiceRow } from '../../src/wallet/invoices/store.js'
@@ -38,7 +38,10 @@ const invoiceRow = (userId: string, n: number, over: Partial<NewInvoiceRow> = {}
 })
 const addInvoice = (store: SqlStore, row: NewInvoiceRow) => store.transaction(tx => invoiceMoves.insert(tx, row))
 const markPaid = (store: SqlStore, n: number, paidAt: number) =>
-  store.transaction(tx => invoiceMoves.markPaid(tx, { paymentHash: hash(n), paidMsat: 1000 * n, paidAt, internal: false, settleIndex: null }))
+  store.transaction(async tx => {
+    const invoice = (await invoiceMoves.byHashOn(tx, hash(n)))!
+    return invoiceMoves.markPaid(tx, { invoiceSerial: invoice.serial, paidMsat: 1000 * n, paidAt, internal: false, settleIndex: null })
+  })
 async function addPayment(store: SqlStore, userId: string, n: number, status: string, createdAt: number, request = `lnbcrt${n}inv`) {
   return (await store.one<{ serial: number }>(
     `INSERT INTO payments (payment_hash, payment_request, user_id, amount_msat, service_fee_msat, max_routing_fee_msat,
@@ -119,6 +122,74 @@ for (const engine of both.engines) {
     assert.is(await payments.latestOfPayer(hash(20), 'lnbcrt20inv', 'bob'), undefined)
     assert.equal((await payments.pending()).map(p => p.serial), [live])
   })
+
+  test('payments by hash: the live attempt is the latest; without one, the latest failed; the payer’s own latest', async () => {
+    const payments = paymentStore(store, createLedger(), invoiceMoves)
+    // Hash 60: two failed attempts by alice at one invoice, a failed copy by bob, then bob's live attempt.
+    await addPayment(store, 'alice', 60, 'failed', 10, 'lnbcrt60a')
+    const alicesLast = await addPayment(store, 'alice', 60, 'failed', 11, 'lnbcrt60a')
+    const bobsCopy = await addPayment(store, 'bob', 60, 'failed', 12, 'lnbcrt60b')
+    assert.is((await payments.byHash(hash(60)))?.serial, bobsCopy, 'no live attempt: the latest failed one')
+    const bobsLive = await addPayment(store, 'bob', 60, 'succeeded', 13, 'lnbcrt60a')
+    assert.is((await payments.byHash(hash(60)))?.serial, bobsLive)
+    assert.is((await payments.latestOfPayer(hash(60), 'lnbcrt60a', 'bob'))?.serial, bobsLive)
+    assert.is((await payments.latestOfPayer(hash(60), 'lnbcrt60a', 'alice'))?.serial, alicesLast, 'the live one is another payer’s')
+    assert.is((await payments.latestOfPayer(hash(60), 'lnbcrt60b', 'bob'))?.serial, bobsCopy, 'the live one is another invoice’s')
+    assert.is(await payments.latestOfPayer(hash(60), 'lnbcrt60b', 'alice'), undefined)
+    // A pending attempt that fails joins the failed ones, and is then the latest of them.
+    const retry = await addPayment(store, 'alice', 61, 'pending', 20, 'lnbcrt61')
+    await store.run("UPDATE payments SET status = 'failed', resolved_at = 21 WHERE serial = ?", [retry])
+    assert.is((await payments.byHash(hash(61)))?.serial, retry)
+    assert.is((await payments.latestOfPayer(hash(61), 'lnbcrt61', 'alice'))?.status, 'failed')
+  })
+
+  test('what a spend limit sums: pending ones, succeeded ones in the window, of this wallet and these hashes', async () => {
+    const sums = transactionHistory(store).sums
+    await addPayment(store, 'alice', 70, 'pending', 100) // 70,000 + 10
+    await addPayment(store, 'alice', 71, 'succeeded', 200) // resolved at 201: 71,000 + 10
+    await addPayment(store, 'alice', 72, 'succeeded', 50) // resolved at 51, before the window
+    await addPayment(store, 'alice', 73, 'failed', 300)
+    await addPayment(store, 'bob', 74, 'pending', 300)
+    const hashes = [70, 71, 72, 73, 74].map(hash)
+    assert.is(await sums.spentMsat(store, 'alice', hashes, 60), 70_010 + 71_010)
+    assert.is(await sums.spentMsat(store, 'alice', hashes, 300), 70_010)
+    assert.is(await sums.spentMsat(store, 'alice', [hash(73), hash(75)], 0), 0)
+    assert.is(await sums.spentMsat(store, 'bob', hashes, 0), 74_010)
+    assert.is(await sums.spentMsat(store, 'alice', [], 0), 0)
+  })
+
+  if (engine.engine === 'sqlite') {
+    // Issue 24: the cost of a payment must not grow with the journal. Each lookup the paying path makes finds its
+    // rows by key in an index that holds only what it looks for: none walks a wallet's history (payments_user).
+    test('the payment lookups search by key in their own index (SQLite query plans)', async () => {
+      const plans: string[] = []
+      // The executor as given, but every statement's plan is read first, on the same connection.
+      const explaining = <T extends SqlExecutor>(on: T): T =>
+        new Proxy(on, {
+          get(target, name) {
+            const method = Reflect.get(target, name) as unknown
+            if (name !== 'one' && name !== 'many' && name !== 'run') return typeof method === 'function' ? method.bind(target) : method
+            return async (text: string, params?: never) => {
+              for (const row of await target.many<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)) plans.push(row.detail)
+              return (method as (t: string, p?: never) => unknown).call(target, text, params)
+            }
+          },
+        })
+      const explained = explaining(store)
+      const payments = paymentStore(explained, createLedger(), invoiceMoves)
+      await payments.byHash(hash(60))
+      await payments.byHash(hash(97))
+      await payments.latestOfPayer(hash(60), 'lnbcrt60a', 'alice')
+      await transactionHistory(store).sums.spentMsat(explained, 'alice', [hash(70), hash(71)], 0)
+      await store.transaction(tx => invoiceMoves.markPaid(explaining(tx), {
+        invoiceSerial: 999_999, paidMsat: 1, paidAt: 1, internal: true, settleIndex: null,
+      }))
+      assert.ok(plans.length >= 6, plans.join('\n'))
+      for (const detail of plans) {
+        assert.match(detail, /^SEARCH (payments|p) USING INDEX payments_(live|failed)_hash \(payment_hash=\?\)$|^SEARCH invoices USING INTEGER PRIMARY KEY|^SCAN h VIRTUAL TABLE/, detail)
+      }
+    })
+  }
 
   test('NIP-47 history: direction, unpaid, window, paging; by hash the own payment answers', async () => {
     await walletOf(store, 'carol')

@@ -52,7 +52,8 @@ export interface NewInvoiceRow {
 }
 
 export interface PaidMark {
-  paymentHash: string
+  /** The invoice's serial: its row is found by its key, not through a hash index at a random place. */
+  invoiceSerial: number
   paidMsat: number
   paidAt: number
   internal: boolean
@@ -72,7 +73,7 @@ const insertText = `INSERT INTO invoices
 const byHashText = 'SELECT * FROM invoices WHERE payment_hash = ?'
 const markPaidText = `UPDATE invoices
       SET paid_at = @paidAt, paid_msat = @paidMsat, paid_internally = @internal, settle_index = @settleIndex
-      WHERE payment_hash = @paymentHash AND paid_at IS NULL`
+      WHERE serial = @invoiceSerial AND paid_at IS NULL`
 
 /** The invoice statements of money transactions, on their `tx` (either engine). */
 export const invoiceMoves = {

@@ -85,13 +85,15 @@ const texts = {
               @max_routing_fee_msat, @routing_fee_msat, @internal, @status, @preimage, @failure_reason, @created_at,
               @resolved_at) RETURNING serial`,
   bySerial: 'SELECT * FROM payments WHERE serial = ?',
-  // The latest attempt at a hash: the live one when there is one (at most one is, see 070_payments_per_invoice.sql).
-  byHash: `SELECT * FROM payments WHERE payment_hash = ?
-      ORDER BY CASE WHEN status = 'failed' THEN 1 ELSE 0 END, serial DESC LIMIT 1`,
-  // Through payments_hash: an index on the invoice text would take every payment at a random place in ~170 bytes
-  // per row (074_payments_without_request_index.sql).
-  latestOfPayer: `SELECT * FROM payments WHERE payment_hash = ? AND payment_request = ? AND user_id = ?
-      ORDER BY serial DESC LIMIT 1`,
+  // A hash's attempts are found in two partial indexes (081_payments_failed_hash.sql): the live one (pending or
+  // succeeded, at most one) is always the latest, as nothing can be inserted at its hash while it lives and a
+  // succeeded attempt never fails; without one, the latest failed attempt is. Each text names its index's condition.
+  live: `SELECT * FROM payments WHERE payment_hash = ? AND status <> 'failed'`,
+  latestFailed: `SELECT * FROM payments WHERE payment_hash = ? AND status = 'failed' ORDER BY serial DESC LIMIT 1`,
+  // The invoice text has no index of its own: one would take every payment at a random place in ~170 bytes per row
+  // (074_payments_without_request_index.sql). The payer's attempts are found by the invoice's hash instead.
+  latestFailedOfPayer: `SELECT * FROM payments WHERE payment_hash = ? AND status = 'failed' AND payment_request = ?
+      AND user_id = ? ORDER BY serial DESC LIMIT 1`,
   liveByHash: `SELECT payment_request, status FROM payments WHERE payment_hash = ? AND status <> 'failed'`,
   pending: `SELECT * FROM payments WHERE status = 'pending' ORDER BY serial`,
   succeed: `UPDATE payments SET status = 'succeeded', routing_fee_msat = @routingFeeMsat,
@@ -107,11 +109,21 @@ type InvoicePaidMark = Pick<InvoiceStore, 'markPaid'>
 export function paymentStore(sql: SqlStore, ledger: Ledger, invoices: InvoicePaidMark) {
   return {
     /** The latest attempt at this payment hash (the live one, when one is pending or succeeded). */
-    byHash: (paymentHash: string) => sql.one<PaymentRow>(texts.byHash, [paymentHash.toLowerCase()]),
+    async byHash(paymentHash: string): Promise<PaymentRow | undefined> {
+      const hash = paymentHash.toLowerCase()
+      return (await sql.one<PaymentRow>(texts.live, [hash])) ?? sql.one<PaymentRow>(texts.latestFailed, [hash])
+    },
     bySerial: (serial: number) => sql.one<PaymentRow>(texts.bySerial, [serial]),
     /** The payer's latest attempt at this invoice (`paymentHash` is the invoice's). */
-    latestOfPayer: (paymentHash: string, paymentRequest: string, payerId: string) =>
-      sql.one<PaymentRow>(texts.latestOfPayer, [paymentHash.toLowerCase(), normalizedRequest(paymentRequest), payerId]),
+    async latestOfPayer(paymentHash: string, paymentRequest: string, payerId: string): Promise<PaymentRow | undefined> {
+      const hash = paymentHash.toLowerCase()
+      const request = normalizedRequest(paymentRequest)
+      const live = await sql.one<PaymentRow>(texts.live, [hash])
+      // The live attempt is the latest at its hash: when it is another invoice's or another payer's, this payer's
+      // latest attempt at this invoice is an earlier one, which failed.
+      if (live && live.payment_request === request && live.user_id === payerId) return live
+      return sql.one<PaymentRow>(texts.latestFailedOfPayer, [hash, request, payerId])
+    },
     pending: () => sql.many<PaymentRow>(texts.pending),
     ...paymentMovements(ledger, invoices),
   }
@@ -199,7 +211,7 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
       await refuseRepeat(tx, terms, invoice.user_id)
       if (limit) await limit(tx, terms)
       // The paid mark first: when it changes nothing, the invoice was paid meanwhile (internally or over Lightning).
-      const paid = { paymentHash: invoice.payment_hash, paidMsat: terms.amountMsat, paidAt: terms.at, internal: true }
+      const paid = { invoiceSerial: invoice.serial, paidMsat: terms.amountMsat, paidAt: terms.at, internal: true }
       if (!(await invoices.markPaid(tx, { ...paid, settleIndex: null }))) throw new OperationError('conflict', refusals.alreadyPaid)
       const payment = await debit(tx, terms, true, 0)
       const credited = await ledger.post(tx, invoiceCredit(invoice, terms.amountMsat, terms.at))
