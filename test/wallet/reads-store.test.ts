@@ -16,6 +16,7 @@ import { productHandlers, productInvoice } from '../../src/wallet/handlers/produ
 import { addressHandlers } from '../../src/wallet/handlers/addresses.js'
 import type { IssueInvoice } from '../../src/wallet/invoices/issue.js'
 import { logPostgresSkipped, openEngines } from '../support/sql-engines.js'
+import { outsideInvoice } from '../support/outside-invoice.js'
 
 const both = await openEngines()
 logPostgresSkipped(both.postgresSkipped)
@@ -74,8 +75,16 @@ for (const engine of both.engines) {
     await addInvoice(store, invoiceRow('alice', 2, { offerId: 'offer-1' }))
     await addInvoice(store, invoiceRow('bob', 3, { offerId: 'offer-1' }))
     await markPaid(store, 2, 5000)
-    assert.is((await invoices.byRequest('  LNBCRT1INV '))?.payment_hash, hash(1))
-    assert.is(await invoices.byRequest('lnbcrt999inv'), undefined)
+    // By request: through the hash its text names, then the text compared (082_invoices_without_request_index.sql).
+    const ours = outsideInvoice({ network: 'regtest', nowMs: 1_000_000, amountMsat: 5000, paymentHash: hash(5) })
+    await addInvoice(store, invoiceRow('alice', 5, { paymentRequest: ours.paymentRequest }))
+    assert.is((await invoices.byRequest(`  ${ours.paymentRequest.toUpperCase()} `))?.payment_hash, hash(5))
+    const copy = outsideInvoice({ network: 'regtest', nowMs: 1_000_000, amountMsat: 5000, paymentHash: hash(5) })
+    assert.is(await invoices.byRequest(copy.paymentRequest), undefined, 'the same hash in another text is not ours')
+    const stranger = outsideInvoice({ network: 'regtest', nowMs: 1_000_000, amountMsat: 5000 })
+    assert.is(await invoices.byRequest(stranger.paymentRequest), undefined)
+    assert.is(await invoices.byRequest('lnbcrt1inv'), undefined, 'stored, but not a request: it names no hash')
+    assert.is(await invoices.byRequest(''), undefined)
     const byHash = await invoices.byHash(hash(2).toUpperCase())
     assert.is(byHash?.paid_at, 5000)
     assert.is(byHash?.amount_msat, 2000)
