@@ -65,6 +65,12 @@ export interface Operation<
   nostrCodec?: { kind: number; request: string }
   /** Server-streaming: the handler returns an Observable; over Nostr items are pushed. */
   stream?: boolean
+  /**
+   * Only reads: running it twice changes nothing, and each run answers the state of its moment. Over Nostr such a
+   * request is run without the exactly-once claim and its reply is not stored (transports/nostr/inbound.ts): a
+   * repeat of the same event is run again. Never on an operation that writes, even idempotently.
+   */
+  repeatable?: boolean
   /** Carries several operations of its caller kind in one call (BatchUser). */
   batch?: boolean
   input: I

@@ -29,13 +29,13 @@ import { CreatedWallet, CreateWalletRequest, ExtensionRequest, WalletKeys } from
 
 export const userOperations = [
   operation({
-    name: 'UserHealth', area: 'user', auth: 'user', dialect: 'pub', nostr: true,
+    name: 'UserHealth', area: 'user', auth: 'user', dialect: 'pub', nostr: true, repeatable: true,
     http: { method: 'POST', path: '/api/user/health', body: 'none' },
     input: Empty, output: UserHealthState,
     summary: 'An empty `downtime_reason` when payments work, else what is wrong with the node (never an error answer).',
   }),
   operation({
-    name: 'GetUserInfo', area: 'user', auth: 'user', dialect: 'pub', nostr: true,
+    name: 'GetUserInfo', area: 'user', auth: 'user', dialect: 'pub', nostr: true, repeatable: true,
     http: { method: 'POST', path: '/api/user/info', body: 'none' },
     input: Empty, output: UserInfo,
     summary: 'Balance, withdrawable amount, fee parameters, CLINK pointers (noffer, ndebit, nmanage), callback and bridge URLs.',
@@ -59,7 +59,7 @@ export const userOperations = [
     summary: 'An invoice for product `id` at its price; paying it credits the product owner. Upstream stub; relaypay implements it.',
   }),
   operation({
-    name: 'GetUserOperations', area: 'user', auth: 'user', dialect: 'pub', nostr: true,
+    name: 'GetUserOperations', area: 'user', auth: 'user', dialect: 'pub', nostr: true, repeatable: true,
     http: { method: 'POST', path: '/api/user/operations' },
     input: GetUserOperationsRequest, output: GetUserOperationsResponse,
     summary: "The user's history in six cursor-paginated lists: invoices, on-chain and user-to-user payments, in and out.",
@@ -95,7 +95,7 @@ export const userOperations = [
     summary: 'A bolt11 invoice credited to the user (amount > 0, expiry at most 1 h, optional zap request or blinded path).',
   }),
   operation({
-    name: 'DecodeInvoice', area: 'user', auth: 'user', dialect: 'pub', nostr: true,
+    name: 'DecodeInvoice', area: 'user', auth: 'user', dialect: 'pub', nostr: true, repeatable: true,
     http: { method: 'POST', path: '/api/user/invoice/decode' },
     input: DecodeInvoiceRequest, output: DecodeInvoiceResponse,
     summary: 'The amount in sats of a bolt11 invoice.',
@@ -107,7 +107,7 @@ export const userOperations = [
     summary: "Pays a bolt11 invoice that carries an amount from the user's balance, plus the service fee.",
   }),
   operation({
-    name: 'GetPaymentState', area: 'user', auth: 'user', dialect: 'pub', nostr: true,
+    name: 'GetPaymentState', area: 'user', auth: 'user', dialect: 'pub', nostr: true, repeatable: true,
     http: { method: 'POST', path: '/api/user/payment/state' },
     input: GetPaymentStateRequest, output: PaymentState,
     summary: "State of one of the user's outgoing payments: paid time (0 pending, -1 failed), amount and fees.",
@@ -173,13 +173,13 @@ export const userOperations = [
     summary: 'Creates a CLINK offer (price 0: the payer chooses the amount) and returns its id.',
   }),
   operation({
-    name: 'GetDebitAuthorizations', area: 'user', auth: 'user', dialect: 'pub', nostr: true,
+    name: 'GetDebitAuthorizations', area: 'user', auth: 'user', dialect: 'pub', nostr: true, repeatable: true,
     http: { method: 'GET', path: '/api/user/debit/get', body: 'none' },
     input: Empty, output: DebitAuthorizations,
     summary: 'The CLINK debit grants and bans the user has made, with their rules.',
   }),
   operation({
-    name: 'GetManageAuthorizations', area: 'user', auth: 'user', dialect: 'pub', nostr: true,
+    name: 'GetManageAuthorizations', area: 'user', auth: 'user', dialect: 'pub', nostr: true, repeatable: true,
     http: { method: 'GET', path: '/api/user/manage/get', body: 'none' },
     input: Empty, output: ManageAuthorizations,
     summary: 'The CLINK manage grants and bans the user has made.',

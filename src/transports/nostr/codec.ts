@@ -14,7 +14,7 @@ export interface Addressee {
   secretKey: Uint8Array
 }
 
-/** A request as the pipeline hands it to its codec, once it is claimed. */
+/** A request as the pipeline hands it to its codec, once its signature holds. */
 export interface Inbound<To extends Addressee = Addressee> {
   event: Event
   to: To
@@ -26,7 +26,7 @@ export interface Inbound<To extends Addressee = Addressee> {
 export type CodecCall = Pick<Call, 'op' | 'credentials' | 'input' | 'requestId' | 'onOutcome'>
 
 /**
- * What a codec makes of a claimed request:
+ * What a codec makes of a request:
  * - `drop`: not a request it can answer (does not decrypt, is no request of this kind): no answer, and remembered
  *   as answered with nothing so that a redelivery is dropped too;
  * - `refuse`: well-formed enough to answer, but no call can run (no such operation, a cipher it does not speak):
@@ -56,7 +56,7 @@ export interface NostrCodec<To extends Addressee = Addressee, R = unknown> {
    * any work (not one of our keys, or a check that needs no signature fails: a NIP-47 request past its expiration).
    */
   addressee(event: Event, target: string): To | undefined
-  /** Decrypts and reads a claimed request. */
+  /** Decrypts and reads a request whose signature holds, before its claim (a repeatable read is never claimed). */
   decode(request: Inbound<To>): Decoded<R>
   /** Answers a call with the operation's output; `noReply` when nothing is to be sent now (a parked CLINK request). */
   answer(request: R, output: unknown): StoredReply

@@ -4,9 +4,13 @@
 // the first copy runs needs nothing), the signature (once, before anything is decrypted: nip44v1 has no MAC, so the
 // signature is its only integrity), then the exactly-once claim in the one claim store (processed-requests.ts).
 // Requests verified in one turn of the event loop are claimed together in one transaction at the next. With its
-// claim a request is new (decoded, dispatched, answered), answered before (its stored reply is sent again, nothing
-// runs) or taken by an earlier run that never answered (told so by its codec, never run twice); an answer is
-// stored before it is sent, for the next repeat.
+// claim a request is new (dispatched, answered), answered before (its stored reply is sent again, nothing runs) or
+// taken by an earlier run that never answered (told so by its codec, never run twice); an answer is stored before
+// it is sent, for the next repeat.
+// A request is decoded once its signature holds, before its claim: a call of an operation the catalogue marks
+// `repeatable` (it only reads, so running it again changes nothing) is run and answered at once, with nothing
+// journalled (issue 24: the claim and the stored reply were a sixth of the daemon's work per GetUserInfo). A
+// repeat of one is run again and answers the state of that moment.
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
 import { lastValueFrom, type Clock, type Dispatcher } from '../../bus/index.js'
@@ -23,8 +27,12 @@ export interface ClaimStageDeps {
 }
 
 export interface ClaimStage {
-  /** Verifies and claims a request addressed to `addressee` (the key that answers it), then runs it with its claim. */
-  take(event: Event, addressee: string, run: (claim: Claim) => Promise<void>): void
+  /**
+   * Verifies and claims a request addressed to `addressee` (the key that answers it), then runs it with its claim.
+   * `unclaimed`, asked once the signature holds, may instead return the request's whole work, run at once without a
+   * claim (a repeatable read); it is still in flight for `idle` and for copies of the same event.
+   */
+  take(event: Event, addressee: string, run: (claim: Claim) => Promise<void>, unclaimed?: () => (() => Promise<void>) | undefined): void
   /** Resolves once every request taken so far is claimed and its run has begun (not necessarily answered). */
   begun(): Promise<void>
   /** Resolves when every request taken so far has been answered. */
@@ -106,7 +114,7 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
   }
 
   return {
-    take(event, addressee, run) {
+    take(event, addressee, run, unclaimed) {
       if (inFlight.has(event.id)) return
       if (!deps.verify(event)) {
         log.warn({ id: event.id, pubkey: event.pubkey, kind: event.kind }, 'dropped a request event with a bad id or signature')
@@ -114,7 +122,14 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
       }
       let done!: () => void
       inFlight.set(event.id, new Promise<void>(resolve => (done = resolve)))
-      enqueue({ event, addressee, run, done })
+      const work = unclaimed?.()
+      if (!work) return enqueue({ event, addressee, run, done })
+      work()
+        .catch(err => log.error({ err, id: event.id, kind: event.kind }, 'request event handling failed'))
+        .finally(() => {
+          inFlight.delete(event.id)
+          done()
+        })
     },
     // A batch is taken at the next turn of the event loop: wait for that turn, then for its claims.
     begun: async () => {
@@ -132,7 +147,7 @@ export interface InboundDeps {
   codecs: readonly AnyNostrCodec[]
   stage: ClaimStage
   processed: ProcessedRequests
-  dispatcher: Pick<Dispatcher, 'dispatch'>
+  dispatcher: Pick<Dispatcher, 'dispatch' | 'resolve'>
   log: Logger
 }
 
@@ -155,13 +170,12 @@ export function inboundPipeline(deps: InboundDeps): InboundPipeline {
     }
   }
 
-  async function run(codec: NostrCodec, claim: Claim, request: Inbound): Promise<void> {
+  async function run(codec: NostrCodec, claim: Claim, request: Inbound, decoded: Decoded<unknown>): Promise<void> {
     const { event } = request
     if (claim.state === 'answered') {
       if (claim.reply.contents.length > 0) await processed.answer(event.id, codec.resend(request, claim.reply))
       return
     }
-    const decoded = codec.decode(request)
     if (decoded.type === 'drop') {
       log.debug({ id: event.id, kind: event.kind, reason: decoded.reason }, 'dropped a request without an answer')
       return processed.answer(event.id, noReply)
@@ -176,6 +190,17 @@ export function inboundPipeline(deps: InboundDeps): InboundPipeline {
       if (reply.contents.length > 0) codec.publish(request, reply)
     }
   }
+
+  /** A repeatable read: run and answered, nothing stored; remembered only so that a relay's replay is not answered twice. */
+  async function runUnclaimed(codec: NostrCodec, request: Inbound, decoded: Extract<Decoded<unknown>, { type: 'call' }>): Promise<void> {
+    const reply = await answer(codec, decoded)
+    if (reply.contents.length === 0) return
+    processed.answeredUnstored(request.event.id)
+    codec.publish(request, reply)
+  }
+
+  const repeatable = (decoded: Decoded<unknown>): decoded is Extract<Decoded<unknown>, { type: 'call' }> =>
+    decoded.type === 'call' && deps.dispatcher.resolve(decoded.call.op)?.repeatable === true
 
   async function answer(codec: NostrCodec, decoded: Exclude<Decoded<unknown>, { type: 'drop' }>): Promise<StoredReply> {
     if (decoded.type === 'refuse') return codec.refuse(decoded.request)
@@ -197,8 +222,18 @@ export function inboundPipeline(deps: InboundDeps): InboundPipeline {
       const codec = byKind.get(event.kind)
       const to: Addressee | undefined = codec?.addressee(event, target)
       if (!codec || !to) return
-      const arrivedAt = performance.now()
-      deps.stage.take(event, to.pubkey, claim => run(codec, claim, { event, to, arrivedAt }))
+      const request: Inbound = { event, to, arrivedAt: performance.now() }
+      // Decoded once the signature holds (nip44v1 has no MAC: the signature is its only integrity), before the claim.
+      let decoded: Decoded<unknown> | undefined
+      deps.stage.take(
+        event,
+        to.pubkey,
+        claim => run(codec, claim, request, decoded!),
+        () => {
+          const read = (decoded = codec.decode(request))
+          return repeatable(read) ? () => runUnclaimed(codec, request, read) : undefined
+        },
+      )
     },
     filters(since) {
       const filters: { kinds: number[]; '#p': string[]; since: number }[] = []

@@ -3,7 +3,8 @@
 // before it is sent, inbound.ts), so
 // the same event delivered again — by a second relay, a resubscription or after a restart — runs nothing and is
 // answered with the stored reply. Rows older than the accepted event age are pruned: such events are dropped as
-// stale before they get here, so forgetting them cannot let one run twice.
+// stale before they get here, so forgetting them cannot let one run twice. A call of a `repeatable` operation (one
+// that only reads) is never claimed: it is run again when it comes again (inbound.ts).
 //
 // A busy relay delivers requests in bursts: the claims of one burst commit in one transaction, and so do the
 // replies stored in one turn of the event loop.
@@ -59,6 +60,8 @@ export interface ProcessedRequests {
    * relay confirms it. Bounded: a request forgotten here is answered again with its stored reply, as after a restart.
    */
   answeredHere(eventId: string): boolean
+  /** Remembers a request this process answered without a claim or a stored reply (a repeatable read, inbound.ts). */
+  answeredUnstored(eventId: string): void
   /** created_at (unix s) of the newest request taken, to resume the subscription after a restart. */
   newestCreatedAt(): Promise<number | undefined>
   /** Forgets requests created before `unixSeconds`; returns how many. */
@@ -168,6 +171,7 @@ export function processedRequests(store: ProcessedRequestsStore): ProcessedReque
       ))
     },
     answeredHere: eventId => repliedHere.has(eventId),
+    answeredUnstored: eventId => void repliedHere.add(eventId),
     newestCreatedAt: async () => (await sql.one<{ newest: number | null }>(newestSql))?.newest ?? undefined,
     prune: async unixSeconds => (await sql.run(pruneSql, [unixSeconds])).changes,
   }

@@ -47,6 +47,8 @@ interface Room extends ClinkServer {
  */
 function dispatcherFor(room: Room) {
   return {
+    // The CLINK operations only write: none is a repeatable read.
+    resolve: (_op: string) => undefined,
     dispatch(call: Call) {
       const input = call.input as { body: unknown; created_at: number; clink_version?: string }
       const kind = ({ ClinkOfferRequest: 21001, ClinkDebitRequest: 21002, ClinkManageRequest: 21003 } as Record<string, number>)[call.op]

@@ -1,5 +1,6 @@
 // Delivery guarantees of the relay bus, with the daemon on standalone relays the test controls: a request
-// delivered twice (two relays, a daemon restart) runs once and is answered again with the stored reply; a tampered
+// delivered twice (two relays, a daemon restart) runs once and is answered again with the stored reply, unless it
+// only reads (a repeatable operation: run again, nothing journalled); a tampered
 // event is dropped; a relay restart under load loses nothing; 1,000 requests from 50 keys run exactly once each.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -7,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { startRelay, type RunningRelay } from '../../../src/relay/index.js'
 import { createEventVerifier } from '../../../src/transports/nostr/verify.js'
-import { withBooks } from '../../support/books.js'
+import { openBooks, withBooks } from '../../support/books.js'
 import { startDaemon, tempDataDir, type TestDaemon } from '../../support/daemon.js'
 import { appProfile, PubClient, sleep, type Reply } from '../../support/pub-client.js'
 
@@ -63,6 +64,32 @@ delivery('a request delivered by a second relay runs once and is answered again 
   await c.publish(event, [relays[1]!.url])
   assert.is(keysOf(await again), keysOf(original))
   assert.is(keysOf(await c.ok('GetWalletKeys')), keysOf(original), 'the keys were rotated once')
+})
+
+delivery('a repeatable read delivered again is run again and answers the moment; nothing of it is journalled', async () => {
+  const c = await client([relays[0]!.url, relays[1]!.url])
+  const { event, requestId } = c.request('GetUserInfo')
+  const first = c.waitFor(requestId)
+  await c.publish(event, [relays[0]!.url])
+  const original = await first
+  assert.is(original.status, 'OK')
+  const url = `https://callbacks.invalid/${requestId}`
+  await c.ok('UpdateCallbackUrl', { url })
+  const again = c.waitFor(requestId, 10_000, reply => c.messages(requestId).length >= 2 && reply !== original)
+  await c.publish(event, [relays[1]!.url])
+  const second = await again
+  assert.is(second.status, 'OK')
+  assert.is.not(original.callback_url, url)
+  assert.is(second.callback_url, url, 'run again, not the stored reply of the first run')
+  const books = openBooks(dataDir, { readonly: true })
+  try {
+    assert.is(await books.one('SELECT event_id FROM nostr_requests WHERE event_id = ?', [event.id]), undefined, 'the read is not journalled')
+    const writes = await books.many<{ reply: string | null }>('SELECT reply FROM nostr_requests WHERE requester = ?', [c.pubkey])
+    assert.is(writes.length, 1, 'UpdateCallbackUrl, which writes, is')
+    assert.ok(writes[0]!.reply, 'with its stored reply')
+  } finally {
+    await books.close()
+  }
 })
 
 delivery('a tampered request (content changed under the original signature) is dropped', async () => {
