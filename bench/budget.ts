@@ -9,6 +9,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { startDaemon, tempDataDir, type TestDaemon } from '../test/support/daemon.js'
 import { benchPayments, paymentBenchConfig, type PaymentBenchResult } from './payments.js'
 import { benchNostr, type NostrBenchRow } from './nostr.js'
@@ -155,6 +156,16 @@ export async function auditVerdict(daemon: TestDaemon): Promise<{ auditMs: numbe
     await new Promise(resolve => setTimeout(resolve, 100))
   }
   return { auditMs: null, auditBackground: null }
+}
+
+/**
+ * The seeded database of the build at `root`, made with that build's own schema and seeder: a database made by a
+ * newer build carries migrations (an index dropped or added) that an older one does not know, and would measure the
+ * older build on the newer schema.
+ */
+export async function seededDatabaseOf(root: string, seed: { users: number; ledgerEntries: number }): Promise<string> {
+  const own = (await import(pathToFileURL(path.join(root, 'build/bench/budget.js')).href)) as { seededDatabase: typeof seededDatabase }
+  return own.seededDatabase(seed).file
 }
 
 /** A seeded database for these sizes, made once per schema and kept in the OS temp dir. */

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { startDaemon, tempDataDir, type TestDaemon } from '../test/support/daemon.js'
 import { repoRoot } from '../test/support/paths.js'
-import { auditVerdict } from './budget.js'
+import { auditVerdict, seededDatabaseOf } from './budget.js'
 import { benchPayments, paymentBenchConfig } from './payments.js'
 import { processRssMb } from './process-stats.js'
 
@@ -24,10 +24,7 @@ export interface FlatCostOptions {
 }
 
 async function onSeeded<T>(root: string, seed: { users: number; ledgerEntries: number }, env: Record<string, string>, measure: (daemon: TestDaemon) => Promise<T>) {
-  // Each build seeds with its own schema and seeder: a database made by the newer one would carry migrations (an
-  // index dropped or added) that the older build does not know, and measure the older build on the newer schema.
-  const { seededDatabase } = (await import(pathToFileURL(path.join(root, 'build/bench/budget.js')).href)) as typeof import('./budget.js')
-  const { file } = seededDatabase(seed)
+  const file = await seededDatabaseOf(root, seed)
   const dataDir = path.join(tempDataDir(), 'data')
   fs.mkdirSync(dataDir, { recursive: true })
   fs.copyFileSync(file, path.join(dataDir, 'relaypay.sqlite'))

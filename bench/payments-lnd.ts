@@ -23,7 +23,7 @@ import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/
 import { repoRoot } from '../test/support/paths.js'
 import { cpuWindow as daemonCpuWindow, processRssMb, profiler, profilingEnv } from './process-stats.js'
 import { RawConnection, rawRequest } from './raw-http.js'
-import { auditVerdict, seededDatabase } from './budget.js'
+import { auditVerdict, seededDatabaseOf } from './budget.js'
 import { onBenchPostgres, withServerCpu, type BenchPostgres } from './postgres-server.js'
 
 export interface LndPaymentsOptions {
@@ -85,7 +85,8 @@ async function onLnd(root: string, profileDir: string | undefined, seed: LndPaym
   if (seed) {
     dataDir = path.join(tempDataDir(), 'data')
     fs.mkdirSync(dataDir, { recursive: true })
-    fs.copyFileSync(seededDatabase(seed).file, path.join(dataDir, 'relaypay.sqlite'))
+    // The build's own seed: one made by a newer build would run this one on a schema it does not know.
+    fs.copyFileSync(await seededDatabaseOf(root, seed), path.join(dataDir, 'relaypay.sqlite'))
   }
   const daemon = await startDaemon({
     ...(dataDir ? { dataDir } : {}),

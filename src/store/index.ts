@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import type { CheckpointWorker } from './checkpointer.js'
 import type { SqlStore } from './sql-store.js'
 import { sqliteSqlStore } from './sqlite-sql-store.js'
+import { refuseNewerSchema } from './schema-version.js'
 
 export { startCheckpointWorker, type CheckpointWorker } from './checkpointer.js'
 // The engine layer of issue 27 (docs/postgres.md): rooms ported to it take a SqlStore, on either engine.
@@ -26,7 +27,7 @@ export { postgresSqlStore, type PostgresStoreOptions } from './postgres-sql-stor
 export { migratePostgres, toPostgresSchema } from './postgres-migrations.js'
 export { acquireActiveLock, ActiveElsewhere, checkEpoch, NotActive, type ActiveLease, type ActiveLockOptions } from './active-lock.js'
 export { postgresWriteProbe, writeProbe, type WriteProbe } from './writable.js'
-export { openDatabaseFile, readDatabaseFile, schemaVersionOf } from './schema-version.js'
+export { openDatabaseFile, readDatabaseFile, refuseNewerSchema, schemaVersionOf } from './schema-version.js'
 
 export type Db = Database.Database
 
@@ -166,7 +167,10 @@ export function commitWithoutSync<T>(db: Db, work: () => T): T {
   }
 }
 
-/** Applies every migration newer than the database, each inside its own transaction, in numeric order. */
+/**
+ * Applies every migration newer than the database, each inside its own transaction, in numeric order; refuses a
+ * database that records a migration this build does not have (refuseNewerSchema).
+ */
 export function migrate(db: Db, dir: string): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
@@ -177,13 +181,15 @@ export function migrate(db: Db, dir: string): string[] {
     .readdirSync(dir)
     .filter(name => migrationName.test(name))
     .sort((a, b) => Number(a.match(migrationName)![1]) - Number(b.match(migrationName)![1]))
-  const seen = new Set<number>()
+  const versions = files.map(name => Number(name.match(migrationName)![1]))
+  versions.forEach((version, i) => {
+    if (versions.indexOf(version) !== i) throw new Error(`two migrations share number ${version} in ${dir}`)
+  })
+  refuseNewerSchema(done, versions)
   const applied: string[] = []
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
-  for (const name of files) {
-    const version = Number(name.match(migrationName)![1])
-    if (seen.has(version)) throw new Error(`two migrations share number ${version} in ${dir}`)
-    seen.add(version)
+  for (const [i, name] of files.entries()) {
+    const version = versions[i]!
     if (done.has(version)) continue
     const sql = fs.readFileSync(path.join(dir, name), 'utf8')
     db.transaction(() => {

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { SqlExecutor, SqlStore } from './sql-store.js'
+import { refuseNewerSchema } from './schema-version.js'
 
 export const defaultMigrationsDir = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../schema/sql')
 const migrationName = /^(\d{3,})_[a-z0-9_]+\.sql$/
@@ -96,6 +97,8 @@ export async function migratePostgres(store: SqlStore, dir: string = defaultMigr
     await lock(tx)
     await tx.run(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
+    const done = await tx.many<{ version: number }>('SELECT version FROM schema_migrations')
+    refuseNewerSchema(done.map(row => Number(row.version)), files.map(file => file.version))
   })
   for (const file of files) {
     const done = await store.transaction(

@@ -178,6 +178,20 @@ if (!postgres) {
     assert.equal(await migratePostgres(store, dir), ['002_bad.sql'])
   })
 
+  both('a database written by a newer build is refused on PostgreSQL too, and left as it was', async () => {
+    const dir = path.join(tempDataDir(), 'sql')
+    fs.mkdirSync(dir)
+    fs.writeFileSync(path.join(dir, '001_a.sql'), 'CREATE TABLE a (x INTEGER);')
+    fs.writeFileSync(path.join(dir, '002_b.sql'), 'CREATE TABLE b (x INTEGER);')
+    const store = await pgStore()
+    assert.equal(await migratePostgres(store, dir), ['001_a.sql', '002_b.sql'])
+    fs.rmSync(path.join(dir, '002_b.sql'))
+    fs.writeFileSync(path.join(dir, '003_c.sql'), 'CREATE TABLE c (x INTEGER);')
+    const err = await migratePostgres(store, dir).catch(e => e)
+    assert.match(String(err), /schema version 2, newer than this build \(3\)/)
+    assert.is(await store.one("SELECT 1 FROM information_schema.tables WHERE table_name = 'c'"), undefined)
+  })
+
   both('070 (its twin on PostgreSQL): attempts kept, a failed attempt no longer blocks its hash, one live attempt per hash', async () => {
     const dir = migrationsUpTo(61)
     const sqlite = new Database(':memory:')

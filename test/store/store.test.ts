@@ -47,6 +47,28 @@ store('a failing migration leaves nothing half-applied', () => {
   s.close()
 })
 
+store('a database written by a newer build is refused, naming its version and this build\'s, and left as it was', () => {
+  const dataDir = tempDataDir()
+  const migrations = path.join(tempDataDir(), 'sql')
+  fs.mkdirSync(migrations)
+  fs.writeFileSync(path.join(migrations, '001_a.sql'), 'CREATE TABLE a (x INTEGER);')
+  fs.writeFileSync(path.join(migrations, '002_b.sql'), 'CREATE TABLE b (x INTEGER);')
+  fs.writeFileSync(path.join(migrations, '003_c.sql'), 'CREATE TABLE c (x INTEGER);')
+  openStore({ dataDir, migrationsDir: migrations }).close()
+  // The older build: it knows 001 and 002, and has a 004 of its own that the newer build never had.
+  fs.rmSync(path.join(migrations, '003_c.sql'))
+  fs.writeFileSync(path.join(migrations, '004_d.sql'), 'CREATE TABLE d (x INTEGER);')
+  assert.throws(() => openStore({ dataDir, migrationsDir: migrations }), /schema version 3, newer than this build \(4\).*migration 3\b/)
+  fs.rmSync(path.join(migrations, '004_d.sql'))
+  assert.throws(() => openStore({ dataDir, migrationsDir: migrations }), /schema version 3, newer than this build \(2\)/)
+  // Nothing was applied by the refused starts; the build that wrote it still opens it.
+  fs.writeFileSync(path.join(migrations, '003_c.sql'), 'CREATE TABLE c (x INTEGER);')
+  const s = openStore({ dataDir, migrationsDir: migrations })
+  assert.equal(s.applied, [])
+  assert.is(s.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'd'").get(), undefined)
+  s.close()
+})
+
 store('two migrations with one number are refused', () => {
   const migrations = path.join(tempDataDir(), 'sql')
   fs.mkdirSync(migrations)
