@@ -122,14 +122,21 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
       }
       let done!: () => void
       inFlight.set(event.id, new Promise<void>(resolve => (done = resolve)))
-      const work = unclaimed?.()
+      const finish = () => {
+        inFlight.delete(event.id)
+        done()
+      }
+      const failed = (err: unknown) => log.error({ err, id: event.id, kind: event.kind }, 'request event handling failed')
+      let work: (() => Promise<void>) | undefined
+      try {
+        work = unclaimed?.()
+      } catch (err) {
+        // A codec that throws while reading (it should answer `drop`): nothing is claimed, nothing runs.
+        failed(err)
+        return finish()
+      }
       if (!work) return enqueue({ event, addressee, run, done })
-      work()
-        .catch(err => log.error({ err, id: event.id, kind: event.kind }, 'request event handling failed'))
-        .finally(() => {
-          inFlight.delete(event.id)
-          done()
-        })
+      work().catch(failed).finally(finish)
     },
     // A batch is taken at the next turn of the event loop: wait for that turn, then for its claims.
     begun: async () => {
