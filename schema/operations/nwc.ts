@@ -48,22 +48,22 @@ export const nwcOperations = [
     summary: "NIP-47 make_invoice (Nostr kind 23194 only): an invoice to the connection's wallet for `amount` msat.",
   }),
   operation({
-    name: 'NwcLookupInvoice', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'lookup_invoice' },
+    name: 'NwcLookupInvoice', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'lookup_invoice' }, repeatable: true,
     input: Nip47LookupInvoice, output: Nip47Transaction,
     summary: "NIP-47 lookup_invoice (Nostr kind 23194 only): one invoice or payment of the connection's wallet by payment hash or invoice.",
   }),
   operation({
-    name: 'NwcListTransactions', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'list_transactions' },
+    name: 'NwcListTransactions', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'list_transactions' }, repeatable: true,
     input: Nip47ListTransactions, output: Nip47Transactions,
     summary: "NIP-47 list_transactions (Nostr kind 23194 only): the connection's wallet history, newest first.",
   }),
   operation({
-    name: 'NwcGetBalance', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'get_balance' },
+    name: 'NwcGetBalance', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'get_balance' }, repeatable: true,
     input: Empty, output: Nip47Balance,
     summary: "NIP-47 get_balance (Nostr kind 23194 only): the connection's wallet balance in msat.",
   }),
   operation({
-    name: 'NwcGetInfo', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'get_info' },
+    name: 'NwcGetInfo', area: 'nwc', auth: 'nwcConnection', dialect: 'pub', nostrCodec: { kind: nip47Kind, request: 'get_info' }, repeatable: true,
     input: Empty, output: Nip47Info,
     summary: 'NIP-47 get_info (Nostr kind 23194 only): the node, and the methods and notifications the connection may use.',
   }),

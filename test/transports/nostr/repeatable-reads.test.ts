@@ -9,6 +9,7 @@ import { catalogue } from '../../../schema/catalogue.js'
 import { openBooks } from '../../support/books.js'
 import { startDaemon, type TestDaemon } from '../../support/daemon.js'
 import { appProfile, PubClient } from '../../support/pub-client.js'
+import { NwcTestClient } from '../../support/nwc-client.js'
 
 let daemon: TestDaemon
 let client: PubClient
@@ -26,6 +27,14 @@ const inputs = (invoice: string): Record<string, Record<string, unknown>> => ({
   GetPaymentState: { invoice },
   GetDebitAuthorizations: {},
   GetManageAuthorizations: {},
+})
+
+/** The NIP-47 methods marked repeatable, by operation: their method name and params. */
+const nwcInputs = (invoice: string): Record<string, [string, Record<string, unknown>]> => ({
+  NwcLookupInvoice: ['lookup_invoice', { invoice }],
+  NwcListTransactions: ['list_transactions', { limit: 5 }],
+  NwcGetBalance: ['get_balance', {}],
+  NwcGetInfo: ['get_info', {}],
 })
 
 /** Every row of every table, as sorted JSON texts (some tables have no rowid). */
@@ -56,17 +65,31 @@ test.after(async () => {
 })
 
 test('each repeatable operation, called for the first time, leaves every table as it was', async () => {
-  // The wallet is made by its first request, a write; its invoice gives the invoice reads something to read.
+  // The wallet is made by its first request, a write; its invoice gives the invoice reads something to read, and
+  // its NWC connection (a write too) the NIP-47 reads.
   const { invoice } = await client.ok('NewInvoice', { amountSats: 21, memo: 'repeatable reads' })
+  const { connection_uri: uri } = await client.ok('CreateNwcConnection', { name: 'reads' })
+  const nwc = await NwcTestClient.connect(uri, appProfile(daemon.dataDir).relays[0])
   const marked = catalogue.filter(entry => (entry as { repeatable?: boolean }).repeatable === true).map(entry => entry.name)
-  assert.ok(marked.includes('GetUserInfo'), marked.join())
+  assert.ok(marked.includes('GetUserInfo') && marked.includes('NwcGetBalance'), marked.join())
   const given = inputs(invoice)
-  for (const name of marked) assert.ok(name in given, `${name} is marked repeatable: give it an input here`)
+  const nip47 = nwcInputs(invoice)
+  for (const name of marked) assert.ok(name in given || name in nip47, `${name} is marked repeatable: give it an input here`)
   const before = await snapshot()
   assert.ok('nostr_requests' in before && before.nostr_requests!.length >= 1, 'the journal is among the tables, with the write in it')
-  for (const name of marked) {
-    const reply = await client.call(name, given[name])
-    assert.ok(reply.status === 'OK' || name === 'GetPaymentState', `${name}: ${JSON.stringify(reply)}`)
+  try {
+    for (const name of marked) {
+      if (name in nip47) {
+        const [method, params] = nip47[name]!
+        const response = await nwc.send(nwc.buildRequest(method, params))
+        assert.is(response.error, null, `${name}: ${JSON.stringify(response)}`)
+        continue
+      }
+      const reply = await client.call(name, given[name])
+      assert.ok(reply.status === 'OK' || name === 'GetPaymentState', `${name}: ${JSON.stringify(reply)}`)
+    }
+  } finally {
+    nwc.close()
   }
   const after = await snapshot()
   for (const table of Object.keys(before)) assert.equal(after[table], before[table], `${table} changed`)
