@@ -17,6 +17,7 @@ import {
   type SqlStore,
 } from '../../src/store/index.js'
 import { tempDataDir } from '../support/daemon.js'
+import { addMigrations, migrationsUpTo, writtenMigrations } from '../support/migrations.js'
 import { repoRoot } from '../support/paths.js'
 import { createDatabase, postgresSkipReason, testPostgres } from '../support/postgres.js'
 
@@ -82,19 +83,6 @@ async function postgresShape(store: SqlStore): Promise<Record<string, Column[]>>
 }
 
 /** A folder holding the migrations up to `last` (and their twins), to stop a database before a later one. */
-function migrationsUpTo(last: number): string {
-  const dir = path.join(tempDataDir(), 'sql')
-  fs.mkdirSync(dir)
-  for (const name of fs.readdirSync(migrations)) {
-    if (Number(name.slice(0, 3)) <= last) fs.copyFileSync(path.join(migrations, name), path.join(dir, name))
-  }
-  return dir
-}
-const addMigrations = (dir: string, upTo: number) => {
-  for (const name of fs.readdirSync(migrations)) {
-    if (Number(name.slice(0, 3)) <= upTo) fs.copyFileSync(path.join(migrations, name), path.join(dir, name))
-  }
-}
 
 if (!postgres) {
   console.log(`  skipped on PostgreSQL: no server (${postgresSkipReason})`)
@@ -165,10 +153,10 @@ if (!postgres) {
   })
 
   both('a failing migration leaves nothing half-applied and the next run carries on', async () => {
-    const dir = path.join(tempDataDir(), 'sql')
-    fs.mkdirSync(dir)
-    fs.writeFileSync(path.join(dir, '001_good.sql'), 'CREATE TABLE a (x INTEGER);')
-    fs.writeFileSync(path.join(dir, '002_bad.sql'), 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);')
+    const dir = writtenMigrations({
+      '001_good.sql': 'CREATE TABLE a (x INTEGER);',
+      '002_bad.sql': 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);',
+    })
     const store = await pgStore()
     const err = await migratePostgres(store, dir).catch(e => e)
     assert.match(String(err), /nowhere/)
@@ -179,10 +167,7 @@ if (!postgres) {
   })
 
   both('a database written by a newer build is refused on PostgreSQL too, and left as it was', async () => {
-    const dir = path.join(tempDataDir(), 'sql')
-    fs.mkdirSync(dir)
-    fs.writeFileSync(path.join(dir, '001_a.sql'), 'CREATE TABLE a (x INTEGER);')
-    fs.writeFileSync(path.join(dir, '002_b.sql'), 'CREATE TABLE b (x INTEGER);')
+    const dir = writtenMigrations({ '001_a.sql': 'CREATE TABLE a (x INTEGER);', '002_b.sql': 'CREATE TABLE b (x INTEGER);' })
     const store = await pgStore()
     assert.equal(await migratePostgres(store, dir), ['001_a.sql', '002_b.sql'])
     fs.rmSync(path.join(dir, '002_b.sql'))

@@ -5,6 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { commitWithoutSync, openStore, walSyncFor } from '../../src/store/index.js'
 import { tempDataDir } from '../support/daemon.js'
+import { writtenMigrations } from '../support/migrations.js'
 
 const store = suite('store')
 
@@ -35,10 +36,10 @@ store('applies every migration once, in numeric order, and records them', () => 
 
 store('a failing migration leaves nothing half-applied', () => {
   const dataDir = tempDataDir()
-  const migrations = path.join(tempDataDir(), 'sql')
-  fs.mkdirSync(migrations)
-  fs.writeFileSync(path.join(migrations, '001_good.sql'), 'CREATE TABLE a (x INTEGER);')
-  fs.writeFileSync(path.join(migrations, '002_bad.sql'), 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);')
+  const migrations = writtenMigrations({
+    '001_good.sql': 'CREATE TABLE a (x INTEGER);',
+    '002_bad.sql': 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);',
+  })
   assert.throws(() => openStore({ dataDir, migrationsDir: migrations }))
   fs.writeFileSync(path.join(migrations, '002_bad.sql'), 'CREATE TABLE b (x INTEGER);')
   const s = openStore({ dataDir, migrationsDir: migrations })
@@ -49,11 +50,11 @@ store('a failing migration leaves nothing half-applied', () => {
 
 store('a database written by a newer build is refused, naming its version and this build\'s, and left as it was', () => {
   const dataDir = tempDataDir()
-  const migrations = path.join(tempDataDir(), 'sql')
-  fs.mkdirSync(migrations)
-  fs.writeFileSync(path.join(migrations, '001_a.sql'), 'CREATE TABLE a (x INTEGER);')
-  fs.writeFileSync(path.join(migrations, '002_b.sql'), 'CREATE TABLE b (x INTEGER);')
-  fs.writeFileSync(path.join(migrations, '003_c.sql'), 'CREATE TABLE c (x INTEGER);')
+  const migrations = writtenMigrations({
+    '001_a.sql': 'CREATE TABLE a (x INTEGER);',
+    '002_b.sql': 'CREATE TABLE b (x INTEGER);',
+    '003_c.sql': 'CREATE TABLE c (x INTEGER);',
+  })
   openStore({ dataDir, migrationsDir: migrations }).close()
   // The older build: it knows 001 and 002, and has a 004 of its own that the newer build never had.
   fs.rmSync(path.join(migrations, '003_c.sql'))
@@ -70,10 +71,7 @@ store('a database written by a newer build is refused, naming its version and th
 })
 
 store('two migrations with one number are refused', () => {
-  const migrations = path.join(tempDataDir(), 'sql')
-  fs.mkdirSync(migrations)
-  fs.writeFileSync(path.join(migrations, '001_a.sql'), 'SELECT 1;')
-  fs.writeFileSync(path.join(migrations, '001_b.sql'), 'SELECT 1;')
+  const migrations = writtenMigrations({ '001_a.sql': 'SELECT 1;', '001_b.sql': 'SELECT 1;' })
   assert.throws(() => openStore({ dataDir: tempDataDir(), migrationsDir: migrations }), /two migrations share number 1/)
 })
 

@@ -4,23 +4,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { openStore } from '../../src/store/index.js'
-import { repoRoot } from '../support/paths.js'
-
-const migrations = path.join(repoRoot, 'schema/sql')
+import { booksBefore } from '../support/migrations.js'
 
 test('a database from before 082: rows, serials, the serial mark and the other indexes survive; the text index is gone', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-082-'))
-  const before = path.join(dir, 'before')
-  fs.mkdirSync(before)
-  for (const name of fs.readdirSync(migrations)) {
-    if (/^\d+_[^.]*\.sql$/.test(name) && Number(name.split('_')[0]) < 82) fs.copyFileSync(path.join(migrations, name), path.join(before, name))
-  }
-  const old = openStore({ dataDir: dir, migrationsDir: before })
-  old.db.prepare("INSERT INTO accounts (id, created_at) VALUES ('acct', 1)").run()
-  old.db.prepare("INSERT INTO users (id, account_id, admin_key, invoice_key, created_at) VALUES ('u', 'acct', 'ak', 'ik', 1)").run()
+  const { dataDir: dir, old } = booksBefore(82)
   const insert = old.db.prepare(`INSERT INTO invoices (payment_hash, payment_request, user_id, amount_msat, created_at,
       expires_at, paid_at, paid_msat, paid_internally, offer_id, extra) VALUES (?, ?, 'u', 1000, 1, 2, ?, ?, ?, ?, ?)`)
   insert.run('aa', 'lnbcrt-a', 5, 1000, 1, 'offer', null)

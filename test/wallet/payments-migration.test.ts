@@ -4,23 +4,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { openStore } from '../../src/store/index.js'
-import { repoRoot } from '../support/paths.js'
-
-const migrations = path.join(repoRoot, 'schema/sql')
+import { booksBefore } from '../support/migrations.js'
 
 test('a database from before 070: rows, serials and the serial mark survive; failed hashes are free again', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-070-'))
-  const before = path.join(dir, 'before')
-  fs.mkdirSync(before)
-  for (const name of fs.readdirSync(migrations)) {
-    if (/^\d+_.*\.sql$/.test(name) && Number(name.split('_')[0]) < 70) fs.copyFileSync(path.join(migrations, name), path.join(before, name))
-  }
-  const old = openStore({ dataDir: dir, migrationsDir: before })
-  old.db.prepare("INSERT INTO accounts (id, created_at) VALUES ('acct', 1)").run()
-  old.db.prepare("INSERT INTO users (id, account_id, admin_key, invoice_key, created_at) VALUES ('u', 'acct', 'ak', 'ik', 1)").run()
+  const { dataDir: dir, old } = booksBefore(70)
   const insert = old.db.prepare(`INSERT INTO payments (payment_hash, payment_request, user_id, amount_msat, service_fee_msat,
       max_routing_fee_msat, internal, status, created_at, resolved_at) VALUES (?, ?, 'u', 1000, 10, 0, 0, ?, 1, ?)`)
   insert.run('aa', 'lnbcrt-victim-copy', 'failed', 2) // the attacker's failed copy of the victim's hash
