@@ -16,6 +16,11 @@ export type DomainEvent =
        * always says; absent means not known, and a listener looks the invoice up.
        */
       zap?: boolean
+      /**
+       * The invoice was made for a CLINK offer: the receipt book looks for an owed receipt only then. The wallet
+       * always says; absent means not known, and the book looks.
+       */
+      offer?: boolean
       /** The callback URL given when the invoice was made ('' when none: the wallet's saved one applies). */
       callbackUrl?: string
     }

@@ -54,6 +54,8 @@ export function receiptBook({ store, events$, wallet, outbox, now, log }: Receip
     /** Follows paid invoices; call before the wallet starts so catch-up credits are seen. */
     start(): void {
       subscription = events$.pipe(ofType('invoice.paid')).subscribe(event => {
+        // Receipts are owed only for offer invoices: no read for any other (it was one per payment).
+        if (event.offer === false) return
         paid(event.paymentHash).catch(err => log.error({ err, paymentHash: event.paymentHash }, 'CLINK receipt failed'))
       })
     },

@@ -18,6 +18,7 @@ export function invoicePaidEvents(invoice: InvoiceRow, balanceMsat: number): Dom
       paidAt,
       internal,
       zap: invoice.zap_request !== null,
+      offer: invoice.offer_id !== null,
       callbackUrl: invoice.callback_url,
     },
     {
