@@ -105,7 +105,7 @@ test('a settlement reported twice, and again at every start, credits once and is
   assert.equal(paid[0], {
     type: 'invoice.paid', walletId: userId, paymentHash: invoice.paymentHash, amountMsat: 21_000,
     extra: { tag: 'demo', order: 7 }, paidAt: (paid[0] as { paidAt: number }).paidAt, internal: false, zap: false,
-    callbackUrl: '',
+    offer: false, callbackUrl: '',
   })
   assert.equal((await again.paidInvoicesTagged('demo')).map(p => p.paymentHash), [invoice.paymentHash])
   assert.equal(await again.paidInvoicesTagged('other'), [])
