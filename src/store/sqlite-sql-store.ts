@@ -12,7 +12,7 @@
 // WAL on the thread pool (walSyncFor), the very sync SQLite would have made inside COMMIT; the store is free for
 // others while that sync runs, and the transaction's promise settles after it.
 import type Database from 'better-sqlite3'
-import { walSyncFor, type WalSync } from './index.js'
+import { walSyncFor, type WalSync } from './wal-sync.js'
 import type { SqlParams, SqlRun, SqlStore, SqlTransaction, TransactionOptions } from './sql-store.js'
 
 type Statement = Database.Statement<unknown[], unknown>
