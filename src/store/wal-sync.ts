@@ -2,9 +2,7 @@
 // pool (walSyncFor) and a commit that leaves its sync to it (commitWithoutSync). Used by the store's SqlStore
 // wrapper and by the Nostr request journal.
 import fs from 'node:fs'
-import type { Database } from 'better-sqlite3'
-
-type Db = Database
+import type { Database as Db } from 'better-sqlite3'
 
 /** Makes every WAL frame written so far durable; calls back with an error when it could not. */
 export type WalSync = (done: (error: Error | null) => void) => void

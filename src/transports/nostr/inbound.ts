@@ -26,13 +26,19 @@ export interface ClaimStageDeps {
   log: Logger
 }
 
+/**
+ * How a verified request is handled: its work once it is claimed, or (a repeatable read) its work run at once,
+ * without a claim.
+ */
+export type Handling = { claimed: (claim: Claim) => Promise<void> } | { unclaimed: () => Promise<void> }
+
 export interface ClaimStage {
   /**
-   * Verifies and claims a request addressed to `addressee` (the key that answers it), then runs it with its claim.
-   * `unclaimed`, asked once the signature holds, may instead return the request's whole work, run at once without a
-   * claim (a repeatable read); it is still in flight for `idle` and for copies of the same event.
+   * Verifies a request addressed to `addressee` (the key that answers it), asks `handle` how it is handled, and
+   * claims it and runs it with its claim, or runs it unclaimed. Either way it is in flight, for `idle` and for copies
+   * of the same event, until its work is done.
    */
-  take(event: Event, addressee: string, run: (claim: Claim) => Promise<void>, unclaimed?: () => (() => Promise<void>) | undefined): void
+  take(event: Event, addressee: string, handle: () => Handling): void
   /** Resolves once every request taken so far is claimed and its run has begun (not necessarily answered). */
   begun(): Promise<void>
   /** Resolves when every request taken so far has been answered. */
@@ -114,7 +120,7 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
   }
 
   return {
-    take(event, addressee, run, unclaimed) {
+    take(event, addressee, handle) {
       if (inFlight.has(event.id)) return
       if (!deps.verify(event)) {
         log.warn({ id: event.id, pubkey: event.pubkey, kind: event.kind }, 'dropped a request event with a bad id or signature')
@@ -127,16 +133,16 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
         done()
       }
       const failed = (err: unknown) => log.error({ err, id: event.id, kind: event.kind }, 'request event handling failed')
-      let work: (() => Promise<void>) | undefined
+      let handling: Handling
       try {
-        work = unclaimed?.()
+        handling = handle()
       } catch (err) {
         // A codec that throws while reading (it should answer `drop`): nothing is claimed, nothing runs.
         failed(err)
         return finish()
       }
-      if (!work) return enqueue({ event, addressee, run, done })
-      work().catch(failed).finally(finish)
+      if ('claimed' in handling) return enqueue({ event, addressee, run: handling.claimed, done })
+      handling.unclaimed().catch(failed).finally(finish)
     },
     // A batch is taken at the next turn of the event loop: wait for that turn, then for its claims.
     begun: async () => {
@@ -231,16 +237,12 @@ export function inboundPipeline(deps: InboundDeps): InboundPipeline {
       if (!codec || !to) return
       const request: Inbound = { event, to, arrivedAt: performance.now() }
       // Decoded once the signature holds (nip44v1 has no MAC: the signature is its only integrity), before the claim.
-      let decoded: Decoded<unknown> | undefined
-      deps.stage.take(
-        event,
-        to.pubkey,
-        claim => run(codec, claim, request, decoded!),
-        () => {
-          const read = (decoded = codec.decode(request))
-          return repeatable(read) ? () => runUnclaimed(codec, request, read) : undefined
-        },
-      )
+      deps.stage.take(event, to.pubkey, () => {
+        const decoded = codec.decode(request)
+        return repeatable(decoded)
+          ? { unclaimed: () => runUnclaimed(codec, request, decoded) }
+          : { claimed: claim => run(codec, claim, request, decoded) }
+      })
     },
     filters(since) {
       const filters: { kinds: number[]; '#p': string[]; since: number }[] = []

@@ -94,7 +94,6 @@ const texts = {
   // (074_payments_without_request_index.sql). The payer's attempts are found by the invoice's hash instead.
   latestFailedOfPayer: `SELECT * FROM payments WHERE payment_hash = ? AND status = 'failed' AND payment_request = ?
       AND user_id = ? ORDER BY serial DESC LIMIT 1`,
-  liveByHash: `SELECT payment_request, status FROM payments WHERE payment_hash = ? AND status <> 'failed'`,
   pending: `SELECT * FROM payments WHERE status = 'pending' ORDER BY serial`,
   succeed: `UPDATE payments SET status = 'succeeded', routing_fee_msat = @routingFeeMsat,
       preimage = @preimage, resolved_at = @at WHERE serial = @serial AND status = 'pending' RETURNING *`,
@@ -146,7 +145,7 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
     // (SQLite has one writer at a time: only the payer's flag is read there.)
     const locked = await lockWallets(tx, tx.engine === 'postgres' ? [payerId, receiverId, terms.feeCollectorId] : [payerId])
     if (locked.get(payerId) !== 0) throw new OperationError('forbidden', refusals.locked)
-    const live = await tx.one<{ payment_request: string; status: PaymentStatus }>(texts.liveByHash, [paymentHash])
+    const live = await tx.one<PaymentRow>(texts.live, [paymentHash])
     if (!live) return
     const sameInvoice = live.payment_request === normalizedRequest(paymentRequest)
     if (live.status === 'succeeded') throw new OperationError('conflict', sameInvoice ? refusals.alreadyPaid : refusals.hashPaid)

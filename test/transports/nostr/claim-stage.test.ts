@@ -1,5 +1,5 @@
-// The claim stage's way around the claim (inbound.ts): a request whose codec returns its whole work once the
-// signature holds runs at once, unclaimed, and stays in flight until done; one whose codec throws while reading is
+// The claim stage's way around the claim (inbound.ts): a request handled as unclaimed once its signature holds
+// runs at once, without a claim, and stays in flight until done; one whose codec throws while reading is
 // logged and let go, so `idle` still settles and a later copy of the same event is taken again.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -32,8 +32,8 @@ test('an unclaimed request runs at once, is in flight until done, and is never c
     runs++
     return new Promise<void>(resolve => (finish = resolve))
   }
-  stage.take(eventOf('a'), 'app', async () => assert.unreachable('claimed'), () => work)
-  stage.take(eventOf('a'), 'app', async () => assert.unreachable('claimed'), () => work) // a copy while it runs
+  stage.take(eventOf('a'), 'app', () => ({ unclaimed: work }))
+  stage.take(eventOf('a'), 'app', () => ({ unclaimed: work })) // a copy while it runs
   assert.is(runs, 1)
   assert.is(await settlesSoon(stage.idle()), false, 'in flight')
   finish()
@@ -45,12 +45,12 @@ test('an unclaimed request runs at once, is in flight until done, and is never c
 test('a codec that throws while reading: logged, nothing claimed or run, and a later copy is taken again', async () => {
   const { stage, claimed, lines } = harness()
   const ran: string[] = []
-  stage.take(eventOf('b'), 'app', async () => void ran.push('claimed run'), () => {
+  stage.take(eventOf('b'), 'app', () => {
     throw new Error('codec fault')
   })
   assert.is(await settlesSoon(stage.idle()), true, 'not left in flight')
   assert.match(lines.join(''), /codec fault/)
-  stage.take(eventOf('b'), 'app', async () => void ran.push('claimed run'), () => undefined)
+  stage.take(eventOf('b'), 'app', () => ({ claimed: async () => void ran.push('claimed run') }))
   await stage.begun()
   assert.is(await settlesSoon(stage.idle()), true)
   assert.equal(claimed, ['b'])
