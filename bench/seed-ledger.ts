@@ -90,14 +90,14 @@ export function seedLedger(opts: SeedOptions): SeedReport {
       if (balances[payer]! < amountMsat + feeMsat) throw new Error('seed: a wallet ran out of funding')
       const hash = hex(32)
       const request = `lnbcrt1seed${hex(60)}`
-      st.invoice.run(hash, request, ids[payee], appId, amountMsat, now, now + 3_600_000, now, amountMsat)
+      const invoiceSerial = st.invoice.run(hash, request, ids[payee], appId, amountMsat, now, now + 3_600_000, now, amountMsat).lastInsertRowid
       const serial = st.payment.run(hash, request, ids[payer], ownerId, amountMsat, feeMsat, now, now).lastInsertRowid
       entries += post('payment_debit', String(serial), [
         [`user:${ids[payer]}`, -(amountMsat + feeMsat)],
         ['system:lightning', amountMsat],
         [`user:${ownerId}`, feeMsat],
       ])
-      entries += post('invoice_credit', hash, [[`user:${ids[payee]}`, amountMsat], ['system:lightning', -amountMsat]])
+      entries += post('invoice_credit', String(invoiceSerial), [[`user:${ids[payee]}`, amountMsat], ['system:lightning', -amountMsat]])
       balances[payer]! -= amountMsat + feeMsat
       balances[payee]! += amountMsat
       ownerBalance += feeMsat

@@ -42,7 +42,7 @@ export async function runAudit(opts: { dataDir: string; storeUrl?: string; json?
         ...report.balanceMismatches.map(m => `MISMATCH wallet ${m.userId}: stored ${m.storedMsat} msat, journal ${m.journalMsat} msat`),
         ...report.unbalancedTransactions.map(t => `UNBALANCED transaction ${t.id} (${t.kind} ${t.ref}): ${t.sumMsat} msat`),
         ...report.paymentMismatches.map(p => `PAYMENT ${p.serial} (${p.status}): ${p.problem}`),
-        ...report.invoiceMismatches.map(i => `INVOICE ${i.paymentHash}: ${i.problem}`),
+        ...report.invoiceMismatches.map(i => `INVOICE ${i.paymentHash ?? 'of no hash'}: ${i.problem}`),
       ].join('\n') + '\n',
     )
   }

@@ -20,8 +20,11 @@ export interface AuditReport {
    * internal one (settled in its debit) neither.
    */
   paymentMismatches: { serial: number; status: string; problem: string }[]
-  /** Invoices whose paid mark and `invoice_credit` disagree (paid ⇔ credited once, with what was paid). */
-  invoiceMismatches: { paymentHash: string; problem: string }[]
+  /**
+   * Invoices whose paid mark and `invoice_credit` disagree (paid ⇔ credited once, with what was paid); a credit whose
+   * ref names no invoice has no payment hash (and no serial when its ref is not a number).
+   */
+  invoiceMismatches: { serial: number | null; paymentHash: string | null; problem: string }[]
 }
 
 /**
@@ -139,39 +142,46 @@ async function paymentMismatches(tx: SqlExecutor): Promise<AuditReport['paymentM
     const problem = paymentProblem(p)
     if (problem) problems.push({ serial: p.serial, status: p.status, problem })
   }
-  // The serial is looked up by the number its ref spells (an index search); PostgreSQL's cast would fail on a ref
-  // that is not a number, which this check must report rather than stop at.
-  const refSerial = tx.engine === 'postgres' ? `CASE WHEN t.ref ~ '^[0-9]{1,18}$' THEN CAST(t.ref AS BIGINT) END` : 'CAST(t.ref AS INTEGER)'
   const orphans = await tx.many<{ ref: string; kind: string }>(
     `SELECT t.ref, t.kind FROM ledger_transactions t
      WHERE t.kind IN ('payment_debit', 'payment_settle', 'payment_refund')
-       AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.serial = ${refSerial} AND CAST(p.serial AS TEXT) = t.ref)`,
+       AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.serial = ${refSerial(tx)} AND CAST(p.serial AS TEXT) = t.ref)`,
   )
   for (const o of orphans) problems.push({ serial: Number(o.ref), status: 'missing', problem: `${o.kind} posted for no payment` })
   return problems
 }
 
+/**
+ * A posting's ref as the serial of its row, for an index search by that number; PostgreSQL's cast would fail on a
+ * ref that is not a number, which the audit must report rather than stop at. The caller compares the serial's text
+ * with the ref as well, so '007' names no row.
+ */
+const refSerial = (tx: SqlExecutor) =>
+  tx.engine === 'postgres' ? `CASE WHEN t.ref ~ '^[0-9]{1,18}$' THEN CAST(t.ref AS BIGINT) END` : 'CAST(t.ref AS INTEGER)'
+
+/** An invoice's credit is the `invoice_credit` whose ref is the invoice's serial (migration 083). */
 async function invoiceMismatches(tx: SqlExecutor): Promise<AuditReport['invoiceMismatches']> {
-  const rows = await tx.many<{ paymentHash: string; paidMsat: number | null; credited: number | null }>(
-    `SELECT "paymentHash", "paidMsat", credited FROM (
-       SELECT i.payment_hash AS "paymentHash", i.paid_at, i.paid_msat AS "paidMsat",
+  const rows = await tx.many<{ serial: number; paymentHash: string; paidMsat: number | null; credited: number | null }>(
+    `SELECT serial, "paymentHash", "paidMsat", credited FROM (
+       SELECT i.serial, i.payment_hash AS "paymentHash", i.paid_at, i.paid_msat AS "paidMsat",
          (SELECT CAST(SUM(e.amount_msat) AS BIGINT) FROM ledger_transactions t
             JOIN ledger_entries e ON e.transaction_id = t.id AND e.account = 'user:' || i.user_id
-            WHERE t.kind = 'invoice_credit' AND t.ref = i.payment_hash) AS credited
+            WHERE t.kind = 'invoice_credit' AND t.ref = CAST(i.serial AS TEXT)) AS credited
        FROM invoices i) AS credits
      WHERE (paid_at IS NULL AND EXISTS (SELECT 1 FROM ledger_transactions t
-              WHERE t.kind = 'invoice_credit' AND t.ref = "paymentHash"))
+              WHERE t.kind = 'invoice_credit' AND t.ref = CAST(serial AS TEXT)))
         OR (paid_at IS NOT NULL AND credited IS DISTINCT FROM "paidMsat")`,
   )
-  const problems = rows.map(r => ({
+  const problems: AuditReport['invoiceMismatches'] = rows.map(r => ({
+    serial: Number(r.serial),
     paymentHash: r.paymentHash,
     problem: r.paidMsat === null ? 'credited but not marked paid' : `paid ${r.paidMsat} msat but credited ${r.credited ?? 'nothing'}`,
   }))
   const orphans = await tx.many<{ ref: string }>(
     `SELECT t.ref FROM ledger_transactions t WHERE t.kind = 'invoice_credit'
-       AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.payment_hash = t.ref)`,
+       AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.serial = ${refSerial(tx)} AND CAST(i.serial AS TEXT) = t.ref)`,
   )
-  for (const { ref } of orphans) problems.push({ paymentHash: ref, problem: 'credited for no invoice' })
+  for (const { ref } of orphans) problems.push({ serial: /^[0-9]{1,15}$/.test(ref) ? Number(ref) : null, paymentHash: null, problem: `credited for no invoice (journal ref ${ref})` })
   return problems
 }
 

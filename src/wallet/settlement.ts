@@ -1,7 +1,7 @@
 // The node's settlement stream → wallet credits, exactly once. Each settlement marks its invoice paid, posts the
 // `invoice_credit` and advances the stored settle index in ONE transaction, so a settlement the node reports
 // twice, or again after a restart, finds the invoice paid and credits nothing (and the journal refuses a second
-// `invoice_credit` for one hash). At start the wallet follows the node from the stored index: what was settled
+// `invoice_credit` for one invoice). At start the wallet follows the node from the stored index: what was settled
 // while the daemon was down arrives first, in settle-index order, so the index never passes an uncredited one.
 import type { Subscription, DomainEvent } from '../bus/index.js'
 import type { Logger } from 'pino'

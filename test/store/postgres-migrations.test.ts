@@ -1,7 +1,7 @@
 // One set of migrations for both engines (issue 27): every schema/sql file applied on SQLite and on a real
 // PostgreSQL 15 gives the same tables, columns, nullability and keys; amounts are BIGINT on PostgreSQL; a negative
 // balance is refused on both; daemons starting together migrate a database once; the PostgreSQL twins of the
-// migrations that move data (070, 073) leave the same rows as their SQLite originals.
+// migrations that move data (070, 073) leave the same rows as their SQLite originals, and 083 the same on both.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
@@ -14,8 +14,10 @@ import {
   postgresSqlStore,
   sqlErrorKind,
   toPostgresSchema,
+  sqliteSqlStore,
   type SqlStore,
 } from '../../src/store/index.js'
+import { auditLedger } from '../../src/wallet/audit.js'
 import { tempDataDir } from '../support/daemon.js'
 import { addMigrations, migrationsUpTo, writtenMigrations } from '../support/migrations.js'
 import { repoRoot } from '../support/paths.js'
@@ -218,6 +220,63 @@ if (!postgres) {
       )
       .catch(e => e)
     assert.match(String(explicit), /cannot insert a non-DEFAULT value into column "serial"/)
+  })
+
+  both('083: an invoice credit is renamed to its invoice serial on both engines, and the audit finds credits by it', async () => {
+    const dir = migrationsUpTo(82)
+    const sqlite = new Database(':memory:')
+    migrate(sqlite, dir)
+    const store = await pgStore()
+    await migratePostgres(store, dir)
+    const invoice = (hash: string, paidMsat: number | null) =>
+      `INSERT INTO invoices (payment_hash, payment_request, user_id, amount_msat, created_at, expires_at, paid_at, paid_msat, paid_internally)
+       VALUES ('${hash}', 'lnbcrt-${hash}', 'u', 1000, 1, 2, ${paidMsat === null ? 'NULL, NULL, NULL' : `3, ${paidMsat}, 1`})`
+    // Ids are taken in order from 1 on both engines (PostgreSQL refuses one given).
+    const posting = (id: number, kind: string, ref: string, msat: number) => [
+      `INSERT INTO ledger_transactions (kind, ref, created_at) VALUES ('${kind}', '${ref}', 3)`,
+      `INSERT INTO ledger_entries (transaction_id, account, amount_msat) VALUES (${id}, 'user:u', ${msat}), (${id}, 'system:lightning', ${-msat})`,
+    ]
+    const seed = [
+      "INSERT INTO accounts (id, created_at) VALUES ('a', 1)",
+      "INSERT INTO users (id, account_id, balance_msat, admin_key, invoice_key, created_at) VALUES ('u', 'a', 3500, 'k1', 'k2', 1)",
+      invoice('h1', 1000),
+      invoice('h2', 2000),
+      invoice('h3', null),
+      ...posting(1, 'invoice_credit', 'h1', 1000),
+      ...posting(2, 'invoice_credit', 'h2', 2000),
+      ...posting(3, 'invoice_credit', 'hx', 500), // a credit whose hash names no invoice
+      ...posting(4, 'transfer', 'h1', 0), // another kind keeps its ref, whatever it spells
+    ]
+    for (const sql of seed) {
+      sqlite.exec(sql)
+      await store.run(sql)
+    }
+    addMigrations(dir, 83)
+    migrate(sqlite, dir)
+    await migratePostgres(store, dir)
+    for (const books of [sqliteSqlStore(sqlite), store]) {
+      assert.equal(await books.many('SELECT id, kind, ref FROM ledger_transactions ORDER BY id'), [
+        { id: 1, kind: 'invoice_credit', ref: '1' },
+        { id: 2, kind: 'invoice_credit', ref: '2' },
+        { id: 3, kind: 'invoice_credit', ref: 'hx' },
+        { id: 4, kind: 'transfer', ref: 'h1' },
+      ], books.engine)
+      const orphan = { serial: null, paymentHash: null, problem: 'credited for no invoice (journal ref hx)' }
+      assert.equal((await auditLedger(books)).invoiceMismatches, [orphan], `${books.engine}: both credits found by their serial`)
+      // The audit's rules by serial: a credit of an unpaid invoice, a paid invoice credited nothing, a number that
+      // names no invoice.
+      await books.run('UPDATE invoices SET paid_at = NULL, paid_msat = NULL, paid_internally = NULL WHERE serial = 2')
+      await books.run('UPDATE invoices SET paid_at = 3, paid_msat = 1000, paid_internally = 1 WHERE serial = 3')
+      await books.run("UPDATE ledger_transactions SET ref = '9' WHERE id = 3")
+      const report = await auditLedger(books)
+      assert.not.ok(report.ok)
+      assert.equal(report.invoiceMismatches, [
+        { serial: 2, paymentHash: 'h2', problem: 'credited but not marked paid' },
+        { serial: 3, paymentHash: 'h3', problem: 'paid 1000 msat but credited nothing' },
+        { serial: 9, paymentHash: null, problem: 'credited for no invoice (journal ref 9)' },
+      ], books.engine)
+    }
+    sqlite.close()
   })
 
   both('073 (its twin on PostgreSQL): NIP-47 requests move to nostr_requests with the same answers', async () => {

@@ -96,7 +96,7 @@ export function operatorViews({ sql, file, tokens, now }: OperatorViewsDeps): Op
         ...report.balanceMismatches.map(m => `wallet ${m.userId}: stored ${m.storedMsat} msat, journal ${m.journalMsat} msat`),
         ...report.unbalancedTransactions.map(t => `transaction ${t.id} (${t.kind} ${t.ref}) sums to ${t.sumMsat} msat`),
         ...report.paymentMismatches.map(p => `payment ${p.serial} (${p.status}): ${p.problem}`),
-        ...report.invoiceMismatches.map(i => `invoice ${i.paymentHash}: ${i.problem}`),
+        ...report.invoiceMismatches.map(i => `invoice ${i.paymentHash ?? 'of no hash'}: ${i.problem}`),
       ].slice(0, 100),
     }
   }
