@@ -100,6 +100,25 @@ if (!postgres) {
     for (const store of stores) await store.close()
     await postgres.close()
   })
+  /**
+   * The same books on both engines as migration `before` found them: migrated up to it, `seed` run on each, then
+   * migrated up to `upTo`.
+   */
+  const twinBooks = async (before: number, seed: string[], upTo = before) => {
+    const dir = migrationsUpTo(before - 1)
+    const sqlite = new Database(':memory:')
+    migrate(sqlite, dir)
+    const store = await pgStore()
+    await migratePostgres(store, dir)
+    for (const sql of seed) {
+      sqlite.exec(sql)
+      await store.run(sql)
+    }
+    addMigrations(dir, upTo)
+    migrate(sqlite, dir)
+    await migratePostgres(store, dir)
+    return { sqlite, store }
+  }
 
   both('the same tables, columns, nullability and primary keys', async () => {
     const dataDir = tempDataDir()
@@ -180,11 +199,6 @@ if (!postgres) {
   })
 
   both('070 (its twin on PostgreSQL): attempts kept, a failed attempt no longer blocks its hash, one live attempt per hash', async () => {
-    const dir = migrationsUpTo(61)
-    const sqlite = new Database(':memory:')
-    migrate(sqlite, dir)
-    const store = await pgStore()
-    await migratePostgres(store, dir)
     const attempt = (status: string) =>
       `INSERT INTO payments (payment_hash, payment_request, user_id, amount_msat, service_fee_msat, max_routing_fee_msat,
          internal, status, created_at, resolved_at)
@@ -194,13 +208,7 @@ if (!postgres) {
       "INSERT INTO users (id, account_id, admin_key, invoice_key, created_at) VALUES ('u', 'a', 'k1', 'k2', 1)",
       attempt('failed'),
     ]
-    for (const sql of seed) {
-      sqlite.exec(sql)
-      await store.run(sql)
-    }
-    addMigrations(dir, 70)
-    migrate(sqlite, dir)
-    await migratePostgres(store, dir)
+    const { sqlite, store } = await twinBooks(62, seed, 70)
     for (const engine of ['sqlite', 'postgres'] as const) {
       const run = async (sql: string) => (engine === 'sqlite' ? sqlite.exec(sql) : void (await store.run(sql)))
       const rows = async (sql: string) => (engine === 'sqlite' ? sqlite.prepare(sql).all() : store.many(sql))
@@ -223,11 +231,6 @@ if (!postgres) {
   })
 
   both('083: an invoice credit is renamed to its invoice serial on both engines, and the audit finds credits by it', async () => {
-    const dir = migrationsUpTo(82)
-    const sqlite = new Database(':memory:')
-    migrate(sqlite, dir)
-    const store = await pgStore()
-    await migratePostgres(store, dir)
     const invoice = (hash: string, paidMsat: number | null) =>
       `INSERT INTO invoices (payment_hash, payment_request, user_id, amount_msat, created_at, expires_at, paid_at, paid_msat, paid_internally)
        VALUES ('${hash}', 'lnbcrt-${hash}', 'u', 1000, 1, 2, ${paidMsat === null ? 'NULL, NULL, NULL' : `3, ${paidMsat}, 1`})`
@@ -247,13 +250,7 @@ if (!postgres) {
       ...posting(3, 'invoice_credit', 'hx', 500), // a credit whose hash names no invoice
       ...posting(4, 'transfer', 'h1', 0), // another kind keeps its ref, whatever it spells
     ]
-    for (const sql of seed) {
-      sqlite.exec(sql)
-      await store.run(sql)
-    }
-    addMigrations(dir, 83)
-    migrate(sqlite, dir)
-    await migratePostgres(store, dir)
+    const { sqlite, store } = await twinBooks(83, seed)
     for (const books of [sqliteSqlStore(sqlite), store]) {
       assert.equal(await books.many('SELECT id, kind, ref FROM ledger_transactions ORDER BY id'), [
         { id: 1, kind: 'invoice_credit', ref: '1' },
@@ -280,11 +277,6 @@ if (!postgres) {
   })
 
   both('073 (its twin on PostgreSQL): NIP-47 requests move to nostr_requests with the same answers', async () => {
-    const dir = migrationsUpTo(72)
-    const sqlite = new Database(':memory:')
-    migrate(sqlite, dir)
-    const store = await pgStore()
-    await migratePostgres(store, dir)
     const seed = [
       "INSERT INTO accounts (id, created_at) VALUES ('a', 1)",
       "INSERT INTO users (id, account_id, admin_key, invoice_key, created_at) VALUES ('u', 'a', 'k1', 'k2', 1)",
@@ -296,13 +288,7 @@ if (!postgres) {
          ('e3', 'c1', 'r', 1, 2, '{"sentAt":6}'),
          ('e4', 'c1', 'r', 1, 2, '{"sentAt":7,"content":null}')`,
     ]
-    for (const sql of seed) {
-      sqlite.exec(sql)
-      await store.run(sql)
-    }
-    addMigrations(dir, 73)
-    migrate(sqlite, dir)
-    await migratePostgres(store, dir)
+    const { sqlite, store } = await twinBooks(73, seed)
     const parse = (rows: unknown[]) =>
       (rows as { event_id: string; app_pubkey: string; reply: string | null }[]).map(r => ({ ...r, reply: r.reply === null ? null : JSON.parse(r.reply) }))
     const query = 'SELECT event_id, app_pubkey, reply FROM nostr_requests ORDER BY event_id'
