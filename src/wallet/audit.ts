@@ -56,7 +56,10 @@ export async function auditLedger(sql: SqlStore): Promise<AuditReport> {
          LEFT JOIN ledger_entries e ON e.transaction_id = t.id GROUP BY t.id, t.kind, t.ref HAVING COALESCE(SUM(e.amount_msat), 0) != 0`,
       )
       const systemRows = await tx.many<{ account: string; total: number }>(
-        `SELECT account, CAST(SUM(amount_msat) AS BIGINT) AS total FROM ledger_entries WHERE account LIKE 'system:%' GROUP BY account`,
+        // In account order: PostgreSQL's hash aggregate returns groups in no particular order, and the report's
+        // `systemAccounts` is compared across engines (`relaypay store copy`) and read by people.
+        `SELECT account, CAST(SUM(amount_msat) AS BIGINT) AS total FROM ledger_entries WHERE account LIKE 'system:%'
+         GROUP BY account ORDER BY account`,
       )
       const totals = (await tx.one<{ wallets: number; walletsTotalMsat: number; transactions: number }>(
         `SELECT (SELECT COUNT(*) FROM users) AS wallets,
