@@ -176,7 +176,7 @@ async function invoiceMismatches(tx: SqlExecutor): Promise<AuditReport['invoiceM
         OR (paid_at IS NOT NULL AND credited IS DISTINCT FROM "paidMsat")`,
   )
   const problems: AuditReport['invoiceMismatches'] = rows.map(r => ({
-    serial: Number(r.serial),
+    serial: r.serial,
     paymentHash: r.paymentHash,
     problem: r.paidMsat === null ? 'credited but not marked paid' : `paid ${r.paidMsat} msat but credited ${r.credited ?? 'nothing'}`,
   }))
