@@ -1,6 +1,9 @@
 // Runs every compiled test file in its own process, because integration tests start daemons and relays: three at a
 // time on CI's two cores (the files mostly wait on daemons, relays and timers; with two at a time the cores were 60 %
 // busy), or TEST_JOBS. Prints uvu's per-file summary and ends with the line CI reads: "N passed, N failed".
+// Files named *.regtest.test.* run on a real regtest Lightning network of their own (test/support/regtest/): once for
+// each LND version under test (RELAYPAY_TEST_LND_VERSIONS, or every version whose binaries are built), each run with
+// RELAYPAY_TEST_LND_VERSIONS naming its one version; with none built, once, to print that they are skipped.
 // Usage: node build/test/run.js [--store | --both] [path-substring …]
 // --store: only the files the store switch changes (test/store-tests.ts), for the PostgreSQL half of a run
 // (RELAYPAY_TEST_STORE=postgres); the others behave the same on either setting.
@@ -11,6 +14,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { storeTests } from './store-tests.js'
+import { lndVersionsForRun } from './support/regtest/versions.js'
 
 const testRoot = path.dirname(fileURLToPath(import.meta.url))
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3))
@@ -31,6 +35,7 @@ function findTests(dir: string): string[] {
 interface FileResult {
   file: string
   store: Store
+  lnd?: string
   passed: number
   failed: number
   skipped: number
@@ -38,25 +43,51 @@ interface FileResult {
   ms: number
 }
 
-function runFile({ file, store }: Entry): Promise<FileResult> {
+/** The process groups of the regtest files running now; a terminal's Ctrl-C does not reach them on its own. */
+const groups = new Set<() => void>()
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const kill of [...groups]) kill()
+    process.exit(130)
+  })
+}
+
+function runFile({ file, store, lnd }: Entry): Promise<FileResult> {
   const started = Date.now()
   const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0' }
+  if (lnd) env.RELAYPAY_TEST_LND_VERSIONS = lnd
   if (store === 'postgres') env.RELAYPAY_TEST_STORE = 'postgres'
   if (store === 'sqlite') delete env.RELAYPAY_TEST_STORE
   // Both halves fuzz, each with half the requests: the run's fuzzing is what one half alone used to do, and each
   // engine gets its share (the PostgreSQL half found the NUL characters SQLite stores and PostgreSQL refuses).
   if (store && withPostgres && env.FUZZ_SCALE === undefined) env.FUZZ_SCALE = '0.5'
   return new Promise(resolve => {
-    const child = spawn(process.execPath, [file], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // A regtest file runs in a process group of its own, with its network's daemons: a file killed for hanging, or
+    // one that left a daemon behind, takes them with it.
+    const group = onRegtest(file)
+    const child = spawn(process.execPath, [file], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: group })
+    const killGroup = () => {
+      groups.delete(killGroup)
+      try {
+        if (group && child.pid) process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // the group is gone already
+      }
+    }
+    if (group) groups.add(killGroup)
     let output = ''
     child.stdout.on('data', chunk => (output += chunk))
     child.stderr.on('data', chunk => (output += chunk))
+    // A regtest file starts its network (half a minute) and waits on real blocks and payments: twice the time.
+    const limitMs = group ? 2 * fileTimeoutMs : fileTimeoutMs
     const timer = setTimeout(() => {
-      output += `\n[runner] killed after ${fileTimeoutMs} ms\n`
+      output += `\n[runner] killed after ${limitMs} ms\n`
       child.kill('SIGKILL')
-    }, fileTimeoutMs)
+      killGroup()
+    }, limitMs)
     child.on('close', code => {
       clearTimeout(timer)
+      killGroup()
       const clean = output.replace(/\x1b\[[0-9;]*m/g, '')
       const count = (label: string) =>
         [...clean.matchAll(new RegExp(`${label}:\\s+(\\d+)`, 'g'))].reduce((sum, m) => sum + Number(m[1]), 0)
@@ -65,7 +96,7 @@ function runFile({ file, store }: Entry): Promise<FileResult> {
       // A crash, a hang or a failure outside any test still fails the file.
       if (code !== 0 && failed === 0) failed = 1
       if (code === 0 && count('Total') === 0) failed = 1
-      resolve({ file, store, passed, failed, skipped: count('Skipped'), output: clean, ms: Date.now() - started })
+      resolve({ file, store, lnd, passed, failed, skipped: count('Skipped'), output: clean, ms: Date.now() - started })
     })
   })
 }
@@ -73,10 +104,18 @@ function runFile({ file, store }: Entry): Promise<FileResult> {
 interface Entry {
   file: string
   store: Store
+  /** The one LND version a *.regtest.test file runs on. */
+  lnd?: string
 }
 
+const onRegtest = (file: string) => /\.regtest\.test\.js$/.test(file)
+const lndRuns = lndVersionsForRun()
+/** A *.regtest.test file once per LND version under test (the real network is its subject, not the store). */
+const perLndVersion = (entries: Entry[]): Entry[] =>
+  entries.flatMap(entry => (onRegtest(entry.file) && lndRuns.length > 0 ? lndRuns.map(lnd => ({ ...entry, lnd })) : [entry]))
+
 /** Files that run for a minute or more (campaigns, crash rounds, restarts): started first, longest-first. */
-const slowFirst = ['chaos/', 'fuzz/', 'wallet/crash', 'wallet/lnd-', 'swaps/lockup', 'swaps/swap-recovery', 'health/probes', 'lifecycle/']
+const slowFirst = ['.regtest.', 'chaos/', 'fuzz/', 'wallet/crash', 'wallet/lnd-', 'swaps/lockup', 'swaps/swap-recovery', 'health/probes', 'lifecycle/']
 const weight = (entry: Entry) => {
   const rank = slowFirst.findIndex(prefix => entry.file.includes(prefix))
   return (rank === -1 ? slowFirst.length : rank) * 2 + (entry.store === 'postgres' ? 0 : 1)
@@ -87,18 +126,22 @@ const matching = findTests(testRoot)
   .sort()
 const withPostgres = both && process.env.RELAYPAY_TEST_POSTGRES_URL !== undefined
 if (both && !withPostgres) process.stdout.write('--both without RELAYPAY_TEST_POSTGRES_URL: SQLite only\n')
-const entries: Entry[] = both
-  ? [
-      ...matching.map(file => ({ file, store: 'sqlite' as const })),
-      ...(withPostgres ? storeTests(matching, testRoot).map(file => ({ file, store: 'postgres' as const })) : []),
-    ].sort((a, b) => weight(a) - weight(b))
-  : (onlyStore ? storeTests(matching, testRoot) : matching).map(file => ({ file, store: undefined }))
+// The PostgreSQL half leaves out the regtest files: their subject is LND, and each starts a network of its own.
+const entries: Entry[] = perLndVersion(
+  both
+    ? [
+        ...matching.map(file => ({ file, store: 'sqlite' as const })),
+        ...(withPostgres ? storeTests(matching.filter(file => !onRegtest(file)), testRoot).map(file => ({ file, store: 'postgres' as const })) : []),
+      ].sort((a, b) => weight(a) - weight(b))
+    : (onlyStore ? storeTests(matching.filter(file => !onRegtest(file)), testRoot) : matching).map(file => ({ file, store: undefined })),
+)
 if (onlyStore) process.stdout.write(`${entries.length} of ${matching.length} test files start daemons that follow RELAYPAY_TEST_STORE\n`)
 if (withPostgres) process.stdout.write(`${matching.length} test files on SQLite, ${entries.length - matching.length} of them again on PostgreSQL\n`)
 const queue = [...entries]
 const results: FileResult[] = []
 const startedAt = Date.now()
-const label = (result: FileResult) => `${result.store === 'postgres' ? '[postgres] ' : ''}${path.relative(testRoot, result.file)}`
+const label = (result: FileResult) =>
+  `${result.store === 'postgres' ? '[postgres] ' : ''}${result.lnd ? `[lnd ${result.lnd}] ` : ''}${path.relative(testRoot, result.file)}`
 await Promise.all(
   Array.from({ length: jobs }, async () => {
     for (let entry = queue.shift(); entry; entry = queue.shift()) {

@@ -8,6 +8,7 @@ import { ManualTime } from '../support/manual-time.js'
 import { arrived, collect, replayed } from './settlements-seen.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
 import { openLnd, withLnd } from '../support/fake-lnd/lnd-harness.js'
+import { holeWaitMs } from '../../src/node/lnd/invoice-stream.js'
 
 /** Waits for something the backend does on its own in reaction to network I/O (not a timer: time is manual). */
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -145,6 +146,45 @@ streams(
       [2, b.paymentHash],
       [3, c.paymentHash],
     ])
+  }),
+)
+
+streams(
+  "a replay in the order invoices were added (LND's native SQL tables) passes every settlement on once, in settle order",
+  withLnd(async ({ node, fake }) => {
+    const [a, b, c, d] = await Promise.all([1, 2, 3, 4].map(n => node.createInvoice({ amountMsat: n * 1000 })))
+    fake.settleInvoice(a.paymentHash) // settle index 1
+    // Settled against the order they were added: d gets 2, c 3, b 4; the replay from 1 sends b, c, d.
+    for (const invoice of [d, c, b]) fake.settleInvoice(invoice.paymentHash)
+    fake.faults.replaySettledInAddOrder = true
+    const seen = collect(node, 1)
+    await arrived(seen, 3)
+    assert.equal(seen.map(s => [s.settleIndex, s.paymentHash]), [
+      [2, d.paymentHash],
+      [3, c.paymentHash],
+      [4, b.paymentHash],
+    ])
+    // Before the fix the stream passed on b (4) first and dropped c and d as already seen.
+    const e = await node.createInvoice({ amountMsat: 5000 })
+    fake.settleInvoice(e.paymentHash)
+    await arrived(seen, 4)
+    assert.equal(seen.map(s => s.settleIndex), [2, 3, 4, 5])
+  }),
+)
+
+streams(
+  'a settle index that never comes holds the ones after it for a while, then the stream steps over it',
+  withLnd(async ({ node, fake, time }) => {
+    const [a, b, c] = await Promise.all([1, 2, 3].map(n => node.createInvoice({ amountMsat: n * 1000 })))
+    for (const invoice of [a, b, c]) fake.settleInvoice(invoice.paymentHash)
+    fake.faults.hiddenFromReplay.add(b.paymentHash)
+    const seen = collect(node, 1)
+    await until(() => fake.node.invoiceStreamDrops.size === 1, 'the subscriber has subscribed')
+    await arrived(seen, 1)
+    assert.equal(seen, [], '3 waits for 2')
+    await time.advance(holeWaitMs)
+    await arrived(seen, 1)
+    assert.equal(seen.map(s => s.settleIndex), [3])
   }),
 )
 

@@ -79,7 +79,23 @@ test('SubscribeInvoices: the settle index we resume from; a settled invoice read
     amountPaidMsat: 5001,
     settleDate: 1700000101,
     settleIndex: 42,
+    ampSettleIndexes: [],
   })
+  // An AMP invoice stays open; each payment to it is a set in amp_invoice_state with a settle index of its own.
+  const amp = decodeInvoiceUpdate(
+    subscribeInvoices.responseSerialize({
+      ...invoice,
+      state: 'OPEN',
+      is_amp: true,
+      amp_invoice_state: {
+        ['aa'.repeat(32)]: { state: 'SETTLED', settle_index: '43', settle_time: '1700000200', amt_paid_msat: '7000' },
+        ['bb'.repeat(32)]: { state: 'ACCEPTED', settle_index: '0', settle_time: '0', amt_paid_msat: '0' },
+        ['cc'.repeat(32)]: { state: 'SETTLED', settle_index: '45', settle_time: '1700000300', amt_paid_msat: '8000' },
+      },
+    }),
+  )
+  assert.is(amp.settled, false)
+  assert.equal(amp.ampSettleIndexes.sort((a, b) => a - b), [43, 45])
   // Past 2^53 msat is no amount of one invoice: the message is refused (the stream resubscribes), never rounded.
   assert.throws(
     () => decodeInvoiceUpdate(subscribeInvoices.responseSerialize({ ...invoice, state: 'SETTLED', settle_index: '43', settle_date: '1', amt_paid_msat: '9007199254740993' })),

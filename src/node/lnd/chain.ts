@@ -29,6 +29,13 @@ const addressFormats: Record<AddressType, 'p2wpkh' | 'np2wpkh' | 'p2tr'> = {
   TAPROOT_PUBKEY: 'p2tr',
 }
 
+/**
+ * LND's refusals of an address (rpcserver.go): btcutil's decoding errors ("invalid character not part of charset: 111",
+ * "decoded address is of unknown format", "invalid checksum", "invalid separator index", "invalid bech32 string
+ * length") and "address: … is not valid for this network".
+ */
+const addressRefused = /address|network|checksum|bech32|base58|charset|separator|string length/i
+
 export function lndChain({ lnd }: { lnd: AuthenticatedLnd }) {
   /** The fee LND's wallet paid for one of its transactions. */
   const feeOf = async (txid: string): Promise<number> => {
@@ -75,7 +82,7 @@ export function lndChain({ lnd }: { lnd: AuthenticatedLnd }) {
       } catch (err) {
         throw lndError('send coins', err, [
           { when: /InsufficientBalance|insufficient funds/, code: 'insufficient_balance', message: 'insufficient funds available to construct transaction' },
-          { when: /address|network|checksum|bech32|base58/i, code: 'invalid_input' },
+          { when: addressRefused, code: 'invalid_input' },
         ])
       }
       try {
@@ -99,7 +106,7 @@ export function lndChain({ lnd }: { lnd: AuthenticatedLnd }) {
       } catch (err) {
         throw lndError('estimate a chain fee', err, [
           { when: /InsufficientBalance|insufficient funds/, code: 'insufficient_balance', message: 'insufficient funds available to construct transaction' },
-          { when: /address|network|checksum|bech32|base58/i, code: 'invalid_input' },
+          { when: addressRefused, code: 'invalid_input' },
         ])
       }
     },

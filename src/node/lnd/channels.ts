@@ -23,8 +23,9 @@ import type {
   OpenChannelRequest,
   OpenedChannel,
   UpdateChannelPolicyRequest,
+  Timers,
 } from '../lightning-node.js'
-import { lndError, oneLine } from './lnd-errors.js'
+import { describeLndFailure, lndError, oneLine } from './lnd-errors.js'
 
 /** ConnectPeer's own timeout; the library's default retries for up to a minute, too long for an operator call. */
 const connectTimeoutMs = 15_000
@@ -42,14 +43,21 @@ export interface LndChannelsDeps {
   lnd: AuthenticatedLnd
   /** Our node's key: LND answers self-connections as if they worked, and we pick our side of each policy. */
   ownPubkey: string
+  timers: Timers
 }
 
-export function lndChannels({ lnd, ownPubkey }: LndChannelsDeps) {
+/** How often the peer list is read while a connection LND initiated completes its handshake. */
+const peerPollMs = 100
+
+export function lndChannels({ lnd, ownPubkey, timers }: LndChannelsDeps) {
+  const pause = (ms: number) => new Promise<void>(resolve => timers.after(ms, resolve))
+  const isPeer = async (pubkey: string) => (await getPeers({ lnd })).peers.some(peer => peer.public_key === pubkey)
   return {
     async addPeer(request: AddPeerRequest): Promise<void> {
       if (request.pubkey.toLowerCase() === ownPubkey) {
         throw new OperationError('invalid_input', 'cannot make connection to self')
       }
+      const rules = [{ when: /ExpectedPublicKeyOfPeerToAdd/, code: 'invalid_input' as const, message: 'pubkey is not a node public key' }]
       try {
         await addPeer({
           lnd,
@@ -58,9 +66,22 @@ export function lndChannels({ lnd, ownPubkey }: LndChannelsDeps) {
           retry_count: 1,
           timeout: connectTimeoutMs,
         })
+        return
       } catch (err) {
-        throw lndError('connect to the peer', err, [{ when: /ExpectedPublicKeyOfPeerToAdd/, code: 'invalid_input', message: 'pubkey is not a node public key' }])
+        // A real LND (0.21 measured) answers ConnectPeer "connection to … initiated" before the handshake is done,
+        // and the library, reading the peer list at once, reports that it failed. The handshake goes on: the peer
+        // is there when it appears in the list within the connect timeout.
+        if (!/FailedToSuccessfullyConnectToRemotePeer/.test(describeLndFailure(err).name)) throw lndError('connect to the peer', err, rules)
       }
+      for (let waited = 0; waited < connectTimeoutMs; waited += peerPollMs) {
+        await pause(peerPollMs)
+        try {
+          if (await isPeer(request.pubkey)) return
+        } catch (err) {
+          throw lndError('list its peers', err)
+        }
+      }
+      throw new OperationError('upstream_failed', `LND could not connect to the peer within ${connectTimeoutMs / 1000} s`)
     },
 
     async listPeers(): Promise<NodePeer[]> {

@@ -3,7 +3,16 @@
 // live notifications take (invoiceregistry.go, deliverBacklogEvents), so a start from a stored index costs what
 // was missed, not the history. Only a subscriber with no index yet has LND's whole list read: LND replays
 // nothing from index 0. The stream drops when LND restarts or the network blips; it resubscribes after a backoff
-// from the last index it emitted, and anything at or below that index is a duplicate.
+// from the last index it passed on, and anything at or below that index is a duplicate.
+//
+// The replay is not always in settle-index order. A node on bbolt replays by its settle index; a node whose
+// invoices are in native SQL tables (`db.use-native-sql` on SQLite or PostgreSQL) replays in the order the invoices
+// were added (`ORDER BY id`), then its AMP payments. The subscriber stores the last index it was given as the place
+// to resume from, so passing on a later settlement before an earlier one would lose the earlier one for good. So
+// settlements are passed on strictly in index order: one that arrives ahead is held until those before it have
+// come. An index that names no invoice to pass on (an AMP payment, which leaves its invoice open) fills its place
+// without being passed on. A hole nothing fills within `holeWaitMs` (a replay arrives at once, so this is a gap in
+// LND's own numbering) is logged and stepped over.
 import type { Logger } from 'pino'
 import type { Clock } from '../../bus/index.js'
 import type { SettledInvoice, Timers } from '../lightning-node.js'
@@ -21,6 +30,9 @@ export interface InvoiceStreamDeps {
   log?: Logger
 }
 
+/** How long settlements wait behind a missing settle index before the stream steps over it. */
+export const holeWaitMs = 5_000
+
 export interface InvoiceStream {
   /** Drops the subscription and any pending reconnect; `next` is not called again. */
   close(): void
@@ -36,7 +48,13 @@ export function invoiceStream(
   after: number | 'now',
   next: (settled: SettledInvoice) => void,
 ): InvoiceStream {
+  // The last settle index passed on (or stepped over): everything at or below it is done.
   let cursor = after === 'now' ? 0 : after
+  // With 'now', the first live settlement says where the numbering stands.
+  let anchored = after !== 'now'
+  // Arrived ahead of cursor + 1, by index; undefined for an index that fills its place without a settlement.
+  const held = new Map<number, SettledInvoice | undefined>()
+  let cancelHoleWait: (() => void) | undefined
   let failures = 0
   let subscription: GrpcServerStream<InvoiceUpdate> | undefined
   let cancelRetry: (() => void) | undefined
@@ -44,14 +62,51 @@ export function invoiceStream(
   // Each connection attempt; callbacks of an attempt that was given up on change nothing.
   let attempt = 0
 
-  const emit = (settled: SettledInvoice) => {
-    if (closed || settled.settleIndex <= cursor) return
-    cursor = settled.settleIndex
-    next(settled)
+  const passOnInOrder = () => {
+    while (!closed && held.has(cursor + 1)) {
+      const settled = held.get(cursor + 1)
+      held.delete(cursor + 1)
+      cursor++
+      if (settled) next(settled)
+    }
+    if (held.size === 0) {
+      cancelHoleWait?.()
+      cancelHoleWait = undefined
+    } else if (!cancelHoleWait) {
+      cancelHoleWait = timers.after(holeWaitMs, stepOverHole)
+    }
   }
+
+  const stepOverHole = () => {
+    cancelHoleWait = undefined
+    if (closed || held.size === 0) return
+    const nextHeld = Math.min(...held.keys())
+    log?.warn({ missingFrom: cursor + 1, missingTo: nextHeld - 1, waiting: held.size }, "LND's settle indexes skip some; passing on the settlements after them")
+    cursor = nextHeld - 1
+    passOnInOrder()
+  }
+
+  /** A settle index reached: with the settlement to pass on, or undefined for one that only fills its place. */
+  const arrive = (settleIndex: number, settled?: SettledInvoice) => {
+    if (closed) return
+    if (!anchored) {
+      // Only a settlement says where a live start stands.
+      if (!settled) return
+      anchored = true
+      cursor = settleIndex - 1
+    }
+    if (settleIndex <= cursor || held.has(settleIndex)) return
+    held.set(settleIndex, settled)
+    passOnInOrder()
+  }
+  const emit = (settled: SettledInvoice) => arrive(settled.settleIndex, settled)
 
   const drop = () => {
     attempt++
+    // What was held is replayed by the next subscription, which starts from the cursor.
+    held.clear()
+    cancelHoleWait?.()
+    cancelHoleWait = undefined
     const sub = subscription
     subscription = undefined
     if (!sub) return
@@ -86,6 +141,7 @@ export function invoiceStream(
     subscription = sub
     sub.on('data', update => {
       failures = 0
+      for (const index of update.ampSettleIndexes) if (mine === attempt) arrive(index)
       if (!update.settled || !update.settleIndex || !update.settleDate) return
       onSettled({
         paymentHash: update.paymentHash,
@@ -113,10 +169,10 @@ export function invoiceStream(
     // one, so a first live settlement that skips one says so, and the stream resubscribes from the list's last.
     const mine = attempt
     const since = clock.now()
-    let held: SettledInvoice[] | undefined = []
+    let listing: SettledInvoice[] | undefined = []
     let firstLive = true
     const live = (settled: SettledInvoice) => {
-      if (held) return void held.push(settled)
+      if (listing) return void listing.push(settled)
       if (settled.settleIndex <= cursor) return
       if (firstLive) {
         firstLive = false
@@ -138,8 +194,8 @@ export function invoiceStream(
     }
     if (mine !== attempt) return
     for (const settled of listed) emit(settled)
-    const waiting = held
-    held = undefined
+    const waiting = listing
+    listing = undefined
     for (const settled of waiting) live(settled)
   }
 

@@ -34,7 +34,7 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
   const payments = lndPayments({ rpc, invoices, timers, log })
   const chain = lndChain({ lnd })
   const confirmations = lndConfirmations({ lnd })
-  const channels = lndChannels({ lnd, ownPubkey })
+  const channels = lndChannels({ lnd, ownPubkey, timers })
   // The settlement streams open now, each with the subscriber told when the node closes.
   const streams = new Map<InvoiceStream, () => void>()
   log?.info({ socket: client.socket, pubkey: ownPubkey, version: started.version }, 'connected to LND')

@@ -99,10 +99,31 @@ export interface InvoiceUpdate {
   /** Unix seconds. */
   settleDate: number
   settleIndex: number
+  /**
+   * The settle indexes of the AMP payments this update reports settled (amp_invoice_state): an AMP invoice stays
+   * open, so these take settle indexes without the invoice ever being settled.
+   */
+  ampSettleIndexes: number[]
 }
 
 /** lnrpc.Invoice.InvoiceState SETTLED. */
 const invoiceSettled = 1
+/** lnrpc.InvoiceHTLCState SETTLED, the state of an AMP payment's HTLC set. */
+const htlcSetSettled = 1
+
+/** lnrpc.AMPInvoiceState: its settle index when it is settled. */
+function settledAmpIndex(reader: protobuf.Reader): number | undefined {
+  let state = 0
+  let settleIndex: Int64 = 0
+  readFieldsOf(reader, reader.uint32() + reader.pos, (r, field) => {
+    if (field === 1) state = r.int32()
+    else if (field === 2) settleIndex = r.uint64()
+    else return false
+    return true
+  })
+  const index = safeNumber(settleIndex, 'amp settle_index')
+  return state === htlcSetSettled && index > 0 ? index : undefined
+}
 
 export function decodeInvoiceUpdate(bytes: Buffer): InvoiceUpdate {
   // The state may come after the fields we want (protobuf writes fields in number order: state is 21), so raw
@@ -113,8 +134,19 @@ export function decodeInvoiceUpdate(bytes: Buffer): InvoiceUpdate {
   let amountPaidMsat: Int64 = 0
   let settleDate: Int64 = 0
   let settleIndex: Int64 = 0
+  const ampSettleIndexes: number[] = []
   readFields(bytes, (reader, field) => {
     switch (field) {
+      case 28: {
+        // One map entry: the set id (1) and its AMPInvoiceState (2).
+        readFieldsOf(reader, reader.uint32() + reader.pos, (entry, entryField) => {
+          if (entryField !== 2) return false
+          const index = settledAmpIndex(entry)
+          if (index !== undefined) ampSettleIndexes.push(index)
+          return true
+        })
+        return true
+      }
       case 4:
         rHash = reader.bytes() as Buffer
         return true
@@ -138,7 +170,7 @@ export function decodeInvoiceUpdate(bytes: Buffer): InvoiceUpdate {
     }
   })
   if (state !== invoiceSettled) {
-    return { settled: false, paymentHash: '', paymentRequest: '', amountPaidMsat: 0, settleDate: 0, settleIndex: 0 }
+    return { settled: false, paymentHash: '', paymentRequest: '', amountPaidMsat: 0, settleDate: 0, settleIndex: 0, ampSettleIndexes }
   }
   const hash = rHash as Buffer | undefined
   if (!hash || hash.length !== 32) throw new Error('LND sent a settled invoice without a 32-byte payment hash')
@@ -149,6 +181,7 @@ export function decodeInvoiceUpdate(bytes: Buffer): InvoiceUpdate {
     amountPaidMsat: safeNumber(amountPaidMsat, 'amt_paid_msat'),
     settleDate: safeNumber(settleDate, 'settle_date'),
     settleIndex: safeNumber(settleIndex, 'settle_index'),
+    ampSettleIndexes,
   }
 }
 

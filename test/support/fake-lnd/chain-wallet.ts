@@ -3,7 +3,7 @@
 // transactions for GetTransaction / GetTransactions.
 import { randomBytes } from 'node:crypto'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { Address, OutScript, Transaction, p2sh, p2tr, p2wpkh } from '@scure/btc-signer'
+import { Address, NETWORK, OutScript, TEST_NETWORK, Transaction, p2sh, p2tr, p2wpkh } from '@scure/btc-signer'
 import { lndSays, RpcError, grpcCode } from './rpc-error.js'
 
 export type ChainNetwork = { bech32: string; pubKeyHash: number; scriptHash: number; wif: number }
@@ -82,15 +82,32 @@ export function chainWallet({ network, now }: { network: ChainNetwork; now(): nu
     return tx
   }
 
+  /**
+   * LND's words (rpcserver.go): an address that does not decode gets btcutil's decoding error, one of another
+   * network "address: … is not valid for this network". A real LND says "invalid character not part of charset:
+   * 111" for the 'o' of bcrt1qnotreally; the fake gives btcutil's general one.
+   */
+  const checkAddress = (address: string) => {
+    try {
+      Address(network).decode(address)
+    } catch {
+      const elsewhere = [NETWORK, TEST_NETWORK, { ...TEST_NETWORK, bech32: 'bcrt' }].some(other => {
+        try {
+          Address(other).decode(address)
+          return true
+        } catch {
+          return false
+        }
+      })
+      throw lndSays(elsewhere ? `address: ${address} is not valid for this network` : 'decoded address is of unknown format')
+    }
+  }
+
   return {
     newAddress,
 
     send(address: string, amountSats: number, satPerVbyte: number): FakeTx {
-      try {
-        Address(network).decode(address)
-      } catch {
-        throw lndSays(`invalid address ${address}: not a valid address for this network`)
-      }
+      checkAddress(address)
       if (amountSats <= 0) throw lndSays('amount must be positive')
       return spend(amountSats, satPerVbyte, [address], '')
     },
@@ -140,13 +157,7 @@ export function chainWallet({ network, now }: { network: ChainNetwork; now(): nu
 
     /** The fee LND's estimator gives for a send to `addresses` at its default rate. */
     estimate(addresses: string[]): { feeSats: number; satPerVbyte: number } {
-      for (const address of addresses) {
-        try {
-          Address(network).decode(address)
-        } catch {
-          throw lndSays(`invalid address ${address}: not a valid address for this network`)
-        }
-      }
+      for (const address of addresses) checkAddress(address)
       return { feeSats: txVbytes * estimatedSatPerVbyte, satPerVbyte: estimatedSatPerVbyte }
     },
 

@@ -57,6 +57,13 @@ export interface Faults {
    * a busy LND may register it: this runs then, and must call `register` (it may settle invoices before).
    */
   lateLiveInvoiceStream?: (register: () => void) => void
+  /**
+   * SubscribeInvoices replays the settlements above a settle index in the order their invoices were added, as a
+   * real LND with native SQL invoice tables does (`ORDER BY id`); a node on bbolt replays in settle-index order.
+   */
+  replaySettledInAddOrder: boolean
+  /** Settlements SubscribeInvoices leaves out of its replays (by payment hash): a hole in the settle indexes. */
+  hiddenFromReplay: Set<string>
 }
 
 /** What the fake was asked: per method, and the invoices it sent from its history. */
@@ -128,6 +135,8 @@ export function createFakeNode(opts: { network: FakeNetworkName; now(): number; 
       refuseInvoiceStreams: false,
       holdPayments: false,
       pathfinding: false,
+      replaySettledInAddOrder: false,
+      hiddenFromReplay: new Set(),
       trackDelayMs: 0,
     },
     traffic: { calls: new Map(), invoicesListed: 0, invoicesReplayed: 0 },

@@ -228,11 +228,15 @@ export function invoiceBook({ nodeKey, network, now, blockHeight }: InvoiceBookD
      * SubscribeInvoices: adds above `addIndex`, then settlements above `settleIndex` (0: none of either), then
      * live. `replayed` counts what was sent before going live.
      */
-    subscribe(addIndex: number, settleIndex: number, listener: InvoiceListener): { stop(): void; replayed: number } {
-      const backlog = [
-        ...(addIndex > 0 ? inAddOrder.slice(addIndex) : []),
-        ...(settleIndex > 0 ? inSettleOrder.slice(settleIndex) : []),
-      ]
+    subscribe(
+      addIndex: number,
+      settleIndex: number,
+      listener: InvoiceListener,
+      opts: { settledInAddOrder?: boolean; hidden?: ReadonlySet<string> } = {},
+    ): { stop(): void; replayed: number } {
+      const settled = (settleIndex > 0 ? inSettleOrder.slice(settleIndex) : []).filter(i => !opts.hidden?.has(i.paymentHash))
+      if (opts.settledInAddOrder) settled.sort((a, b) => a.addIndex - b.addIndex)
+      const backlog = [...(addIndex > 0 ? inAddOrder.slice(addIndex) : []), ...settled]
       for (const invoice of backlog) listener(invoice)
       listeners.add(listener)
       return { stop: () => listeners.delete(listener), replayed: backlog.length }

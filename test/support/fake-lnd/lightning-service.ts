@@ -200,7 +200,10 @@ export function lightningService(node: FakeNode): ServiceImpl {
         let stop = () => {}
         const register = () => {
           const write = (invoice: FakeInvoice) => call.write(invoices.asRpc(invoice))
-          const subscribed = invoices.subscribe(addIndex, settleIndex, write)
+          const subscribed = invoices.subscribe(addIndex, settleIndex, write, {
+            settledInAddOrder: node.faults.replaySettledInAddOrder,
+            hidden: node.faults.hiddenFromReplay,
+          })
           stop = subscribed.stop
           node.traffic.invoicesReplayed += subscribed.replayed
         }

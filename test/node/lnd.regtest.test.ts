@@ -1,0 +1,296 @@
+// The LND backend against a real LND: node A of a regtest network (test/support/regtest/), with R routing to B, the
+// outside world. First the LightningNode contract every backend keeps (the cases that need a simulated world are
+// skipped there), then what only a real network shows: B paying A's invoices, A paying B through R with the fee R
+// charges, LND's own refusals and words, keysend and AMP beside ordinary invoices, hold invoices, channels, peers,
+// balances and the chain. The test runner runs this file once for each LND version under test.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createHash, randomBytes } from 'node:crypto'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { systemClock } from '../../src/bus/context.js'
+import { createNode, type LightningNode } from '../../src/node/index.js'
+import { openStore } from '../../src/store/index.js'
+import { nodeContract, type NodeHarness } from './contract.js'
+import { rejectsWith } from './operation-error.js'
+import { arrived, collect, replayed } from './settlements-seen.js'
+import { lndVersionsToTest, startRegtest, channelSats, pushSats, type Regtest } from '../support/regtest/index.js'
+
+async function openA(net: Regtest): Promise<NodeHarness> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-regtest-node-'))
+  const store = openStore({ dataDir, synchronous: 'normal' })
+  const cleanUp = () => {
+    store.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+  try {
+    const node = await createNode(
+      {
+        backend: 'lnd',
+        network: 'regtest',
+        alias: 'relaypay-regtest',
+        simulatePayments: false,
+        mock: false,
+        dataDir,
+        lnd: net.connection,
+      },
+      { db: store.db, clock: systemClock, random: n => new Uint8Array(randomBytes(n)) },
+    )
+    return {
+      node,
+      network: 'regtest',
+      now: () => Date.now(),
+      // A real node's clock cannot be moved: wait it out.
+      advance: ms => new Promise(resolve => setTimeout(resolve, ms)),
+      async close() {
+        await node.close()
+        cleanUp()
+      },
+    }
+  } catch (err) {
+    cleanUp()
+    throw err
+  }
+}
+
+const sha256 = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex')
+/** What R charges to forward `amountMsat` with LND's default policy: 1000 msat base and 1 ppm. */
+const routingFeeMsat = (amountMsat: number) => 1000 + Math.floor(amountMsat / 1_000_000)
+
+function realWorld(net: Regtest): void {
+  const test = suite(`lnd backend on a real LND ${net.lndVersion}: the network around A`)
+  let h: NodeHarness
+  let node: LightningNode
+  test.before(async () => {
+    h = await openA(net)
+    node = h.node
+  })
+  test.after(async () => {
+    await h.close()
+  })
+
+  test('B pays an invoice of A: the stream emits it once with what was paid; lookup and a replay agree', async () => {
+    const seen = collect(node, 'now')
+    const invoice = await node.createInvoice({ amountMsat: 21_000_000, description: 'paid by B' })
+    const paid = await net.pay('B', invoice.paymentRequest)
+    assert.is(paid.status, 'SUCCEEDED')
+    assert.is(sha256(paid.payment_preimage), invoice.paymentHash)
+    await arrived(seen, 1)
+    await net.waitFor('the settlement', async () => (seen.length >= 1 ? true : undefined))
+    assert.is(seen.length, 1)
+    assert.is(seen[0].paymentHash, invoice.paymentHash)
+    assert.is(seen[0].amountMsat, 21_000_000)
+    assert.is(seen[0].paymentRequest, invoice.paymentRequest)
+    const stored = await node.lookupInvoice(invoice.paymentHash)
+    assert.is(stored?.state, 'paid')
+    assert.is(stored?.receivedMsat, 21_000_000)
+    assert.is(stored?.preimage, paid.payment_preimage)
+    // A subscriber from the index before it is given it again, and one from its index nothing.
+    const again = await replayed(node, seen[0].settleIndex - 1, 1)
+    assert.equal(again.map(s => s.paymentHash), [invoice.paymentHash])
+    assert.equal(await replayed(node, seen[0].settleIndex, 1), [])
+  })
+
+  test('an open-amount invoice of A settles with the amount B chose', async () => {
+    const seen = collect(node, 'now')
+    const invoice = await node.createInvoice({ description: 'tip jar' })
+    assert.is((await net.pay('B', invoice.paymentRequest, { amountSats: 7 })).status, 'SUCCEEDED')
+    await net.waitFor('the settlement', async () => (seen.length >= 1 ? true : undefined))
+    assert.is(seen[0].amountMsat, 7000)
+    assert.is((await node.lookupInvoice(invoice.paymentHash))?.receivedMsat, 7000)
+  })
+
+  test('A pays B through R: succeeded with the fee LND reports, which is what R charges; a second payment is refused', async () => {
+    const { paymentRequest, paymentHash } = await net.addInvoice('B', 30_000)
+    const paid = await node.pay({ paymentRequest, maxFeeMsat: 10_000, timeoutMs: 60_000 })
+    assert.is(paid.status, 'succeeded')
+    if (paid.status !== 'succeeded') return
+    assert.is(paid.amountMsat, 30_000_000)
+    assert.is(paid.feeMsat, routingFeeMsat(30_000_000))
+    assert.is(sha256(paid.preimage), paymentHash)
+    const { payments } = await net.lncli<{ payments: { payment_hash: string; fee_msat: string; status: string }[] }>('A', ['listpayments'])
+    const own = payments.find(p => p.payment_hash === paymentHash)
+    assert.is(own?.status, 'SUCCEEDED')
+    assert.is(Number(own?.fee_msat), paid.feeMsat, "the fee is LND's own record")
+    const tracked = await node.trackPayment(paymentHash)
+    assert.is(tracked?.status, 'succeeded')
+    if (tracked?.status === 'succeeded') assert.is(tracked.feeMsat, paid.feeMsat)
+    await rejectsWith(node.pay({ paymentRequest, maxFeeMsat: 10_000, timeoutMs: 60_000 }), 'conflict', 'invoice is already paid')
+  })
+
+  test('a fee limit of zero on a route where R charges fails as no route; a retry with room for the fee succeeds', async () => {
+    const { paymentRequest, paymentHash } = await net.addInvoice('B', 5_000)
+    const first = await node.pay({ paymentRequest, maxFeeMsat: 0, timeoutMs: 60_000 })
+    assert.is(first.status, 'failed')
+    if (first.status === 'failed') assert.match(first.failureReason, /route/i)
+    const failed = await node.trackPayment(paymentHash)
+    assert.is(failed?.status, 'failed')
+    const retry = await node.pay({ paymentRequest, maxFeeMsat: 2_000, timeoutMs: 60_000 })
+    assert.is(retry.status, 'succeeded')
+    if (retry.status === 'succeeded') assert.is(retry.feeMsat, routingFeeMsat(5_000_000))
+    assert.is((await node.trackPayment(paymentHash))?.status, 'succeeded')
+  })
+
+  test("an invoice A made for someone else (lncli addinvoice on A) cannot be paid by A: no route back to itself, nothing settles", async () => {
+    const seen = collect(node, 'now')
+    const { paymentRequest, paymentHash } = await net.addInvoice('A', 1_000)
+    let outcome: Awaited<ReturnType<LightningNode['pay']>> | undefined
+    try {
+      outcome = await node.pay({ paymentRequest, maxFeeMsat: 10_000, timeoutMs: 60_000 })
+    } catch (err) {
+      // Whatever LND says, it is a refusal a caller can read, not an unknown outcome.
+      assert.match((err as Error).message, /self|route|own/i)
+    }
+    if (outcome) assert.is(outcome.status, 'failed')
+    assert.is((await node.lookupInvoice(paymentHash))?.state, 'unpaid')
+    assert.is(seen.length, 0)
+  })
+
+  test("a hash LND never paid is absent: LND's \"payment isn't initiated\" is read as not found", async () => {
+    assert.is(await node.trackPayment(randomBytes(32).toString('hex')), undefined)
+  })
+
+  test('keysend and AMP payments to A beside ordinary invoices: the stream goes on and reports every ordinary one', async () => {
+    const seen = collect(node, 'now')
+    const before = await node.createInvoice({ amountMsat: 3_000_000, description: 'before' })
+    assert.is((await net.pay('B', before.paymentRequest)).status, 'SUCCEEDED')
+    assert.is((await net.keysend('B', net.node('A').pubkey, 4)).status, 'SUCCEEDED')
+    const amp = await net.lncli<{ payment_request: string }>('A', ['addinvoice', '--amp', '--amt=5'])
+    assert.is((await net.lncli<{ status: string }>('B', ['payinvoice', '--force', '--json', '--amp', amp.payment_request])).status, 'SUCCEEDED')
+    const after = await node.createInvoice({ amountMsat: 6_000_000, description: 'after' })
+    assert.is((await net.pay('B', after.paymentRequest)).status, 'SUCCEEDED')
+    await net.waitFor('the invoice after the keysend and AMP payments', async () =>
+      seen.some(s => s.paymentHash === after.paymentHash) ? true : undefined,
+    )
+    const ours = seen.filter(s => s.paymentHash === before.paymentHash || s.paymentHash === after.paymentHash)
+    assert.equal(ours.map(s => s.amountMsat), [3_000_000, 6_000_000])
+    // Each settlement once, in settle-index order.
+    const indexes = seen.map(s => s.settleIndex)
+    assert.equal(indexes, [...new Set(indexes)].sort((a, b) => a - b))
+    // The keysend's invoice has no request to match anybody's: reported without one, if at all.
+    for (const other of seen.filter(s => !ours.includes(s))) assert.is(other.paymentRequest ?? '', '')
+  })
+
+  test('paying an AMP invoice of B is refused cleanly, nothing in flight', async () => {
+    const amp = await net.lncli<{ payment_request: string; r_hash: string }>('B', ['addinvoice', '--amp', '--amt=5'])
+    let outcome: Awaited<ReturnType<LightningNode['pay']>> | undefined
+    try {
+      outcome = await node.pay({ paymentRequest: amp.payment_request, maxFeeMsat: 10_000, timeoutMs: 60_000 })
+    } catch (err) {
+      assert.ok((err as { code?: string }).code !== undefined, `an OperationError, not ${String(err)}`)
+      return
+    }
+    assert.is(outcome.status, 'failed', `an AMP invoice paid without the AMP flag: ${JSON.stringify(outcome)}`)
+  })
+
+  test('a hold invoice of B stays in flight until B settles it; another ends failed when B cancels it', async () => {
+    for (const end of ['settle', 'cancel'] as const) {
+      const preimage = randomBytes(32).toString('hex')
+      const hash = sha256(preimage)
+      const hold = await net.lncli<{ payment_request: string }>('B', ['addholdinvoice', hash, '--amt=2000'])
+      const paying = await node.pay({ paymentRequest: hold.payment_request, maxFeeMsat: 10_000, timeoutMs: 3_000 })
+      assert.is(paying.status, 'in_flight')
+      await net.waitFor('B to hold the HTLC', async () => {
+        const invoice = await net.lncli<{ state: string }>('B', ['lookupinvoice', hash])
+        return invoice.state === 'ACCEPTED' ? true : undefined
+      })
+      assert.is((await node.trackPayment(hash))?.status, 'in_flight')
+      const balances = await node.getBalances()
+      assert.ok(balances.channelsLocalMsat > 0, 'the balance report answers while an HTLC is pending')
+      if (end === 'settle') await net.lncli('B', ['settleinvoice', preimage])
+      else await net.lncli('B', ['cancelinvoice', hash])
+      const final = await net.waitFor('the payment to end', async () => {
+        const tracked = await node.trackPayment(hash)
+        return tracked?.status === 'in_flight' ? undefined : tracked
+      })
+      assert.is(final?.status, end === 'settle' ? 'succeeded' : 'failed')
+      if (final?.status === 'succeeded') assert.is(final.preimage, preimage)
+    }
+  })
+
+  test('channels, peers and balances: A→R as opened, R a peer, the wallet funded', async () => {
+    const [channel, ...others] = await node.listChannels()
+    assert.is(others.length, 0)
+    assert.is(channel.peerPubkey, net.node('R').pubkey)
+    assert.is(channel.capacitySats, channelSats)
+    assert.ok(channel.active)
+    assert.ok(channel.remoteBalanceMsat >= 1000 * pushSats - 100_000_000, 'R holds what A pushed, give or take the payments above')
+    assert.ok(channel.localBalanceMsat < 1000 * (channelSats - pushSats), 'the commitment fee is not ours to spend')
+    const peers = await node.listPeers()
+    assert.ok(peers.some(p => p.pubkey === net.node('R').pubkey))
+    const balances = await node.getBalances()
+    // LND lists a channel's balances in whole sats; ChannelBalance gives the msat (a routed fee leaves a part).
+    assert.is(Math.floor(balances.channelsLocalMsat / 1000) * 1000, channel.localBalanceMsat)
+    assert.is(Math.floor(balances.channelsRemoteMsat / 1000) * 1000, channel.remoteBalanceMsat)
+    const wallet = await net.lncli<{ confirmed_balance: string }>('A', ['walletbalance'])
+    assert.is(balances.chainBalanceSats, Number(wallet.confirmed_balance))
+    const info = await node.getInfo()
+    assert.is(info.activeChannelsCount, 1)
+    assert.is(info.blockHeight, await net.height())
+  })
+
+  test('on chain: an estimate, a send to B that B receives, the fee LND records, a fee bump while unconfirmed', async () => {
+    const { address } = await net.lncli<{ address: string }>('B', ['newaddress', 'p2wkh'])
+    const estimate = await node.estimateChainFee({ address, amountSats: 50_000 })
+    assert.ok(estimate.feeSats > 0 && estimate.satPerVbyte > 0)
+    await rejectsWith(node.estimateChainFee({ address: 'bcrt1qnotreally', amountSats: 10_000 }), 'invalid_input')
+    const received = async () => Number((await net.lncli<{ confirmed_balance: string }>('B', ['walletbalance'])).confirmed_balance)
+    const before = await received()
+    const sent = await node.sendToAddress({ address, amountSats: 50_000, satPerVbyte: 3 })
+    assert.match(sent.txid, /^[0-9a-f]{64}$/)
+    assert.ok(sent.feeSats > 0)
+    await rejectsWith(node.sendToAddress({ address: 'bcrt1qnotreally', amountSats: 10_000 }), 'invalid_input')
+    type ChainTx = { tx_hash: string; total_fees: string; num_confirmations: number; output_details: { output_index: string; is_our_address: boolean }[] }
+    const ownTx = async () => (await net.lncli<{ transactions: ChainTx[] }>('A', ['listchaintxns'])).transactions.find(t => t.tx_hash === sent.txid)
+    const unconfirmed = await net.waitFor('A to list its send', ownTx)
+    assert.is(Number(unconfirmed.total_fees), sent.feeSats, "the fee is LND's own record")
+    const change = unconfirmed.output_details.find(o => o.is_our_address)
+    if (change) await node.bumpFee({ txid: sent.txid, outputIndex: Number(change.output_index), satPerVbyte: 10 })
+    await net.mine(1)
+    await net.waitFor('B to see the send confirmed', async () => ((await received()) === before + 50_000 ? true : undefined))
+    await net.waitFor('A to see its send confirmed', async () => ((await ownTx())?.num_confirmations ?? 0) >= 1 || undefined)
+  })
+
+  test('a channel to B: add the peer, open, mine, active in the list, close, listed as closed', async () => {
+    const b = net.node('B')
+    const [host, port] = b.p2p.split(':')
+    await node.addPeer({ pubkey: b.pubkey, host, port: Number(port) })
+    assert.ok((await node.listPeers()).some(p => p.pubkey === b.pubkey))
+    const opened = await node.openChannel({ peerPubkey: b.pubkey, localFundingSats: 200_000, pushSats: 1_000, satPerVbyte: 2 })
+    const channelPoint = `${opened.fundingTxid}:${opened.outputIndex}`
+    await net.mine(3)
+    const channel = await net.waitFor('the channel to B to be active', async () =>
+      (await node.listChannels()).find(c => c.channelPoint === channelPoint && c.active),
+    )
+    assert.is(channel.capacitySats, 200_000)
+    assert.is(channel.remoteBalanceMsat, 1_000_000)
+    // A policy is set on the channel's edge in A's graph, which LND writes a moment after the channel turns active.
+    await net.waitFor("the channel's edge in A's graph", async () => (await net.lncli('A', ['getchaninfo', channel.channelId])).channel_id)
+    const policy = { baseFeeMsat: 2000, feeRatePpm: 150, minHtlcMsat: 1000, maxHtlcMsat: 100_000_000, timeLockDelta: 40 }
+    await node.updateChannelPolicy({ scope: { kind: 'channel', channelPoint }, policy })
+    assert.equal((await node.listChannels()).find(c => c.channelPoint === channelPoint)?.policy, policy)
+    const { closingTxid } = await node.closeChannel({ fundingTxid: opened.fundingTxid, outputIndex: opened.outputIndex, force: false, satPerVbyte: 2 })
+    assert.match(closingTxid, /^[0-9a-f]{64}$/)
+    // LND counts a cooperative close done after confirmations that grow with the channel's size (more than one
+    // since 0.20); six cover a channel this small.
+    await net.mine(6)
+    const closed = await net.waitFor('the channel to be listed closed', async () =>
+      (await node.listClosedChannels()).find(c => c.channelPoint === channelPoint),
+    )
+    assert.is(closed.closingTxid, closingTxid)
+  })
+
+  test.run()
+}
+
+const versions = lndVersionsToTest('node/lnd.regtest')
+for (const version of versions) {
+  const net = await startRegtest(version)
+  nodeContract(`lnd backend on a real LND ${version}`, () => openA(net), { revealsSeed: false, simulated: false })
+  realWorld(net)
+  const done = suite(`the regtest network of LND ${version}`)
+  done.after(() => net.close())
+  done('stops', () => assert.ok(true))
+  done.run()
+}

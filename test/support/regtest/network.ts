@@ -1,0 +1,365 @@
+// A regtest Lightning network on loopback: btcd and three LND nodes, A (relaypay's node), R (a router) and B (the
+// outside world), with channels A→R and R→B that have balance on both sides. Its state (ports, pids, files) is
+// one JSON file in the network's folder, so a later command or another process can use it, restart a node, or
+// stop it.
+//
+// Traps on the way up, each handled below:
+// - btcd's `generate` pays the blocks to --miningaddr, which must be given at btcd's start; the address is A's,
+//   which exists only once A runs on a btcd. So btcd starts without it, A makes an address, and btcd restarts with it.
+// - LND calls itself unsynced while the newest block is more than two hours old (regtest's genesis is from 2011):
+//   a block is mined after every LND start.
+// - btcd's regtest activates segwit by BIP 9 signalling (144-block periods: started, locked in, active), so nothing
+//   with a witness is accepted before block 432. Coinbase outputs spend after 100 blocks; 432 blocks leave A
+//   hundreds of spendable coins.
+// - Channels are announced after six confirmations; only then are there edges for multi-hop routes. Up waits until
+//   A and B each see both edges with both directions' policies.
+import fs from 'node:fs'
+import path from 'node:path'
+import { ensureBinaries, type Binaries, type LndVersion } from './binaries.js'
+import { freePort } from '../ports.js'
+import { run } from './run.js'
+import { running, startDaemonProcess, stopProcess, type Started } from './processes.js'
+
+export const nodeNames = ['A', 'R', 'B'] as const
+export type NodeName = (typeof nodeNames)[number]
+
+export interface LndNodeState {
+  name: NodeName
+  dir: string
+  rpc: string
+  p2p: string
+  cert: string
+  macaroon: string
+  pubkey: string
+  process: Started
+  args: string[]
+}
+
+export interface NetworkState {
+  lndVersion: LndVersion
+  dir: string
+  /** Its daemons outlive the process that started them (`npm run regtest -- up`). */
+  detached: boolean
+  binaries: Binaries
+  btcd: { rpc: string; p2p: string; user: string; pass: string; cert: string; process: Started; args: string[] }
+  nodes: Record<NodeName, LndNodeState>
+}
+
+/** btcd regtest: segwit is active from the fourth 144-block period. */
+const segwitActiveAt = 432
+export const stateFile = (dir: string) => path.join(dir, 'network.json')
+const rpcUser = 'relaypay'
+const rpcPass = 'regtest'
+/** The channel each of A→R and R→B starts with, and what its opener pushes to the other side. */
+export const channelSats = 10_000_000
+export const pushSats = 4_000_000
+
+export function readState(dir: string): NetworkState | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(stateFile(dir), 'utf8')) as NetworkState
+  } catch {
+    return undefined
+  }
+}
+
+function writeState(state: NetworkState): void {
+  fs.writeFileSync(stateFile(state.dir) + '.partial', JSON.stringify(state, null, 2))
+  fs.renameSync(stateFile(state.dir) + '.partial', stateFile(state.dir))
+}
+
+const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+
+/** Polls `check` until it returns a value that is not undefined; fails naming `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let lastError: unknown
+  for (;;) {
+    try {
+      const value = await check()
+      if (value !== undefined) return value
+    } catch (err) {
+      lastError = err
+    }
+    if (Date.now() > deadline) {
+      const why = lastError instanceof Error ? `: ${lastError.message.split('\n')[0]}` : ''
+      throw new Error(`regtest: timed out waiting for ${what}${why}`)
+    }
+    await pause(100)
+  }
+}
+
+/** lncli against one node, its JSON answer parsed. */
+export async function lncli<T = any>(state: NetworkState, name: NodeName, args: string[]): Promise<T> {
+  const node = state.nodes[name]
+  const out = await run(state.binaries.lncli, [
+    `--rpcserver=${node.rpc}`,
+    `--tlscertpath=${node.cert}`,
+    `--macaroonpath=${node.macaroon}`,
+    '--network=regtest',
+    ...args,
+  ])
+  return (out.trim() === '' ? {} : JSON.parse(out)) as T
+}
+
+/** btcctl against the network's btcd; its answer as text. */
+export async function btcctl(state: NetworkState, args: string[]): Promise<string> {
+  const { btcd } = state
+  return run(state.binaries.btcctl, [
+    `--configfile=${path.join(state.dir, 'btcd', 'btcctl.conf')}`,
+    '--regtest',
+    `--rpcserver=${btcd.rpc}`,
+    `--rpcuser=${btcd.user}`,
+    `--rpcpass=${btcd.pass}`,
+    `--rpccert=${btcd.cert}`,
+    ...args,
+  ])
+}
+
+/** Mines `blocks` blocks to A's address; the hashes. */
+export async function mine(state: NetworkState, blocks: number): Promise<string[]> {
+  return JSON.parse(await btcctl(state, ['generate', String(blocks)])) as string[]
+}
+
+export async function blockHeight(state: NetworkState): Promise<number> {
+  return Number((await btcctl(state, ['getblockcount'])).trim())
+}
+
+function btcdArgs(state: Pick<NetworkState, 'dir' | 'btcd'>, miningAddress?: string): string[] {
+  const dir = path.join(state.dir, 'btcd')
+  return [
+    `--configfile=${path.join(dir, 'btcd.conf')}`,
+    '--regtest',
+    '--txindex',
+    '--rejectnonstd',
+    '--nobanning',
+    '--nostalldetect',
+    '--trickleinterval=100ms',
+    '--rpcmaxwebsockets=50',
+    `--datadir=${path.join(dir, 'data')}`,
+    `--logdir=${path.join(dir, 'logs')}`,
+    `--rpccert=${state.btcd.cert}`,
+    `--rpckey=${path.join(dir, 'rpc.key')}`,
+    `--rpcuser=${state.btcd.user}`,
+    `--rpcpass=${state.btcd.pass}`,
+    `--rpclisten=${state.btcd.rpc}`,
+    `--listen=${state.btcd.p2p}`,
+    ...(miningAddress ? [`--miningaddr=${miningAddress}`] : []),
+  ]
+}
+
+async function startBtcd(state: NetworkState, miningAddress?: string): Promise<void> {
+  state.btcd.args = btcdArgs(state, miningAddress)
+  state.btcd.process = startDaemonProcess(state.binaries.btcd, state.btcd.args, path.join(state.dir, 'btcd', 'btcd.out'), state.detached)
+  await waitFor('btcd to answer', async () => {
+    if (!running(state.btcd.process)) throw new Error(`btcd exited; see ${path.join(state.dir, 'btcd', 'btcd.out')}`)
+    return (await blockHeight(state)) >= 0 ? true : undefined
+  })
+}
+
+function lndArgs(state: NetworkState, node: Omit<LndNodeState, 'args' | 'process' | 'pubkey'>): string[] {
+  return [
+    `--lnddir=${node.dir}`,
+    `--configfile=${path.join(node.dir, 'lnd.conf')}`,
+    `--alias=${node.name}`,
+    '--bitcoin.regtest',
+    '--bitcoin.node=btcd',
+    `--btcd.rpchost=${state.btcd.rpc}`,
+    `--btcd.rpcuser=${state.btcd.user}`,
+    `--btcd.rpcpass=${state.btcd.pass}`,
+    `--btcd.rpccert=${state.btcd.cert}`,
+    '--noseedbackup',
+    '--nobootstrap',
+    '--accept-keysend',
+    '--accept-amp',
+    '--trickledelay=50',
+    '--tlsextraip=127.0.0.1',
+    '--norest',
+    `--rpclisten=${node.rpc}`,
+    `--listen=${node.p2p}`,
+    '--debuglevel=info',
+  ]
+}
+
+/** Starts (or starts again) one LND node and waits until its RPC server answers getinfo. */
+export async function startNode(state: NetworkState, name: NodeName): Promise<void> {
+  const node = state.nodes[name]
+  node.process = startDaemonProcess(state.binaries.lnd, node.args, path.join(node.dir, 'lnd.out'), state.detached)
+  writeState(state)
+  await waitFor(`LND ${name} to answer`, async () => {
+    if (!running(node.process)) throw new Error(`LND ${name} exited; see ${path.join(node.dir, 'lnd.out')}`)
+    const info = await lncli<{ identity_pubkey: string }>(state, name, ['getinfo'])
+    return info.identity_pubkey
+  })
+}
+
+/** Stops one LND node (SIGTERM, or `signal`) and waits until its process is gone. */
+export async function stopNode(state: NetworkState, name: NodeName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  await stopProcess(state.nodes[name].process, { signal })
+}
+
+/** Waits until `name` says it is synced to the chain at the current height; mines a block first when asked. */
+export async function synced(state: NetworkState, name: NodeName): Promise<void> {
+  await waitFor(`LND ${name} to sync to the chain`, async () => {
+    const height = await blockHeight(state)
+    const info = await lncli<{ synced_to_chain: boolean; block_height: number }>(state, name, ['getinfo'])
+    return info.synced_to_chain && info.block_height >= height ? true : undefined
+  })
+}
+
+/** Stops and starts one node, then waits until it is synced again and its channels are active. */
+export async function restartNode(state: NetworkState, name: NodeName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  await stopNode(state, name, signal)
+  await startNode(state, name)
+  await mine(state, 1)
+  await synced(state, name)
+  await channelsActive(state, name)
+}
+
+/** Waits until every channel of `name` is active (its peers reconnected after a restart). */
+export async function channelsActive(state: NetworkState, name: NodeName, count?: number): Promise<void> {
+  await waitFor(`the channels of LND ${name} to be active`, async () => {
+    const { channels } = await lncli<{ channels: { active: boolean }[] }>(state, name, ['listchannels'])
+    const expected = count ?? channels.length
+    return channels.length >= expected && channels.every(c => c.active) ? true : undefined
+  })
+}
+
+interface GraphEdge {
+  node1_policy: unknown
+  node2_policy: unknown
+}
+
+async function seesBothEdges(state: NetworkState, name: NodeName): Promise<void> {
+  await waitFor(`LND ${name} to see both channels in its graph`, async () => {
+    const { edges } = await lncli<{ edges: GraphEdge[] }>(state, name, ['describegraph'])
+    return edges.length >= 2 && edges.every(e => e.node1_policy && e.node2_policy) ? true : undefined
+  })
+}
+
+export interface UpOptions {
+  dir: string
+  lndVersion: LndVersion
+  /** true for a network that outlives this process; false (a test's) keeps it in this process group. */
+  detached?: boolean
+  log?: (line: string) => void
+}
+
+/**
+ * Builds what is missing, starts btcd and A, R and B in `dir` (which must hold no running network), funds them,
+ * opens A→R and R→B with balance on both sides and waits until the channels are active and announced.
+ */
+export async function up({ dir, lndVersion, detached = false, log = () => {} }: UpOptions): Promise<NetworkState> {
+  const existing = readState(dir)
+  if (existing && isRunning(existing)) throw new Error(`a regtest network already runs in ${dir}; stop it first`)
+  const binaries = await ensureBinaries(lndVersion, log)
+  fs.rmSync(dir, { recursive: true, force: true })
+  fs.mkdirSync(path.join(dir, 'btcd'), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'btcd', 'btcd.conf'), '')
+  fs.writeFileSync(path.join(dir, 'btcd', 'btcctl.conf'), '')
+  const address = async () => `127.0.0.1:${await freePort()}`
+  const state: NetworkState = {
+    lndVersion,
+    dir,
+    detached,
+    binaries,
+    btcd: {
+      rpc: await address(),
+      p2p: await address(),
+      user: rpcUser,
+      pass: rpcPass,
+      cert: path.join(dir, 'btcd', 'rpc.cert'),
+      process: { pid: 0, binary: binaries.btcd },
+      args: [],
+    },
+    nodes: {} as Record<NodeName, LndNodeState>,
+  }
+  for (const name of nodeNames) {
+    const nodeDir = path.join(dir, name)
+    fs.mkdirSync(nodeDir, { recursive: true })
+    fs.writeFileSync(path.join(nodeDir, 'lnd.conf'), '')
+    const partial = {
+      name,
+      dir: nodeDir,
+      rpc: await address(),
+      p2p: await address(),
+      cert: path.join(nodeDir, 'tls.cert'),
+      macaroon: path.join(nodeDir, 'data', 'chain', 'bitcoin', 'regtest', 'admin.macaroon'),
+    }
+    state.nodes[name] = { ...partial, args: lndArgs(state, partial), pubkey: '', process: { pid: 0, binary: binaries.lnd } }
+  }
+  try {
+    log(`starting btcd ${state.btcd.rpc} and LND ${lndVersion} nodes A, R and B in ${dir}`)
+    // A's first address becomes btcd's mining address. A stops with the btcd it was made on: an LND whose btcd
+    // restarts under it sees the blocks in getinfo, but its wallet keeps the old tip and finds no coin spendable.
+    await startBtcd(state)
+    writeState(state)
+    await startNode(state, 'A')
+    const { address: miningAddress } = await lncli<{ address: string }>(state, 'A', ['newaddress', 'p2wkh'])
+    await stopNode(state, 'A')
+    await stopProcess(state.btcd.process)
+    await startBtcd(state, miningAddress)
+    writeState(state)
+    await Promise.all(nodeNames.map(name => startNode(state, name)))
+    for (const name of nodeNames) {
+      state.nodes[name].pubkey = (await lncli<{ identity_pubkey: string }>(state, name, ['getinfo'])).identity_pubkey
+    }
+
+    log('mining 432 blocks to A (segwit activates)')
+    await mine(state, segwitActiveAt)
+    const { softforks, bip9_softforks } = JSON.parse(await btcctl(state, ['getblockchaininfo']))
+    const segwit = (bip9_softforks ?? softforks)?.segwit
+    if (segwit && segwit.status !== 'active') throw new Error(`segwit is ${segwit.status} at block ${segwitActiveAt}`)
+    await Promise.all(nodeNames.map(name => synced(state, name)))
+    await waitFor('A to see its coinbase outputs', async () => {
+      const balance = await lncli<{ confirmed_balance: string }>(state, 'A', ['walletbalance'])
+      return Number(balance.confirmed_balance) >= 100 * 1e8 ? true : undefined
+    })
+    const fund: Record<string, number> = {}
+    for (const name of ['R', 'B'] as const) {
+      fund[(await lncli<{ address: string }>(state, name, ['newaddress', 'p2wkh'])).address] = 100_000_000
+    }
+    await lncli(state, 'A', ['sendmany', JSON.stringify(fund), '--sat_per_vbyte=2'])
+    await mine(state, 1)
+    for (const name of ['R', 'B'] as const) {
+      await waitFor(`${name} to see its funds`, async () => {
+        const balance = await lncli<{ confirmed_balance: string }>(state, name, ['walletbalance'])
+        return Number(balance.confirmed_balance) >= 100_000_000 ? true : undefined
+      })
+    }
+
+    log('opening A→R and R→B')
+    await lncli(state, 'A', ['connect', `${state.nodes.R.pubkey}@${state.nodes.R.p2p}`])
+    await lncli(state, 'R', ['connect', `${state.nodes.B.pubkey}@${state.nodes.B.p2p}`])
+    const open = (from: NodeName, to: NodeName) =>
+      lncli(state, from, ['openchannel', `--node_key=${state.nodes[to].pubkey}`, `--local_amt=${channelSats}`, `--push_amt=${pushSats}`, '--sat_per_vbyte=2'])
+    await open('A', 'R')
+    await open('R', 'B')
+    await mine(state, 6)
+    await Promise.all(nodeNames.map(name => synced(state, name)))
+    await channelsActive(state, 'A', 1)
+    await channelsActive(state, 'R', 2)
+    await channelsActive(state, 'B', 1)
+    await Promise.all([seesBothEdges(state, 'A'), seesBothEdges(state, 'B')])
+    writeState(state)
+    return state
+  } catch (err) {
+    // RELAYPAY_REGTEST_KEEP=1 leaves a network that failed to come up running, to look at.
+    if (process.env.RELAYPAY_REGTEST_KEEP !== '1') await down(dir).catch(() => {})
+    throw err
+  }
+}
+
+export function isRunning(state: NetworkState): boolean {
+  return running(state.btcd.process) || nodeNames.some(name => state.nodes[name] && running(state.nodes[name].process))
+}
+
+/** Stops every daemon the network's state names, LND nodes first; removes the folder when asked. */
+export async function down(dir: string, opts: { remove?: boolean } = {}): Promise<boolean> {
+  const state = readState(dir)
+  if (state) {
+    await Promise.all(nodeNames.filter(name => state.nodes[name]).map(name => stopProcess(state.nodes[name].process)))
+    await stopProcess(state.btcd.process)
+  }
+  if (opts.remove) fs.rmSync(dir, { recursive: true, force: true })
+  return state !== undefined
+}

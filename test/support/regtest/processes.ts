@@ -1,0 +1,58 @@
+// The daemons of a regtest network write their output to a log file in its folder. Started by `npm run regtest -- up`
+// they run detached (the command exits and they go on); started by a test file they stay in its process group, so
+// that the test runner, killing a file that hangs, kills its network with it. They are stopped by pid; a pid is only
+// signalled while /proc still shows it running the binary that was started, so a pid the system gave to another
+// process since is left alone.
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+
+export interface Started {
+  pid: number
+  binary: string
+}
+
+/** Starts `binary`, its stdout and stderr appended to `logFile`; `detached` puts it in a session of its own. */
+export function startDaemonProcess(binary: string, args: string[], logFile: string, detached: boolean): Started {
+  const out = fs.openSync(logFile, 'a')
+  try {
+    const child = spawn(binary, args, { detached, stdio: ['ignore', out, out] })
+    if (child.pid === undefined) throw new Error(`could not start ${binary}`)
+    child.unref()
+    return { pid: child.pid, binary }
+  } finally {
+    fs.closeSync(out)
+  }
+}
+
+/** The process is alive and still the one started from `binary`. */
+export function running({ pid, binary }: Started): boolean {
+  try {
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    const state = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
+    return cmdline.split('\0')[0] === binary && state !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+
+/** SIGTERM (or `signal`), then SIGKILL if it is still running after `graceMs`; resolves once it is gone. */
+export async function stopProcess(process_: Started, opts: { signal?: NodeJS.Signals; graceMs?: number } = {}): Promise<void> {
+  if (!running(process_)) return
+  process.kill(process_.pid, opts.signal ?? 'SIGTERM')
+  const deadline = Date.now() + (opts.graceMs ?? 30_000)
+  while (running(process_)) {
+    if (Date.now() > deadline) {
+      process.kill(process_.pid, 'SIGKILL')
+      while (running(process_)) await pause(50)
+      return
+    }
+    await pause(50)
+  }
+}
+
+/** SIGKILL now, without waiting: for a process about to exit that must not leave its network behind. */
+export function killNow(process_: Started): void {
+  if (running(process_)) process.kill(process_.pid, 'SIGKILL')
+}

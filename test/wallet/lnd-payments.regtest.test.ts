@@ -1,0 +1,172 @@
+// Users' money on a real Lightning network: the daemon on LND node A of a regtest network, B (the outside world)
+// paying users and being paid by them through R. Every case ends with the books audited by `relaypay audit`.
+import { createHash, randomBytes } from 'node:crypto'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import { addAppUser, createAppWithUser, jwtSecretConfig, userToken, type TestAppUser } from '../support/accounts.js'
+import { assertAuditClean, balanceOf, call, ok } from '../support/money.js'
+import { lndVersionsToTest, startRegtest, type Regtest } from '../support/regtest/index.js'
+
+const jwtSecret = 'lnd-payments-regtest-secret-0123456789ab'
+const sha256 = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex')
+
+interface LndPayment {
+  payment_hash: string
+  status: string
+  fee_msat: string
+}
+
+function payments(net: Regtest): void {
+  const test = suite(`users' money on a real LND ${net.lndVersion}`)
+  let daemon: TestDaemon
+  let payer: TestAppUser
+  let payee: { userToken: string; identifier: string }
+  const bearer = (token: string) => `Bearer ${token}`
+  const balance = (identifier: string) => balanceOf(daemon, payer.appToken, identifier)
+  const lndPayments = async () => (await net.lncli<{ payments: LndPayment[] }>('A', ['listpayments'])).payments
+  const invoiceOf = async (token: string, amountSats: number) =>
+    (await ok(daemon, '/api/user/invoice/new', bearer(token), { amountSats, memo: 'regtest' })).invoice as string
+  const pay = (token: string, invoice: string) => call(daemon, '/api/user/invoice/pay', bearer(token), { invoice, amount: 0 })
+
+  test.before(async () => {
+    // Test mode only for the case that needs a balance no channel could bring in (the reserve).
+    daemon = await startDaemon({ config: jwtSecretConfig(jwtSecret) + net.nodeConfig('mock = true\n') })
+    payer = await createAppWithUser(daemon, { jwtSecret, identifier: 'payer' })
+    payee = await addAppUser(daemon, { appToken: payer.appToken, appId: payer.appId, jwtSecret, identifier: 'payee' })
+  })
+  test.after(async () => {
+    await daemon?.stop()
+  })
+
+  test("B pays a user's invoice: the user is credited what B paid, once", async () => {
+    const invoice = await invoiceOf(payer.userToken, 50_000)
+    const paid = await net.pay('B', invoice)
+    assert.is(paid.status, 'SUCCEEDED')
+    await net.waitFor('the credit', async () => ((await balance('payer')) === 50_000 ? true : undefined))
+    await assertAuditClean(daemon.dataDir)
+  })
+
+  test('a user pays B through R: debited amount and service fee once; LND paid it once with the fee R charged', async () => {
+    const before = await balance('payer')
+    const { paymentRequest, paymentHash } = await net.addInvoice('B', 10_000)
+    const paid = await pay(payer.userToken, paymentRequest)
+    assert.is(paid.status, 'OK', JSON.stringify(paid))
+    const debited = before - (await balance('payer'))
+    assert.is(debited, 10_000 + paid.service_fee)
+    const atLnd = (await lndPayments()).filter(p => p.payment_hash === paymentHash)
+    assert.is(atLnd.length, 1)
+    assert.is(atLnd[0].status, 'SUCCEEDED')
+    assert.is(Number(atLnd[0].fee_msat), 1000 + Math.floor(10_000_000 / 1_000_000), "R's base fee and rate")
+    const state = await ok(daemon, '/api/user/payment/state', bearer(payer.userToken), { invoice: paymentRequest })
+    assert.ok(state.paid_at_unix > 0)
+    await assertAuditClean(daemon.dataDir)
+  })
+
+  test('paying the same invoice of B again is refused with no second debit and nothing sent', async () => {
+    const { paymentRequest, paymentHash } = await net.addInvoice('B', 2_000)
+    assert.is((await pay(payer.userToken, paymentRequest)).status, 'OK')
+    const before = await balance('payer')
+    const again = await pay(payer.userToken, paymentRequest)
+    assert.is(again.status, 'ERROR')
+    assert.is(await balance('payer'), before)
+    assert.is((await lndPayments()).filter(p => p.payment_hash === paymentHash).length, 1)
+    // B paid by someone else first (B's own invoice paid by R): a user paying it is refused by LND, and refunded.
+    const { paymentRequest: taken } = await net.addInvoice('B', 1_500)
+    assert.is((await net.pay('R', taken)).status, 'SUCCEEDED')
+    const refused = await pay(payer.userToken, taken)
+    assert.is(refused.status, 'ERROR')
+    await net.waitFor('the refund of the refused payment', async () => ((await balance('payer')) === before ? true : undefined))
+    await assertAuditClean(daemon.dataDir)
+  })
+
+  test("a user pays another user's invoice inside the daemon: LND sends nothing", async () => {
+    const sentBefore = (await lndPayments()).length
+    const invoice = await invoiceOf(payee.userToken, 3_000)
+    const payerBefore = await balance('payer')
+    const paid = await pay(payer.userToken, invoice)
+    assert.is(paid.status, 'OK', JSON.stringify(paid))
+    assert.is(await balance('payee'), 3_000)
+    assert.is(payerBefore - (await balance('payer')), 3_000 + paid.service_fee)
+    assert.is((await lndPayments()).length, sentBefore)
+    await assertAuditClean(daemon.dataDir)
+  })
+
+  test("R's fee above the routing fee limit: no route and a full refund; once R lowers it the same invoice is paid", async () => {
+    // 1,000 sats may spend 5 sats on routing (routing_fee_floor_sats); R asks 10 sats, then 1 again.
+    const setRFee = async (baseFeeMsat: number) => {
+      await net.lncli('R', ['updatechanpolicy', `--base_fee_msat=${baseFeeMsat}`, '--fee_rate_ppm=1', '--time_lock_delta=80'])
+      await net.waitFor(`A to learn R's fee of ${baseFeeMsat} msat`, async () => {
+        type Policy = { fee_base_msat: string } | null
+        const { edges } = await net.lncli<{ edges: { node1_pub: string; node2_pub: string; node1_policy: Policy; node2_policy: Policy }[] }>('A', ['describegraph'])
+        const r = net.node('R').pubkey
+        const policiesOfR = edges.filter(e => e.node1_pub === r || e.node2_pub === r).map(e => (e.node1_pub === r ? e.node1_policy : e.node2_policy))
+        return policiesOfR.length === 2 && policiesOfR.every(p => Number(p?.fee_base_msat) === baseFeeMsat) ? true : undefined
+      })
+    }
+    const { paymentRequest, paymentHash } = await net.addInvoice('B', 1_000)
+    const before = await balance('payer')
+    await setRFee(10_000)
+    const failed = await pay(payer.userToken, paymentRequest)
+    assert.is(failed.status, 'ERROR', JSON.stringify(failed))
+    assert.match(failed.reason, /route/i)
+    assert.is(await balance('payer'), before, 'refunded in full')
+    await setRFee(1_000)
+    const retried = await pay(payer.userToken, paymentRequest)
+    assert.is(retried.status, 'OK', JSON.stringify(retried))
+    assert.is(before - (await balance('payer')), 1_000 + retried.service_fee)
+    const atLnd = (await lndPayments()).filter(p => p.payment_hash === paymentHash)
+    assert.equal(atLnd.map(p => [p.status, Number(p.fee_msat)]), [['SUCCEEDED', 1_000 + Math.floor(1_000_000 / 1_000_000)]])
+    await assertAuditClean(daemon.dataDir)
+  })
+
+  test('an amount beyond what A can send (the channel reserve) is refused and refunded in full', async () => {
+    const { channels } = await net.lncli<{ channels: { local_balance: string }[] }>('A', ['listchannels'])
+    const local = Number(channels[0].local_balance)
+    // Test mode gives the user the balance; A's channel cannot carry it all (its reserve and commitment fee).
+    await ok(daemon, '/api/app/mock/user/blance/set', payer.appToken, { user_identifier: 'rich', amount: 2 * local })
+    const rich = await userToken(jwtSecret, { userId: (await ok(daemon, '/api/app/user/get', payer.appToken, { user_identifier: 'rich' })).info.userId, appId: payer.appId, identifier: 'rich' })
+    const { paymentRequest } = await net.addInvoice('B', local)
+    const refused = await pay(rich, paymentRequest)
+    assert.is(refused.status, 'ERROR', JSON.stringify(refused))
+    assert.is(await balance('rich'), 2 * local, 'refunded in full')
+    await assertAuditClean(daemon.dataDir)
+  })
+
+  test('a hold invoice of B: the user is debited and the payment pending until B settles; another refunded when B cancels', async () => {
+    for (const end of ['settle', 'cancel'] as const) {
+      const before = await balance('payer')
+      const preimage = randomBytes(32).toString('hex')
+      const hash = sha256(preimage)
+      const hold = await net.lncli<{ payment_request: string }>('B', ['addholdinvoice', hash, '--amt=1000'])
+      const paying = pay(payer.userToken, hold.payment_request)
+      await net.waitFor('B to hold the HTLC', async () =>
+        (await net.lncli<{ state: string }>('B', ['lookupinvoice', hash])).state === 'ACCEPTED' || undefined,
+      )
+      const debited = before - (await balance('payer'))
+      assert.ok(debited >= 1000, `debited while pending (${debited})`)
+      if (end === 'settle') await net.lncli('B', ['settleinvoice', preimage])
+      else await net.lncli('B', ['cancelinvoice', hash])
+      const answer = await paying
+      if (end === 'settle') {
+        assert.is(answer.status, 'OK', JSON.stringify(answer))
+        assert.is(before - (await balance('payer')), 1000 + answer.service_fee)
+      } else {
+        assert.is(answer.status, 'ERROR')
+        await net.waitFor('the refund', async () => ((await balance('payer')) === before ? true : undefined))
+      }
+    }
+    await assertAuditClean(daemon.dataDir)
+  })
+
+  test.run()
+}
+
+for (const version of lndVersionsToTest('wallet/lnd-payments.regtest')) {
+  const net = await startRegtest(version)
+  payments(net)
+  const done = suite(`the regtest network of LND ${version}`)
+  done.after(() => net.close())
+  done('stops', () => assert.ok(true))
+  done.run()
+}
