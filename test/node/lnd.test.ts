@@ -1,5 +1,5 @@
 // The LND backend, verified against LND's 0.20 gRPC surface through a fake LND (test/support/fake-lnd) and the
-// unmodified `lightning` client, not against a running lnd (lnd-regtest.test.ts does that when one is at hand).
+// unmodified `lightning` client, not against a running lnd (lnd.regtest.test.ts runs it on a real LND of a regtest network).
 // First the shared LightningNode contract, then what only a remote node needs: payments whose outcome is not
 // known yet, and a start that refuses clearly or waits for LND (the settlement streams: lnd-settlements.test.ts).
 import { createHash, randomBytes } from 'node:crypto'

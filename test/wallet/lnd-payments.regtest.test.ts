@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
-import { addAppUser, createAppWithUser, jwtSecretConfig, userToken, type TestAppUser } from '../support/accounts.js'
+import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { assertAuditClean, balanceOf, call, ok } from '../support/money.js'
 import { lndVersionsToTest, startRegtest, type Regtest } from '../support/regtest/index.js'
 
@@ -30,8 +30,7 @@ function payments(net: Regtest): void {
   const pay = (token: string, invoice: string) => call(daemon, '/api/user/invoice/pay', bearer(token), { invoice, amount: 0 })
 
   test.before(async () => {
-    // Test mode only for the case that needs a balance no channel could bring in (the reserve).
-    daemon = await startDaemon({ config: jwtSecretConfig(jwtSecret) + net.nodeConfig('mock = true\n') })
+    daemon = await startDaemon({ config: jwtSecretConfig(jwtSecret) + net.nodeConfig(), mock: false })
     payer = await createAppWithUser(daemon, { jwtSecret, identifier: 'payer' })
     payee = await addAppUser(daemon, { appToken: payer.appToken, appId: payer.appId, jwtSecret, identifier: 'payee' })
   })
@@ -120,16 +119,29 @@ function payments(net: Regtest): void {
     await assertAuditClean(daemon.dataDir)
   })
 
-  test('an amount beyond what A can send (the channel reserve) is refused and refunded in full', async () => {
-    const { channels } = await net.lncli<{ channels: { local_balance: string }[] }>('A', ['listchannels'])
-    const local = Number(channels[0].local_balance)
-    // Test mode gives the user the balance; A's channel cannot carry it all (its reserve and commitment fee).
-    await ok(daemon, '/api/app/mock/user/blance/set', payer.appToken, { user_identifier: 'rich', amount: 2 * local })
-    const rich = await userToken(jwtSecret, { userId: (await ok(daemon, '/api/app/user/get', payer.appToken, { user_identifier: 'rich' })).info.userId, appId: payer.appId, identifier: 'rich' })
-    const { paymentRequest } = await net.addInvoice('B', local)
-    const refused = await pay(rich, paymentRequest)
+  test("an amount beyond what A's channel can carry above its reserve is refused and refunded in full", async () => {
+    type Channel = { local_balance: string; local_constraints: { chan_reserve_sat: string } }
+    const channelOfA = async () => (await net.lncli<{ channels: Channel[] }>('A', ['listchannels'])).channels[0]
+    // The operator spends A's own outbound (a payment to R), leaving its reserve and 10,000 sats.
+    const own = await channelOfA()
+    const reserve = Number(own.local_constraints.chan_reserve_sat)
+    const spend = await net.addInvoice('R', Number(own.local_balance) - reserve - 10_000)
+    assert.is((await net.pay('A', spend.paymentRequest, { feeLimitSats: 0 })).status, 'SUCCEEDED')
+    // B pays the user 200,000 sats: A's channel now holds the user's money, and little more.
+    const funding = await invoiceOf(payer.userToken, 200_000)
+    const before = (await balance('payer')) + 200_000
+    assert.is((await net.pay('B', funding)).status, 'SUCCEEDED')
+    await net.waitFor('the funding', async () => ((await balance('payer')) === before ? true : undefined))
+    const local = Number((await channelOfA()).local_balance)
+    const amount = local - reserve + 1_000
+    assert.ok(amount + 2_000 < before, 'the user can afford it')
+    const { paymentRequest } = await net.addInvoice('B', amount)
+    const refused = await pay(payer.userToken, paymentRequest)
     assert.is(refused.status, 'ERROR', JSON.stringify(refused))
-    assert.is(await balance('rich'), 2 * local, 'refunded in full')
+    assert.is(await balance('payer'), before, 'refunded in full')
+    // What the channel can carry still goes.
+    const { paymentRequest: fits } = await net.addInvoice('B', 50_000)
+    assert.is((await pay(payer.userToken, fits)).status, 'OK')
     await assertAuditClean(daemon.dataDir)
   })
 

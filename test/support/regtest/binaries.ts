@@ -31,9 +31,9 @@ const lndTags = 'signrpc walletrpc chainrpc invoicesrpc peersrpc kvdb_sqlite'
 const recipeFile = 'build.json'
 const recipe = () => JSON.stringify({ tags: lndTags })
 
-/** RELAYPAY_REGTEST_CACHE, else $XDG_CACHE_HOME/relaypay-regtest, else ~/.cache/relaypay-regtest. */
+/** RELAYPAY_TEST_REGTEST_CACHE, else $XDG_CACHE_HOME/relaypay-regtest, else ~/.cache/relaypay-regtest. */
 export function cacheRoot(): string {
-  if (process.env.RELAYPAY_REGTEST_CACHE) return path.resolve(process.env.RELAYPAY_REGTEST_CACHE)
+  if (process.env.RELAYPAY_TEST_REGTEST_CACHE) return path.resolve(process.env.RELAYPAY_TEST_REGTEST_CACHE)
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache')
   return path.join(base, 'relaypay-regtest')
 }
@@ -85,7 +85,7 @@ export function builtVersions(): LndVersion[] {
 
 function go(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.env.RELAYPAY_GO ?? 'go', args, {
+    const child = spawn(process.env.RELAYPAY_TEST_GO ?? 'go', args, {
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,7 +95,7 @@ function go(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; log: 
     child.stdout.on('data', chunk => (out += chunk))
     child.stderr.on('data', chunk => (err += chunk))
     child.on('error', error =>
-      reject(new Error(`cannot run go (${error.message}): Go 1.24 or later must be on PATH, or RELAYPAY_GO name it`)),
+      reject(new Error(`cannot run go (${error.message}): Go 1.24 or later must be on PATH, or RELAYPAY_TEST_GO name it`)),
     )
     child.on('close', code => {
       if (code === 0) return resolve(out)

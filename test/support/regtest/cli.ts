@@ -1,39 +1,45 @@
 // npm run regtest -- <command>: a regtest Lightning network on this machine, for the real-LND tests and for trying
 // relaypay against LND by hand.
 //   build [--lnd VERSION|all]    build btcd, btcctl, lnd and lncli into the cache folder when missing
-//   up [--lnd VERSION] [--dir D] start btcd and LND nodes A, R and B, fund them, open A→R and R→B, print settings
+//   up [--lnd VERSION] [--dir D] [--a-db bbolt|sqlite]  start btcd and LND nodes A, R and B, fund them, open A→R and R→B, print settings
 //   status [--dir D]             what runs, the block height, each node's channels and balance
-//   env [--dir D]                the settings for relaypay (environment lines), as `up` prints them
+//   env [--dir D]                the settings for relaypay as shell lines: eval "$(npm run --silent regtest -- env)"
+//   lncli A|R|B <command…>       lncli against one node, e.g. lncli B payinvoice --force <invoice>
+//   btcctl <command…>            btcctl against the network's btcd, e.g. btcctl generate 6
 //   down [--dir D] [--remove]    stop what `up` started, by pid; --remove deletes the network's folder too
 import path from 'node:path'
 import { Command, Option } from 'commander'
 import { cacheRoot, ensureBinaries, lndVersions } from './binaries.js'
-import { blockHeight, down, isRunning, lncli, nodeNames, readState, up, type NetworkState } from './network.js'
+import { blockHeight, btcctl, down, isRunning, lncli, nodeNames, readState, up, type NetworkState, type NodeDatabase, type NodeName } from './network.js'
 import { running } from './processes.js'
 
-const defaultDir = (lndVersion: string) => path.join(cacheRoot(), 'networks', lndVersion)
+/** RELAYPAY_TEST_REGTEST_DIR, else a folder per LND version in the cache. */
+const defaultDir = (lndVersion: string) => process.env.RELAYPAY_TEST_REGTEST_DIR ?? path.join(cacheRoot(), 'networks', lndVersion)
 const log = (line: string) => process.stderr.write(`regtest: ${line}\n`)
 
+/** The settings relaypay needs for A, as shell lines that `eval` takes (the config file form in comments). */
 export function relaypaySettings(state: NetworkState): string {
   const a = state.nodes.A
   return [
-    `# relaypay's node is A (LND ${state.lndVersion}); as environment:`,
-    `RELAYPAY_NODE_BACKEND=lnd RELAYPAY_NODE_NETWORK=regtest RELAYPAY_NODE_LND_SOCKET=${a.rpc} \\`,
-    `  RELAYPAY_NODE_LND_CERT_PATH=${a.cert} \\`,
-    `  RELAYPAY_NODE_LND_MACAROON_PATH=${a.macaroon}`,
+    `# relaypay's node is A (LND ${state.lndVersion}); eval "$(npm run --silent regtest -- env)" sets these:`,
+    `export RELAYPAY_NODE_BACKEND=lnd`,
+    `export RELAYPAY_NODE_NETWORK=regtest`,
+    `export RELAYPAY_NODE_LND_SOCKET=${a.rpc}`,
+    `export RELAYPAY_NODE_LND_CERT_PATH=${a.cert}`,
+    `export RELAYPAY_NODE_LND_MACAROON_PATH=${a.macaroon}`,
     `# or in relaypay.toml:`,
-    `[node]`,
-    `backend = "lnd"`,
-    `network = "regtest"`,
-    `lnd_socket = "${a.rpc}"`,
-    `lnd_cert_path = "${a.cert}"`,
-    `lnd_macaroon_path = "${a.macaroon}"`,
-    `# lncli for a node (A, R or B): ${state.binaries.lncli} --network=regtest --rpcserver=<rpc> --tlscertpath=<dir>/tls.cert --macaroonpath=<macaroon>`,
+    `#   [node]`,
+    `#   backend = "lnd"`,
+    `#   network = "regtest"`,
+    `#   lnd_socket = "${a.rpc}"`,
+    `#   lnd_cert_path = "${a.cert}"`,
+    `#   lnd_macaroon_path = "${a.macaroon}"`,
+    `# the nodes (npm run regtest -- lncli A|R|B <command>):`,
     ...nodeNames.map(name => {
       const n = state.nodes[name]
       return `#   ${name}: rpc ${n.rpc}, p2p ${n.p2p}, pubkey ${n.pubkey}, dir ${n.dir}`
     }),
-    `# btcctl: ${state.binaries.btcctl} --regtest --rpcserver=${state.btcd.rpc} --rpcuser=${state.btcd.user} --rpcpass=${state.btcd.pass} --rpccert=${state.btcd.cert} generate 1`,
+    `#   btcd: rpc ${state.btcd.rpc} (npm run regtest -- btcctl <command>, e.g. generate 1)`,
   ].join('\n')
 }
 
@@ -47,8 +53,9 @@ function stateOf(dir: string): NetworkState {
 }
 
 const program = new Command()
-program.name('npm run regtest --').description('A regtest Lightning network (btcd, LND nodes A, R and B) on loopback.')
-const lndOption = () => new Option('--lnd <version>', 'LND version').choices([...lndVersions]).default(lndVersions[0])
+program.enablePositionalOptions().name('npm run regtest --').description('A regtest Lightning network (btcd, LND nodes A, R and B) on loopback.')
+/** The LND version of a command that names none: RELAYPAY_TEST_REGTEST_LND, else the newest. */
+const lndOption = () => new Option('--lnd <version>', 'LND version').choices([...lndVersions]).default(process.env.RELAYPAY_TEST_REGTEST_LND ?? lndVersions[0])
 const dirOption = () => new Option('--dir <dir>', `the network's folder (default: ${path.join(cacheRoot(), 'networks', '<version>')})`)
 
 program
@@ -67,9 +74,10 @@ program
   .description('start a funded network with channels A→R and R→B and print the settings relaypay needs')
   .addOption(lndOption())
   .addOption(dirOption())
-  .action(async ({ lnd, dir }: { lnd: string; dir?: string }) => {
+  .addOption(new Option('--a-db <database>', "where A keeps its data: bbolt, or sqlite with LND's native SQL tables").choices(['bbolt', 'sqlite']).default('bbolt'))
+  .action(async ({ lnd, dir, aDb }: { lnd: string; dir?: string; aDb: NodeDatabase }) => {
     const started = Date.now()
-    const state = await up({ dir: path.resolve(dir ?? defaultDir(lnd)), lndVersion: lnd, detached: true, log })
+    const state = await up({ dir: path.resolve(dir ?? defaultDir(lnd)), lndVersion: lnd, aDatabase: aDb, detached: true, log })
     log(`up in ${((Date.now() - started) / 1000).toFixed(1)} s`)
     process.stdout.write(`${relaypaySettings(state)}\n`)
   })
@@ -110,6 +118,31 @@ program
     }
     process.stdout.write(`${lines.join('\n')}\n`)
     if (!isRunning(state)) process.exitCode = 1
+  })
+
+program
+  .command('lncli')
+  .description('run lncli against node A, R or B of a running network, e.g. lncli B payinvoice --force <invoice>')
+  .argument('<node>', 'A, R or B')
+  .argument('[args...]', 'the lncli command and its arguments')
+  .addOption(lndOption())
+  .addOption(dirOption())
+  .passThroughOptions()
+  .action(async (name: string, args: string[], { lnd, dir }: { lnd: string; dir?: string }) => {
+    if (!(nodeNames as readonly string[]).includes(name)) throw new Error(`no node ${name}: A, R or B`)
+    const answer = await lncli(stateOf(path.resolve(dir ?? defaultDir(lnd))), name as NodeName, args, { raw: true })
+    process.stdout.write(answer)
+  })
+
+program
+  .command('btcctl')
+  .description("run btcctl against the network's btcd, e.g. btcctl generate 6")
+  .argument('[args...]', 'the btcctl command and its arguments')
+  .addOption(lndOption())
+  .addOption(dirOption())
+  .passThroughOptions()
+  .action(async (args: string[], { lnd, dir }: { lnd: string; dir?: string }) => {
+    process.stdout.write(await btcctl(stateOf(path.resolve(dir ?? defaultDir(lnd))), args))
   })
 
 program

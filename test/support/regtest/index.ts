@@ -28,6 +28,7 @@ import {
   up,
   waitFor,
   type NetworkState,
+  type NodeDatabase,
   type NodeName,
 } from './network.js'
 
@@ -87,8 +88,9 @@ export class Regtest {
     return `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n${extra}`
   }
 
-  lncli<T = any>(name: NodeName, args: string[]): Promise<T> {
-    return lncli<T>(this.state, name, args)
+  /** lncli against one node, its JSON answer parsed (its text, with `raw`). */
+  lncli<T = any>(name: NodeName, args: string[], opts: { raw?: boolean } = {}): Promise<T> {
+    return lncli<T>(this.state, name, args, opts)
   }
 
   btcctl(args: string[]): Promise<string> {
@@ -148,9 +150,9 @@ export class Regtest {
 }
 
 /** Starts a network of its own in a temporary folder (a minute or so), stopped and removed by close(). */
-export async function startRegtest(lndVersion: LndVersion): Promise<Regtest> {
+export async function startRegtest(lndVersion: LndVersion, opts: { aDatabase?: NodeDatabase } = {}): Promise<Regtest> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `relaypay-regtest-${lndVersion}-`))
-  const state = await up({ dir, lndVersion })
+  const state = await up({ dir, lndVersion, ...opts })
   // A test that crashes must not leave its daemons running: kill them as the process exits.
   process.once('exit', () => {
     for (const name of nodeNames) killNow(state.nodes[name].process)

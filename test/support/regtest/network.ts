@@ -88,8 +88,8 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
-/** lncli against one node, its JSON answer parsed. */
-export async function lncli<T = any>(state: NetworkState, name: NodeName, args: string[]): Promise<T> {
+/** lncli against one node, its JSON answer parsed (or its text, with `raw`). */
+export async function lncli<T = any>(state: NetworkState, name: NodeName, args: string[], opts: { raw?: boolean } = {}): Promise<T> {
   const node = state.nodes[name]
   const out = await run(state.binaries.lncli, [
     `--rpcserver=${node.rpc}`,
@@ -98,6 +98,7 @@ export async function lncli<T = any>(state: NetworkState, name: NodeName, args: 
     '--network=regtest',
     ...args,
   ])
+  if (opts.raw) return out as T
   return (out.trim() === '' ? {} : JSON.parse(out)) as T
 }
 
@@ -236,9 +237,16 @@ async function seesBothEdges(state: NetworkState, name: NodeName): Promise<void>
   })
 }
 
+/**
+ * Where A keeps its data: bbolt (LND's default), or SQLite with the native SQL invoice tables (a release build's
+ * `--db.backend=sqlite --db.use-native-sql`), which replays settlements in the order invoices were added.
+ */
+export type NodeDatabase = 'bbolt' | 'sqlite'
+
 export interface UpOptions {
   dir: string
   lndVersion: LndVersion
+  aDatabase?: NodeDatabase
   /** true for a network that outlives this process; false (a test's) keeps it in this process group. */
   detached?: boolean
   log?: (line: string) => void
@@ -248,7 +256,7 @@ export interface UpOptions {
  * Builds what is missing, starts btcd and A, R and B in `dir` (which must hold no running network), funds them,
  * opens A→R and R→B with balance on both sides and waits until the channels are active and announced.
  */
-export async function up({ dir, lndVersion, detached = false, log = () => {} }: UpOptions): Promise<NetworkState> {
+export async function up({ dir, lndVersion, aDatabase = 'bbolt', detached = false, log = () => {} }: UpOptions): Promise<NetworkState> {
   const existing = readState(dir)
   if (existing && isRunning(existing)) throw new Error(`a regtest network already runs in ${dir}; stop it first`)
   const binaries = await ensureBinaries(lndVersion, log)
@@ -285,7 +293,8 @@ export async function up({ dir, lndVersion, detached = false, log = () => {} }: 
       cert: path.join(nodeDir, 'tls.cert'),
       macaroon: path.join(nodeDir, 'data', 'chain', 'bitcoin', 'regtest', 'admin.macaroon'),
     }
-    state.nodes[name] = { ...partial, args: lndArgs(state, partial), pubkey: '', process: { pid: 0, binary: binaries.lnd } }
+    const database = name === 'A' && aDatabase === 'sqlite' ? ['--db.backend=sqlite', '--db.use-native-sql'] : []
+    state.nodes[name] = { ...partial, args: [...lndArgs(state, partial), ...database], pubkey: '', process: { pid: 0, binary: binaries.lnd } }
   }
   try {
     log(`starting btcd ${state.btcd.rpc} and LND ${lndVersion} nodes A, R and B in ${dir}`)
@@ -343,8 +352,8 @@ export async function up({ dir, lndVersion, detached = false, log = () => {} }: 
     writeState(state)
     return state
   } catch (err) {
-    // RELAYPAY_REGTEST_KEEP=1 leaves a network that failed to come up running, to look at.
-    if (process.env.RELAYPAY_REGTEST_KEEP !== '1') await down(dir).catch(() => {})
+    // RELAYPAY_TEST_REGTEST_KEEP=1 leaves a network that failed to come up running, to look at.
+    if (process.env.RELAYPAY_TEST_REGTEST_KEEP !== '1') await down(dir).catch(() => {})
     throw err
   }
 }
