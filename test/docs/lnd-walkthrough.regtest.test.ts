@@ -44,6 +44,18 @@ function runScript(script: string, cwd: string, env: NodeJS.ProcessEnv, limitMs 
   })
 }
 
+/**
+ * The answer `relaypay call` printed in a step: its pretty JSON, from a line "{" to a line "}". The daemon started
+ * in the background writes its log (one JSON object a line) to the same terminal, in between.
+ */
+function answerIn(step: string): any {
+  const lines = step.split('\n')
+  const start = lines.indexOf('{')
+  const end = lines.indexOf('}', start)
+  if (start === -1 || end === -1) throw new Error(`no answer in:\n${step}`)
+  return JSON.parse(lines.slice(start, end + 1).join('\n'))
+}
+
 for (const version of lndVersionsToTest('docs/lnd-walkthrough.regtest')) {
   const test = suite(`docs/lnd.md walkthrough on LND ${version}`)
   test('runs as written: B pays alice, alice pays B through R, the audit is clean', async () => {
@@ -60,11 +72,11 @@ for (const version of lndVersionsToTest('docs/lnd-walkthrough.regtest')) {
       assert.is(code, 0, `the walkthrough failed:\n${out.slice(-4000)}`)
       assert.is(steps.length, commands.length)
       const balances = commands
-        .map((line, i) => (line.includes('call GetAppUser') ? JSON.parse(steps[i]!).info.balance : undefined))
+        .map((line, i) => (line.includes('call GetAppUser') ? answerIn(steps[i]!).info.balance : undefined))
         .filter(balance => balance !== undefined)
       assert.is(balances[0], 20_000, 'alice is credited what B paid')
       const paid = commands.findIndex(line => line.includes('call PayAppUserInvoice'))
-      const serviceFee = JSON.parse(steps[paid]!).service_fee
+      const serviceFee = answerIn(steps[paid]!).service_fee
       assert.ok(serviceFee > 0)
       assert.is(balances[1], 20_000 - 5_000 - serviceFee, 'alice paid 5,000 sats and the service fee')
       const audited = commands.findIndex(line => line.includes('relaypay audit'))

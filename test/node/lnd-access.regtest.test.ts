@@ -4,16 +4,12 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { systemClock } from '../../src/bus/context.js'
-import { createNode, type LightningNode } from '../../src/node/index.js'
-import { openStore } from '../../src/store/index.js'
 import { rejectsWith } from './operation-error.js'
 import { collect } from './settlements-seen.js'
 import { repoRoot } from '../support/paths.js'
-import { lndVersionsToTest, startRegtest, type Regtest } from '../support/regtest/index.js'
+import { onRegtestNetworks, openNodeOnA, type Regtest } from '../support/regtest/index.js'
 
 /** The bakemacaroon line of docs/lnd.md, as an operator would copy it. */
 function documentedBake(): string[] {
@@ -23,30 +19,7 @@ function documentedBake(): string[] {
   return line.replace(/^lncli /, '').split(/\s+/)
 }
 
-async function nodeWith(net: Regtest, macaroonPath: string): Promise<{ node: LightningNode; close(): Promise<void> }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-regtest-access-'))
-  const store = openStore({ dataDir, synchronous: 'normal' })
-  const cleanUp = () => {
-    store.close()
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
-  try {
-    const node = await createNode(
-      { backend: 'lnd', network: 'regtest', alias: 'relaypay-regtest', simulatePayments: false, mock: false, dataDir, lnd: { ...net.connection, macaroonPath } },
-      { db: store.db, clock: systemClock, random: n => new Uint8Array(randomBytes(n)) },
-    )
-    return {
-      node,
-      async close() {
-        await node.close()
-        cleanUp()
-      },
-    }
-  } catch (err) {
-    cleanUp()
-    throw err
-  }
-}
+const nodeWith = (net: Regtest, macaroonPath: string) => openNodeOnA(net, { macaroonPath })
 
 function access(net: Regtest): void {
   const test = suite(`macaroons on a real LND ${net.lndVersion}`)
@@ -118,11 +91,4 @@ function access(net: Regtest): void {
   test.run()
 }
 
-for (const version of lndVersionsToTest('node/lnd-access.regtest')) {
-  const net = await startRegtest(version)
-  access(net)
-  const done = suite(`the regtest network of LND ${version}`)
-  done.after(() => net.close())
-  done('stops', () => assert.ok(true))
-  done.run()
-}
+await onRegtestNetworks('node/lnd-access.regtest', access)

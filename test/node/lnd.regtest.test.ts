@@ -3,56 +3,14 @@
 // skipped there), then what only a real network shows: B paying A's invoices, A paying B through R with the fee R
 // charges, LND's own refusals and words, keysend and AMP beside ordinary invoices, hold invoices, channels, peers,
 // balances and the chain. The test runner runs this file once for each LND version under test.
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { systemClock } from '../../src/bus/context.js'
-import { createNode, type LightningNode } from '../../src/node/index.js'
-import { openStore } from '../../src/store/index.js'
+import type { LightningNode } from '../../src/node/index.js'
 import { nodeContract, type NodeHarness } from './contract.js'
 import { rejectsWith } from './operation-error.js'
 import { arrived, collect, replayed } from './settlements-seen.js'
-import { lndVersionsToTest, startRegtest, channelSats, pushSats, type Regtest } from '../support/regtest/index.js'
-
-async function openA(net: Regtest): Promise<NodeHarness> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-regtest-node-'))
-  const store = openStore({ dataDir, synchronous: 'normal' })
-  const cleanUp = () => {
-    store.close()
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
-  try {
-    const node = await createNode(
-      {
-        backend: 'lnd',
-        network: 'regtest',
-        alias: 'relaypay-regtest',
-        simulatePayments: false,
-        mock: false,
-        dataDir,
-        lnd: net.connection,
-      },
-      { db: store.db, clock: systemClock, random: n => new Uint8Array(randomBytes(n)) },
-    )
-    return {
-      node,
-      network: 'regtest',
-      now: () => Date.now(),
-      // A real node's clock cannot be moved: wait it out.
-      advance: ms => new Promise(resolve => setTimeout(resolve, ms)),
-      async close() {
-        await node.close()
-        cleanUp()
-      },
-    }
-  } catch (err) {
-    cleanUp()
-    throw err
-  }
-}
+import { channelSats, onRegtestNetworks, openNodeOnA, pushSats, type Regtest } from '../support/regtest/index.js'
 
 const sha256 = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex')
 /** What R charges to forward `amountMsat` with LND's default policy: 1000 msat base and 1 ppm. */
@@ -63,7 +21,7 @@ function realWorld(net: Regtest): void {
   let h: NodeHarness
   let node: LightningNode
   test.before(async () => {
-    h = await openA(net)
+    h = await openNodeOnA(net)
     node = h.node
   })
   test.after(async () => {
@@ -284,13 +242,7 @@ function realWorld(net: Regtest): void {
   test.run()
 }
 
-const versions = lndVersionsToTest('node/lnd.regtest')
-for (const version of versions) {
-  const net = await startRegtest(version)
-  nodeContract(`lnd backend on a real LND ${version}`, () => openA(net), { revealsSeed: false, simulated: false })
+await onRegtestNetworks('node/lnd.regtest', net => {
+  nodeContract(`lnd backend on a real LND ${net.lndVersion}`, () => openNodeOnA(net), { revealsSeed: false, simulated: false })
   realWorld(net)
-  const done = suite(`the regtest network of LND ${version}`)
-  done.after(() => net.close())
-  done('stops', () => assert.ok(true))
-  done.run()
-}
+})

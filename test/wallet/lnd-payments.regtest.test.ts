@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { assertAuditClean, balanceOf, call, ok } from '../support/money.js'
-import { lndVersionsToTest, startRegtest, type Regtest } from '../support/regtest/index.js'
+import { onRegtestNetworks, type Regtest } from '../support/regtest/index.js'
 
 const jwtSecret = 'lnd-payments-regtest-secret-0123456789ab'
 const sha256 = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex')
@@ -174,11 +174,4 @@ function payments(net: Regtest): void {
   test.run()
 }
 
-for (const version of lndVersionsToTest('wallet/lnd-payments.regtest')) {
-  const net = await startRegtest(version)
-  payments(net)
-  const done = suite(`the regtest network of LND ${version}`)
-  done.after(() => net.close())
-  done('stops', () => assert.ok(true))
-  done.run()
-}
+await onRegtestNetworks('wallet/lnd-payments.regtest', payments)

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { assertAuditClean, balanceOf, call, ok } from '../support/money.js'
-import { lndVersionsToTest, startRegtest, type Regtest } from '../support/regtest/index.js'
+import { onRegtestNetworks, type Regtest } from '../support/regtest/index.js'
 
 const jwtSecret = 'lnd-restarts-regtest-secret-0123456789ab'
 const sha256 = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex')
@@ -121,11 +121,4 @@ function restarts(net: Regtest): void {
   test.run()
 }
 
-for (const version of lndVersionsToTest('wallet/lnd-restarts.regtest')) {
-  const net = await startRegtest(version, { aDatabase: 'sqlite' })
-  restarts(net)
-  const done = suite(`the regtest network of LND ${version}`)
-  done.after(() => net.close())
-  done('stops', () => assert.ok(true))
-  done.run()
-}
+await onRegtestNetworks('wallet/lnd-restarts.regtest', restarts, { aDatabase: 'sqlite' })

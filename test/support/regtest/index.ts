@@ -5,11 +5,16 @@
 // Which LND versions a file runs on: RELAYPAY_TEST_LND_VERSIONS (comma-separated) or every version whose binaries
 // are in the cache. With none built the real-LND tests are skipped with one printed line; where
 // RELAYPAY_TEST_REQUIRE_REGTEST is set (CI, which builds them first) a missing version fails instead.
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { systemClock } from '../../../src/bus/context.js'
+import { createNode } from '../../../src/node/index.js'
+import { openStore } from '../../../src/store/index.js'
+import type { NodeHarness } from '../node-harness.js'
 import { cacheRoot, findBinaries, type LndVersion } from './binaries.js'
 import { lndVersionsForRun } from './versions.js'
 import { killNow } from './processes.js'
@@ -159,4 +164,61 @@ export async function startRegtest(lndVersion: LndVersion, opts: { aDatabase?: N
     killNow(state.btcd.process)
   })
   return new Regtest(state)
+}
+
+/**
+ * A test file's way onto the network: for each LND version this run tests, a network of its own is started, the
+ * file's suites registered on it by `register`, and the network stopped after the last of them.
+ */
+export async function onRegtestNetworks(
+  fileName: string,
+  register: (net: Regtest) => void,
+  opts: { aDatabase?: NodeDatabase } = {},
+): Promise<void> {
+  for (const version of lndVersionsToTest(fileName)) {
+    const net = await startRegtest(version, opts)
+    register(net)
+    const done = suite(`the regtest network of LND ${version}`)
+    done.after(() => net.close())
+    done('stops', () => assert.ok(true))
+    done.run()
+  }
+}
+
+/** relaypay's LND backend on A, as the daemon opens it (a store in a temporary data dir), with A's admin macaroon or another. */
+export async function openNodeOnA(net: Regtest, opts: { macaroonPath?: string } = {}): Promise<NodeHarness> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-regtest-node-'))
+  const store = openStore({ dataDir, synchronous: 'normal' })
+  const cleanUp = () => {
+    store.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+  try {
+    const node = await createNode(
+      {
+        backend: 'lnd',
+        network: 'regtest',
+        alias: 'relaypay-regtest',
+        simulatePayments: false,
+        mock: false,
+        dataDir,
+        lnd: { ...net.connection, ...(opts.macaroonPath ? { macaroonPath: opts.macaroonPath } : {}) },
+      },
+      { db: store.db, clock: systemClock, random: n => new Uint8Array(randomBytes(n)) },
+    )
+    return {
+      node,
+      network: 'regtest',
+      now: () => Date.now(),
+      // A real node's clock cannot be moved: wait it out.
+      advance: ms => new Promise(resolve => setTimeout(resolve, ms)),
+      async close() {
+        await node.close()
+        cleanUp()
+      },
+    }
+  } catch (err) {
+    cleanUp()
+    throw err
+  }
 }
