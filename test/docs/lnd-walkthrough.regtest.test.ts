@@ -1,7 +1,7 @@
 // docs/lnd.md's walkthrough, run as it is written: the commands of its marked block, one after the other in one
 // shell, in an empty folder. `npm run regtest --` and `npx relaypay` become this build's own scripts (npm would
 // build again, under the feet of the other test files); the network goes into a folder of this test's, on the LND
-// version under test, and the daemon onto a free port. What each step prints is checked where the walkthrough says
+// version under test, and the daemon and its embedded relay onto free ports. What each step prints is checked where the walkthrough says
 // what a reader will see.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -63,13 +63,20 @@ for (const version of lndVersionsToTest('docs/lnd-walkthrough.regtest')) {
     assert.ok(commands[0].startsWith('npm run regtest -- up'), 'starts with the network')
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-walkthrough-'))
     const network = path.join(folder, 'network')
-    const env = { ...process.env, RELAYPAY_TEST_REGTEST_DIR: network, RELAYPAY_TEST_REGTEST_LND: version, RELAYPAY_HTTP_PORT: '0' }
+    // Free ports for the daemon and its embedded relay: the walkthrough runs beside others (one per LND version).
+    const env = {
+      ...process.env,
+      RELAYPAY_TEST_REGTEST_DIR: network,
+      RELAYPAY_TEST_REGTEST_LND: version,
+      RELAYPAY_HTTP_PORT: '0',
+      RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0',
+    }
     // Each step's output follows a marker line, so that the steps can be told apart afterwards.
     const script = commands.map((line, i) => `echo "::step ${i}::"\n${asThisBuild(line)}`).join('\n')
     try {
       const { code, out } = await runScript(script, folder, env)
       const steps = out.split(/^::step \d+::$/m).slice(1)
-      assert.is(code, 0, `the walkthrough failed:\n${out.slice(-4000)}`)
+      assert.is(code, 0, `the walkthrough failed:\n${out.slice(0, 3000)}\n…\n${out.slice(-3000)}`)
       assert.is(steps.length, commands.length)
       const balances = commands
         .map((line, i) => (line.includes('call GetAppUser') ? answerIn(steps[i]!).info.balance : undefined))
