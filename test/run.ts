@@ -138,22 +138,29 @@ const entries: Entry[] = perLndVersion(
 )
 if (onlyStore) process.stdout.write(`${entries.length} of ${matching.length} test files start daemons that follow RELAYPAY_TEST_STORE\n`)
 if (withPostgres) process.stdout.write(`${matching.length} test files on SQLite, ${entries.length - matching.length} of them again on PostgreSQL\n`)
-const queue = [...entries]
+// The regtest files wait mostly on their networks' blocks and payments, and those daemons run niced: they take two
+// lanes of their own (TEST_REGTEST_JOBS) beside the `jobs` lanes of the others, so that a network coming up does not
+// stand in a lane the daemons under test need.
+const regtestJobs = Math.max(1, Number(process.env.TEST_REGTEST_JOBS ?? 2))
+const regtestQueue = entries.filter(entry => entry.lnd !== undefined)
+const queue = entries.filter(entry => entry.lnd === undefined)
 const results: FileResult[] = []
 const startedAt = Date.now()
 const label = (result: FileResult) =>
   `${result.store === 'postgres' ? '[postgres] ' : ''}${result.lnd ? `[lnd ${result.lnd}] ` : ''}${path.relative(testRoot, result.file)}`
-await Promise.all(
-  Array.from({ length: jobs }, async () => {
-    for (let entry = queue.shift(); entry; entry = queue.shift()) {
-      const result = await runFile(entry)
-      results.push(result)
-      const mark = result.failed > 0 ? 'FAIL' : 'ok  '
-      process.stdout.write(`${mark} ${label(result)}: ${result.passed} passed, ${result.failed} failed (${result.ms} ms)\n`)
-      if (result.failed > 0) process.stdout.write(result.output.replace(/^/gm, '    | ') + '\n')
-    }
-  }),
-)
+const lane = async (from: Entry[]) => {
+  for (let entry = from.shift(); entry; entry = from.shift()) {
+    const result = await runFile(entry)
+    results.push(result)
+    const mark = result.failed > 0 ? 'FAIL' : 'ok  '
+    process.stdout.write(`${mark} ${label(result)}: ${result.passed} passed, ${result.failed} failed (${result.ms} ms)\n`)
+    if (result.failed > 0) process.stdout.write(result.output.replace(/^/gm, '    | ') + '\n')
+  }
+}
+await Promise.all([
+  ...Array.from({ length: jobs }, () => lane(queue)),
+  ...Array.from({ length: Math.min(regtestJobs, regtestQueue.length) }, () => lane(regtestQueue)),
+])
 const sum = (of: FileResult[], key: 'passed' | 'failed' | 'skipped') => of.reduce((total, r) => total + r[key], 0)
 const [passed, failed, skipped] = (['passed', 'failed', 'skipped'] as const).map(key => sum(results, key))
 // Where the run's time goes: the slowest files, one line.
@@ -166,5 +173,5 @@ if (withPostgres) {
   }
 }
 const wallSeconds = Math.round((Date.now() - startedAt) / 1000)
-process.stdout.write(`${entries.length} test files in ${Math.floor(wallSeconds / 60)} min ${wallSeconds % 60} s, ${jobs} at a time\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`)
+process.stdout.write(`${entries.length} test files in ${Math.floor(wallSeconds / 60)} min ${wallSeconds % 60} s, ${jobs} at a time${results.some(r => r.lnd) ? ` (and ${regtestJobs} regtest files)` : ''}\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`)
 process.exit(failed > 0 || entries.length === 0 ? 1 : 0)

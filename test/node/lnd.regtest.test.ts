@@ -223,8 +223,12 @@ function realWorld(net: Regtest): void {
     )
     assert.is(channel.capacitySats, 200_000)
     assert.is(channel.remoteBalanceMsat, 1_000_000)
-    // A policy is set on the channel's edge in A's graph, which LND writes a moment after the channel turns active.
-    await net.waitFor("the channel's edge in A's graph", async () => (await net.lncli('A', ['getchaninfo', channel.channelId])).channel_id)
+    // A policy is set on A's side of the channel's edge in A's graph, which LND writes a moment after the channel
+    // turns active (until then LND answers the update "not found").
+    await net.waitFor("A's side of the channel's edge in A's graph", async () => {
+      const edge = await net.lncli<{ node1_pub: string; node1_policy: unknown; node2_policy: unknown }>('A', ['getchaninfo', channel.channelId])
+      return (edge.node1_pub === net.node('A').pubkey ? edge.node1_policy : edge.node2_policy) ? true : undefined
+    })
     const policy = { baseFeeMsat: 2000, feeRatePpm: 150, minHtlcMsat: 1000, maxHtlcMsat: 100_000_000, timeLockDelta: 40 }
     await node.updateChannelPolicy({ scope: { kind: 'channel', channelPoint }, policy })
     assert.equal((await node.listChannels()).find(c => c.channelPoint === channelPoint)?.policy, policy)

@@ -5,6 +5,10 @@
 // process since is left alone.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
+
+/** The niceness of a test network's daemons (0 is a normal process's; 19 the lowest priority). */
+const testNetworkNice = 10
 
 export interface Started {
   pid: number
@@ -17,6 +21,9 @@ export function startDaemonProcess(binary: string, args: string[], logFile: stri
   try {
     const child = spawn(binary, args, { detached, stdio: ['ignore', out, out] })
     if (child.pid === undefined) throw new Error(`could not start ${binary}`)
+    // A test's network yields the processor to the daemons under test beside it: a daemon whose thread stands still
+    // for seconds loses its PostgreSQL lock session, and the network only answers the test that waits on it.
+    if (!detached) os.setPriority(child.pid, testNetworkNice)
     child.unref()
     return { pid: child.pid, binary }
   } finally {
