@@ -132,7 +132,12 @@ function payments(net: Regtest): void {
     const before = (await balance('payer')) + 200_000
     assert.is((await net.pay('B', funding)).status, 'SUCCEEDED')
     await net.waitFor('the funding', async () => ((await balance('payer')) === before ? true : undefined))
-    const local = Number((await channelOfA()).local_balance)
+    // LND marks the invoice settled as it releases the preimage; the channel's balance moves a moment later, when the
+    // commitment is signed. Read it after.
+    const local = await net.waitFor("the funding in A's channel", async () => {
+      const balance = Number((await channelOfA()).local_balance)
+      return balance >= reserve + 200_000 ? balance : undefined
+    })
     const amount = local - reserve + 1_000
     assert.ok(amount + 2_000 < before, 'the user can afford it')
     const { paymentRequest } = await net.addInvoice('B', amount)
