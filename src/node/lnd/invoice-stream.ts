@@ -80,7 +80,9 @@ export function invoiceStream(
   const stepOverHole = () => {
     cancelHoleWait = undefined
     if (closed || held.size === 0) return
-    const nextHeld = Math.min(...held.keys())
+    // A loop, not Math.min(...keys): a backlog held behind a hole may be larger than a call's argument list.
+    let nextHeld = Infinity
+    for (const index of held.keys()) if (index < nextHeld) nextHeld = index
     log?.warn({ missingFrom: cursor + 1, missingTo: nextHeld - 1, waiting: held.size }, "LND's settle indexes skip some; passing on the settlements after them")
     cursor = nextHeld - 1
     passOnInOrder()
