@@ -32,7 +32,7 @@ const { connection, invoices } = JSON.parse(fs.readFileSync(info, 'utf8'))
 const macaroonHex = fs.readFileSync(connection.macaroonPath).toString('hex')
 const cert = fs.readFileSync(connection.certPath)
 
-const ours = grpcChannel({ socket: connection.socket, cert, macaroonHex })
+const ours = grpcChannel({ socket: connection.socket, credentials: () => ({ cert, macaroonHex }) })
 const transport = createGrpcTransport({
   baseUrl: `https://${connection.socket}`,
   nodeOptions: { ca: cert },

@@ -3,6 +3,7 @@
 // First the shared LightningNode contract, then what only a remote node needs: payments whose outcome is not
 // known yet, and a start that refuses clearly or waits for LND (the settlement streams: lnd-settlements.test.ts).
 import { createHash, randomBytes } from 'node:crypto'
+import fs from 'node:fs'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createNode, resolveLndConnection, type LightningNode } from '../../src/node/index.js'
@@ -153,6 +154,43 @@ faults(
     await fake.start()
     const after = await node.createInvoice({ amountMsat: 2000 })
     assert.is((await node.decodeInvoice(after.paymentRequest)).amountMsat, 2000)
+  }),
+)
+
+faults(
+  'LND\'s certificate and macaroon are read again: wrong files are refused in words, the right ones serve without a restart',
+  withLnd(async ({ node, fake }) => {
+    const { certPath = '', macaroonPath } = fake.connection
+    const cert = fs.readFileSync(certPath)
+    const other = await startFakeLnd({ now: () => Date.now() })
+    try {
+      // LND restarted with a certificate that is not the one in the file: the caller is told so, and the right file
+      // serves at the next call. (The call while LND is down lets go of the old connection.)
+      await fake.stop()
+      await rejectsWith(node.createInvoice({ amountMsat: 1000 }), 'node_unavailable', /unreachable/)
+      fs.copyFileSync(other.connection.certPath ?? '', certPath)
+      await fake.start()
+      await rejectsWith(node.createInvoice({ amountMsat: 1000 }), 'node_unavailable', /TLS certificate is not the one at lnd_cert_path/)
+      fs.writeFileSync(certPath, cert)
+      assert.is((await node.createInvoice({ amountMsat: 1000 })).amountMsat, 1000)
+
+      // Macaroons rotated while LND runs: the refused call is made again with the new file, so nobody sees it.
+      fake.rotateMacaroon()
+      assert.is((await node.createInvoice({ amountMsat: 2000 })).amountMsat, 2000)
+      await node.getBalances()
+
+      // Rotated again, but the file holds a macaroon LND does not know: refused in words, until the file is right.
+      fake.rotateMacaroon()
+      const rotated = fs.readFileSync(macaroonPath)
+      fs.copyFileSync(fake.wrongMacaroonPath, macaroonPath)
+      await rejectsWith(node.createInvoice({ amountMsat: 1000 }), 'node_unavailable', /refused relaypay's macaroon/)
+      fs.writeFileSync(macaroonPath, rotated)
+      assert.is((await node.createInvoice({ amountMsat: 3000 })).amountMsat, 3000)
+      // The lightning package's clients (lookups, balances) are built again from the files the channel read last.
+      assert.is((await node.lookupInvoice((await node.createInvoice({ amountMsat: 4000 })).paymentHash))?.amountMsat, 4000)
+    } finally {
+      await other.close()
+    }
   }),
 )
 

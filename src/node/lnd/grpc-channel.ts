@@ -65,13 +65,31 @@ export interface GrpcChannel {
   close(): void
 }
 
-export interface GrpcChannelOptions {
-  /** host:port */
-  socket: string
+/** What a connection to LND is opened with. */
+export interface GrpcCredentials {
   /** LND's tls.cert (PEM); without it the system's CAs decide. */
   cert?: Buffer
   macaroonHex: string
 }
+
+export interface GrpcChannelOptions {
+  /** host:port */
+  socket: string
+  /**
+   * Asked each time a connection is opened, and again when LND refuses a call's macaroon: LND writes a new
+   * certificate and new macaroons when an operator deletes the old ones and restarts it, and the files are then
+   * the truth. A connection opened with other credentials than the files now hold is let go of (its calls under
+   * way finish on it) and the next call opens one with the new ones.
+   */
+  credentials: () => GrpcCredentials
+}
+
+const sameCredentials = (a: GrpcCredentials, b: GrpcCredentials) =>
+  a.macaroonHex === b.macaroonHex && (a.cert === b.cert || (a.cert !== undefined && b.cert !== undefined && a.cert.equals(b.cert)))
+
+/** LND's words when a call's macaroon does not carry it (a gRPC status of unknown, permission denied or unauthenticated). */
+const refusesMacaroon = (code: number, message: string) =>
+  [status.unknown, status.permissionDenied, status.unauthenticated].includes(code) && /verification failed|macaroon|permission denied/i.test(message)
 
 /** HTTP statuses a gRPC server or a proxy may answer instead of a gRPC status (grpc-js's mapping). */
 function statusOfHttp(httpStatus: number): number {
@@ -124,29 +142,57 @@ interface CallHandlers {
   done(err: GrpcError | undefined): void
 }
 
-export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): GrpcChannel {
+/** A session with LND and what it was opened with: its calls carry that macaroon. */
+interface Session {
+  http2: http2.ClientHttp2Session
+  credentials: GrpcCredentials
+  headers: http2.OutgoingHttpHeaders
+}
+
+export function grpcChannel({ socket, credentials }: GrpcChannelOptions): GrpcChannel {
   const authority = `https://${socket}`
-  const headers = { ':method': 'POST', 'content-type': 'application/grpc', te: 'trailers', macaroon: macaroonHex }
-  let session: http2.ClientHttp2Session | undefined
+  let session: Session | undefined
   let closed = false
 
   /** The open session, or a new one: a session that failed, closed or was told GOAWAY is left for a new one. */
-  const currentSession = (): http2.ClientHttp2Session => {
-    if (session && !session.closed && !session.destroyed) return session
-    const opened = http2.connect(authority, { ...(cert ? { ca: cert } : {}), settings: { enablePush: false } })
+  const currentSession = (): Session => {
+    if (session && !session.http2.closed && !session.http2.destroyed) return session
+    const now = credentials()
+    const fresh: Session = {
+      http2: http2.connect(authority, { ...(now.cert ? { ca: now.cert } : {}), settings: { enablePush: false } }),
+      credentials: now,
+      headers: { ':method': 'POST', 'content-type': 'application/grpc', te: 'trailers', macaroon: now.macaroonHex },
+    }
     const forget = () => {
-      if (session === opened) session = undefined
+      if (session === fresh) session = undefined
     }
     // The calls on it hear of the failure through their own streams.
-    opened.on('error', forget)
-    opened.on('goaway', forget)
-    opened.on('close', forget)
-    session = opened
-    return opened
+    fresh.http2.on('error', forget)
+    fresh.http2.on('goaway', forget)
+    fresh.http2.on('close', forget)
+    session = fresh
+    return fresh
   }
 
-  /** Starts one call; returns how to cancel it. `done` is called once, after the last message. */
-  const call = (path: string, body: Buffer, on: CallHandlers): (() => void) => {
+  /**
+   * After a refused macaroon: when the files now hold other credentials, the session is let go of (its calls under
+   * way finish on it) and true is answered, so that the refused call is made again on a session opened with them.
+   */
+  const retireIfStale = (refused: Session): boolean => {
+    if (sameCredentials(refused.credentials, credentials())) return false
+    if (session === refused) session = undefined
+    refused.http2.close()
+    return true
+  }
+
+  /**
+   * Starts one call; returns how to cancel it. `done` is called once, after the last message. A call LND refused
+   * for its macaroon did nothing there, so it is made once more when the macaroon file has changed since
+   * (macaroons rotated while relaypay runs): the caller sees only the second answer.
+   */
+  const call = (path: string, body: Buffer, on: CallHandlers, mayRetry = true): (() => void) => {
+    let retry: (() => void) | undefined
+    let received = false
     let finished = false
     const finish = (err: GrpcError | undefined) => {
       if (finished) return
@@ -158,10 +204,10 @@ export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): 
       return () => undefined
     }
     let stream: http2.ClientHttp2Stream
-    let onSession: http2.ClientHttp2Session
+    let onSession: Session
     try {
       onSession = currentSession()
-      stream = onSession.request({ ...headers, ':path': path })
+      stream = onSession.http2.request({ ...onSession.headers, ':path': path })
     } catch (err) {
       // A session that is closing refuses new streams; the next call opens another.
       session = undefined
@@ -180,7 +226,10 @@ export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): 
       const said = fields['grpc-message']
       grpcMessage = typeof said === 'string' ? percentDecoded(said) : ''
     }
-    const read = messageReader(bytes => on.message(bytes))
+    const read = messageReader(bytes => {
+      received = true
+      on.message(bytes)
+    })
     stream.on('response', fields => {
       const httpStatus = Number(fields[':status'])
       if (httpStatus !== 200 && fields['grpc-status'] === undefined) {
@@ -207,15 +256,20 @@ export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): 
     stream.on('close', () => {
       if (cancelled) return finish(new GrpcError(status.cancelled, 'cancelled'))
       if (parseError !== undefined) return finish(new GrpcError(status.internal, `response message parsing error: ${parseError}`))
+      if (grpcStatus !== undefined && refusesMacaroon(grpcStatus, grpcMessage) && mayRetry && !received && retireIfStale(onSession)) {
+        retry = call(path, body, on, false)
+        return
+      }
       if (grpcStatus !== undefined) return finish(grpcStatus === status.ok ? undefined : new GrpcError(grpcStatus, grpcMessage))
       // The connection failed or LND went away under the call (it stopped, restarted, or refused the stream).
-      if (transportError || stream.rstCode === NGHTTP2_REFUSED_STREAM || onSession.closed || onSession.destroyed) {
+      if (transportError || stream.rstCode === NGHTTP2_REFUSED_STREAM || onSession.http2.closed || onSession.http2.destroyed) {
         return finish(new GrpcError(status.unavailable, transportError ? reasonOf(transportError) : 'the connection to LND closed during the call'))
       }
       finish(new GrpcError(status.internal, `LND closed the call without a status (HTTP/2 code ${stream.rstCode})`))
     })
     stream.end(framed(body))
     return () => {
+      if (retry) return retry()
       if (finished || cancelled) return
       cancelled = true
       stream.close(NGHTTP2_CANCEL)
@@ -294,7 +348,7 @@ export function grpcChannel({ socket, cert, macaroonHex }: GrpcChannelOptions): 
     close() {
       if (closed) return
       closed = true
-      const open = session
+      const open = session?.http2
       session = undefined
       // Calls under way (a payment's stream) finish on their own; the session no longer holds the process.
       open?.close()

@@ -8,7 +8,7 @@ import { authenticatedLndGrpc, type AuthenticatedLnd } from 'lightning'
 import type { BitcoinNetwork, LndConnectionConfig, Timers } from '../lightning-node.js'
 import { describeLndFailure, isLocked, isMacaroonRefused, isUnreachable } from './lnd-errors.js'
 import { backoffDelayMs } from './reconnect-backoff.js'
-import { grpcChannel, type GrpcChannel } from './grpc-channel.js'
+import { grpcChannel, type GrpcChannel, type GrpcCredentials } from './grpc-channel.js'
 import { getInfo, networkOf, type LndInfo } from './get-info.js'
 
 export { defaultLndSocket, resolveLndConnection } from './lnd-settings.js'
@@ -45,14 +45,59 @@ function readFile(what: string, file: string): Buffer {
   }
 }
 
+/**
+ * LND's certificate and macaroon, read again whenever a connection to LND is opened: an operator who deletes them
+ * and restarts LND (a regenerated certificate, rotated macaroons) gets new files at the same paths, and relaypay
+ * takes them up without a restart of its own. A file that cannot be read then (LND writing it) keeps the last one
+ * read. `generation` counts the changes, so that clients built from older files are built again.
+ */
+function credentialFiles(connection: LndConnectionConfig) {
+  const readBoth = (): GrpcCredentials => {
+    const macaroonHex = readFile('macaroon', connection.macaroonPath).toString('hex')
+    const cert = connection.certPath === undefined ? undefined : readFile('TLS certificate', connection.certPath)
+    return { macaroonHex, ...(cert ? { cert } : {}) }
+  }
+  let last = readBoth()
+  let generation = 0
+  return {
+    get generation() {
+      return generation
+    },
+    last: () => last,
+    read(): GrpcCredentials {
+      let now: GrpcCredentials
+      try {
+        now = readBoth()
+      } catch {
+        return last
+      }
+      const changed = now.macaroonHex !== last.macaroonHex || !(now.cert && last.cert ? now.cert.equals(last.cert) : now.cert === last.cert)
+      if (changed) {
+        last = now
+        generation++
+      }
+      return last
+    },
+  }
+}
+
 /** Opens our gRPC channel; nothing is sent until the first call. The `lightning` clients come on first use. */
 function openLndClient(connection: LndConnectionConfig): LndClient {
-  const macaroon = readFile('macaroon', connection.macaroonPath).toString('hex')
-  const certFile = connection.certPath === undefined ? undefined : readFile('TLS certificate', connection.certPath)
-  const cert = certFile?.toString('base64')
-  const rpc = grpcChannel({ socket: connection.socket, macaroonHex: macaroon, ...(certFile ? { cert: certFile } : {}) })
-  let built: AuthenticatedLnd | undefined
-  const clients = () => (built ??= authenticatedLndGrpc({ socket: connection.socket, macaroon, ...(cert ? { cert } : {}) }).lnd)
+  const files = credentialFiles(connection)
+  const rpc = grpcChannel({ socket: connection.socket, credentials: () => files.read() })
+  let built: { clients: AuthenticatedLnd; generation: number } | undefined
+  const closeBuilt = () => {
+    for (const service of Object.values(built?.clients ?? {}) as { close?: () => void }[]) service.close?.()
+  }
+  // Built from the files our channel read last: a connection it opened with new ones builds these again.
+  const clients = () => {
+    if (built?.generation !== files.generation) {
+      closeBuilt()
+      const { macaroonHex: macaroon, cert } = files.last()
+      built = { clients: authenticatedLndGrpc({ socket: connection.socket, macaroon, ...(cert ? { cert: cert.toString('base64') } : {}) }).lnd, generation: files.generation }
+    }
+    return built.clients
+  }
   // What the parts hold from the start: the library reads its clients off it (lnd.default, lnd.router, …), and the
   // first such read builds them. The certificate and macaroon have carried GetInfo on our channel by then.
   const lnd = new Proxy({} as AuthenticatedLnd, {
@@ -65,7 +110,7 @@ function openLndClient(connection: LndConnectionConfig): LndClient {
     socket: connection.socket,
     close() {
       rpc.close()
-      for (const service of Object.values(built ?? {}) as { close?: () => void }[]) service.close?.()
+      closeBuilt()
     },
   }
 }

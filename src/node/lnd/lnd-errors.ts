@@ -107,6 +107,10 @@ export function lndError(operation: string, err: unknown, rules: readonly Failur
     }
   }
   if (isLocked(failure)) return new OperationError('node_unavailable', 'LND is locked: its wallet must be unlocked')
+  if (isUnreachable(failure) && /certificate|ssl|tls/i.test(said)) {
+    // The file is read again for each new connection: an operator who puts LND's new tls.cert there is served again.
+    return new OperationError('node_unavailable', `LND's TLS certificate is not the one at lnd_cert_path: ${said}`)
+  }
   if (isUnreachable(failure)) return new OperationError('node_unavailable', `LND is unreachable: ${said}`)
   if (isMacaroonRefused(failure)) return new OperationError('node_unavailable', `LND refused relaypay's macaroon: ${said}`)
   const code = codeFor(failure)

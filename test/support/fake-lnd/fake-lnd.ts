@@ -40,6 +40,8 @@ export interface FakeLnd {
   readonly connection: LndConnectionConfig
   /** A macaroon file with other bytes, which the fake refuses. */
   readonly wrongMacaroonPath: string
+  /** An operator's rotation: a new macaroon is written to the connection's file, and the old one is refused from now on. */
+  rotateMacaroon(): void
   readonly faults: FakeNode['faults']
   /** Ends every open SubscribeInvoices stream with UNAVAILABLE. */
   dropInvoiceStreams(): void
@@ -79,7 +81,7 @@ const services = loadServices()
 export async function startFakeLnd(opts: FakeLndOptions = {}): Promise<FakeLnd> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-fake-lnd-'))
   const tls: TlsFiles = makeTlsCert(dir)
-  const macaroon = randomBytes(32)
+  let macaroon = randomBytes(32)
   const macaroonPath = path.join(dir, 'admin.macaroon')
   const wrongMacaroonPath = path.join(dir, 'other.macaroon')
   fs.writeFileSync(macaroonPath, macaroon)
@@ -162,6 +164,10 @@ export async function startFakeLnd(opts: FakeLndOptions = {}): Promise<FakeLnd> 
       return { socket: `localhost:${port}`, certPath: tls.certPath, macaroonPath }
     },
     wrongMacaroonPath,
+    rotateMacaroon() {
+      macaroon = randomBytes(32)
+      fs.writeFileSync(macaroonPath, macaroon)
+    },
     faults: node.faults,
     dropInvoiceStreams() {
       for (const drop of [...node.invoiceStreamDrops]) drop()

@@ -17,6 +17,7 @@ import { openStore } from '../../../src/store/index.js'
 import type { NodeHarness } from '../node-harness.js'
 import { cacheRoot, findBinaries, type LndVersion } from './binaries.js'
 import { lndVersionsForRun } from './versions.js'
+import { setPasswordAndUnlock } from './unlock.js'
 import { killNow } from './processes.js'
 import {
   blockHeight,
@@ -140,6 +141,20 @@ export class Regtest {
   /** Starts a stopped node and waits until it answers, is synced and has its channels back. */
   async start(name: NodeName): Promise<void> {
     await startNode(this.state, name)
+    await this.mine(1)
+    await synced(this.state, name)
+    await channelsActive(this.state, name)
+  }
+
+  /** Starts a stopped node without unlocking its wallet; it waits, LOCKED, for unlock(). */
+  startLocked(name: NodeName): Promise<void> {
+    return startNode(this.state, name, { locked: true })
+  }
+
+  /** Unlocks a node started locked (its wallet gets `password`), then waits as start() does. */
+  async unlock(name: NodeName, password: string): Promise<void> {
+    await setPasswordAndUnlock(this.state, name, password)
+    await this.waitFor(`LND ${name} to answer once unlocked`, async () => ((await this.lncli(name, ['getinfo']).catch(() => undefined)) ? true : undefined))
     await this.mine(1)
     await synced(this.state, name)
     await channelsActive(this.state, name)

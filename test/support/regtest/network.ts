@@ -181,16 +181,41 @@ function lndArgs(state: NetworkState, node: Omit<LndNodeState, 'args' | 'process
   ]
 }
 
-/** Starts (or starts again) one LND node and waits until its RPC server answers getinfo. */
-export async function startNode(state: NetworkState, name: NodeName): Promise<void> {
+/**
+ * Starts (or starts again) one LND node and waits until its RPC server answers getinfo. `locked`: without the
+ * flags that unlock its wallet, so LND waits for an unlock (`lncli state`: LOCKED) as an operator's node does after a
+ * restart without auto-unlock; this waits until it says so.
+ */
+export async function startNode(state: NetworkState, name: NodeName, opts: { locked?: boolean } = {}): Promise<void> {
   const node = state.nodes[name]
-  node.process = startDaemonProcess(state.binaries.lnd, node.args, path.join(node.dir, 'lnd.out'), state.detached)
+  const args = opts.locked ? node.args.filter(arg => arg !== '--noseedbackup' && !arg.startsWith('--wallet-unlock-password-file=')) : node.args
+  node.process = startDaemonProcess(state.binaries.lnd, args, path.join(node.dir, 'lnd.out'), state.detached)
   writeState(state)
+  if (opts.locked) {
+    await waitFor(`LND ${name} to wait for its unlock`, async () => {
+      if (!running(node.process)) throw new Error(`LND ${name} exited; see ${path.join(node.dir, 'lnd.out')}`)
+      const said = await lncli<{ state?: string }>(state, name, ['state']).catch(() => undefined)
+      return said?.state === 'LOCKED' ? true : undefined
+    })
+    return
+  }
   await waitFor(`LND ${name} to answer`, async () => {
     if (!running(node.process)) throw new Error(`LND ${name} exited; see ${path.join(node.dir, 'lnd.out')}`)
     const info = await lncli<{ identity_pubkey: string }>(state, name, ['getinfo'])
     return info.identity_pubkey
   })
+}
+
+/**
+ * After a wallet made by --noseedbackup has been given a password: later starts unlock it from a file instead
+ * (--noseedbackup would refuse a wallet with a password).
+ */
+export function unlockFromFile(state: NetworkState, name: NodeName, password: string): void {
+  const node = state.nodes[name]
+  const file = path.join(node.dir, 'wallet.password')
+  fs.writeFileSync(file, password, { mode: 0o600 })
+  node.args = [...node.args.filter(arg => arg !== '--noseedbackup'), `--wallet-unlock-password-file=${file}`]
+  writeState(state)
 }
 
 /** Stops one LND node (SIGTERM, or `signal`) and waits until its process is gone. */
