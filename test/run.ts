@@ -2,7 +2,8 @@
 // time on CI's two cores (the files mostly wait on daemons, relays and timers; with two at a time the cores were 60 %
 // busy), or TEST_JOBS. Prints uvu's per-file summary and ends with the line CI reads: "N passed, N failed".
 // Files named *.regtest.test.* run on a real regtest Lightning network of their own (test/support/regtest/): once for
-// each LND version under test (RELAYPAY_TEST_LND_VERSIONS, or every version whose binaries are built), each run with
+// each LND version under test (RELAYPAY_TEST_LND_VERSIONS, or every version whose binaries are built; the newest only
+// for a file that says so, see support/regtest/versions.ts), each run with
 // RELAYPAY_TEST_LND_VERSIONS naming its one version; with none built, once, to print that they are skipped.
 // Usage: node build/test/run.js [--store | --both] [path-substring …]
 // --store: only the files the store switch changes (test/store-tests.ts), for the PostgreSQL half of a run
@@ -14,7 +15,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { storeTests } from './store-tests.js'
-import { lndVersionsForRun } from './support/regtest/versions.js'
+import { lndVersionsForRun, lndVersionsOfFile } from './support/regtest/versions.js'
 
 const testRoot = path.dirname(fileURLToPath(import.meta.url))
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3))
@@ -111,9 +112,12 @@ interface Entry {
 
 const onRegtest = (file: string) => /\.regtest\.test\.js$/.test(file)
 const lndRuns = lndVersionsForRun()
-/** A *.regtest.test file once per LND version under test (the real network is its subject, not the store). */
+/**
+ * A *.regtest.test file once per LND version under test (the real network is its subject, not the store), or on
+ * the newest only when its opening comment says so (support/regtest/versions.ts).
+ */
 const perLndVersion = (entries: Entry[]): Entry[] =>
-  entries.flatMap(entry => (onRegtest(entry.file) && lndRuns.length > 0 ? lndRuns.map(lnd => ({ ...entry, lnd })) : [entry]))
+  entries.flatMap(entry => (onRegtest(entry.file) && lndRuns.length > 0 ? lndVersionsOfFile(entry.file, lndRuns).map(lnd => ({ ...entry, lnd })) : [entry]))
 
 /** Files that run for a minute or more (campaigns, crash rounds, restarts): started first, longest-first. */
 const slowFirst = ['.regtest.', 'chaos/', 'fuzz/', 'wallet/crash', 'wallet/lnd-', 'swaps/lockup', 'swaps/swap-recovery', 'health/probes', 'lifecycle/']

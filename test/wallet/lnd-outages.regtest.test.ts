@@ -3,6 +3,7 @@
 // users are refused in words that name the cause and keep their money; a payment under way is not marked failed;
 // once LND is usable again the daemon serves by itself, with nobody restarting it. The daemon reaches A with a
 // macaroon baked as docs/lnd.md says, as an operator's would.
+// Runs on the newest LND version of the run only.
 import { createHash, randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -2,6 +2,7 @@
 // and users pay B. A keeps its invoices in LND's native SQL tables (SQLite), whose replay of missed settlements
 // comes in the order the invoices were added, not the order they were paid. Every settled invoice must be credited
 // once, every payment end as LND decided, and the books audit clean.
+// Runs on the newest LND version of the run only.
 import { createHash, randomBytes } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
