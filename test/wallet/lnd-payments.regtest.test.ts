@@ -7,6 +7,7 @@ import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { assertAuditClean, balanceOf, call, ok } from '../support/money.js'
 import { onRegtestNetworks, type Regtest } from '../support/regtest/index.js'
+import { startCuttingProxy } from '../support/regtest/cutting-proxy.js'
 
 const jwtSecret = 'lnd-payments-regtest-secret-0123456789ab'
 const sha256 = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex')
@@ -174,6 +175,37 @@ function payments(net: Regtest): void {
       }
     }
     await assertAuditClean(daemon.dataDir)
+  })
+
+  test('a payment LND never got (the connection dropped with SendPaymentV2 sent): pending, then refunded once when LND says it never began', async () => {
+    // The daemon reaches A through a proxy that drops the connection once the next SendPaymentV2 request is through.
+    const proxy = await startCuttingProxy(net.connection)
+    const proxied = net.nodeConfig().replace(`"${net.connection.socket}"`, `"${proxy.socket}"`).replace(`"${net.connection.certPath}"`, `"${proxy.certPath}"`)
+    await daemon.stop()
+    daemon = await startDaemon({ config: jwtSecretConfig(jwtSecret) + proxied, dataDir: daemon.dataDir, mock: false })
+    try {
+      const before = await balance('payer')
+      const { paymentRequest, paymentHash } = await net.addInvoice('B', 3_000)
+      const cut = proxy.cutNext('/routerrpc.Router/SendPaymentV2')
+      const answer = await pay(payer.userToken, paymentRequest)
+      await cut
+      // Nobody can tell yet whether LND took it: the payment waits on TrackPaymentV2, and the sats stay reserved.
+      assert.is(answer.status, 'ERROR', `not paid: ${JSON.stringify(answer)}`)
+      assert.match(answer.reason, /still in flight|not known yet/, 'pending, not refunded at once: it may have reached LND')
+      await net.waitFor('LND to say it never began the payment, and the refund', async () => ((await balance('payer')) === before ? true : undefined))
+      const state = await ok(daemon, '/api/user/payment/state', bearer(payer.userToken), { invoice: paymentRequest })
+      assert.is(state.paid_at_unix, -1, `ended failed: ${JSON.stringify(state)}`)
+      assert.is((await lndPayments()).filter(p => p.payment_hash === paymentHash).length, 0, 'LND never had it')
+      assert.is((await net.lncli<{ state: string }>('B', ['lookupinvoice', paymentHash])).state, 'OPEN')
+      // Refunded once: paying the same invoice now succeeds and is debited once.
+      const again = await pay(payer.userToken, paymentRequest)
+      assert.is(again.status, 'OK', JSON.stringify(again))
+      assert.is(before - (await balance('payer')), 3_000 + again.service_fee)
+      await assertAuditClean(daemon.dataDir)
+    } finally {
+      await daemon.stop()
+      await proxy.close()
+    }
   })
 
   test.run()
