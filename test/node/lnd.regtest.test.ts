@@ -4,6 +4,8 @@
 // charges, LND's own refusals and words, keysend and AMP beside ordinary invoices, hold invoices, channels, peers,
 // balances and the chain. The test runner runs this file once for each LND version under test.
 import { createHash, randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { LightningNode } from '../../src/node/index.js'
@@ -142,7 +144,7 @@ function realWorld(net: Regtest): void {
     assert.is(outcome.status, 'failed', `an AMP invoice paid without the AMP flag: ${JSON.stringify(outcome)}`)
   })
 
-  test('a hold invoice of B stays in flight until B settles it; another ends failed when B cancels it', async () => {
+  test('a hold invoice of B stays in flight until B settles it, the balances LND\'s to the msat meanwhile; another ends failed when B cancels it', async () => {
     for (const end of ['settle', 'cancel'] as const) {
       const preimage = randomBytes(32).toString('hex')
       const hash = sha256(preimage)
@@ -154,8 +156,14 @@ function realWorld(net: Regtest): void {
         return invoice.state === 'ACCEPTED' ? true : undefined
       })
       assert.is((await node.trackPayment(hash))?.status, 'in_flight')
+      // With the HTLC pending, the balances are LND's to the msat: the HTLC counts as neither side's yet, so it is
+      // not spendable again and not counted twice.
       const balances = await node.getBalances()
-      assert.ok(balances.channelsLocalMsat > 0, 'the balance report answers while an HTLC is pending')
+      // (LND files an outgoing HTLC under unsettled_remote_balance: amount and R's fee.)
+      const atLnd = await net.lncli<{ local_balance: { msat: string }; remote_balance: { msat: string }; unsettled_remote_balance: { msat: string } }>('A', ['channelbalance'])
+      assert.is(balances.channelsLocalMsat, Number(atLnd.local_balance.msat))
+      assert.is(balances.channelsRemoteMsat, Number(atLnd.remote_balance.msat))
+      assert.is(Number(atLnd.unsettled_remote_balance.msat), 2_000_000 + routingFeeMsat(2_000_000), `the HTLC is unsettled at LND: ${JSON.stringify(atLnd)}`)
       if (end === 'settle') await net.lncli('B', ['settleinvoice', preimage])
       else await net.lncli('B', ['cancelinvoice', hash])
       const final = await net.waitFor('the payment to end', async () => {
@@ -241,6 +249,15 @@ function realWorld(net: Regtest): void {
       (await node.listClosedChannels()).find(c => c.channelPoint === channelPoint),
     )
     assert.is(closed.closingTxid, closingTxid)
+  })
+
+  test('none of the calls LND 0.21 removed (SendPaymentSync, Router.TrackPayment) is made: A logs every call it served', async () => {
+    const log = fs.readFileSync(path.join(net.node('A').dir, 'lnd.out'), 'utf8')
+    const served = new Set([...log.matchAll(/\[(\/\w+\.\w+\/\w+)\] requested/g)].map(match => match[1]))
+    for (const used of ['/routerrpc.Router/SendPaymentV2', '/routerrpc.Router/TrackPaymentV2', '/lnrpc.Lightning/SubscribeInvoices']) {
+      assert.ok(served.has(used), `A's log names the calls it served (${used}): ${[...served].join(' ')}`)
+    }
+    for (const removed of ['/lnrpc.Lightning/SendPaymentSync', '/routerrpc.Router/TrackPayment']) assert.not.ok(served.has(removed), removed)
   })
 
   test.run()

@@ -177,7 +177,9 @@ function lndArgs(state: NetworkState, node: Omit<LndNodeState, 'args' | 'process
     '--norest',
     `--rpclisten=${node.rpc}`,
     `--listen=${node.p2p}`,
-    '--debuglevel=info',
+    // RPCS at debug: each call served is logged ("[/lnrpc.Lightning/GetInfo] requested"), so a test can read which
+    // methods relaypay called.
+    '--debuglevel=info,RPCS=debug',
   ]
 }
 
