@@ -144,6 +144,23 @@ faults(
 )
 
 faults(
+  'an LND still starting up: decodes and invoices answer node_unavailable in its words, and a payment it refused is refused at once',
+  withLnd(async ({ node, fake, now }) => {
+    const outside = outsideInvoice({ network: 'regtest', nowMs: now(), amountMsat: 7_000 })
+    // Read before LND restarts, so that its payment goes straight to SendPaymentV2.
+    await node.decodeInvoice(outside.paymentRequest)
+    const other = outsideInvoice({ network: 'regtest', nowMs: now(), amountMsat: 8_000 })
+    fake.faults.starting = true
+    await rejectsWith(node.decodeInvoice(other.paymentRequest), 'node_unavailable', /^LND is starting up: the RPC server is in the process/)
+    await rejectsWith(node.createInvoice({ amountMsat: 1000 }), 'node_unavailable', /starting up/)
+    // Refused before it ran, so nothing was sent: not an outcome to wait for.
+    await rejectsWith(node.pay({ paymentRequest: outside.paymentRequest, maxFeeMsat: 100, timeoutMs: 5000 }), 'node_unavailable', /starting up/)
+    fake.faults.starting = false
+    assert.is((await node.decodeInvoice(other.paymentRequest)).amountMsat, 8_000)
+  }),
+)
+
+faults(
   'LND stopped under the payment path: invoices and decodes answer node_unavailable, and work again once it is back',
   withLnd(async ({ node, fake }) => {
     // The payment path's own connection (grpc-channel.ts) is open before LND goes away.

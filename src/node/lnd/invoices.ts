@@ -6,7 +6,7 @@ import { getInvoice, getInvoices, type AuthenticatedLnd } from 'lightning'
 import { type Clock, OperationError } from '../../bus/index.js'
 import { validInvoiceRequest } from '../invoice-request.js'
 import type { CreateInvoiceRequest, DecodedInvoice, NodeInvoice, SettledInvoice } from '../lightning-node.js'
-import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, isUnreachable, lndError } from './lnd-errors.js'
+import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, isStarting, isUnreachable, lndError } from './lnd-errors.js'
 import type { GrpcChannel } from './grpc-channel.js'
 import { decodeAddInvoiceReply, decodePayReq, encodeAddInvoice, encodePayReqString, type AddInvoiceRequest, type AddInvoiceReply, type PayReq } from './rpc-messages.js'
 
@@ -37,7 +37,7 @@ async function decodePayReqOf(rpc: GrpcChannel, request: string): Promise<PayReq
     // LND answering with a refusal is the caller's mistake, whatever its reason (wrong network, bad checksum, …);
     // an LND that cannot be asked is not.
     const failure = describeLndFailure(err)
-    if (failure.grpcCode === undefined || isUnreachable(failure) || isLocked(failure) || isMacaroonRefused(failure)) {
+    if (failure.grpcCode === undefined || isUnreachable(failure) || isStarting(failure) || isLocked(failure) || isMacaroonRefused(failure)) {
       throw lndError('decode an invoice', err)
     }
     if (/network/.test(failure.details ?? '')) throw new OperationError('invalid_input', failure.details!)

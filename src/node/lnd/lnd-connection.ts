@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import type { Logger } from 'pino'
 import { authenticatedLndGrpc, type AuthenticatedLnd } from 'lightning'
 import type { BitcoinNetwork, LndConnectionConfig, Timers } from '../lightning-node.js'
-import { describeLndFailure, isLocked, isMacaroonRefused, isUnreachable } from './lnd-errors.js'
+import { describeLndFailure, isLocked, isMacaroonRefused, isStarting, isUnreachable } from './lnd-errors.js'
 import { backoffDelayMs } from './reconnect-backoff.js'
 import { grpcChannel, type GrpcChannel, type GrpcCredentials } from './grpc-channel.js'
 import { getInfo, networkOf, type LndInfo } from './get-info.js'
@@ -134,7 +134,7 @@ async function attemptStart(connection: LndConnectionConfig, network: BitcoinNet
     if (isMacaroonRefused(failure)) {
       throw new StartFailure(`${at} refused the macaroon ${connection.macaroonPath}: ${said}`, false)
     }
-    // LND answers "server is still in the process of starting" for a while after it opens its port.
+    if (isStarting(failure)) throw new StartFailure(`${at} is starting up: ${said}`, true)
     throw new StartFailure(`${at} did not answer GetInfo: ${said}`, true)
   }
   const actual = networkOf(info)

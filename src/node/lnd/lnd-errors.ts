@@ -80,6 +80,16 @@ export function isLocked(f: LndFailure): boolean {
   return f.name === 'LndLocked' || /^wallet (locked|not created)/i.test(details) || /unknown service lnrpc\./i.test(details)
 }
 
+/**
+ * LND between opening its port and serving, as its RPC interceptor answers every call then: "waiting to start, RPC
+ * services not available" (before it opens its wallet, or while it waits to be elected leader) and "the RPC server
+ * is in the process of starting up, but not yet ready to accept calls" (wallet open, services not up yet). The
+ * call was refused before it ran: nothing it asked for was done.
+ */
+export function isStarting(f: LndFailure): boolean {
+  return /waiting to start, RPC services not available|in the process of starting up/i.test(f.details ?? '')
+}
+
 export function isUnreachable(f: LndFailure): boolean {
   if (/^FailedToConnectToDaemon/.test(f.name)) return true
   const code = f.grpcCode
@@ -93,13 +103,14 @@ export function isMacaroonRefused(f: LndFailure): boolean {
 
 /**
  * The OperationError for a failed call to LND. `operation` completes "LND could not …" ("create an invoice").
- * Rules specific to the call come first; then the node-wide cases (locked, unreachable, refused macaroon); then
- * the gRPC status and the library's status class.
+ * An LND still starting comes first (its words could meet a call's rule); then rules specific to the call; then the
+ * node-wide cases (locked, unreachable, refused macaroon); then the gRPC status and the library's status class.
  */
 export function lndError(operation: string, err: unknown, rules: readonly FailureRule[] = []): OperationError {
   if (isOperationError(err)) return err
   const failure = describeLndFailure(err)
   const said = failure.details ?? failure.name
+  if (isStarting(failure)) return new OperationError('node_unavailable', `LND is starting up: ${said}`)
   for (const rule of rules) {
     if (rule.when.test(failure.name) || (failure.details !== undefined && rule.when.test(failure.details))) {
       const message = rule.message === undefined ? said : typeof rule.message === 'string' ? rule.message : rule.message(failure)

@@ -8,7 +8,7 @@ import type { Logger } from 'pino'
 import { OperationError } from '../../bus/index.js'
 import type { PaymentOutcome, PayRequest, Timers } from '../lightning-node.js'
 import type { LndInvoiceDesk } from './invoices.js'
-import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, lndError } from './lnd-errors.js'
+import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, isStarting, lndError } from './lnd-errors.js'
 import type { GrpcChannel } from './grpc-channel.js'
 import { decodePaymentUpdate, encodeSendPayment, encodeTrackPayment, failureReason, paymentStatus, type PaymentUpdate } from './rpc-messages.js'
 
@@ -136,8 +136,8 @@ function refusalOf(err: unknown): OperationError | undefined {
   for (const refusal of refusals) {
     if (refusal.when.test(said)) return new OperationError(refusal.code, refusal.message ?? said)
   }
-  // A locked LND, a refused macaroon or a router LND was built without never take the payment in.
-  if (isLocked(failure) || isMacaroonRefused(failure) || failure.grpcCode === grpcStatus.unimplemented) {
+  // A starting or locked LND, a refused macaroon or a router LND was built without never take the payment in.
+  if (isStarting(failure) || isLocked(failure) || isMacaroonRefused(failure) || failure.grpcCode === grpcStatus.unimplemented) {
     return lndError('pay', err)
   }
   // The library's own checks (a 400/501 before the stream opens) and LND's argument checks.

@@ -97,6 +97,7 @@ export async function startFakeLnd(opts: FakeLndOptions = {}): Promise<FakeLnd> 
     if (faults.unimplemented.has(method)) {
       return { code: grpcCode.unimplemented, details: `unknown method ${method} for service ${service}` }
     }
+    if (faults.starting) return statusOf(lndSays('the RPC server is in the process of starting up, but not yet ready to accept calls'))
     if (faults.locked) return statusOf(lndSays('wallet locked, unlock it to enable full RPC access'))
     const sent = metadata.get('macaroon')[0]
     if (sent !== macaroon.toString('hex')) {

@@ -39,6 +39,8 @@ export interface Faults {
   unavailable: boolean
   /** Every call answers "wallet locked", as an LND waiting for its password does. */
   locked: boolean
+  /** Answers every call as LND does between opening its port and serving ("… in the process of starting up …"). */
+  starting: boolean
   /** Methods (e.g. 'BumpFee') answered UNIMPLEMENTED, as by an LND built without their sub-server. */
   unimplemented: Set<string>
   /** New SubscribeInvoices calls fail UNAVAILABLE (a stream that cannot come back yet). */
@@ -131,6 +133,7 @@ export function createFakeNode(opts: { network: FakeNetworkName; now(): number; 
     faults: {
       unavailable: false,
       locked: false,
+      starting: false,
       unimplemented: new Set(),
       refuseInvoiceStreams: false,
       holdPayments: false,
