@@ -23,6 +23,7 @@ import { benchFlatCost, flatCostOptionsFromEnv } from './flat-cost.js'
 import { benchSideBySide, sideBySideOptionsFromEnv } from './side-by-side.js'
 import { benchStoreEngine } from './store-engine.js'
 import { benchPaymentsOnPostgres, postgresBesideSqlite } from './payments-engines.js'
+import { benchPaymentsRegtest, paymentsRegtestOptionsFromEnv } from './payments-regtest.js'
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000)
 const paymentsPerLevel = Number(process.env.BENCH_PAYMENTS ?? 3000)
@@ -50,6 +51,10 @@ const parts: Record<string, () => Promise<unknown>> = {
   // BENCH_ENGINE_RUNS rounds (default 1), the engines' order reversed every other round.
   paymentsEngines: () => benchEngines(Number(process.env.BENCH_ENGINE_RUNS ?? 1)),
   paymentsLnd: () => benchLndPayments(lndPaymentsOptionsFromEnv()),
+  // The same paths on a real regtest network (LND A under the daemon, R, B), each beside a bare gRPC client making
+  // relaypay's LND calls on A: the ratio of the rates says whether LND or relaypay is the limit. Not in the default
+  // set: it needs the regtest binaries and starts a network of its own (BENCH_REGTEST_* settings).
+  paymentsRegtest: () => benchPaymentsRegtest(paymentsRegtestOptionsFromEnv()),
   // Issue 24 item 3 for one or more builds (BENCH_FLAT_ROOTS): CPU per payment at 10k and 1M journal rows, RSS with
   // 100k users. Not in the default set: budget measures the same for this build.
   flatCost: () => benchFlatCost(flatCostOptionsFromEnv()),
@@ -81,7 +86,7 @@ const parts: Record<string, () => Promise<unknown>> = {
       ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
     }),
 }
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'leanStart', 'paymentsLnd', 'flatCost', 'sideBySide', 'paymentsEngines', 'storeEngine', 'nostrBuilds'].includes(name))
+const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'leanStart', 'paymentsLnd', 'paymentsRegtest', 'flatCost', 'sideBySide', 'paymentsEngines', 'storeEngine', 'nostrBuilds'].includes(name))
 
 async function benchEngines(runs: number) {
   const rounds = []

@@ -1,0 +1,186 @@
+// relaypay on a real Lightning network (test/support/regtest: btcd, LND A under the daemon, R routing, B the outside
+// world), beside a bare gRPC client (bench/bare-lnd-client.ts) making the LND calls relaypay makes, on the same node
+// in the same run. The question is whether LND or relaypay limits each path: relaypay should reach ≥ 90 % of the
+// bare client's rate on every one. Paths and what the bare client does (the calls relaypay makes, src/node/lnd/):
+//   - invoices: AddAppUserInvoice over HTTP; bare: AddInvoice with the same memo, amount and expiry
+//   - pairs: AddAppUserInvoice for one user, then PayAppUserInvoice of it from another; relaypay finds its own
+//     invoice by its text and pays it in its books, so a pair calls LND once (AddInvoice); bare: one AddInvoice per
+//     pair. The ratio says how much of LND's invoice rate is left once relaypay keeps the books of both halves.
+//   - outgoing: PayAppUserInvoice of B's invoices, through R; bare: DecodePayReq, then SendPaymentV2 with relaypay's
+//     parameters read to the stream's end
+//   - settlements: B pays invoices of A (made beforehand); relaypay's figure ends when the daemon has credited each,
+//     the bare one when SubscribeInvoices has said each is settled; latency is from B starting a payment to then
+// Both sides run at the same concurrency, alternating window by window (the order flips each round, so neither is
+// always the one on a bigger LND database or a hotter machine); every round's figures are printed with the pooled
+// ones. The daemon runs through the bare windows too (it is the same node's daemon): its settlement stream hears of
+// the bare client's invoices, and its CPU in those windows is given. The network's daemons run at nice 10, as
+// every test network does, under the daemon and this process at 0.
+// Reading the ratio: where every process draws on the same few cores, each side's rate follows the CPU its operation
+// costs in all of them (the daemon or the bare client, this process, A, R and B), so each window prints the CPU per
+// operation of each; where LND's share is large (outgoing, settlements) the daemon's hardly moves the ratio, where it
+// is small (invoices, pairs) the daemon's own CPU per operation decides it.
+// `npm run bench -- paymentsRegtest`; BENCH_REGTEST_LND (default v0.21.2-beta), BENCH_REGTEST_ROUNDS (3),
+// BENCH_REGTEST_CONCURRENCY (8), BENCH_REGTEST_WINDOW_MS (3000, the invoices and pairs windows),
+// BENCH_REGTEST_PAYMENTS (100 per outgoing and settlements window), BENCH_PROFILE_DIR (profiles of relaypay's windows).
+import { pathToFileURL } from 'node:url'
+import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
+import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
+import { assertAuditClean, balanceOf } from '../test/support/money.js'
+import { until } from '../test/support/until.js'
+import { lndVersions, startRegtest, type Regtest } from '../test/support/regtest/index.js'
+import { bareLnd, type BareLnd } from './bare-lnd-client.js'
+import { loadAverage, pooled, round, type WindowFigures } from './closed-loop.js'
+import { processCpuMs, processRssMb, profilingEnv } from './process-stats.js'
+import { regtestPaths, sides, type PathName, type Side, type WindowSize } from './regtest-paths.js'
+
+export interface PaymentsRegtestOptions {
+  lndVersion: string
+  rounds: number
+  concurrency: number
+  windowMs: number
+  paymentsPerWindow: number
+  profileDir?: string
+}
+
+const jwtSecret = 'bench-payments-regtest-secret-0123456789'
+/** What the payer starts with: every outgoing payment (amount and service fee) and every pair, with room to spare. */
+const fundingSats = 500_000
+/** relaypay's goal on every path: this share of the bare client's rate. */
+const goalRatio = 0.9
+const idleWindowMs = 5000
+const warmUp: WindowSize = { durationMs: 1000, payments: 10 }
+
+export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
+  if (!(lndVersions as readonly string[]).includes(opts.lndVersion)) {
+    throw new Error(`BENCH_REGTEST_LND=${opts.lndVersion}: known versions are ${lndVersions.join(', ')}`)
+  }
+  const net = await startRegtest(opts.lndVersion)
+  let daemon: TestDaemon | undefined
+  const clients: BareLnd[] = []
+  try {
+    daemon = await startDaemon({
+      config: jwtSecretConfig(jwtSecret) + net.nodeConfig(),
+      mock: false,
+      env: { RELAYPAY_LOG_LEVEL: 'warn', ...(opts.profileDir ? profilingEnv(opts.profileDir) : {}) },
+    })
+    const a = bareLnd(net, 'A')
+    const b = bareLnd(net, 'B')
+    clients.push(a, b)
+    const payer = await createAppWithUser(daemon, { jwtSecret, identifier: 'payer' })
+    const app = { appToken: payer.appToken, appId: payer.appId, jwtSecret }
+    await addAppUser(daemon, { ...app, identifier: 'payee' })
+    await addAppUser(daemon, { ...app, identifier: 'receiver' })
+    await fund(daemon, net, b, payer.appToken)
+    const paths = await regtestPaths({ daemon, net, a, b, appToken: payer.appToken, concurrency: opts.concurrency, profileDir: opts.profileDir })
+    const names = Object.keys(paths) as PathName[]
+
+    for (const name of names) for (const side of sides) await paths[name][side](warmUp)
+    const idle = await idleDaemonCpu(daemon)
+    const size: WindowSize = { durationMs: opts.windowMs, payments: opts.paymentsPerWindow }
+    const rounds: { round: number; order: Side[]; loadAverage: number[]; paths: Record<PathName, Record<Side, WindowFigures>> }[] = []
+    for (let round = 1; round <= opts.rounds; round++) {
+      const order: Side[] = round % 2 === 1 ? ['relaypay', 'bare'] : ['bare', 'relaypay']
+      const measured = {} as Record<PathName, Record<Side, WindowFigures>>
+      for (const name of names) {
+        measured[name] = {} as Record<Side, WindowFigures>
+        for (const side of order) measured[name][side] = await paths[name][side](size)
+        const { relaypay, bare } = measured[name]
+        process.stderr.write(
+          `paymentsRegtest round ${round} ${name}: relaypay ${relaypay.opsPerSecond}/s p99 ${relaypay.p99Ms} ms cpu ${relaypay.daemonCpuMsPerOp} ms/op err ${relaypay.errors}; ` +
+            `bare ${bare.opsPerSecond}/s p99 ${bare.p99Ms} ms err ${bare.errors}; ratio ${ratioOf(relaypay.opsPerSecond, bare.opsPerSecond)}\n`,
+        )
+      }
+      rounds.push({ round, order, loadAverage: loadAverage(), paths: measured })
+    }
+    const audit = await assertAuditClean(daemon.dataDir)
+
+    const summary = Object.fromEntries(
+      names.map(name => {
+        const relaypay = pooled(rounds.map(r => r.paths[name].relaypay))
+        const bare = pooled(rounds.map(r => r.paths[name].bare))
+        const ratio = ratioOf(relaypay.opsPerSecond, bare.opsPerSecond)
+        return [
+          name,
+          {
+            what: paths[name].what,
+            relaypay,
+            bare,
+            ratio,
+            goalMet: ratio >= goalRatio,
+            roundRatios: rounds.map(r => ratioOf(r.paths[name].relaypay.opsPerSecond, r.paths[name].bare.opsPerSecond)),
+          },
+        ]
+      }),
+    )
+    process.stderr.write(`paymentsRegtest ratios (relaypay / bare): ${names.map(name => `${name} ${summary[name]!.ratio}`).join(', ')}\n`)
+    return {
+      lndVersion: opts.lndVersion,
+      concurrency: opts.concurrency,
+      windowMs: opts.windowMs,
+      paymentsPerWindow: opts.paymentsPerWindow,
+      goal: `relaypay's rate ≥ ${goalRatio} × the bare client's on every path`,
+      // What the daemon spends doing nothing asked of it (timers, its LND watch): part of every window's CPU per op,
+      // and most of it at a few operations a second.
+      daemonIdleCpuMsPerSecond: idle,
+      paths: summary,
+      rounds: rounds.map(r => ({ ...r, paths: withoutLatencies(r.paths) })),
+      audit: { ok: audit.ok, walletsTotalMsat: audit.walletsTotalMsat },
+      daemonRssMb: processRssMb(daemon.process.pid),
+    }
+  } catch (err) {
+    if (daemon) process.stderr.write(`paymentsRegtest failed; the daemon's last words:\n${daemon.logs().slice(-6000)}\n`)
+    throw err
+  } finally {
+    for (const client of clients) client.close()
+    await daemon?.stop()
+    await net.close()
+  }
+}
+
+/** The payer's balance, paid by B into an invoice of the payer's, as any user is funded from outside. */
+async function fund(daemon: TestDaemon, net: Regtest, b: BareLnd, appToken: string): Promise<void> {
+  const made = await daemon.request('POST', '/api/app/user/add/invoice', {
+    body: { receiver_identifier: 'payer', payer_identifier: '', http_callback_url: '', invoice_req: { amountSats: fundingSats, memo: 'funding' } },
+    headers: { authorization: appToken },
+  })
+  if (made.json?.status !== 'OK') throw new Error(`funding invoice: ${made.text}`)
+  const status = await b.pay(made.json.invoice)
+  if (status !== 'SUCCEEDED') throw new Error(`B could not pay the funding invoice on LND ${net.lndVersion}: ${status}`)
+  await until(async () => (await balanceOf(daemon, appToken, 'payer')) === fundingSats, 'the funding to be credited', 120_000)
+}
+
+/** The daemon's CPU over a quiet window, per second. */
+async function idleDaemonCpu(daemon: TestDaemon): Promise<number | null> {
+  const before = processCpuMs(daemon.process.pid)
+  const started = performance.now()
+  await new Promise(resolve => setTimeout(resolve, idleWindowMs))
+  const after = processCpuMs(daemon.process.pid)
+  return before === null || after === null ? null : round(((after - before) / (performance.now() - started)) * 1000)
+}
+
+const ratioOf = (relaypay: number, bare: number) => (bare > 0 ? round(relaypay / bare) : 0)
+
+function withoutLatencies(paths: Record<PathName, Record<Side, WindowFigures>>) {
+  return Object.fromEntries(
+    Object.entries(paths).map(([name, bySide]) => [
+      name,
+      Object.fromEntries(Object.entries(bySide).map(([side, { latenciesMs: _, ...shown }]) => [side, shown])),
+    ]),
+  )
+}
+
+/** `npm run bench -- paymentsRegtest`, or this file directly, with the BENCH_REGTEST_* settings. */
+export function paymentsRegtestOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): PaymentsRegtestOptions {
+  return {
+    lndVersion: env.BENCH_REGTEST_LND ?? 'v0.21.2-beta',
+    rounds: Number(env.BENCH_REGTEST_ROUNDS ?? 3),
+    concurrency: Number(env.BENCH_REGTEST_CONCURRENCY ?? 8),
+    windowMs: Number(env.BENCH_REGTEST_WINDOW_MS ?? 3000),
+    paymentsPerWindow: Number(env.BENCH_REGTEST_PAYMENTS ?? 100),
+    ...(env.BENCH_PROFILE_DIR ? { profileDir: env.BENCH_PROFILE_DIR } : {}),
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.stdout.write(JSON.stringify(await benchPaymentsRegtest(paymentsRegtestOptionsFromEnv()), null, 2) + '\n')
+}
