@@ -146,6 +146,25 @@ export class Regtest {
     await channelsActive(this.state, name)
   }
 
+  /**
+   * btcd stops answering for `ms` (SIGSTOP, then SIGCONT): the nodes' calls to it and its block notifications stall,
+   * and come back with the chain as it was. This is the chain backend's outage a regtest network can have: a btcd
+   * started again on regtest deletes its block database first (it gives the regression test a clean chain on every
+   * start), so a restart would bring it back on another chain. Mines a block after and waits until every node is
+   * synced to it.
+   */
+  async stallBtcd(ms: number): Promise<void> {
+    const { pid } = this.state.btcd.process
+    process.kill(pid, 'SIGSTOP')
+    try {
+      await new Promise(resolve => setTimeout(resolve, ms))
+    } finally {
+      process.kill(pid, 'SIGCONT')
+    }
+    await this.mine(1)
+    await Promise.all(nodeNames.map(name => synced(this.state, name)))
+  }
+
   /** Starts a stopped node without unlocking its wallet; it waits, LOCKED, for unlock(). */
   startLocked(name: NodeName): Promise<void> {
     return startNode(this.state, name, { locked: true })
