@@ -25,7 +25,8 @@ function payments(net: Regtest): void {
   let payee: { userToken: string; identifier: string }
   const bearer = (token: string) => `Bearer ${token}`
   const balance = (identifier: string) => balanceOf(daemon, payer.appToken, identifier)
-  const lndPayments = async () => (await net.lncli<{ payments: LndPayment[] }>('A', ['listpayments'])).payments
+  // Failed and in-flight payments too: a send LND tried and failed is still a send.
+  const lndPayments = async () => (await net.lncli<{ payments: LndPayment[] }>('A', ['listpayments', '--include_incomplete'])).payments
   const invoiceOf = async (token: string, amountSats: number) =>
     (await ok(daemon, '/api/user/invoice/new', bearer(token), { amountSats, memo: 'regtest' })).invoice as string
   const pay = (token: string, invoice: string) => call(daemon, '/api/user/invoice/pay', bearer(token), { invoice, amount: 0 })
