@@ -152,9 +152,21 @@ async function startBtcd(state: NetworkState, miningAddress?: string): Promise<v
   state.btcd.args = btcdArgs(state, miningAddress)
   state.btcd.process = startDaemonProcess(state.binaries.btcd, state.btcd.args, path.join(state.dir, 'btcd', 'btcd.out'), state.detached)
   await waitFor('btcd to answer', async () => {
-    if (!running(state.btcd.process)) throw new Error(`btcd exited; see ${path.join(state.dir, 'btcd', 'btcd.out')}`)
+    if (!running(state.btcd.process)) throw new Error(`btcd exited: ${lastLines(path.join(state.dir, 'btcd', 'btcd.out'))}`)
     return (await blockHeight(state)) >= 0 ? true : undefined
   })
+}
+
+/**
+ * The end of a daemon's output, for the error that says it exited: a test's network is removed when the test ends,
+ * and the reason with it.
+ */
+function lastLines(file: string, count = 8): string {
+  try {
+    return `${file} ends:\n${fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n')}`
+  } catch {
+    return `${file} cannot be read`
+  }
 }
 
 function lndArgs(state: NetworkState, node: Omit<LndNodeState, 'args' | 'process' | 'pubkey'>): string[] {
@@ -195,14 +207,14 @@ export async function startNode(state: NetworkState, name: NodeName, opts: { loc
   writeState(state)
   if (opts.locked) {
     await waitFor(`LND ${name} to wait for its unlock`, async () => {
-      if (!running(node.process)) throw new Error(`LND ${name} exited; see ${path.join(node.dir, 'lnd.out')}`)
+      if (!running(node.process)) throw new Error(`LND ${name} exited: ${lastLines(path.join(node.dir, 'lnd.out'))}`)
       const said = await lncli<{ state?: string }>(state, name, ['state']).catch(() => undefined)
       return said?.state === 'LOCKED' ? true : undefined
     })
     return
   }
   await waitFor(`LND ${name} to answer`, async () => {
-    if (!running(node.process)) throw new Error(`LND ${name} exited; see ${path.join(node.dir, 'lnd.out')}`)
+    if (!running(node.process)) throw new Error(`LND ${name} exited: ${lastLines(path.join(node.dir, 'lnd.out'))}`)
     const info = await lncli<{ identity_pubkey: string }>(state, name, ['getinfo'])
     return info.identity_pubkey
   })
