@@ -213,21 +213,13 @@ export async function startNode(state: NetworkState, name: NodeName, opts: { loc
     })
     return
   }
-  // LND has been seen to exit at a restart on a loaded machine (twice in a dozen suite runs, reason not kept then):
-  // it is started once more, its last words printed, and a second exit fails with them.
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await waitFor(`LND ${name} to answer`, async () => {
-      if (!running(node.process)) return 'exited'
-      const info = await lncli<{ identity_pubkey: string }>(state, name, ['getinfo'])
-      return info.identity_pubkey ? 'answered' : undefined
-    })
-    if (outcome === 'answered') return
-    const said = lastLines(path.join(node.dir, 'lnd.out'))
-    if (attempt === 2) throw new Error(`LND ${name} exited at its start twice: ${said}`)
-    process.stderr.write(`regtest: LND ${name} exited at its start; starting it once more. ${said}\n`)
-    node.process = startDaemonProcess(state.binaries.lnd, args, path.join(node.dir, 'lnd.out'), state.detached)
-    writeState(state)
-  }
+  const outcome = await waitFor(`LND ${name} to answer`, async () => {
+    // A process already gone is said at once, with its last words, not waited on until the timeout.
+    if (!running(node.process)) return 'exited'
+    const info = await lncli<{ identity_pubkey: string }>(state, name, ['getinfo'])
+    return info.identity_pubkey ? 'answered' : undefined
+  })
+  if (outcome === 'exited') throw new Error(`LND ${name} exited at its start: ${lastLines(path.join(node.dir, 'lnd.out'))}`)
 }
 
 /**
@@ -313,7 +305,16 @@ export async function up({ dir, lndVersion, aDatabase = 'bbolt', detached = fals
   fs.mkdirSync(path.join(dir, 'btcd'), { recursive: true })
   fs.writeFileSync(path.join(dir, 'btcd', 'btcd.conf'), '')
   fs.writeFileSync(path.join(dir, 'btcd', 'btcctl.conf'), '')
-  const address = async () => `127.0.0.1:${await freePort()}`
+  // Every port is picked before anything listens, and the kernel may answer the same free port twice: a network
+  // whose btcd RPC port was also A's p2p port came up, and then A could not start again ("bind: address already in
+  // use") once btcd held it. Each port of a network is a different one.
+  const taken = new Set<number>()
+  const address = async () => {
+    let port = await freePort()
+    while (taken.has(port)) port = await freePort()
+    taken.add(port)
+    return `127.0.0.1:${port}`
+  }
   const state: NetworkState = {
     lndVersion,
     dir,
