@@ -18,7 +18,7 @@ import path from 'node:path'
 import { ensureBinaries, type Binaries, type LndVersion } from './binaries.js'
 import { freePort } from '../ports.js'
 import { run } from './run.js'
-import { running, startDaemonProcess, stopProcess, type Started } from './processes.js'
+import { exited, running, startDaemonProcess, stopProcess, type Started } from './processes.js'
 
 export const nodeNames = ['A', 'R', 'B'] as const
 export type NodeName = (typeof nodeNames)[number]
@@ -215,7 +215,7 @@ export async function startNode(state: NetworkState, name: NodeName, opts: { loc
   }
   const outcome = await waitFor(`LND ${name} to answer`, async () => {
     // A process already gone is said at once, with its last words, not waited on until the timeout.
-    if (!running(node.process)) return 'exited'
+    if (exited(node.process)) return 'exited'
     const info = await lncli<{ identity_pubkey: string }>(state, name, ['getinfo'])
     return info.identity_pubkey ? 'answered' : undefined
   })

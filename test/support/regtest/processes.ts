@@ -42,6 +42,18 @@ export function running({ pid, binary }: Started): boolean {
   }
 }
 
+/**
+ * The process has ended (gone, or a zombie not yet reaped). Not the opposite of running(): between spawn and exec a
+ * child's cmdline is still its parent's, so running() is false for a moment in a process that is starting fine.
+ */
+export function exited({ pid }: Started): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] === 'Z'
+  } catch {
+    return true
+  }
+}
+
 const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /** SIGTERM (or `signal`), then SIGKILL if it is still running after `graceMs`; resolves once it is gone. */
