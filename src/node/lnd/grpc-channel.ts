@@ -21,6 +21,7 @@
 // Errors carry grpc-js's shape ({ code, details }) so lnd-errors.ts reads both alike.
 import { EventEmitter } from 'node:events'
 import http2 from 'node:http2'
+import { isMacaroonRefused } from './lnd-errors.js'
 
 const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants
 
@@ -84,12 +85,8 @@ export interface GrpcChannelOptions {
   credentials: () => GrpcCredentials
 }
 
-const sameCredentials = (a: GrpcCredentials, b: GrpcCredentials) =>
+export const sameCredentials = (a: GrpcCredentials, b: GrpcCredentials): boolean =>
   a.macaroonHex === b.macaroonHex && (a.cert === b.cert || (a.cert !== undefined && b.cert !== undefined && a.cert.equals(b.cert)))
-
-/** LND's words when a call's macaroon does not carry it (a gRPC status of unknown, permission denied or unauthenticated). */
-const refusesMacaroon = (code: number, message: string) =>
-  [status.unknown, status.permissionDenied, status.unauthenticated].includes(code) && /verification failed|macaroon|permission denied/i.test(message)
 
 /** HTTP statuses a gRPC server or a proxy may answer instead of a gRPC status (grpc-js's mapping). */
 function statusOfHttp(httpStatus: number): number {
@@ -256,7 +253,7 @@ export function grpcChannel({ socket, credentials }: GrpcChannelOptions): GrpcCh
     stream.on('close', () => {
       if (cancelled) return finish(new GrpcError(status.cancelled, 'cancelled'))
       if (parseError !== undefined) return finish(new GrpcError(status.internal, `response message parsing error: ${parseError}`))
-      if (grpcStatus !== undefined && refusesMacaroon(grpcStatus, grpcMessage) && mayRetry && !received && retireIfStale(onSession)) {
+      if (grpcStatus !== undefined && isMacaroonRefused({ name: 'GrpcError', grpcCode: grpcStatus, details: grpcMessage }) && mayRetry && !received && retireIfStale(onSession)) {
         retry = call(path, body, on, false)
         return
       }

@@ -8,7 +8,7 @@ import { authenticatedLndGrpc, type AuthenticatedLnd } from 'lightning'
 import type { BitcoinNetwork, LndConnectionConfig, Timers } from '../lightning-node.js'
 import { describeLndFailure, isLocked, isMacaroonRefused, isStarting, isUnreachable } from './lnd-errors.js'
 import { backoffDelayMs } from './reconnect-backoff.js'
-import { grpcChannel, type GrpcChannel, type GrpcCredentials } from './grpc-channel.js'
+import { grpcChannel, sameCredentials, type GrpcChannel, type GrpcCredentials } from './grpc-channel.js'
 import { getInfo, networkOf, type LndInfo } from './get-info.js'
 
 export { defaultLndSocket, resolveLndConnection } from './lnd-settings.js'
@@ -71,8 +71,7 @@ function credentialFiles(connection: LndConnectionConfig) {
       } catch {
         return last
       }
-      const changed = now.macaroonHex !== last.macaroonHex || !(now.cert && last.cert ? now.cert.equals(last.cert) : now.cert === last.cert)
-      if (changed) {
+      if (!sameCredentials(now, last)) {
         last = now
         generation++
       }

@@ -20,9 +20,9 @@ import { lndVersionsForRun } from './versions.js'
 import { setPasswordAndUnlock } from './unlock.js'
 import { killNow } from './processes.js'
 import {
+  backOnNetwork,
   blockHeight,
   btcctl,
-  channelsActive,
   down,
   lncli,
   mine,
@@ -141,9 +141,7 @@ export class Regtest {
   /** Starts a stopped node and waits until it answers, is synced and has its channels back. */
   async start(name: NodeName): Promise<void> {
     await startNode(this.state, name)
-    await this.mine(1)
-    await synced(this.state, name)
-    await channelsActive(this.state, name)
+    await backOnNetwork(this.state, name)
   }
 
   /**
@@ -174,9 +172,7 @@ export class Regtest {
   async unlock(name: NodeName, password: string): Promise<void> {
     await setPasswordAndUnlock(this.state, name, password)
     await this.waitFor(`LND ${name} to answer once unlocked`, async () => ((await this.lncli(name, ['getinfo']).catch(() => undefined)) ? true : undefined))
-    await this.mine(1)
-    await synced(this.state, name)
-    await channelsActive(this.state, name)
+    await backOnNetwork(this.state, name)
   }
 
   waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs?: number): Promise<T> {

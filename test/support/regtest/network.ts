@@ -248,13 +248,18 @@ export async function synced(state: NetworkState, name: NodeName): Promise<void>
   })
 }
 
+/** After a node answers again: a block (LND counts itself unsynced until one is fresh), then synced, channels active. */
+export async function backOnNetwork(state: NetworkState, name: NodeName): Promise<void> {
+  await mine(state, 1)
+  await synced(state, name)
+  await channelsActive(state, name)
+}
+
 /** Stops and starts one node, then waits until it is synced again and its channels are active. */
 export async function restartNode(state: NetworkState, name: NodeName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   await stopNode(state, name, signal)
   await startNode(state, name)
-  await mine(state, 1)
-  await synced(state, name)
-  await channelsActive(state, name)
+  await backOnNetwork(state, name)
 }
 
 /** Waits until every channel of `name` is active (its peers reconnected after a restart). */
