@@ -4,7 +4,7 @@ import type { z } from 'zod'
 
 /**
  * Caller kinds. The first six are the payments service's (seed 000, "Authentication"); the rest are the wallet
- * host's (reference/wallet-host.md) used by the extensions and the model registry.
+ * host's, used by the extensions and the model registry.
  */
 export type AuthKind =
   | 'guest' // no credentials

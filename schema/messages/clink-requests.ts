@@ -1,7 +1,7 @@
-// CLINK requests as they reach the dispatcher (issue 23): the relay transport's CLINK codec decrypts a kind
+// CLINK requests as they reach the dispatcher: the relay transport's CLINK codec decrypts a kind
 // 21001–21003 event into its JSON body (or its text, when it is not JSON: the room answers that as an invalid
 // request in the kind's own error shape), the event's created_at and its clink_version tag. The body is checked by
-// the CLINK room, which answers every fault in the spec's codes (reference/pub-protocol.md §5).
+// the CLINK room, which answers every fault in the spec's codes.
 import { bool, int, json, message, optional, text } from '../dsl.js'
 
 export const ClinkRequestEvent = message('ClinkRequestEvent', {

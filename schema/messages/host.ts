@@ -1,6 +1,6 @@
 // Messages of the wallet host API (reference/wallet-host.md, "Minimal host API"), the LNbits-compatible subset
-// that host-side tools and the extensions' own clients call. Field names follow upstream LNbits exactly
-// (reference/lnbits-host.md §1.5). Unlike the pub dialect, these routes validate strictly, as pydantic does:
+// that host-side tools and the extensions' own clients call. Field names follow upstream LNbits exactly.
+// Unlike the pub dialect, these routes validate strictly, as pydantic does:
 // a field of the wrong type is a 400, and `null` is accepted only where upstream gives it a meaning.
 import { bool, decimal, enumOf, int, json, map, message, text, z } from '../dsl.js'
 

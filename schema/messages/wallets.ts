@@ -1,4 +1,4 @@
-// Wallet-host operations on a user's own account (reference/wallet-host.md): the admin and invoice keys the
+// Wallet-host operations on a user's own account: the admin and invoice keys the
 // extension routes accept, extra wallets in the same account, and per-account extension enablement.
 import { message, text } from '../dsl.js'
 

@@ -66,7 +66,7 @@ export const modelOperations = [
     output: ModelDownloadProgress,
     summary: 'Reports the progress of a model download in bytes.',
   }),
-  // Recordings (issue 10): beyond the seed. Each caller (user, wallet or operator) sees only their own.
+  // Recordings: beyond the seed. Each caller (user, wallet or operator) sees only their own.
   operation({
     name: 'RecordingCreate',
     ...models,

@@ -1,4 +1,4 @@
-// The operator's views (issue 25): what the console shows that upstream's admin API has no call for. The admin
+// The operator's views: what the console shows that upstream's admin API has no call for. The admin
 // token (or a console session) only; answers in the detail dialect.
 import { operation } from '../operation.js'
 import { Empty } from '../dsl.js'

@@ -1,7 +1,7 @@
 // The restaurant extension's routes (seed 001 part A, reference/restaurant.md). Public reads and ordering need
 // no credentials; owner operations take the admin key of the restaurant's wallet (an invoice key suffices for
-// listing orders and print jobs); settings are the operator's. Creates answer 201, the LNbits convention
-// (reference/lnbits-host.md §6); everything else 200. Validation failures are 400, the detail default.
+// listing orders and print jobs); settings are the operator's. Creates answer 201, the LNbits convention;
+// everything else 200. Validation failures are 400, the detail default.
 import { operation } from '../operation.js'
 import { Empty, list } from '../dsl.js'
 import { RawBody } from '../messages/host.js'

@@ -1,4 +1,4 @@
-// The wallet host API (reference/wallet-host.md): the LNbits-compatible routes that host-side tools and the
+// The wallet host API: the LNbits-compatible routes that host-side tools and the
 // extensions' clients use to read wallets, move money and switch extensions on per account. Status codes
 // follow upstream: creating a payment answers 201, creating a wallet 200 (upstream sets no status there).
 import { operation } from '../operation.js'

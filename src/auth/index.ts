@@ -1,5 +1,5 @@
 // Authentication: one module per caller kind turns raw credentials into a typed caller; then the extension gate
-// of the wallet host (reference/wallet-host.md) applies to authenticated calls of extension operations.
+// of the wallet host applies to authenticated calls of extension operations.
 import type { CatalogueEntry } from '../../schema/catalogue.js'
 import type { AuthKind } from '../../schema/operation.js'
 import { OperationError, type Authenticate, type Caller, type Credentials } from '../bus/index.js'

@@ -1,4 +1,4 @@
-// Wallet keys of the wallet host (reference/wallet-host.md): `X-Api-Key` header or `api-key` query parameter,
+// Wallet keys of the wallet host: `X-Api-Key` header or `api-key` query parameter,
 // with the host's exact error texts and status codes.
 import { OperationError, type Caller } from '../bus/index.js'
 import type { Credentials } from './credentials.js'

@@ -1,4 +1,4 @@
-// Token buckets for what strangers may ask for (issue 22): each key (a client address, a restaurant) holds up to
+// Token buckets for what strangers may ask for: each key (a client address, a restaurant) holds up to
 // `burst` tokens, refilled at `perMinute`; a call takes one or is refused with the time until the next one. The
 // buckets live in a bounded memo, so a flood of new keys costs memory only up to its capacity (the oldest bucket is
 // forgotten first, which at worst hands an old key a fresh burst).

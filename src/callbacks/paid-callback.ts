@@ -1,4 +1,4 @@
-// The paid-invoice HTTP callback, as upstream sends it (reference/pub-protocol.md §2.6): the stored URL is an
+// The paid-invoice HTTP callback, as upstream sends it: the stored URL is an
 // RFC 6570 template expanded with `amount` (sats), `invoice` and every payer_data key; `ok=true` is appended; a GET
 // with `Authorization: Bearer <token>` when a token is set; 5 s timeout; at most 3 redirects, each hop checked
 // again. Fire-and-forget: the caller logs the outcome; crediting never depends on it.

@@ -1,4 +1,4 @@
-// A kind-21002 debit request, in the order upstream decides it (reference/pub-protocol.md §5.3): the pointer names
+// A kind-21002 debit request, in the order upstream decides it: the pointer names
 // the app user (inside the app key the request addressed); a k1 seen in the last five minutes is refused; a budget
 // or full-access request is answered "ok" under a grant; a payment request is paid under the grant's rules. A key
 // with no grant (or an expired one) is the user's to decide: the request is parked in SQLite and pushed as a

@@ -1,4 +1,4 @@
-// The rules a user attaches to a debit grant (reference/pub-protocol.md §5.3): an expiration (unix seconds) and a
+// The rules a user attaches to a debit grant: an expiration (unix seconds) and a
 // frequency budget — at most `amount` sats, payments plus their service fees, in a sliding window of N days, weeks
 // or months (a month is 30 days). Converted here between the wire's DebitRule list, the stored columns and the
 // requests' `frequency: {number, unit}`.

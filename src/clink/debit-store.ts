@@ -1,5 +1,5 @@
 // The debit part's tables (schema/sql/051_clink_debits.sql): grants and bans, parked requests, k1 session ids and
-// the payments made for debits. Written once on the engine-neutral SqlStore (issue 27): the same statements run on
+// the payments made for debits. Written once on the engine-neutral SqlStore: the same statements run on
 // SQLite and on PostgreSQL. Each function is named for what it means here; every write that decides something
 // (an unpark, an answer's move, a k1 seen first) is one guarded statement, so of two callers exactly one wins.
 import type { SqlExecutor, SqlStore } from '../store/index.js'

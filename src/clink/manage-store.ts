@@ -1,5 +1,5 @@
 // CLINK manage rows (schema/sql/052_clink_manage.sql): the keys a user allowed (or banned) to manage offers, and
-// the one request per key that waits for the user's decision. Written once on the engine-neutral SqlStore (issue 27);
+// the one request per key that waits for the user's decision. Written once on the engine-neutral SqlStore;
 // on an executor, so that a request can be decided (grant read, offer written) in one transaction.
 import type { SqlExecutor } from '../store/index.js'
 

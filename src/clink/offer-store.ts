@@ -1,6 +1,6 @@
 // CLINK offer rows (schema/sql/050_clink_offers.sql): what a user sells over noffer strings. Deleted offers keep
 // their row so a payer holding an old noffer hears "Expired Offer"; every read below skips them unless it says so.
-// Written once on the engine-neutral SqlStore (issue 27); on an executor, so that CLINK manage can read a grant and
+// Written once on the engine-neutral SqlStore; on an executor, so that CLINK manage can read a grant and
 // write an offer in one transaction.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { SqlExecutor } from '../store/index.js'

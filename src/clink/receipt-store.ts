@@ -1,5 +1,5 @@
 // The receipts owed to offer requesters (clink_receipts, schema/sql/050_clink_offers.sql). Written once on the
-// engine-neutral SqlStore (issue 27). A receipt is claimed by one guarded statement before it is sent: of two
+// engine-neutral SqlStore. A receipt is claimed by one guarded statement before it is sent: of two
 // callers (the paid-invoice event and the flush at start) exactly one gets it, so it goes out at most once.
 import type { SqlExecutor } from '../store/index.js'
 

@@ -1,4 +1,4 @@
-// Offer receipts (reference/pub-protocol.md §4): once an invoice issued for a kind-21001 request is paid, the
+// Offer receipts: once an invoice issued for a kind-21001 request is paid, the
 // requester gets `{"res":"ok"}` on kind 21001 tagged e = its request and clink_version 1. What is owed is kept in
 // the database (receipt-store.ts), so a payment credited while the relays are down (or during the catch-up at
 // start) is still receipted once the room starts with the relays up; a receipt is claimed (marked sent) by one

@@ -1,4 +1,4 @@
-// The CLINK room (reference/pub-protocol.md §5): offers (kind 21001), debits (21002) and remote management (21003)
+// The CLINK room: offers (kind 21001), debits (21002) and remote management (21003)
 // served over the relays, and the user operations that steer them. Each request is a catalogue operation
 // (ClinkOfferRequest, ClinkDebitRequest, ClinkManageRequest; caller kind clinkRequester, issue 23): the relay
 // transport's CLINK codec decrypts it, claims it once and dispatches it here; this room answers it, or parks it for

@@ -20,7 +20,7 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv
 }
 
-/** Upstream Lightning.Pub environment names accepted for the LND connection (reference/pub-protocol.md §12). */
+/** Upstream Lightning.Pub environment names accepted for the LND connection. */
 const upstreamEnv: Record<string, string> = {
   LND_ADDRESS: 'node.lnd_socket',
   LND_CERT_PATH: 'node.lnd_cert_path',

@@ -1,4 +1,4 @@
-// The operator console's server side (issue 25): the page and its assets at /console/, sign-in and sign-out.
+// The operator console's server side: the page and its assets at /console/, sign-in and sign-out.
 // No business logic lives here: the page calls the daemon's own operation routes, and a request that carries a
 // live session cookie and its CSRF header is let through as the operator (`authorization` below).
 import type { IncomingMessage, ServerResponse } from 'node:http'

@@ -1,4 +1,4 @@
-// Making a relay key the operator (reference/pub-protocol.md §3.8): while no admin is enrolled the daemon keeps a
+// Making a relay key the operator: while no admin is enrolled the daemon keeps a
 // 64-hex token in <data_dir>/admin.enroll and the connection string `<nprofile>:<token>` in admin.connect (both
 // 0600). A wallet connects to the nprofile and sends EnrollAdminToken with the token; its key becomes the admin,
 // kept in the database (upstream's admin.npub), and both files are removed.

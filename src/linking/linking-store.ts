@@ -1,5 +1,5 @@
 // The linking room's tables (schema/sql/005_nostr.sql): linking tokens, invites, messaging devices, device
-// encryption keys and the enrolled admin key. Written once on the engine-neutral SqlStore (issue 27): the same
+// encryption keys and the enrolled admin key. Written once on the engine-neutral SqlStore: the same
 // statements run on SQLite and on PostgreSQL. What two callers could race on (a token, an invite, the admin seat)
 // is taken by one guarded statement, so exactly one of them gets it.
 import type { SqlStore } from '../store/index.js'

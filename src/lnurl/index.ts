@@ -1,4 +1,4 @@
-// The LNURL room's door (reference/pub-protocol.md §6): LNURL-pay and Lightning addresses, LNURL-withdraw, LNURL-channel, and
+// The LNURL room's door: LNURL-pay and Lightning addresses, LNURL-withdraw, LNURL-channel, and
 // NIP-57 zap receipts. `createLnurl` builds the handlers and starts the receipt publisher; call it before the
 // wallet starts so that payments credited at start-up still get their receipts.
 import type { Logger } from 'pino'

@@ -1,4 +1,4 @@
-// NIP-57 zaps (reference/pub-protocol.md §6.4): a kind-9735 receipt signed by the app key, published to the
+// NIP-57 zaps: a kind-9735 receipt signed by the app key, published to the
 // request's relays once the invoice is paid — whether it was paid over Lightning or from another wallet of this
 // service.
 import { hexToBytes } from '@noble/hashes/utils.js'

@@ -1,4 +1,4 @@
-// Bundle metrics: time series of money movements and balances (reference/pub-protocol.md §10). Movements are
+// Bundle metrics: time series of money movements and balances. Movements are
 // keyed `<action>_<from>_<used>[_meta][_failed]`; balance points are written only when the value changed.
 // Amounts are whole sats, as upstream records them.
 import type { DomainEvent, Clock } from '../bus/index.js'

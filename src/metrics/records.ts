@@ -1,4 +1,4 @@
-// The two record kinds the metrics files hold, in upstream's byte layout (reference/pub-protocol.md §10).
+// The two record kinds the metrics files hold, in upstream's byte layout.
 import { encodeTlv, uint32Bytes } from './tlv.js'
 
 /** One finished call, as a usage record. Durations are microseconds. */

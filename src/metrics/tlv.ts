@@ -1,4 +1,4 @@
-// Upstream's metric byte formats (reference/pub-protocol.md §10): TLV entries of a 1-byte type, a 1-byte length
+// Upstream's metric byte formats: TLV entries of a 1-byte type, a 1-byte length
 // and the value; integers are 4 bytes big-endian. A metrics file is a run of list entries (type 64), each holding
 // one record: a usage record (TLV types 2–10) or a bundle sample (unix ‖ value, 8 bytes).
 

@@ -1,5 +1,5 @@
 // The transcription room's tables: the global default model (schema/sql/010_models.sql, one row) and the
-// recordings (schema/sql/011_recordings.sql). Written once on the engine-neutral SqlStore (issue 27): the same
+// recordings (schema/sql/011_recordings.sql). Written once on the engine-neutral SqlStore: the same
 // statements run on SQLite and on PostgreSQL.
 import type { SqlStore } from '../store/index.js'
 

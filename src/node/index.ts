@@ -61,7 +61,7 @@ export function nodeOptions(config: Config['node'], dataDir: string, env: NodeJS
     network: config.network,
     alias: config.alias,
     simulatePayments: config.simulate_payments,
-    // Test mode mints money for anyone who can reach the daemon, so it is off unless the operator asks (issue 22).
+    // Test mode mints money for anyone who can reach the daemon, so it is off unless the operator asks.
     mock: config.mock,
     dataDir,
     lnd:

@@ -3,7 +3,7 @@
 import { OperationError } from '../bus/index.js'
 import type { CreateInvoiceRequest } from './lightning-node.js'
 
-/** Upstream's default and cap (reference/pub-protocol.md §7.5). */
+/** Upstream's default and cap. */
 export const defaultExpirySeconds = 3600
 /** A BOLT11 `d` field longer than this no longer fits the 10-bit data length of a tagged field. */
 export const maxDescriptionBytes = 639

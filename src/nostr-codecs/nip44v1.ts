@@ -1,4 +1,4 @@
-// The kind-21000 cipher that Lightning.Pub and ShockWallet call "nip44v1" (reference/pub-protocol.md §3.3). It is
+// The kind-21000 cipher that Lightning.Pub and ShockWallet call "nip44v1". It is
 // neither NIP-04 nor NIP-44 v2: the key is SHA-256 of the raw ECDH x-coordinate, the cipher is a bare XChaCha20
 // stream with no MAC and no padding. We keep it byte-for-byte for wire compatibility. Integrity comes only from
 // the event signature (the event id hashes the content), so callers verify the event before decrypting.

@@ -1,4 +1,4 @@
-// CLINK pointers (reference/pub-protocol.md §5.1): bech32 strings (limit 5000 characters) carrying
+// CLINK pointers: bech32 strings (limit 5000 characters) carrying
 // type-length-value records. Decoding does not depend on record order: the SDK writes them in reverse.
 import { bech32 } from '@scure/base'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'

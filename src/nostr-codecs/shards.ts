@@ -1,4 +1,4 @@
-// Replies longer than `[nostr] max_content_length` characters travel as shards (reference/pub-protocol.md §3.5):
+// Replies longer than `[nostr] max_content_length` characters travel as shards:
 // fixed-size slices of the reply JSON, each its own event with plaintext
 // `{"part","index","totalShards","shardsId"}`; the client joins the parts of one shardsId in index order.
 

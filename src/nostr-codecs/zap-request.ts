@@ -1,4 +1,4 @@
-// NIP-57 zap requests (reference/pub-protocol.md §6.4), checked as upstream does. Both LNURL-pay and CLINK offers
+// NIP-57 zap requests, checked as upstream does. Both LNURL-pay and CLINK offers
 // accept them, so the check lives beneath both rooms.
 import { verifyEvent, type Event } from 'nostr-tools/pure'
 import { OperationError } from '../bus/index.js'

@@ -34,7 +34,7 @@ function sharedX(secretKey: Uint8Array | string, pubkey: string): Uint8Array {
 }
 
 /**
- * The kind-21000 "nip44v1" key of Lightning.Pub: SHA-256 of the ECDH x-coordinate (reference/pub-protocol.md §3.3).
+ * The kind-21000 "nip44v1" key of Lightning.Pub: SHA-256 of the ECDH x-coordinate.
  * Throws a TypeError on a malformed key.
  */
 export function conversationKeyV1(secretKey: Uint8Array | string, pubkey: string): Uint8Array {

@@ -1,4 +1,4 @@
-// The rates room (issue 9): current and historical BTC prices of fiat currencies, and exact fiat ↔ msat
+// The rates room: current and historical BTC prices of fiat currencies, and exact fiat ↔ msat
 // arithmetic. What the daemon, restaurant and payroll may use.
 export {
   createRates,

@@ -1,6 +1,6 @@
 // The rate_history table (schema/sql/020_rates.sql): closed days' rates by (currency, day). Rows are only ever
 // added; the first rate stored for a day stays, because a closed day's rate cannot change. Written once on the
-// engine-neutral SqlStore (issue 27): the same statements run on SQLite and on PostgreSQL.
+// engine-neutral SqlStore: the same statements run on SQLite and on PostgreSQL.
 import type { SqlStore } from '../store/index.js'
 import type { RateSource } from './rate-quote.js'
 

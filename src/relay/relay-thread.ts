@@ -1,4 +1,4 @@
-// The embedded relay on a thread of its own (issue 22): its WebSocket server, sessions, queries, fan-out, signature
+// The embedded relay on a thread of its own: its WebSocket server, sessions, queries, fan-out, signature
 // checks and store run on that thread's event loop, with its own connection to relay.sqlite, so nothing a relay
 // client does can delay an HTTP answer, a payment or a Nostr reply on the main thread. The daemon reaches it as it
 // reaches any relay, over a WebSocket on loopback, with the per-process secret that gives its own connections their

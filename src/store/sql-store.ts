@@ -1,4 +1,4 @@
-// The engine-neutral way into the database (issue 27): the same async calls on SQLite (better-sqlite3) and on
+// The engine-neutral way into the database: the same async calls on SQLite (better-sqlite3) and on
 // PostgreSQL (pg), so a room's storage is written once and runs on either. SQL text is the shared subset both
 // engines speak (SQLite ≥ 3.35 has RETURNING and ON CONFLICT); parameters are `?` with an array or `@name` with an
 // object, on both. Column aliases that must keep capitals are quoted (`AS "btcRate"`): PostgreSQL folds unquoted

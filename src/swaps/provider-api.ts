@@ -1,4 +1,4 @@
-// One Boltz v2 provider over HTTP: the endpoints swaps use (reference/pub-protocol.md §9), each answer checked
+// One Boltz v2 provider over HTTP: the endpoints swaps use, each answer checked
 // against the shape we rely on before anything reads it. Every failure becomes a ProviderError whose message
 // names the provider and is short enough to show a caller ("http://…: HTTP 400: invoice has expired").
 import { z } from 'zod'

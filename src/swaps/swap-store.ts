@@ -1,6 +1,6 @@
 // Swap rows (schema/sql/060_swaps.sql, 061). Every state change is one conditional UPDATE, so two callers racing
 // on a swap (a payment and a resumed claim, two refund calls) see exactly one of them win. Written once on the
-// engine-neutral SqlStore (issue 27): the same statements run on SQLite and on PostgreSQL.
+// engine-neutral SqlStore: the same statements run on SQLite and on PostgreSQL.
 import type { SqlStore } from '../store/index.js'
 
 export interface TxSwapRow {

@@ -1,4 +1,4 @@
-// Who pays service fees and who collects them (reference/pub-protocol.md §7.3): a managed user pays, its app's
+// Who pays service fees and who collects them: a managed user pays, its app's
 // owner collects; an app owner pays nothing. A wallet with no app identity of its own (a second wallet of an
 // account) counts as a managed user of the default app.
 import type { SqlExecutor, SqlStore } from '../store/index.js'

@@ -1,4 +1,4 @@
-// Fee rules of the payments service (reference/pub-protocol.md §7.3). All amounts are integers; every division
+// Fee rules of the payments service. All amounts are integers; every division
 // names its rounding.
 
 export interface FeePolicy {

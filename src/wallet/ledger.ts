@@ -37,7 +37,7 @@ export const userAccount = (userId: string): LedgerAccount => `user:${userId}`
  * the invoice's serial (migration 083), as the postings of payments, transfers, bans and test balances name their
  * rows: a serial is taken in order, so the journal's (kind, ref) index takes each credit at its end. The payment
  * hash it was before is random, and at a million journal rows every credit cost a page read and a dirty page of
- * that index (issue 24).
+ * that index.
  */
 export const invoiceCredit = (invoice: { serial: number; user_id: string }, amountMsat: number, at: number): Posting => ({
   kind: 'invoice_credit',

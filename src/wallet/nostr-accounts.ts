@@ -1,4 +1,4 @@
-// App users as relay keys see them (reference/pub-protocol.md §3.7): the sender of a request event is an app
+// App users as relay keys see them: the sender of a request event is an app
 // user found by its linked pubkey across all apps, or a new one where the addressed app lets clients open
 // accounts. Linking and invites bind a pubkey to an app user through the same functions.
 import { bytesToHex } from '@noble/hashes/utils.js'

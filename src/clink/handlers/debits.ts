@@ -1,4 +1,4 @@
-// The user operations that steer debits (reference/pub-protocol.md §5.3): list the grants and bans, edit a
+// The user operations that steer debits: list the grants and bans, edit a
 // grant's rules, ban or forget a key, and decide a parked request — deny it, pay its invoice once, or grant the key
 // under rules (and pay the invoice the answer names under them).
 import type { Logger } from 'pino'

@@ -1,4 +1,4 @@
-// The user's side of CLINK offers (reference/pub-protocol.md §5.2): AddUserOffer, GetUserOffer, UpdateUserOffer,
+// The user's side of CLINK offers: AddUserOffer, GetUserOffer, UpdateUserOffer,
 // DeleteUserOffer, GetUserOffers (which creates the default offer on first use) and GetUserOfferInvoices. What a
 // payer's kind-21001 request gets is in offer-requests.ts.
 import type { z } from 'zod'

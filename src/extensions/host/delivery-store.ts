@@ -1,6 +1,6 @@
 // The extension_deliveries table (schema/sql/006_extension_deliveries.sql): which paid invoices each extension's
 // listener has finished with, so that a delivery is repeated at the next start until it is recorded. Written
-// once on the engine-neutral SqlStore (issue 27): the same statements on SQLite and PostgreSQL.
+// once on the engine-neutral SqlStore: the same statements on SQLite and PostgreSQL.
 import type { SqlStore } from '../../store/index.js'
 
 export interface DeliveryStore {

@@ -53,7 +53,7 @@ export interface NostrPublisher {
 
 export interface ExtensionHost {
   /**
-   * The database through the engine-neutral interface (issue 27): an extension's storage is written on it, so
+   * The database through the engine-neutral interface: an extension's storage is written on it, so
    * the same statements run on SQLite and PostgreSQL. Its own tables only; the wallets are reached through
    * `wallets`.
    */

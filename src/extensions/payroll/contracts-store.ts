@@ -1,4 +1,4 @@
-// Payroll contracts (reference/payroll.md "Contract"), written once on the engine-neutral SqlStore (issue 27):
+// Payroll contracts (reference/payroll.md "Contract"), written once on the engine-neutral SqlStore:
 // the same statements on SQLite and PostgreSQL; functions are named for what the caller means. periods_done only
 // moves inside the ledger store's transactions, with the row that consumed the period.
 import type { SqlStore } from '../../store/index.js'

@@ -2,7 +2,7 @@
 // with the contract's terms copied so rows outlive edits and deletion. Every change that consumes a period
 // writes its row and moves the contract's periods_done in one transaction, guarded by `periods_done = period`
 // so that two payers (two requests, or two daemons on one database) cannot both consume the same period.
-// Written once on the engine-neutral SqlStore (issue 27): the same statements and transactions on SQLite and
+// Written once on the engine-neutral SqlStore: the same statements and transactions on SQLite and
 // PostgreSQL. Every decision that reads and then writes is one transaction whose writes are guarded by the state
 // they depend on, so a PostgreSQL transaction running beside it (READ COMMITTED) cannot slip in between.
 import { sqlErrorKind, type SqlExecutor, type SqlStore } from '../../store/index.js'

@@ -1,4 +1,4 @@
-// Availability windows (reference/restaurant.md): weekly `days` with a `start`–`end` time of day in the
+// Availability windows: weekly `days` with a `start`–`end` time of day in the
 // restaurant's timezone. An `end` at or before `start` crosses midnight, so the window's tail belongs to the
 // next day: a Friday 22:00–02:00 window covers Saturday 01:30. An item without windows is always available.
 

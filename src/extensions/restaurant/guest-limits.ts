@@ -1,4 +1,4 @@
-// What a guest may ask of the restaurant (issue 22): the size of one cart, orders and quotes per client address,
+// What a guest may ask of the restaurant: the size of one cart, orders and quotes per client address,
 // orders per restaurant, and unpaid orders held at once, all from `[restaurant]` in the config. Over a size cap:
 // 400 naming the cap; over a rate: 429 with Retry-After; never a stall. Prices always come from the menu.
 import { OperationError, RateLimiter, addressKey } from '../../bus/index.js'

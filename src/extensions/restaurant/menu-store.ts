@@ -1,5 +1,5 @@
 // Restaurants and their menus: small intent-named queries over the tables of 030_restaurant.sql, written once on
-// the engine-neutral SqlStore (issue 27) so the same statements run on SQLite and PostgreSQL. Rows keep the
+// the engine-neutral SqlStore so the same statements run on SQLite and PostgreSQL. Rows keep the
 // database's shapes (0/1 flags, epoch ms; BIGINT comes back as a number on both); wire.ts turns them into the
 // messages callers see. `menuStore(sql)` reads and writes on its own; `transaction` hands the work a copy bound
 // to one transaction, and inside it only that copy may be used.

@@ -1,4 +1,4 @@
-// The customer ordering page (issue 8): one self-contained HTML document per restaurant, no external assets. The
+// The customer ordering page: one self-contained HTML document per restaurant, no external assets. The
 // menu tree is rendered here, on the server, so the page reads without script; the browser script
 // (page/order.ts, bundled with its QR encoder by npm run build into build/console/order-page.js and inlined here)
 // adds modifiers, the cart, quoting, placing the order, the invoice as a QR code with its countdown, and the live

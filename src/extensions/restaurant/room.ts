@@ -1,5 +1,5 @@
 // The restaurant extension's parts, assembled once at start from the host and handed to every handler factory.
-// Its storage is on the host's engine-neutral SqlStore (issue 27): menu-store.ts, order-store.ts (behind the
+// Its storage is on the host's engine-neutral SqlStore: menu-store.ts, order-store.ts (behind the
 // order book), print-job-store.ts and settings-store.ts.
 import type { ExtensionHost } from '../host/index.js'
 import { newId } from './ids.js'

@@ -1,4 +1,4 @@
-// BatchUser (reference/pub-protocol.md §2.5): up to ten user operations run one after another, each through the
+// BatchUser: up to ten user operations run one after another, each through the
 // dispatcher as the same user, so every entry gets the auth, validation and metrics of a call of its own. The
 // answer holds one OK/ERROR object per entry, in order; reasons are upstream's (typos included: clients match).
 import { lastValueFrom, type HandlerTable, type Dispatcher, OperationError, isOperationError } from '../../bus/index.js'

@@ -1,4 +1,4 @@
-// GetHttpCreds (reference/pub-protocol.md §3.10): the one way a relay-key user gets a user token for the HTTP API,
+// GetHttpCreds: the one way a relay-key user gets a user token for the HTTP API,
 // and only where the operator allows the upgrade (`[http] allow_upgrade`, upstream ALLOW_HTTP_UPGRADE).
 import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { TokenSigner } from '../../auth/index.js'

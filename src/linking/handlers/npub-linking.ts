@@ -1,4 +1,4 @@
-// Binding an app-managed user to a relay key (reference/pub-protocol.md §3.10): the app asks for a 2-minute token
+// Binding an app-managed user to a relay key: the app asks for a 2-minute token
 // over HTTP, hands it to its user, and the user's client presents it over the relay with LinkNPubThroughToken.
 // Tokens are persisted, so a restart within the two minutes does not void them.
 import { bytesToHex } from '@noble/hashes/utils.js'

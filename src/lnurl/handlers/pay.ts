@@ -1,4 +1,4 @@
-// LNURL-pay (LUD-06, LUD-12, LUD-16) and Lightning addresses (reference/pub-protocol.md §6.3): persistent pay
+// LNURL-pay (LUD-06, LUD-12, LUD-16) and Lightning addresses: persistent pay
 // links, the payRequest answer, the callback that issues the invoice, and human-readable address names.
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'

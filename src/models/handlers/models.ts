@@ -1,4 +1,4 @@
-// The model registry's operations (seed 002) and the recordings built on it (issue 10), mapped onto the rooms.
+// The model registry's operations (seed 002) and the recordings built on it, mapped onto the rooms.
 import type { HandlerTable } from '../../bus/index.js'
 import type { Recordings } from '../recordings.js'
 import type { ModelRegistry } from '../registry.js'

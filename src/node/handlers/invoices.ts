@@ -3,7 +3,7 @@ import { OperationError, type HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../lightning-node.js'
 import { msatToSats, requireNonNegative } from './input-rules.js'
 
-/** Upstream's answer since its mock node was removed; clients may match on it (reference/pub-protocol.md §8.2). */
+/** Upstream's answer since its mock node was removed; clients may match on it. */
 export const mockDisabledReason =
   'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only'
 

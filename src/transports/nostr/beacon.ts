@@ -1,4 +1,4 @@
-// The service beacon (reference/pub-protocol.md §3.8): every 60 s each app publishes a kind-30078 (NIP-78,
+// The service beacon: every 60 s each app publishes a kind-30078 (NIP-78,
 // addressable) event `d` = "Lightning.Pub" with its name and fees. Wallets read it for liveness, name and fees.
 // The timer can be stopped and the clock injected, so a test drives it with `announce()` instead of waiting.
 import type { Event } from 'nostr-tools/pure'

@@ -1,4 +1,4 @@
-// What a Nostr request kind is to the one inbound pipeline (issue 23): a codec, a small declaration per kind. The
+// What a Nostr request kind is to the one inbound pipeline: a codec, a small declaration per kind. The
 // pipeline (inbound.ts) does everything kinds share — one subscription, size/age/shape, the signature, the
 // exactly-once claim in the one claim store, the repeat of a stored reply, the dispatcher — and asks the codec only
 // what differs between kinds: which keys its requests are addressed to, how a request reads as a catalogue call, how

@@ -1,4 +1,4 @@
-// The one inbound pipeline (issue 23): every request event, whatever its kind, passes here after its cheap checks
+// The one inbound pipeline: every request event, whatever its kind, passes here after its cheap checks
 // (size, shape, age) and runs through its kind's codec (codec.ts). The order is the cost order: the codec names the
 // addressee (an unknown key costs nothing more), then the in-flight set (the same event from a second relay while
 // the first copy runs needs nothing), the signature (once, before anything is decrypted: nip44v1 has no MAC, so the

@@ -1,4 +1,4 @@
-// The relay transport, the daemon's main bus (DESIGN.md): one relay pool and one subscription on every service
+// The relay transport, the daemon's main bus: one relay pool and one subscription on every service
 // relay for every kind the daemon serves (21000–21003 addressed to any app key, 23194 to any NWC service key),
 // requests through one claim store and the one dispatcher, replies and pushes back through the relays, the service
 // beacon and the app's connection string. Upstream: reference/pub-protocol.md §3.

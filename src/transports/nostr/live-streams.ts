@@ -1,4 +1,4 @@
-// Stream subscriptions over the relay (reference/pub-protocol.md §3.6). A subscription request goes through the
+// Stream subscriptions over the relay. A subscription request goes through the
 // dispatcher like any call (auth, validation, metrics, the access line); its handler's Observable — the domain
 // room's items for that caller — is kept open here and each item is pushed to the subscriber's key with
 // requestId = the stream's name. The subscription itself answers nothing (an ERROR if it is refused).

@@ -1,4 +1,4 @@
-// Pushes to a key that never subscribed (reference/pub-protocol.md §3.6). Upstream sends a user's stream items to
+// Pushes to a key that never subscribed. Upstream sends a user's stream items to
 // the key linked to that app user — subscribed or not — and clients rely on it: whenever a user's operation
 // happens the daemon sends `{status:"OK", operation, latest_balance}` with requestId = "GetLiveUserOperations", and
 // likewise the CLINK requests parked for the user and the WebRTC candidates of a metrics caller. A key that holds a

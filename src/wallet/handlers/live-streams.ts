@@ -1,4 +1,4 @@
-// The wallet's streams (reference/pub-protocol.md §3.6): GetLiveUserOperations emits each operation on the caller's
+// The wallet's streams: GetLiveUserOperations emits each operation on the caller's
 // account with the balance after it, from the `user.operation` events the wallet itself emits. The relay transport
 // forwards each item as a push under the stream's name. GetMigrationUpdate never emits: this service announces no
 // migration, and upstream sends none either.

@@ -1,4 +1,4 @@
-// Test mode (reference/pub-protocol.md §8.2): SetMockAppUserBalance and SetMockAppBalance set a balance directly.
+// Test mode: SetMockAppUserBalance and SetMockAppBalance set a balance directly.
 // Historically they overwrote the balance column; here the difference is posted against `system:mock`, so the
 // audit still balances. Without the node's mock controls both answer upstream's error.
 import { OperationError, type HandlerTable } from '../../bus/index.js'

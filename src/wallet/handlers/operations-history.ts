@@ -1,4 +1,4 @@
-// GetUserOperations (reference/pub-protocol.md §7.7): six cursor-paged lists of a user's operations. Each list
+// GetUserOperations: six cursor-paged lists of a user's operations. Each list
 // returns rows after its cursor, oldest first, at most `max_size` of them (0: no limit, the same for every list —
 // upstream is inconsistent there). Incoming invoices page by (paid time, serial); the others by serial.
 import { type HandlerTable, OperationError } from '../../bus/index.js'

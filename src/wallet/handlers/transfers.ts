@@ -1,4 +1,4 @@
-// Wallet-to-wallet transfers (reference/pub-protocol.md §7.6): app user to app user, app user to the app, and a
+// Wallet-to-wallet transfers: app user to app user, app user to the app, and a
 // payment to an on-chain address this service issued. One transaction each: both wallets unlocked, the sender
 // debited amount + fee, the receiver credited, the fee collector paid, the row written.
 import { OperationError, type DomainEvent, type HandlerTable } from '../../bus/index.js'

@@ -1,4 +1,4 @@
-// A user's view of their account: GetUserInfo, UserHealth, UpdateCallbackUrl (reference/pub-protocol.md §1.3).
+// A user's view of their account: GetUserInfo, UserHealth, UpdateCallbackUrl.
 import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { SqlStore } from '../../store/index.js'
 import { checkCallbackUrl } from '../../callbacks/index.js'

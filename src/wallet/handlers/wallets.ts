@@ -1,4 +1,4 @@
-// Wallets and their keys (reference/wallet-host.md): the user operations and the LNbits-compatible host routes.
+// Wallets and their keys: the user operations and the LNbits-compatible host routes.
 import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { AccountStore, UserRow } from '../accounts.js'
 

@@ -1,4 +1,4 @@
-// Paying a BOLT11 invoice from a wallet (reference/pub-protocol.md §7.4), the one engine behind PayInvoice,
+// Paying a BOLT11 invoice from a wallet, the one engine behind PayInvoice,
 // PayAppUserInvoice and the host and extension APIs. An invoice of this service settles internally in one
 // transaction. Any other is paid through the node: debit and pending row first (one commit), then the node, then
 // settle or refund (another commit); an unknown outcome stays pending until the node knows.

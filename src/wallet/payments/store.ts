@@ -64,7 +64,7 @@ export interface Resolved {
   payerBalanceMsat: number
 }
 
-/** Upstream's texts (reference/pub-protocol.md §7.4) where upstream has one; clients match on them. */
+/** Upstream's texts where upstream has one; clients match on them. */
 export const refusals = {
   alreadyPaid: 'this invoice was already paid',
   inProgress: 'payment already in progress',

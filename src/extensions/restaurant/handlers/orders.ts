@@ -16,7 +16,7 @@ export function orderHandlers(room: RestaurantRoom) {
     if (ctx.caller.kind !== 'wallet') room.budgets.quote(ctx.clientAddress, room.now())
     checkCartSize(room.limits, input.items)
     const priced = await priceCart(pricing, input.items)
-    // With a wallet key, the pre-flight check that this wallet can pay (reference/restaurant.md).
+    // With a wallet key, the pre-flight check that this wallet can pay.
     if (ctx.caller.kind === 'wallet') {
       const available = (await room.host.wallets.get(ctx.caller.walletId))?.balanceMsat ?? 0
       if (available < priced.requiredMsat) {
