@@ -1,19 +1,23 @@
-// Exactly one active daemon per PostgreSQL database (issue 27, "Hot standby"; docs/postgres.md has the design).
-// The active one holds a session advisory lock on a connection of its own — never a pooled one, whose session could
-// be handed to someone else or closed while idle — and proves each second that it still has it. It fails closed:
-// when the session is gone, or when no heartbeat sent in the last 3 s has come back (monotonic clock, not counting
-// time its own thread stood still), it is told to stop, even where the server might still count it as the holder. A frozen holder (SIGSTOP, a stalled VM) sends
-// nothing, so the server's idle_session_timeout ends its session and frees the lock for a standby. Standbys try the
-// lock every 500 ms. The one that gets it bumps the fencing epoch (leader_lease, schema/sql/080) before it serves,
-// and every money transaction starts with `checkEpoch`, which reads the epoch FOR SHARE: a daemon that lost the
-// lock without noticing yet finds a newer epoch and writes nothing, and the bump waits for transactions in flight.
-// Migrations run before the lock is sought (they hold a lock of their own), so the lease table exists.
-import type pg from 'pg'
-import { pgDriver } from './pg-driver.js'
+// Exactly one active daemon per PostgreSQL database (docs/postgres.md has the design). The active one holds a session
+// advisory lock on a connection of its own — never a pooled one, whose session could be handed to someone else or
+// closed while idle — and proves each second that it still has it. That session lives on a thread of its own
+// (active-lock-worker.ts): a main thread that stands still for seconds (start-up under load, a large read, a GC
+// pause, both cores taken by other work) used to miss its heartbeats, PostgreSQL's idle_session_timeout ended the
+// session and the only active daemon stepped down. The lock fails closed all the same: when the session is gone, or
+// when no heartbeat sent in the last 3 s has come back, it is told to stop, even where the server might still count it
+// as the holder. A frozen holder (SIGSTOP, a stalled VM) sends nothing from any thread, so the server's
+// idle_session_timeout ends its session and frees the lock for a standby; a main thread that has not turned for 30 s
+// (a loop that never ends) gives the lock up too. Standbys try the lock every 500 ms. The one that gets it bumps the
+// fencing epoch (leader_lease, schema/sql/080) before it serves, and every money transaction starts with
+// `checkEpoch`, which reads the epoch FOR SHARE: a daemon that lost the lock without noticing yet finds a newer epoch
+// and writes nothing, and the bump waits for transactions in flight. Migrations run before the lock is sought (they
+// hold a lock of their own), so the lease table exists.
+import { Worker } from 'node:worker_threads'
+import { smallWorker } from '../threads/index.js'
+import { ActiveElsewhere, activeLockKey, type FromLockThread, type LockTimings, type ToLockThread } from './active-lock-contract.js'
 import type { SqlExecutor } from './sql-store.js'
 
-/** Two-int key of the active-daemon lock ("rpay", 2); the migration lock is ("rpay", 1). */
-export const activeLockKey = [0x72706179, 2] as const
+export { ActiveElsewhere, activeLockKey }
 
 export interface ActiveLockOptions {
   url: string
@@ -27,12 +31,14 @@ export interface ActiveLockOptions {
   idleSessionTimeoutMs?: number
   /**
    * Client-side limit on the statements that take the lock (the try, the epoch bump). Not on the heartbeats: the
-   * driver's timer fires before a stalled thread reads the answer waiting in its socket, so a busy holder would
+   * driver's timer fires before a descheduled thread reads the answer waiting in its socket, so a busy holder would
    * give the lock up; `failAfterMs`, which discounts the time the thread stood still, judges them instead.
    */
   queryTimeoutMs?: number
   /** How long the epoch bump may wait for money transactions holding the row FOR SHARE. */
   bumpLockTimeoutMs?: number
+  /** A main thread that has not turned for this long gives the lock up (it could not serve anyway). */
+  mainStallLimitMs?: number
   /** Stops waiting for the lock (a daemon shutting down while standby). */
   signal?: AbortSignal
   /** Told about errors while waiting (the server unreachable, say); waiting goes on. */
@@ -59,114 +65,81 @@ export class NotActive extends Error {
   readonly code = 'not_active'
 }
 
-/** The lock is held by another daemon and this one was told not to wait for it. */
-export class ActiveElsewhere extends Error {
-  override readonly name = 'ActiveElsewhere'
-  readonly code = 'active_elsewhere'
-}
-
-/** A statement with the driver's per-query timeout (node-postgres reads `query_timeout`; its types omit it). */
-const timed = (text: string, values: unknown[], ms: number): pg.QueryConfig => Object.assign({ text, values }, { query_timeout: ms })
-
 /** Waits until this process holds the active-daemon lock, then bumps the epoch and keeps proving the lock. */
-export async function acquireActiveLock(opts: ActiveLockOptions): Promise<ActiveLease> {
-  const pollMs = opts.pollMs ?? 500
-  const queryTimeoutMs = opts.queryTimeoutMs ?? 1500
-  for (;;) {
-    if (opts.signal?.aborted) throw new Error('stopped while waiting for the active-daemon lock')
-    let client: pg.Client | undefined
-    try {
-      client = new (pgDriver().Client)({
-        connectionString: opts.url,
-        keepAlive: true,
-        application_name: 'relaypay active lock',
-        options: `-c idle_session_timeout=${opts.idleSessionTimeoutMs ?? 4000} -c lock_timeout=${opts.bumpLockTimeoutMs ?? 5000}`,
-      })
-      let sessionError: Error | undefined
-      client.on('error', err => (sessionError = err))
-      await client.connect()
-      // Poll on this one session until the lock is ours; a broken session is replaced by the outer loop.
-      for (;;) {
-        if (sessionError) throw sessionError
-        const { rows } = await client.query(timed('SELECT pg_try_advisory_lock($1, $2) AS held', [...activeLockKey], queryTimeoutMs))
-        if (rows[0].held === true) return await hold(client, opts, queryTimeoutMs)
-        opts.onBusy?.()
-        if (opts.waitForLock === false) throw new ActiveElsewhere('another daemon holds the active-daemon lock')
-        await sleep(pollMs, opts.signal)
-        if (opts.signal?.aborted) throw new Error('stopped while waiting for the active-daemon lock')
-      }
-    } catch (err) {
-      await client?.end().catch(() => {})
-      if (opts.signal?.aborted || err instanceof ActiveElsewhere) throw err
-      opts.onWaitError?.(err as Error)
-      await sleep(pollMs, opts.signal)
-    }
+export function acquireActiveLock(opts: ActiveLockOptions): Promise<ActiveLease> {
+  const timings: LockTimings = {
+    url: opts.url,
+    holder: opts.holder,
+    pollMs: opts.pollMs ?? 500,
+    heartbeatMs: opts.heartbeatMs ?? 1000,
+    failAfterMs: opts.failAfterMs ?? 3000,
+    idleSessionTimeoutMs: opts.idleSessionTimeoutMs ?? 4000,
+    queryTimeoutMs: opts.queryTimeoutMs ?? 1500,
+    bumpLockTimeoutMs: opts.bumpLockTimeoutMs ?? 5000,
+    waitForLock: opts.waitForLock ?? true,
+    mainStallLimitMs: opts.mainStallLimitMs ?? 30_000,
   }
-}
+  const worker = new Worker(new URL('./active-lock-worker.js', import.meta.url), { workerData: timings, resourceLimits: smallWorker })
+  const tell = (message: ToLockThread) => worker.postMessage(message)
+  // The main thread's sign of life for the lock thread's watchdog; it must not keep a stopping process alive.
+  const alive = setInterval(() => tell('alive'), timings.heartbeatMs)
+  alive.unref()
+  const onAbort = () => tell('stop')
+  opts.signal?.addEventListener('abort', onAbort, { once: true })
+  if (opts.signal?.aborted) onAbort()
 
-async function hold(client: pg.Client, opts: ActiveLockOptions, queryTimeoutMs: number): Promise<ActiveLease> {
-  const heartbeatMs = opts.heartbeatMs ?? 1000
-  const failAfterMs = opts.failAfterMs ?? 3000
-  const { rows } = await client.query(
-    timed(
-      `INSERT INTO leader_lease (id, epoch, holder, taken_at) VALUES (1, 1, $1, $2)
-       ON CONFLICT (id) DO UPDATE SET epoch = leader_lease.epoch + 1, holder = EXCLUDED.holder, taken_at = EXCLUDED.taken_at
-       RETURNING epoch::text AS epoch`,
-      [opts.holder, Date.now()],
-      queryTimeoutMs,
-    ),
-  )
-  const epoch = Number(rows[0].epoch)
   let tellLost!: (reason: string) => void
   const lost = new Promise<string>(resolve => (tellLost = resolve))
-  let done = false
-  /** performance.now() at which the newest heartbeat that came back was sent. */
-  let provenAt = performance.now()
-  const stop = (reason: string) => {
-    if (done) return
-    done = true
-    clearInterval(beat)
-    tellLost(reason)
-    // Ending the session frees the lock at once if the server still counts it as ours.
-    client.end().catch(() => {})
+  let released: (() => void) | undefined
+  let ended = false
+  const end = () => {
+    if (ended) return
+    ended = true
+    clearInterval(alive)
+    opts.signal?.removeEventListener('abort', onAbort)
+    void worker.terminate()
   }
-  client.on('error', err => stop(`the lock session failed: ${err.message}`))
-  client.on('end', () => stop('the lock session ended'))
-  let tickedAt = performance.now()
-  const stale = () => performance.now() - provenAt > failAfterMs
-  const beat = setInterval(() => {
-    const now = performance.now()
-    // A tick that comes late means this thread stood still (busy, or the process frozen): an answer may be sitting
-    // unread in the socket, so that time is not counted against the server. A holder frozen long enough still
-    // loses: the server's idle_session_timeout ends its session, which this client reads as soon as it runs again.
-    const stood = now - tickedAt - heartbeatMs
-    tickedAt = now
-    if (stood > 0) provenAt += stood
-    if (stale()) {
-      // Timers run before the answers waiting on sockets are read: judge again once this turn has read them.
-      setImmediate(() => {
-        if (stale()) stop(`no heartbeat answered for ${failAfterMs} ms`)
-      })
-      return
+
+  return new Promise<ActiveLease>((resolve, reject) => {
+    let holding = false
+    const gone = (reason: string) => {
+      if (holding) tellLost(reason)
+      else reject(new Error(reason))
+      released?.()
+      end()
     }
-    const sentAt = performance.now()
-    client.query('SELECT 1').then(
-      () => (provenAt = Math.max(provenAt, sentAt)),
-      (err: Error) => stop(`heartbeat failed: ${err.message}`),
-    )
-  }, heartbeatMs)
-  return {
-    epoch,
-    lost,
-    async release() {
-      if (done) return
-      done = true
-      clearInterval(beat)
-      tellLost('released')
-      await client.query(timed('SELECT pg_advisory_unlock($1, $2)', [...activeLockKey], queryTimeoutMs)).catch(() => {})
-      await client.end().catch(() => {})
-    },
-  }
+    worker.on('error', err => gone(`the active-lock thread failed: ${err.message}`))
+    worker.on('exit', code => gone(`the active-lock thread exited (code ${code})`))
+    worker.on('message', (message: FromLockThread) => {
+      if ('busy' in message) opts.onBusy?.()
+      else if ('waitError' in message) opts.onWaitError?.(new Error(message.waitError))
+      else if ('failed' in message) {
+        const { message: text, code } = message.failed
+        reject(code === 'active_elsewhere' ? new ActiveElsewhere(text) : Object.assign(new Error(text), code ? { code } : {}))
+        end()
+      } else if ('held' in message) {
+        holding = true
+        resolve({
+          epoch: message.held,
+          lost,
+          release: async () => {
+            if (ended) return
+            tellLost('released')
+            await new Promise<void>(done => {
+              released = done
+              tell('release')
+            })
+            end()
+          },
+        })
+      } else if ('lost' in message) {
+        tellLost(message.lost)
+        end()
+      } else if ('released' in message) {
+        released?.()
+      }
+    })
+  })
 }
 
 /**
@@ -178,16 +151,4 @@ export async function checkEpoch(tx: SqlExecutor, epoch: number): Promise<void> 
   if (!row || row.epoch !== epoch) {
     throw new NotActive(`this daemon is no longer the active one (epoch ${epoch}, now ${row?.epoch ?? 'none'})`)
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise(resolve => {
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, { once: true })
-  })
 }

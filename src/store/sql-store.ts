@@ -79,6 +79,8 @@ export type SqlErrorKind =
   | 'serialization'
   | 'deadlock'
   | 'lock_timeout'
+  | 'statement_timeout'
+  | 'unavailable'
   | 'connection'
 
 const postgresKinds: Record<string, SqlErrorKind> = {
@@ -89,6 +91,11 @@ const postgresKinds: Record<string, SqlErrorKind> = {
   '40001': 'serialization',
   '40P01': 'deadlock',
   '55P03': 'lock_timeout',
+  '57014': 'statement_timeout', // query_canceled: statement_timeout, or a cancel request
+  '53000': 'unavailable', // insufficient_resources
+  '53100': 'unavailable', // disk_full
+  '53200': 'unavailable', // out_of_memory
+  '53300': 'unavailable', // too_many_connections
   '57P01': 'connection', // admin shutdown
   '57P05': 'connection', // idle session timeout
   '25P03': 'connection', // idle in transaction timeout
@@ -122,15 +129,20 @@ export function sqlErrorKind(err: unknown): SqlErrorKind | undefined {
   return postgresKinds[code] ?? sqliteKinds[code] ?? (/^08/.test(code) ? 'connection' : undefined)
 }
 
+/** Kinds that say the database could not do the work in time or at all, whatever the work was. */
+const faultKinds = new Set<SqlErrorKind | undefined>(['connection', 'lock_timeout', 'statement_timeout', 'unavailable'])
+
 /**
  * A fault of the database rather than of the operation: the session or the server went away, a COMMIT's answer was
- * lost (`commit_outcome_unknown`), or this daemon is no longer the active one (`not_active`). The transaction that
- * met it applied nothing or, for a lost COMMIT, may have; earlier transactions of the same operation stand. So the
- * caller is told that the outcome is unknown, never that nothing happened.
+ * lost (`commit_outcome_unknown`), this daemon is no longer the active one (`not_active`), or the server was too slow
+ * or short of resources to do the work (a lock or statement timeout, a server out of connections or disk — as under
+ * a crash recovery on a loaded host, where a payment met a statement timeout and was answered "internal error"). The
+ * transaction that met it applied nothing or, for a lost COMMIT, may have; earlier transactions of the same operation
+ * stand. So the caller is told that the outcome is unknown, never that nothing happened.
  */
 export function isStoreFault(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code
-  return code === 'commit_outcome_unknown' || code === 'not_active' || sqlErrorKind(err) === 'connection'
+  return code === 'commit_outcome_unknown' || code === 'not_active' || faultKinds.has(sqlErrorKind(err))
 }
 
 /** Delay before retry `attempt` (1-based): 50 ms doubling to at most 1 s, each ±50 % at random (as LND does). */

@@ -144,7 +144,12 @@ async function scenario(mode: 'fast' | 'immediate'): Promise<void> {
   // Still exactly one, once the load is done.
   assert.is(await settled('still exactly one active'), active)
 
-  for (const r of sent) assert.ok(r.reply?.status === 'OK' || unknownOutcome(r.reply), `request ${r.requestId}: ${JSON.stringify(r.reply)}`)
+  // An answer that is neither: the daemons' log line for it says what escaped.
+  const loggedFor = (reply: Reply | undefined) => {
+    const id = /\(id ([0-9a-f]+)\)/.exec(reply?.status === 'ERROR' ? reply.reason : '')?.[1]
+    return id ? running.flatMap(d => d.logs().split('\n').filter(line => line.includes(id))).join('\n') : ''
+  }
+  for (const r of sent) assert.ok(r.reply?.status === 'OK' || unknownOutcome(r.reply), `request ${r.requestId}: ${JSON.stringify(r.reply)}\n${loggedFor(r.reply)}`)
   // In the active daemon's books: each acknowledged payment once, each of unknown outcome at most once (by amount,
   // which differs within a payer).
   const zero = { ts: 0, id: 0 }

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert'
 import { rejects } from 'node:assert/strict'
 import pg from 'pg'
 import fs from 'node:fs'
-import { openStore, postgresSqlStore, sqliteSqlStore, sqlErrorKind, toPostgresSchema, type SqlStore } from '../../src/store/index.js'
+import { isStoreFault, openStore, postgresSqlStore, sqliteSqlStore, sqlErrorKind, toPostgresSchema, type SqlStore } from '../../src/store/index.js'
 import { tempDataDir } from '../support/daemon.js'
 import { logPostgresSkipped, openEngines, sqliteEngine } from '../support/sql-engines.js'
 
@@ -301,10 +301,21 @@ if (both.postgres) {
       await holder.query('SELECT * FROM locked WHERE id = 1 FOR UPDATE')
       const err = await store.transaction(tx => tx.run('UPDATE locked SET id = 1 WHERE id = 1')).catch(e => e)
       assert.is(sqlErrorKind(err), 'lock_timeout')
+      assert.ok(isStoreFault(err), 'answered as a database fault (outcome unknown), not as a bug')
       await holder.query('ROLLBACK')
     } finally {
       await holder.end()
     }
+  })
+
+  only('a statement past statement_timeout is a database fault of its own kind, not a bug', async () => {
+    const err = await store.transaction(async tx => {
+      await tx.run("SET LOCAL statement_timeout = '50ms'")
+      await tx.one('SELECT pg_sleep(2)')
+    }).catch(e => e)
+    assert.is(sqlErrorKind(err), 'statement_timeout')
+    assert.ok(isStoreFault(err), 'answered "outcome unknown", not "internal error"')
+    assert.not.ok(isStoreFault(Object.assign(new Error('duplicate'), { code: '23505' })), 'a refused write is the operation\'s own error')
   })
 
   only.run()
