@@ -2,7 +2,7 @@
 // payment transaction (debit-budget.ts), so concurrent debits never exceed the budget together. A payment whose outcome the node does not know yet is answered when it resolves, also after
 // a restart (the payments table says how it ended; clink_debit_payments says whether the requester heard).
 import type { Logger } from 'pino'
-import { filter, type Observable, type Subscription, type DomainEvent } from '../bus/index.js'
+import { BoundedSet, filter, type Observable, type Subscription, type DomainEvent } from '../bus/index.js'
 import type { Wallet } from '../wallet/index.js'
 import type { ClinkSender } from './wire.js'
 import { clinkDebitKind } from './wire.js'
@@ -49,11 +49,20 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
     return true
   }
 
+  /**
+   * Requests this run answered unasked (answerLate). After a restart the relay may deliver a stopped run's request
+   * again only once its payment has resolved and been answered here; `resume` then finds it 'answered' exactly as if
+   * the stopped run had answered it in the books but died before sending, and must not send it a second time. The
+   * replay comes within moments of the start, so the newest ten thousand are plenty.
+   */
+  const answeredLate = new BoundedSet<string>(10_000)
+
   /** Answers a payment that resolved after its run gave up waiting, exactly once (the guarded move decides). */
   const answerLate = async (row: DebitPaymentRow) => {
     if (row.answer !== 'awaiting' || !outbox()) return
     const answer = await resolvedAnswer(row.payment_hash)
     if (!answer || !(await store.moveAnswer(row.payment_hash, 'awaiting', 'answered'))) return
+    answeredLate.add(row.request_id)
     send(row, answer)
   }
 
@@ -101,6 +110,8 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
       }
       // Awaiting: the answer is this run's to send unless the sweep sent it first.
       if (row.answer === 'awaiting') return (await store.moveAnswer(row.payment_hash, 'awaiting', 'answered')) ? answer : 'later'
+      // Answered unasked by this run already: nothing more to say.
+      if (row.answer === 'answered' && answeredLate.has(requestId)) return 'later'
       // Answered by a run that stopped before the transport sent it: sent (again) now.
       await store.moveAnswer(row.payment_hash, 'paying', 'answered')
       return answer
