@@ -3,6 +3,7 @@
 // a restart (the payments table says how it ended; clink_debit_payments says whether the requester heard).
 import type { Logger } from 'pino'
 import { BoundedSet, filter, type Observable, type Subscription, type DomainEvent } from '../bus/index.js'
+import { isStoreFault } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
 import type { ClinkSender } from './wire.js'
 import { clinkDebitKind } from './wire.js'
@@ -66,6 +67,52 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
     send(row, answer)
   }
 
+  /**
+   * What a payment that threw after it was recorded (`hash`) comes to: paid or refused now, or 'later' while the node
+   * has not said (then answerLate answers). No row: its transaction never committed, nothing was paid.
+   */
+  const afterThrow = async (hash: string, err: unknown): Promise<DebitPaid> => {
+    if (!(await store.debitPayment(hash))) return { status: 'refused', answer: gfyFor(err), error: err }
+    const late = await resolvedAnswer(hash)
+    if (!late && (await store.moveAnswer(hash, 'paying', 'awaiting'))) {
+      // It may have resolved between the throw and the move; then nobody else will answer it.
+      const row = (await store.debitPayment(hash))!
+      const now = await resolvedAnswer(hash)
+      if (now && (await store.moveAnswer(hash, 'awaiting', 'answered'))) {
+        return now.res === 'ok' ? { status: 'paid', answer: now } : { status: 'refused', answer: now, error: err }
+      }
+      log.info({ requestId: row.request_id, paymentHash: hash }, 'debit payment in flight: answered when the node resolves it')
+      return { status: 'later' }
+    }
+    await store.moveAnswer(hash, 'paying', 'answered')
+    // Paid, and the fault came after (recording the answer, say): the requester hears that it was paid.
+    if (late?.res === 'ok') return { status: 'paid', answer: late }
+    return { status: 'refused', answer: gfyFor(err), error: err }
+  }
+
+  /** Retries after a database fault: 1 s doubling to 30 s, for about five minutes; stopped with the room. */
+  const retries = new Set<NodeJS.Timeout>()
+  const answerWhenReadable = (p: DebitPayment, hash: string, attempt = 1) => {
+    const timer = setTimeout(() => {
+      retries.delete(timer)
+      void (async () => {
+        const row = await store.debitPayment(hash)
+        if (!row) {
+          // Its transaction never committed: nothing was paid, and the requester has heard nothing yet.
+          send({ app_id: p.appId, requester: p.requester, request_id: p.requestId }, gfy(2))
+          return
+        }
+        // 'awaiting' or 'answered': the sweep or another run has it.
+        if (row.answer !== 'paying' || !(await store.moveAnswer(hash, 'paying', 'awaiting'))) return
+        await answerLate({ ...row, answer: 'awaiting' })
+      })().catch(err => {
+        if (isStoreFault(err) && attempt < 10) return answerWhenReadable(p, hash, attempt + 1)
+        log.error({ err, requestId: p.requestId, paymentHash: hash }, 'could not learn how a debit payment ended; it is answered at the next start')
+      })
+    }, Math.min(1000 * 2 ** (attempt - 1), 30_000))
+    retries.add(timer)
+  }
+
   let resolutions: Subscription | undefined
   return {
     async pay(p: DebitPayment): Promise<DebitPaid> {
@@ -77,21 +124,18 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
       } catch (err) {
         // Only while the grant is still the expired one: a grant the user gave meanwhile stays.
         if (err instanceof DebitRefusal && err.reason === 'expired') await store.resetExpired(p.userId, p.requester, clockNow())
-        if (hash !== undefined && (await store.debitPayment(hash))) {
-          const late = await resolvedAnswer(hash)
-          if (!late && (await store.moveAnswer(hash, 'paying', 'awaiting'))) {
-            // It may have resolved between the throw and the move; then nobody else will answer it.
-            const row = (await store.debitPayment(hash))!
-            const now = await resolvedAnswer(hash)
-            if (now && (await store.moveAnswer(hash, 'awaiting', 'answered'))) {
-              return now.res === 'ok' ? { status: 'paid', answer: now } : { status: 'refused', answer: now, error: err }
-            }
-            log.info({ requestId: row.request_id, paymentHash: hash }, 'debit payment in flight: answered when the node resolves it')
-            return { status: 'later' }
-          }
-          await store.moveAnswer(hash, 'paying', 'answered')
+        if (hash === undefined) return { status: 'refused', answer: gfyFor(err), error: err }
+        try {
+          return await afterThrow(hash, err)
+        } catch (lookupError) {
+          // The database failed while this run learned how the payment stands: the requester is answered once the
+          // books can be read (answerWhenReadable), never now with a "Temporary Failure" that may be followed by
+          // how the payment really ended.
+          if (!isStoreFault(lookupError)) throw lookupError
+          log.warn({ requestId: p.requestId, paymentHash: hash, err: { message: (lookupError as Error).message } }, 'the database failed while a debit payment was read: its requester is answered once it can be')
+          answerWhenReadable(p, hash)
+          return { status: 'later' }
         }
-        return { status: 'refused', answer: gfyFor(err), error: err }
       }
     },
 
@@ -139,6 +183,8 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
     },
     stop(): void {
       resolutions?.unsubscribe()
+      for (const timer of retries) clearTimeout(timer)
+      retries.clear()
     },
   }
 }
