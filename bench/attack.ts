@@ -1,4 +1,4 @@
-// `npm run bench -- attack` (issue 22): each attack on a fresh daemon, from a process of its own on another loopback
+// `npm run bench -- attack`: each attack on a fresh daemon, from a process of its own on another loopback
 // address (test/support/relay-attacker.ts), measured from this process as a user would see it:
 // - health p50/p99: GET /api/health every 100 ms;
 // - a fresh wallet's RPC: a new key connects to the embedded relay and calls GetUserInfo, every second (connect
@@ -9,7 +9,7 @@
 //   (page_count × page_size, WAL included) over the attack's second half, when no bench payment runs (so what grows
 //   is the attack's doing);
 // - `relaypay audit` on the data dir after the daemon stopped.
-// Floors (issue 22): health p99 < 100 ms, fresh RPC < 1 s, payments >= 50 % of quiet, store within its quota,
+// Floors: health p99 < 100 ms, fresh RPC < 1 s, payments >= 50 % of quiet, store within its quota,
 // payments database growth < 1 MB, audit clean. The machine is shared: figures are as measured.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'

@@ -1,4 +1,4 @@
-// The performance budget (issue 14): one JSON summary with every figure and, per floor, met or missed.
+// The performance budget: one JSON summary with every figure and, per floor, met or missed.
 //   - internal payments/s over HTTP at concurrency 32 (p50/p99, daemon and client CPU per payment; median of 3 runs)
 //   - relay round trips/s with 64 in flight (p50/p99, CPU per round trip; median of 3 runs)
 //   - cost per payment with 10k vs 1M journal rows (daemon CPU ms per payment on each, and their ratio)
@@ -79,10 +79,10 @@ export async function benchBudget(opts: BudgetOptions) {
     startAtLargeLedger: atLarge.start,
     rssAt100kUsers: { seed: rss.seed, start: rss.start, ...rss.result },
     floors: {
-      paymentsPerSecond: floor('>= 5000 internal payments/s over HTTP at c32 (issue 14)', payments.paymentsPerSecond, v => v >= 5000),
-      paymentsPerSecondIssue4: floor('>= 2000 internal payments/s over HTTP at c32 (issue 4)', payments.paymentsPerSecond, v => v >= 2000),
-      relayRoundTripsPerSecond: floor('>= 1000 round trips/s, 64 in flight (issue 14)', relay.roundTripsPerSecond, v => v >= 1000),
-      relayRoundTripsPerSecondIssue5: floor('>= 500 round trips/s (issue 5)', relay.roundTripsPerSecond, v => v >= 500),
+      paymentsPerSecond: floor('>= 5000 internal payments/s over HTTP at c32 (the budget)', payments.paymentsPerSecond, v => v >= 5000),
+      paymentsPerSecondIssue4: floor('>= 2000 internal payments/s over HTTP at c32 (the first floor)', payments.paymentsPerSecond, v => v >= 2000),
+      relayRoundTripsPerSecond: floor('>= 1000 round trips/s, 64 in flight (the budget)', relay.roundTripsPerSecond, v => v >= 1000),
+      relayRoundTripsPerSecondIssue5: floor('>= 500 round trips/s (the first floor)', relay.roundTripsPerSecond, v => v >= 500),
       costPerPaymentGrowth: floor(`daemon CPU per payment at ${large} rows within 20% of ${small} rows`, costRatio, v => v <= 1.2),
       startMs: floor(`spawn to HTTP ready < 1000 ms at ${large} journal rows`, atLarge.start.readyMs, v => v < 1000),
       rssMb: floor(`RSS < 200 MB with ${rssUsers} users (after start and after load)`, rssPeak, v => v < 200),

@@ -1,4 +1,4 @@
-// Issue 24, item 3: the cost of a payment as the journal grows, and memory with many users, for one or more builds
+// The cost of a payment as the journal grows, and memory with many users, for one or more builds
 // side by side (BENCH_FLAT_ROOTS: repo roots, comma separated; default this one), run by run alternating.
 //   - daemon CPU per internal payment (c32) on a seeded journal of 10k and of 1M rows, and their ratio
 //   - RSS with 100k users after start and after load

@@ -1,4 +1,4 @@
-// Issue 26, item 8: what a plain start costs, for builds side by side in one run (BENCH_LEAN_START_ROOTS: repo
+// What a plain start costs, for builds side by side in one run (BENCH_LEAN_START_ROOTS: repo
 // roots, comma separated; default this one), alternating run by run. Each run spawns `relaypay start` of one build on
 // an empty data dir (the offline default: embedded node and relay), times spawn → daemon.json (HTTP listening) and
 // spawn → the first 200 from /readyz, then waits a second for the start's background work and reads the process's

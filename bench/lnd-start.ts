@@ -1,5 +1,5 @@
 // Spawn → healthy of a daemon on LND after a crash, with payments LND is still pathfinding for and a long invoice
-// history (issue 26, item 7). One fake LND (in this process) holds `invoices` invoices of history (every tenth
+// history. One fake LND (in this process) holds `invoices` invoices of history (every tenth
 // settled) and `pending` payments in flight with no HTLC out; a data dir is prepared once per build, by that build
 // (a funded user, the payments started, then SIGKILL: an older build cannot run on a newer build's schema), and
 // copied for every run. Each run spawns `relaypay start` of one build on a

@@ -1,5 +1,5 @@
 // Preloaded into a daemon under test (`NODE_OPTIONS=--import <this file>`, BENCH_MEMORY_DIR=<dir>) to see what holds
-// its memory (issue 24 item 3). Every thread (the main one and each worker, which inherit the preload) writes its V8
+// its memory. Every thread (the main one and each worker, which inherit the preload) writes its V8
 // heap figures to `<dir>/<pid>-<threadId>.json` twice a second: committed and used size per heap space, so a young
 // generation that grew, or an old generation full of garbage between two mark-compacts, shows as such. SIGWINCH
 // makes the main thread write a heap snapshot (`<pid>-<n>.heapsnapshot`, which collects the garbage first) and,

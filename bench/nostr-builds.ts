@@ -1,4 +1,4 @@
-// Nostr GetUserInfo round trips of one or more builds side by side (issue 24 items 2 and 5): for each run, each
+// Nostr GetUserInfo round trips of one or more builds side by side: for each run, each
 // relay (the daemon's embedded one, and an external `relaypay relay` process of the same build on loopback) and
 // each build, a fresh daemon takes 8 and 64 requests in flight. Builds alternate within a run, so an old build
 // and the new one see the same machine. Reported per row: round trips/s, p50/p99, and the CPU per round trip of

@@ -1,7 +1,7 @@
 // Round trips over the relay bus, through the daemon's embedded relay, by independent clients (one key and
-// connection each) with 8 and 64 requests in flight (issue 5): GetUserInfo (a cheap read), and PayInvoice of
+// connection each) with 8 and 64 requests in flight: GetUserInfo (a cheap read), and PayInvoice of
 // another user's invoice (an internal payment: one ledger transaction, pushes to both sides). A round trip is
-// request published → reply received and decrypted. The floor the issue sets is 500 round trips/s.
+// request published → reply received and decrypted. The first floor is 500 round trips/s (bench/budget.ts).
 // The clients sign each request in the loop but do not verify replies, so the load generator stays light; the
 // payees' invoices are made over HTTP before the clock starts.
 import { startDaemon, type TestDaemon } from '../test/support/daemon.js'

@@ -1,4 +1,4 @@
-// Issue 27 item 6: the internal-payments bench (bench/payments.ts) with the books on PostgreSQL beside the same work
+// The internal-payments bench (bench/payments.ts) with the books on PostgreSQL beside the same work
 // on SQLite, in one run on one machine. The PostgreSQL rows add the server's CPU per payment (its processes, from
 // /proc), so the whole cost of a payment is visible and not only the daemon's share of it.
 import { benchPayments, type PaymentBenchResult } from './payments.js'

@@ -1,4 +1,4 @@
-// Payments on the LND backend (issue 24): the daemon on the project's fake LND (test/support/fake-lnd, real gRPC
+// Payments on the LND backend: the daemon on the project's fake LND (test/support/fake-lnd, real gRPC
 // over TLS with a macaroon, in this process), driven over HTTP the way an integrator does.
 //   - pairs: a worker asks AddAppUserInvoice for the payee, then PayAppUserInvoice from the payer (an internal
 //     payment), one after the other; pairs/s at each concurrency, p50/p99 of each half, daemon CPU per pair
@@ -35,7 +35,7 @@ export interface LndPaymentsOptions {
   externalPayments?: number
   settlements?: number
   profileDir?: string
-  /** Start each daemon on a copy of budget.ts's seeded database of this size (issue 24 item 3 on LND). */
+  /** Start each daemon on a copy of budget.ts's seeded database of this size (flat cost on LND). */
   seed?: { users: number; ledgerEntries: number }
   /** Each root on these books, in turn (default SQLite only): 'postgres' is `[store] url` on bench/postgres-server.ts. */
   stores?: ('sqlite' | 'postgres')[]

@@ -1,5 +1,5 @@
 // `npm run bench`: starts the real daemon on temporary data dirs and measures it over loopback (HTTP and the
-// embedded relay). Prints one JSON document; `budget` holds the performance budget of issue 14 with a `floors`
+// embedded relay). Prints one JSON document; `budget` holds the performance budget with a `floors`
 // section (met / missed per floor). Figures from a shared 2-core machine are noisy: compare ratios within one run,
 // and the CPU milliseconds per operation, which depend far less on what else the machine runs.
 // `npm run bench -- budget nostr` runs only the named parts; BENCH_DURATION_MS sets each timed window (default
@@ -34,14 +34,14 @@ const parts: Record<string, () => Promise<unknown>> = {
   payments: async () => {
     const full = await benchPayments({ synchronous: 'full', paymentsPerLevel })
     const normal = await benchPayments({ synchronous: 'normal', paymentsPerLevel, concurrencies: [32] })
-    // Issue 27: the same work with the books on PostgreSQL 15 (bench/payments-engines.ts), with its server's CPU.
+    // The same work with the books on PostgreSQL 15 (bench/payments-engines.ts), with its server's CPU.
     const postgres = await benchPaymentsOnPostgres({ paymentsPerLevel })
     return {
       full,
       normal,
       postgres,
       postgresBesideSqlite: 'results' in postgres ? postgresBesideSqlite(full.results, postgres.results) : undefined,
-      // Issue 24: the LND backend on the fake LND (pairs of AddAppUserInvoice + PayAppUserInvoice, external
+      // The LND backend on the fake LND (pairs of AddAppUserInvoice + PayAppUserInvoice, external
       // payments, settlements); BENCH_LND_ROOTS runs older builds beside this one, and PostgreSQL's books' rows come with
       // SQLite's unless BENCH_LND_STORES says otherwise.
       lnd: await benchLndPayments({ stores: ['sqlite', 'postgres'], ...lndPaymentsOptionsFromEnv() }),
@@ -55,29 +55,29 @@ const parts: Record<string, () => Promise<unknown>> = {
   // relaypay's LND calls on A: the ratio of the rates says whether LND or relaypay is the limit. Not in the default
   // set: it needs the regtest binaries and starts a network of its own (BENCH_REGTEST_* settings).
   paymentsRegtest: () => benchPaymentsRegtest(paymentsRegtestOptionsFromEnv()),
-  // Issue 24 item 3 for one or more builds (BENCH_FLAT_ROOTS): CPU per payment at 10k and 1M journal rows, RSS with
+  // Flat cost for one or more builds (BENCH_FLAT_ROOTS): CPU per payment at 10k and 1M journal rows, RSS with
   // 100k users. Not in the default set: budget measures the same for this build.
   flatCost: () => benchFlatCost(flatCostOptionsFromEnv()),
   // Old and new builds in one run (BENCH_ROOTS, BENCH_SIDE_RUNS): payments/s at c=32 and Nostr round trips/s with
   // the daemon's CPU per operation. Not in the default set: it needs the builds to compare.
   sideBySide: () => benchSideBySide(sideBySideOptionsFromEnv(process.env, durationMs, paymentsPerLevel)),
   nostr: () => benchNostr({ durationMs, inFlight: [8, 64] }),
-  // Issue 24 item 2: GetUserInfo through the embedded and an external relay, BENCH_NOSTR_ROOTS builds side by side,
+  // GetUserInfo through the embedded and an external relay, BENCH_NOSTR_ROOTS builds side by side,
   // BENCH_NOSTR_RUNS runs (default 3). Not in the default set: nostr measures this build.
   nostrBuilds: () => benchNostrBuilds(nostrBuildsOptionsFromEnv()),
   // Sign, check and ECDH on each secp256k1 engine (native, wasm, pure JS), CPU µs per operation in this process.
   crypto: () => measureCryptoFloor(),
   restaurant: () => benchRestaurant({ durationMs }),
   metricsZip: () => benchMetricsZip({ baselineMs: durationMs }),
-  // Issue 27: the engine-neutral SqlStore against raw better-sqlite3, and PostgreSQL beside it when a server is at
+  // The engine-neutral SqlStore against raw better-sqlite3, and PostgreSQL beside it when a server is at
   // hand. Not in the default set: it measures the store layer alone, not the daemon.
   storeEngine: () => benchStoreEngine({ ops: Number(process.env.BENCH_STORE_OPS ?? 50_000) }),
   // Not in the default set: it prepares 100k invoices and, against an old build, waits minutes per run.
   lndStart: () => benchLndStart(lndStartOptionsFromEnv()),
-  // Issue 26 item 8: spawn → /readyz, RSS and CPU after a plain start, builds side by side (BENCH_LEAN_START_ROOTS,
+  // Spawn → /readyz, RSS and CPU after a plain start, builds side by side (BENCH_LEAN_START_ROOTS,
   // BENCH_LEAN_START_RUNS). Not in the default set: it compares builds.
   leanStart: () => benchLeanStart(leanStartOptionsFromEnv()),
-  // Issue 22: each attack for BENCH_ATTACK_MS (default 10 s) after a quiet window of BENCH_DURATION_MS;
+  // Each attack for BENCH_ATTACK_MS (default 10 s) after a quiet window of BENCH_DURATION_MS;
   // BENCH_ATTACKS=readFlood,storeFill,connectionHog,guestOrders picks some.
   attack: () =>
     benchAttack({
@@ -109,7 +109,7 @@ async function benchEngines(runs: number) {
   return rounds
 }
 
-/** Health and one authenticated POST through the whole dispatcher, at concurrency 1 and 32 (issue 2). */
+/** Health and one authenticated POST through the whole dispatcher, at concurrency 1 and 32. */
 async function benchSpine() {
   const daemon = await startDaemon({ env: { RELAYPAY_LOG_LEVEL: 'warn' } })
   const isOk = (status: number, body: string) => status === 200 && body.includes('"status":"OK"')

@@ -1,4 +1,4 @@
-// Issue 27: what the engine-neutral SqlStore costs on SQLite over the raw better-sqlite3 call it wraps (the same
+// What the engine-neutral SqlStore costs on SQLite over the raw better-sqlite3 call it wraps (the same
 // file, pragmas and statements, one after the other in one process), and, when a PostgreSQL server is at hand
 // (RELAYPAY_TEST_POSTGRES_URL, or Debian's PostgreSQL 15 started for the run), the same work on PostgreSQL: a
 // 3-statement money transaction one at a time and 16 in flight. Figures are per operation; compare within one run.

@@ -1,5 +1,5 @@
-// The operation catalogue: every operation of the three seeds plus our own, one entry each. HTTP routes, Nostr
-// routing, validation, docs/operations.md and `relaypay call` are all derived from this list.
+// The operation catalogue: every operation the daemon serves, Lightning.Pub's and our own, one entry each. HTTP
+// routes, Nostr routing, validation, docs/operations.md and `relaypay call` are all derived from this list.
 import { adminOperations } from './operations/admin.js'
 import { metricsOperations } from './operations/metrics.js'
 import { guestOperations } from './operations/guest.js'

@@ -1,5 +1,5 @@
 // The vocabulary the operation catalogue is written in: wire messages as zod schemas that follow the
-// upstream Lightning.Pub JSON rules (reference/pub-messages.md, "JSON encoding rules"), plus helpers for the
+// upstream Lightning.Pub JSON rules (docs/pub-protocol.md, "Names and JSON"), plus helpers for the
 // host and extension routes. zod gives us validation with field paths and static types from one definition.
 import { z } from 'zod'
 

@@ -3,8 +3,8 @@
 import type { z } from 'zod'
 
 /**
- * Caller kinds. The first six are the payments service's (seed 000, "Authentication"); the rest are the wallet
- * host's, used by the extensions and the model registry.
+ * Caller kinds. The first six are the payments service's, upstream's six (docs/pub-protocol.md, "Callers"); the
+ * rest are the wallet host's, used by the extensions and the model registry.
  */
 export type AuthKind =
   | 'guest' // no credentials
@@ -59,8 +59,9 @@ export interface Operation<
   /** Also callable over the Nostr relay transport (kind 21000). */
   nostr?: boolean
   /**
-   * Served only by the codec of one Nostr kind, under the name that kind's protocol gives the request (issue 23:
-   * the NIP-47 methods on kind 23194). Such an operation has no HTTP route and is no kind-21000 rpcName.
+   * Served only by the codec of one Nostr kind, under the name that kind's protocol gives the request (the NIP-47
+   * methods on kind 23194; docs/architecture.md, "The Nostr pipeline"). Such an operation has no HTTP route and is
+   * no kind-21000 rpcName.
    */
   nostrCodec?: { kind: number; request: string }
   /** Server-streaming: the handler returns an Observable; over Nostr items are pushed. */

@@ -1,4 +1,4 @@
-// Issue 24 item 1: relaypay's own gRPC channel (src/node/lnd/grpc-channel.ts) against @connectrpc/connect-node with
+// Client cost: relaypay's own gRPC channel (src/node/lnd/grpc-channel.ts) against @connectrpc/connect-node with
 // protobuf-es codecs generated from LND's protos, client CPU µs per call on the same fake LND in another process.
 // Not part of relaypay and not installed with it: run it from a copy of this folder, against a built repo:
 //   cp -r bench/connect-compare /tmp/cc && cd /tmp/cc && npm install

@@ -1,4 +1,4 @@
-// Applications and the users they manage (App and Admin operations). Field tables: reference/pub-messages.md.
+// Applications and the users they manage (App and Admin operations). Fields: upstream's structs.proto.
 import { bool, int, list, message, optional, text } from '../dsl.js'
 import { CumulativeFees, PayerData } from './common.js'
 import { NewInvoiceRequest } from './invoices.js'
@@ -101,7 +101,7 @@ export const GetAppUserLNURLInfoRequest = message('GetAppUserLNURLInfoRequest', 
 
 export const SetMockAppUserBalanceRequest = message('SetMockAppUserBalanceRequest', {
   user_identifier: text(),
-  amount: int(), // sats; test mode only (pub-protocol.md §8.2)
+  amount: int(), // sats; test mode only (docs/pub-protocol.md, "Test mode")
 })
 
 export const SetMockAppBalanceRequest = message('SetMockAppBalanceRequest', {

@@ -1,5 +1,5 @@
 // Messages shared across areas: fee parameters, payer data, the encryption exchange and the service beacon.
-// Field tables: reference/pub-messages.md (names and presence exactly as upstream).
+// Fields: upstream's structs.proto (names and presence exactly as upstream).
 import { int, map, message, optional, text } from '../dsl.js'
 
 export { Empty } from '../dsl.js'

@@ -1,5 +1,5 @@
 // CLINK debit authorizations: rules, grants, live requests and the user's answers.
-// Field tables: reference/pub-messages.md.
+// Fields: upstream's structs.proto.
 import { Empty, bool, enumOf, int, list, message, oneof, optional, text } from '../dsl.js'
 
 export const IntervalType = enumOf('IntervalType', ['DAY', 'WEEK', 'MONTH'])

@@ -1,10 +1,10 @@
-// Messages of the wallet host API (reference/wallet-host.md, "Minimal host API"), the LNbits-compatible subset
+// Messages of the wallet host API (src/host-api/), the LNbits-compatible subset
 // that host-side tools and the extensions' own clients call. Field names follow upstream LNbits exactly.
 // Unlike the pub dialect, these routes validate strictly, as pydantic does:
 // a field of the wrong type is a 400, and `null` is accepted only where upstream gives it a meaning.
 import { bool, decimal, enumOf, int, json, map, message, text, z } from '../dsl.js'
 
-/** Upstream bound of `extra` (wallet-host.md, "Invoice-paid events for extensions"). */
+/** Bound of an invoice's `extra`: small references the extensions' invoice-paid listeners filter on. */
 const maxExtraBytes = 4096
 /** Upstream `CreateInvoice.memo` bound. */
 const maxMemoChars = 640

@@ -1,4 +1,4 @@
-// Invoices, payments and on-chain addresses of a user. Field tables: reference/pub-messages.md.
+// Invoices, payments and on-chain addresses of a user. Fields: upstream's structs.proto.
 import { bool, enumOf, int, message, optional, text } from '../dsl.js'
 import { CumulativeFees } from './common.js'
 

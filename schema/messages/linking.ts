@@ -1,5 +1,5 @@
 // Linking a relay-network key (npub) to an app user, admin enrollment and one-time invite links.
-// Field tables: reference/pub-messages.md.
+// Fields: upstream's structs.proto.
 import { Empty, bool, int, message, oneof, optional, text } from '../dsl.js'
 
 export const GetNPubLinking = message('GetNPubLinking', {

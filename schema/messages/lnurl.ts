@@ -1,6 +1,6 @@
 // LNURL responses, and the query-string inputs of the guest LNURL GET routes. Query parameters arrive as
 // strings over HTTP (even `amount`), so these inputs are strings; handlers parse them.
-// Field tables: reference/pub-messages.md; query names: the seed's Guest table.
+// Fields: upstream's structs.proto; query names: the `query` options of its methods.proto.
 import { Empty, bool, int, list, message, optional, text } from '../dsl.js'
 
 export const LnurlLinkResponse = message('LnurlLinkResponse', {

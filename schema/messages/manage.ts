@@ -1,4 +1,4 @@
-// CLINK manage authorizations (remote offer management grants). Field tables: reference/pub-messages.md.
+// CLINK manage authorizations (remote offer management grants). Fields: upstream's structs.proto.
 import { bool, list, message, optional, text } from '../dsl.js'
 
 export const ManageAuthorization = message('ManageAuthorization', {

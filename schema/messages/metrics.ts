@@ -1,5 +1,5 @@
 // Metrics reports: usage and bundle TLV files, error windows, per-app and per-node reports, forwarding,
-// provider disruptions. Nested Lnd* types keep their upstream names. Field tables: reference/pub-messages.md.
+// provider disruptions. Nested Lnd* types keep their upstream names. Fields: upstream's structs.proto.
 import { bool, enumOf, int, list, map, message, optional, text } from '../dsl.js'
 import { Application } from './apps.js'
 import { ClosedChannel, OpenChannel } from './node.js'

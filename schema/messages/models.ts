@@ -1,7 +1,7 @@
-// Messages of the transcription model registry (seed 002, exact type and field names; reference/models.md).
+// Messages of the transcription model registry: type and field names exactly as its interface publishes them.
 import { bool, enumOf, int, intParam, list, message, text, z } from '../dsl.js'
 
-/** The seed's bound on a model name. */
+/** The registry's bound on a model name: 1 to 32 characters. */
 const maxModelNameChars = 32
 
 export const TranscriptionModel = message('TranscriptionModel', {
@@ -42,7 +42,7 @@ export const ModelNameRequest = message('ModelNameRequest', {
 export const ModelDownloadState = enumOf('ModelDownloadState', ['not_downloaded', 'downloading', 'downloaded', 'failed'])
 
 /**
- * Progress of a model download (beyond the seed, reference/models.md): `not_downloaded` = not cached and no transfer
+ * Progress of a model download (ours, beyond the registry): `not_downloaded` = not cached and no transfer
  * running, `downloaded` = cached, `failed` = the last transfer failed (`error` says why).
  */
 export const ModelDownloadProgress = message('ModelDownloadProgress', {
@@ -53,7 +53,7 @@ export const ModelDownloadProgress = message('ModelDownloadProgress', {
   error: text().optional(),
 })
 
-// Recordings (issue 10, beyond the seed): audio transcribed by the local engine, each keeping its model.
+// Recordings (ours, beyond the registry): audio transcribed by the local engine, each keeping its model.
 
 /** Most recordings one list answer carries. */
 const maxRecordingsPage = 200

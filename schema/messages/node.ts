@@ -1,6 +1,6 @@
 // Node administration messages (Admin): info, seed, channels, peers, policy, on-chain bumps, assets and
-// liabilities. Seed names replace upstream Lnd* names; nested Lnd* types keep their upstream names (the seed does
-// not name them). Field tables: reference/pub-messages.md.
+// liabilities. Our Node* names replace upstream's Lnd* ones (docs/pub-protocol.md, "Names and JSON"); nested Lnd*
+// types, which no published name replaces, keep upstream's. Fields: upstream's structs.proto.
 import { Empty, bool, enumOf, int, list, message, oneof, optional, text } from '../dsl.js'
 
 export const NodeGetInfoRequest = message('NodeGetInfoRequest', {

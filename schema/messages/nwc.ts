@@ -58,7 +58,7 @@ export const NwcConnectionId = message('NwcConnectionId', {
   connection_id: text(),
 })
 
-// The NIP-47 requests themselves (kind 23194, issue 23): `params` as the client sends them and `result` as NIP-47
+// The NIP-47 requests themselves (kind 23194): `params` as the client sends them and `result` as NIP-47
 // names it, amounts in msat. Every field is free-form here because the NWC room checks each one and answers in
 // NIP-47's own words (`OTHER: amount must be a positive integer`), which clients already show.
 /** A field the NWC room checks itself: anything, or absent. */

@@ -1,5 +1,5 @@
 // CLINK offers and products. AddUserOffer/UpdateUserOffer take the smaller upstream request shapes
-// (OfferCreateRequest/OfferUpdateRequest), not OfferConfig. Field tables: reference/pub-messages.md.
+// (OfferCreateRequest/OfferUpdateRequest), not OfferConfig. Fields: upstream's structs.proto.
 import { bool, int, list, map, message, optional, text } from '../dsl.js'
 
 export const OfferConfig = message('OfferConfig', {

@@ -1,6 +1,6 @@
 // The user operations history: operation records, six-cursor pagination, live pushes and push notifications.
 // The upstream misspelling `Payemnts` in GetUserOperationsResponse is part of the wire format.
-// Field tables: reference/pub-messages.md.
+// Fields: upstream's structs.proto.
 import { bool, enumOf, int, list, message, oneof, text } from '../dsl.js'
 
 export const UserOperationType = enumOf('UserOperationType', ['INCOMING_TX', 'OUTGOING_TX', 'INCOMING_INVOICE', 'OUTGOING_INVOICE', 'OUTGOING_USER_TO_USER', 'INCOMING_USER_TO_USER'])

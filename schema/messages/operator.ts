@@ -1,4 +1,4 @@
-// Messages of the operator's views (issue 25, the console): lists and searches across wallets that upstream's
+// Messages of the operator's views (the console, docs/console.md): lists and searches across wallets that upstream's
 // admin API has no call for, and the ledger audit on demand.
 import { bool, enumOf, int, intParam, list, message, optional, text } from '../dsl.js'
 

@@ -1,4 +1,4 @@
-// Messages of the payroll extension (seed 001 part B; contract fields exactly as reference/payroll.md's table).
+// Messages of the payroll extension (contract fields as docs/payroll.md, "Contracts", lists them).
 // Validation is strict (400 naming the field); `null` is accepted only for `manual_rate`, where it means
 // "no manual rate". Dates are `YYYY-MM-DD` (UTC days); timestamps ISO-8601 UTC.
 import { bool, decimal, enumOf, int, list, message, text } from '../dsl.js'

@@ -1,4 +1,4 @@
-// Messages of the restaurant extension's menu (reference/restaurant.md, "Entities"): the node tree, items, modifier
+// Messages of the restaurant extension's menu (docs/restaurant.md, "Menu tree"): the node tree, items, modifier
 // groups, availability windows and the menu as a guest reads it. Validation as in restaurant.ts.
 import { bool, boolParam, decimal, enumOf, int, list, message, text, z } from '../dsl.js'
 import { timeOfDayText, nameText, descriptionText, imageText, idText } from './restaurant-fields.js'
@@ -177,7 +177,7 @@ export const MenuItemDetail = message('MenuItemDetail', {
   availability_windows: list(AvailabilityWindow),
 })
 
-/** The seed fixes the three keys; there is deliberately no `categories` projection. */
+/** Exactly these three keys; there is deliberately no `categories` projection (the category routes are gone). */
 export const Menu = message('Menu', {
   restaurant: RestaurantProfile,
   tree: list(MenuTreeNode),

@@ -1,5 +1,5 @@
-// Messages of the restaurant extension's orders and print jobs (reference/restaurant.md, "Entities"): quotes,
-// placing an order (its invoice), listing and moving orders through their statuses, and the printer queue.
+// Messages of the restaurant extension's orders and print jobs (docs/restaurant.md): quotes, placing an order (its
+// invoice), listing and moving orders through their statuses, and the printer queue.
 import { enumOf, int, intParam, list, message, text, z } from '../dsl.js'
 import { idText } from './restaurant-fields.js'
 import { paymentHashText } from './host.js'
@@ -96,7 +96,7 @@ export const OrderListRequest = message('OrderListRequest', {
 
 /**
  * `new_status` is checked by the handler, not here: a refused move must be a 400 that names both the current
- * and the requested status (reference/restaurant.md, "Order statuses"), and only the handler knows the first.
+ * and the requested status (docs/restaurant.md, "Order statuses"), and only the handler knows the first.
  * Allowed targets: accepted, ready, completed, canceled, refunded.
  */
 export const OrderSetStatusRequest = message('OrderSetStatusRequest', {

@@ -1,5 +1,5 @@
 // Messages of the restaurant extension: restaurants and host-wide settings here, the menu in restaurant-menu.ts,
-// orders and print jobs in restaurant-orders.ts (seed 001 part A; fields from reference/restaurant.md, "Entities").
+// orders and print jobs in restaurant-orders.ts (fields as docs/restaurant.md, "Entities", describes them).
 // Validation is strict (400 naming the field): a field of the wrong type is refused, and `null` is accepted only
 // where it means something (a root node, a detached item, no image, an unbounded selection). Ids are the
 // 22-character url-safe strings the handler generates; timestamps are ISO-8601 UTC strings.

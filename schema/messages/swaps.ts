@@ -1,5 +1,5 @@
 // Invoice swaps (chain → LN, admin) and transaction swaps (LN → chain, admin and users).
-// Field tables: reference/pub-messages.md.
+// Fields: upstream's structs.proto.
 import { bool, int, list, message, oneof, optional, text } from '../dsl.js'
 import { UserOperation } from './operations.js'
 

@@ -1,5 +1,5 @@
 // A user's own account: info, health, callback URL, HTTP credentials, push-messaging tokens, migrations and the
-// batch envelope. Field tables: reference/pub-messages.md; batch: reference/pub-protocol.md §2.5.
+// batch envelope. Fields: upstream's structs.proto; batch: docs/pub-protocol.md, "HTTP".
 import { int, json, list, map, message, optional, text } from '../dsl.js'
 
 export const UserInfo = message('UserInfo', {

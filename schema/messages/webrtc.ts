@@ -1,4 +1,4 @@
-// The experimental WebRTC upgrade used by metrics callers. Field tables: reference/pub-messages.md.
+// The experimental WebRTC upgrade used by metrics callers. Fields: upstream's structs.proto.
 import { message, oneof, optional, text } from '../dsl.js'
 
 export const WebRtcMessage = message('WebRtcMessage', {

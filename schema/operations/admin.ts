@@ -1,4 +1,4 @@
-// Operator operations on the node, applications, users, swaps and invite links (seed 000, "Admin").
+// Operator operations on the node, applications, users, swaps and invite links (upstream's Admin caller kind).
 // Auth: the static admin token over HTTP, or the enrolled admin key over the relay transport.
 import { operation } from '../operation.js'
 import { Empty } from '../messages/common.js'

@@ -1,5 +1,5 @@
-// Application operations (seed 000, "App"): users, invoices, payments and transfers on behalf of users, npub
-// linking, and mock test helpers. HTTP only, with the application token from AddApp/AuthApp.
+// Application operations (upstream's App caller kind): users, invoices, payments and transfers on behalf of
+// users, npub linking, and mock test helpers. HTTP only, with the application token from AddApp/AuthApp.
 import { operation } from '../operation.js'
 import { Empty } from '../messages/common.js'
 import { NewInvoiceResponse, PayInvoiceResponse } from '../messages/invoices.js'

@@ -1,4 +1,4 @@
-// CLINK requests (reference/pub-protocol.md §5, issue 23): what a payer, a debit requester or a manager sends to an
+// CLINK requests (docs/pub-protocol.md, "CLINK"): what a payer, a debit requester or a manager sends to an
 // app key on kinds 21001–21003. They arrive through the relay transport's CLINK codec and the dispatcher like every
 // request; the caller is the event's author (auth kind clinkRequester). The user's side (offers, debit and manage
 // grants) is in user.ts.

@@ -1,5 +1,5 @@
-// Operations of a relay-network key that has no account yet (seed 000, "GuestWithPub"): the event's pubkey and
-// the addressed app identify the caller, so over HTTP they are refused.
+// Operations of a relay-network key that has no account yet (upstream's GuestWithPub caller kind): the event's
+// pubkey and the addressed app identify the caller, so over HTTP they are refused.
 import { operation } from '../operation.js'
 import { Empty } from '../messages/common.js'
 import { LinkNPubThroughTokenRequest, UseInviteLinkRequest } from '../messages/linking.js'

@@ -1,6 +1,6 @@
 // Unauthenticated operations: health, LNURL pay and withdraw, the Lightning address, mock test helpers, and
-// admin enrollment (seed 000, "Guest"). HTTP only, except EnrollAdminToken, which is a User operation served
-// under /api/guest and also over the relay transport.
+// admin enrollment (upstream's Guest caller kind). HTTP only, except EnrollAdminToken, which is a User operation
+// served under /api/guest and also over the relay transport.
 import { operation } from '../operation.js'
 import { Empty, EncryptionExchangeRequest } from '../messages/common.js'
 import { SetMockInvoiceAsPaidRequest } from '../messages/invoices.js'

@@ -1,6 +1,6 @@
 // Metrics caller operations: usage, bundle, error, app, node and forwarding reports, metrics storage, and the
-// WebRTC upgrade (seed 000, "Metrics"), plus the Prometheus scrape endpoint. Auth: the metrics token (falls back to
-// the admin token) or the admin key.
+// WebRTC upgrade (upstream's Metrics caller kind), plus the Prometheus scrape endpoint. Auth: the metrics token
+// (falls back to the admin token) or the admin key.
 import { operation } from '../operation.js'
 import { Empty } from '../messages/common.js'
 import {
@@ -98,7 +98,7 @@ export const metricsOperations = [
     input: Empty, output: Empty,
     summary: 'Wipes the metrics stores, when the configuration allows it.',
   }),
-  // Ours, not upstream's: the scrape endpoint for Prometheus. Its own area keeps the payments areas to the seed.
+  // Ours, not upstream's: the scrape endpoint for Prometheus. Its own area keeps the payments areas to upstream's.
   operation({
     name: 'PrometheusMetrics', area: 'monitoring', auth: 'metrics', dialect: 'detail',
     http: { method: 'GET', path: '/metrics', body: 'none' },

@@ -1,6 +1,6 @@
-// The transcription model registry (seed 002) under reference/models.md's API root, plus the progress route
-// models.md adds. Any authenticated person may call it. Validation failures are 422, as the seed's
-// FastAPI-style service answers.
+// The transcription model registry under its API root, plus a route of ours that reports a download's progress.
+// Any authenticated person may call it. Validation failures are 422, as the FastAPI-style service it mirrors
+// answers.
 import { operation } from '../operation.js'
 import { Empty } from '../dsl.js'
 import {
@@ -66,7 +66,7 @@ export const modelOperations = [
     output: ModelDownloadProgress,
     summary: 'Reports the progress of a model download in bytes.',
   }),
-  // Recordings: beyond the seed. Each caller (user, wallet or operator) sees only their own.
+  // Recordings: ours, beyond the registry. Each caller (user, wallet or operator) sees only their own.
   operation({
     name: 'RecordingCreate',
     ...models,

@@ -1,4 +1,4 @@
-// Nostr Wallet Connect (NIP-47, issue 13): the user's own connections, and the NIP-47 methods an NWC
+// Nostr Wallet Connect (NIP-47): the user's own connections, and the NIP-47 methods an NWC
 // app calls with kind 23194 on a connection's service key. Those arrive through the relay transport's 23194 codec
 // and the dispatcher like every request; the caller is the connection (auth kind nwcConnection).
 import { operation } from '../operation.js'

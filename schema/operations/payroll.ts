@@ -1,8 +1,8 @@
-// The payroll extension's routes: the seed's (001 part B) plus the contract routes of reference/payroll.md.
-// Operator routes take the host super user (the admin token); `/my/…` routes take a wallet invoice key and
-// show only that wallet's payouts and contracts. Creating a contract answers 201 (payroll.md); pay-now always
-// answers 200 with the ledger row, whether the attempt was paid or failed. `scheduler/tick` is ours, not the
-// seed's: it runs one scheduler pass now, for operators and for tests that drive the schedule.
+// The payroll extension's routes (docs/payroll.md): contracts, schedules, pay-now, the ledger, the `/my/` views.
+// Operator routes take the host super user (the admin token); `/my/…` routes take a wallet invoice key and show
+// only that wallet's payouts and contracts. Creating a contract answers 201; pay-now always answers 200 with the
+// ledger row, whether the attempt was paid or failed. `scheduler/tick` is relaypay's own addition: it runs one
+// scheduler pass now, for operators and for tests that drive the schedule.
 import { operation } from '../operation.js'
 import { Empty, list } from '../dsl.js'
 import { RawBody } from '../messages/host.js'

@@ -1,7 +1,7 @@
-// The restaurant extension's routes (seed 001 part A, reference/restaurant.md). Public reads and ordering need
-// no credentials; owner operations take the admin key of the restaurant's wallet (an invoice key suffices for
-// listing orders and print jobs); settings are the operator's. Creates answer 201, the LNbits convention;
-// everything else 200. Validation failures are 400, the detail default.
+// The restaurant extension's routes (docs/restaurant.md). Public reads and ordering need no credentials; owner
+// operations take the admin key of the restaurant's wallet (an invoice key suffices for listing orders and print
+// jobs); settings are the operator's. Creates answer 201, the LNbits convention; everything else 200. Validation
+// failures are 400, the detail default.
 import { operation } from '../operation.js'
 import { Empty, list } from '../dsl.js'
 import { RawBody } from '../messages/host.js'
@@ -373,7 +373,7 @@ export const restaurantOperations = [
     auth: 'guest',
     // The customer ordering page sits outside the API base, at the extension's public URL.
     http: { method: 'GET', path: '/restaurant/r/{slug}', body: 'none' },
-    // The short form issue 8 names; `/restaurant/api` itself is no slug's page (it answers 404 like any unknown one).
+    // The short form, without `/r/`; `/restaurant/api` itself is no slug's page (it answers 404 like any unknown one).
     aliases: [{ path: '/restaurant/{slug}' }],
     input: OrderPageRequest,
     output: RawBody,

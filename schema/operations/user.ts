@@ -1,5 +1,5 @@
-// User operations (seed 000, "User"): account, invoices, payments, on-chain, swaps, LNURL links, CLINK offers,
-// debits and manage grants, live streams and batching; plus the wallet-host operations on the user's own
+// User operations (upstream's User caller kind): account, invoices, payments, on-chain, swaps, LNURL links, CLINK
+// offers, debits and manage grants, live streams and batching; plus the wallet-host operations on the user's own
 // account. Auth: the user token over HTTP, or any relay key over the relay transport.
 import { operation } from '../operation.js'
 import { Empty } from '../messages/common.js'

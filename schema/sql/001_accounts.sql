@@ -1,4 +1,5 @@
--- Accounts own wallets; a wallet is a balance-holding user of the payments service (reference/wallet-host.md).
+-- Accounts own wallets; a wallet is a balance-holding user of the payments service. An account's further wallets
+-- (the wallet host's CreateWallet) are users of their own, each with its balance and keys.
 CREATE TABLE accounts (
   id          TEXT PRIMARY KEY,
   created_at  INTEGER NOT NULL

@@ -33,7 +33,7 @@ CREATE TABLE invoices (
   payer_user_id     TEXT REFERENCES users(id),           -- AddAppInvoice / AddAppUserInvoice payer, product buyer
   product_id        TEXT REFERENCES products(id),
   offer_id          TEXT,                                -- CLINK offer (AddAppUserInvoice offer_string)
-  callback_url      TEXT NOT NULL DEFAULT '',            -- called when paid (HTTP callbacks issue)
+  callback_url      TEXT NOT NULL DEFAULT '',            -- called when paid (src/callbacks/)
   callback_token    TEXT,                                -- Bearer token sent with the callback
   callback_reject_unauthorized INTEGER NOT NULL DEFAULT 1,
   payer_data        TEXT,                                -- JSON PayerData

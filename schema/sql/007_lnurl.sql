@@ -1,4 +1,4 @@
--- The LNURL room (reference/pub-protocol.md §6): pay keys, single-use withdraw keys, channel keys, claimed
+-- The LNURL room (docs/pub-protocol.md "LNURL and zaps"): pay keys, single-use withdraw keys, channel keys, claimed
 -- Lightning address names, and the zap receipts already published (so a redelivered payment never zaps twice).
 
 -- One persistent pay key per (wallet, app, identifier). `identifier` is '' for the plain lnurl link, else the

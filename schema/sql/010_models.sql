@@ -1,4 +1,4 @@
--- Transcription model registry settings (seed 002). One row holding the global default model; no row means the
+-- Transcription model registry settings. One row holding the global default model; no row means the
 -- catalogue's fallback default. Recordings keep their own model name, so changing this never rewrites them.
 CREATE TABLE transcription_settings (
   id INTEGER PRIMARY KEY CHECK (id = 1),

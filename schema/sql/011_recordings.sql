@@ -1,6 +1,6 @@
--- Transcribed recordings (issue 10, beyond seed 002). Each row keeps the model it was transcribed with: changing
--- the global default (transcription_settings) never rewrites it. The audio is the file
--- <data_dir>/recordings/<id>.wav (16 kHz mono PCM), written before the row.
+-- Transcribed recordings (ours, beyond the model registry). Each row keeps the model it was transcribed with: changing
+-- the global default (transcription_settings) never rewrites it. The audio is the file <data_dir>/recordings/<id>.wav
+-- (16 kHz mono PCM), written before the row.
 CREATE TABLE transcription_recordings (
   id TEXT PRIMARY KEY,
   -- Who uploaded it: a user (user id), a wallet (wallet id) or the operator (owner_id '').

@@ -1,5 +1,5 @@
--- The restaurant extension (seed 001 part A, reference/restaurant.md). Times are epoch milliseconds; the
--- handlers write them as ISO-8601 UTC. Prices are decimal text in the restaurant currency (never floats).
+-- The restaurant extension (docs/restaurant.md). Times are epoch milliseconds; the handlers write them as ISO-8601
+-- UTC. Prices are decimal text in the restaurant currency (never floats).
 
 CREATE TABLE restaurant_restaurants (
   id                 TEXT PRIMARY KEY,

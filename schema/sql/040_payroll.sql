@@ -1,4 +1,4 @@
--- The payroll extension (seed 001 part B; reference/payroll.md): contracts and the payout ledger.
+-- The payroll extension (docs/payroll.md): contracts and the payout ledger.
 -- Payroll owns these tables; no other room reads them.
 
 CREATE TABLE payroll_contracts (

@@ -1,4 +1,4 @@
--- CLINK offers (kind 21001, reference/pub-protocol.md §5.2; src/clink/): the offers users publish as noffer
+-- CLINK offers (kind 21001, docs/pub-protocol.md "Offers"; src/clink/): the offers users publish as noffer
 -- strings, and the receipts owed to the requesters of offer invoices. Times are unix ms.
 
 -- One row per offer. The default offer's id is its app user's identifier (created on first GetUserOffers); the

@@ -1,4 +1,4 @@
--- CLINK debits (kind 21002, src/clink/debits.ts; reference/pub-protocol.md §5.3). Times are unix ms unless the
+-- CLINK debits (kind 21002, src/clink/; docs/pub-protocol.md "Debits"). Times are unix ms unless the
 -- column says seconds; amounts are sats where the rule says sats (as on the wire).
 
 -- What a user decided about one requesting key: a grant under rules (authorized = 1) or a ban (authorized = 0).

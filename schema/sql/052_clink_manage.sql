@@ -1,4 +1,4 @@
--- CLINK manage (kind 21003, reference/pub-protocol.md §5.4; src/clink/manage.ts): which keys a user lets manage
+-- CLINK manage (kind 21003, docs/pub-protocol.md "Manage"; src/clink/): which keys a user lets manage
 -- offers, and the requests waiting for the user's decision. Times are unix ms.
 
 -- A grant (banned = 0) or a ban (banned = 1) of one key by one user. `expires_at` 0: never.

@@ -1,4 +1,4 @@
--- Swaps through Boltz v2 providers (src/swaps/, reference/pub-protocol.md §9). Secrets a swap needs to finish
+-- Swaps through Boltz v2 providers (src/swaps/, docs/pub-protocol.md "Swaps"). Secrets a swap needs to finish
 -- (the preimage and our key of a transaction swap, our refund key of an invoice swap) are written with the quote,
 -- before any money moves, so that a swap paid before a crash can still be claimed or refunded after the restart.
 -- Amounts are sats (Bitcoin has no msat); times are unix ms; heights are block heights.

@@ -1,4 +1,4 @@
--- Repeats are decided per invoice, not per payment hash (issue 22): a failed attempt no longer blocks the hash for
+-- Repeats are decided per invoice, not per payment hash: a failed attempt no longer blocks the hash for
 -- everyone, so a payment may be retried after it failed, and an invoice that merely copies a hash inherits nothing.
 -- The node can still hold only one payment per hash (LND's rule), so at most one attempt per hash may be pending or
 -- succeeded: failed attempts stay as history beside it. The table is rebuilt to drop UNIQUE(payment_hash);

@@ -1,4 +1,4 @@
--- Issue 23: NIP-47 requests are taken exactly once in the same claim store as every Nostr request
+-- NIP-47 requests are taken exactly once in the same claim store as every other Nostr request
 -- (nostr_requests, app_pubkey = the connection's service key that signs the answer). The requests an earlier
 -- version took move over, so a redelivery of one is still answered with its stored answer, never run again; the
 -- stored answer {sentAt, content} becomes {sentAt, contents: [content]} (none when it was dropped unanswered).

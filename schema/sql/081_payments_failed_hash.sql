@@ -1,4 +1,4 @@
--- One index fewer written per payment (issue 24: the cost of a payment must not grow with the journal). Every
+-- One index fewer written per payment (the cost of a payment must not grow with the journal). Every
 -- payment went into two indexes keyed by its payment hash, each taking it at a random place: payments_live_hash
 -- (one live attempt per hash) and payments_hash (every attempt). At 1M journal rows they were 16.7 and 17.6 MB, so
 -- once they outgrow the page cache each costs a page read and a dirty page per payment. A live attempt is always

@@ -1,4 +1,4 @@
--- One index fewer written per invoice (issue 24: the cost of money moving must not grow with the books). The
+-- One index fewer written per invoice (the cost of money moving must not grow with the books). The
 -- UNIQUE on invoices.payment_request kept an index keyed by each invoice's text, ~300 bytes taken at a random
 -- place: at 1M journal rows it was 33 MB, the largest index of the database, so once it outgrew the page cache
 -- every new invoice cost a page read, a dirty page in the WAL and a page written again by the checkpoint. Nothing
@@ -25,7 +25,7 @@ CREATE TABLE invoices_new (
   payer_user_id     TEXT REFERENCES users(id),           -- AddAppInvoice / AddAppUserInvoice payer, product buyer
   product_id        TEXT REFERENCES products(id),
   offer_id          TEXT,                                -- CLINK offer (AddAppUserInvoice offer_string)
-  callback_url      TEXT NOT NULL DEFAULT '',            -- called when paid (HTTP callbacks issue)
+  callback_url      TEXT NOT NULL DEFAULT '',            -- called when paid (src/callbacks/)
   callback_token    TEXT,                                -- Bearer token sent with the callback
   callback_reject_unauthorized INTEGER NOT NULL DEFAULT 1,
   payer_data        TEXT,                                -- JSON PayerData

@@ -1,5 +1,5 @@
 -- An invoice's credit names the invoice by its serial, as the postings of payments, transfers, bans and test
--- balances name their rows (issue 24: the cost of a payment must not grow with the journal). The ref was the
+-- balances name their rows (the cost of a payment must not grow with the journal). The ref was the
 -- payment hash, which is random: each credit went into the journal's (kind, ref) index at a random place, and at a
 -- million journal rows (a 27 MB index) that was a page read and a dirty page per payment. A serial is taken in
 -- order, so a credit now goes in at the end. The credits posted before are renamed here, so the audit finds every

@@ -1,5 +1,5 @@
-// Admin: the static admin token over HTTP, or the enrolled admin pubkey over Nostr (reference/pub-protocol.md
-// §2.2, §3.7). Error reasons are upstream's.
+// Admin: the static admin token over HTTP, or the enrolled admin pubkey over Nostr (docs/pub-protocol.md,
+// "Callers"). Error reasons are upstream's.
 import { OperationError, type Caller } from '../bus/index.js'
 import { bearerValue, type Credentials } from './credentials.js'
 import { sameSecret } from './secret-compare.js'

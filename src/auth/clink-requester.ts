@@ -1,4 +1,4 @@
-// CLINK requester (kinds 21001–21003, issue 23): anyone with a key may ask for an invoice, a debit or a management
+// CLINK requester (kinds 21001–21003): anyone with a key may ask for an invoice, a debit or a management
 // action; the event's verified author and the addressed app are who the room answers and whose grants it checks.
 import { OperationError, type Caller } from '../bus/index.js'
 import type { Credentials } from './credentials.js'

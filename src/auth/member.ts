@@ -1,4 +1,4 @@
-// Any authenticated person (the model registry's "current user", reference/models.md): a wallet key, the
+// Any authenticated person (the model registry's "current user"): a wallet key, the
 // operator's admin token, or a user token.
 import { OperationError, type Caller } from '../bus/index.js'
 import { bearerValue, type Credentials } from './credentials.js'

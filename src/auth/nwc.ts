@@ -1,4 +1,4 @@
-// NWC connection (NIP-47 over kind 23194, issue 23): the request's author must be the client key of the connection
+// NWC connection (NIP-47 over kind 23194): the request's author must be the client key of the connection
 // whose service key it addressed, the connection neither revoked nor expired, and allowed the method. Refusals keep
 // the NWC room's words; the 23194 codec turns `unauthenticated` into UNAUTHORIZED and `forbidden` into RESTRICTED.
 import type { CatalogueEntry } from '../../schema/catalogue.js'

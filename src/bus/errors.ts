@@ -36,7 +36,7 @@ export const detailStatus: Record<ErrorCode, number> = {
 export const storeFaultReason = 'the database failed during this request; its outcome is unknown: look it up before trying again'
 
 export class OperationError extends Error {
-  /** Overrides the dialect's status for this one error where a seed fixes it (e.g. 422, 500). */
+  /** Overrides the dialect's status for this one error where the served API fixes it (e.g. 422, 500). */
   readonly status?: number
   /** For a rate refusal: when to ask again (HTTP `Retry-After`). */
   readonly retryAfterSeconds?: number

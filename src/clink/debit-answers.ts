@@ -1,4 +1,4 @@
-// What a debit requester hears (reference/pub-protocol.md §5.3, the CLINK debits spec): `{res:"ok"}`,
+// What a debit requester hears (the CLINK debits spec; docs/pub-protocol.md, "Debits"): `{res:"ok"}`,
 // `{res:"ok", preimage}`, or GFY ("general failure to yield") with a code 1–6, and for code 5 the allowed range.
 import type { Logger } from 'pino'
 import { OperationError, isOperationError } from '../bus/index.js'

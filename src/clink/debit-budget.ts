@@ -4,7 +4,7 @@
 // payments are the wallet's to read), and the payment is recorded for the next sum —
 // so concurrent debits serialise on SQLite and never exceed the budget together. Two kinds of payment use it:
 // the ones made for CLINK debit requests (debit-payer.ts), and PayInvoice / PayAppUserInvoice with `debit_npub`
-// (reference/pub-protocol.md §5.3: the payment is counted against that key's debit authorization), whose limit the
+// (upstream counts such a payment against that key's debit authorization), whose limit the
 // daemon hands to the wallet as `debitLimit`. The limit runs on the wallet's `tx` only (debit-limit-store.ts), so it
 // commits or rolls back with the payment and may be run again with it (PostgreSQL's retries).
 import { OperationError } from '../bus/index.js'

@@ -1,4 +1,4 @@
-// The debits part of the CLINK room (kind 21002, reference/pub-protocol.md §5.3): requests from keys the user
+// The debits part of the CLINK room (kind 21002, docs/pub-protocol.md "Debits"): requests from keys the user
 // granted, banned or has not decided about yet, the payments made for them under the grants' rules, and the user
 // operations that decide and steer them.
 import type { ClinkSender } from './wire.js'

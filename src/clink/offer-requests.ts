@@ -1,4 +1,4 @@
-// A payer's kind-21001 request (reference/pub-protocol.md §5.2, CLINK offers spec): which offer it names, what
+// A payer's kind-21001 request (the CLINK offers spec; docs/pub-protocol.md, "Offers"): which offer it names, what
 // amount and payer data it must carry, and the invoice it gets — or an error with the spec's code 1–5. The
 // requester is owed a receipt once the invoice is paid (receipts.ts).
 import { sha256 } from '@noble/hashes/sha2.js'

@@ -1,6 +1,6 @@
 // The CLINK room: offers (kind 21001), debits (21002) and remote management (21003)
 // served over the relays, and the user operations that steer them. Each request is a catalogue operation
-// (ClinkOfferRequest, ClinkDebitRequest, ClinkManageRequest; caller kind clinkRequester, issue 23): the relay
+// (ClinkOfferRequest, ClinkDebitRequest, ClinkManageRequest; caller kind clinkRequester): the relay
 // transport's CLINK codec decrypts it, claims it once and dispatches it here; this room answers it, or parks it for
 // the user's decision (pushed on GetLiveDebitRequests / GetLiveManageRequests through `user.push` events) and answers
 // later with a `clink.answer` domain event, which the transport sends.

@@ -1,4 +1,4 @@
-// What a CLINK request is to this room and what it answers (reference/pub-protocol.md §4, §5): the three kinds, the
+// What a CLINK request is to this room and what it answers (docs/pub-protocol.md, "CLINK"): the three kinds, the
 // decrypted request, the answer, and the messages the room sends on its own later (receipts, answers to parked
 // requests). The relay transport's CLINK codec builds requests from events and sends answers and messages; the room
 // never sees an event or a key, and sends its own messages as `clink.answer` domain events.

@@ -277,9 +277,9 @@ export const configSchema = z.strictObject({
     .prefault({}),
   payroll: z
     .strictObject({
-      /** The scheduler's first pass, this many seconds after start (seed 001 part B: about 20 s). */
+      /** The scheduler's first pass, this many seconds after start (about 20 s: docs/payroll.md, "The tick"). */
       first_tick_seconds: z.int().min(1).max(86_400).default(20),
-      /** Seconds between the end of one scheduler pass and the next (seed: 5 minutes). */
+      /** Seconds between the end of one scheduler pass and the next (5 minutes: docs/payroll.md, "The tick"). */
       tick_seconds: z.int().min(1).max(86_400).default(300),
       /**
        * Tests only, refused unless `[node] mock` is on: payroll's calendar starts on this UTC day (YYYY-MM-DD)

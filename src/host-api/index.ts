@@ -1,4 +1,4 @@
-// The LNbits-compatible payments routes of the wallet host (reference/wallet-host.md, "Minimal host API"):
+// The LNbits-compatible payments routes of the wallet host, the subset host-side tools call:
 // create an invoice or pay one with a wallet key, and read a payment by its hash. Everything goes through the
 // wallet's normal invoice and payment path, ledger and fees.
 import { decode as decodeBolt11 } from 'light-bolt11-decoder'

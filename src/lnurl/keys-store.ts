@@ -1,8 +1,8 @@
 // The LNURL room's rows: pay keys (persistent per wallet, app and address), single-use withdraw and channel keys,
-// claimed Lightning address names and published zap receipts. Written once on the engine-neutral SqlStore (issue
-// 27): the same statements run on SQLite and on PostgreSQL. A key is taken by one guarded UPDATE, so of any number
-// of concurrent callbacks exactly one gets it; the two decisions that read other rows (one channel per user, one
-// name per wallet) run as serializable transactions, retried on PostgreSQL when they collide.
+// claimed Lightning address names and published zap receipts. Written once on the engine-neutral SqlStore
+// (docs/postgres.md): the same statements run on SQLite and on PostgreSQL. A key is taken by one guarded UPDATE, so of
+// any number of concurrent callbacks exactly one gets it; the two decisions that read other rows (one channel per user,
+// one name per wallet) run as serializable transactions, retried on PostgreSQL when they collide.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { sqlErrorKind, type SqlStore } from '../store/index.js'
 

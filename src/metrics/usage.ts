@@ -1,4 +1,5 @@
-// Usage metrics: one record per finished call, filed per application and per operation name (pub-protocol.md §10).
+// Usage metrics: one record per finished call, filed per application and per operation name (docs/pub-protocol.md,
+// "Usage metrics").
 import type { CallOutcome, Caller } from '../bus/index.js'
 import { rootApp } from './bundle.js'
 import { encodeUsageRecord } from './records.js'

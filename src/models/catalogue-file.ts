@@ -1,6 +1,6 @@
 // `[models] test_catalogue_file`: a JSON model list that replaces the built-in one. It exists for integration
-// tests, which must run the real daemon against the synthetic whisper.cpp model (reference/transcription-engine.md
-// §6) served from a loopback host: the built-in entries pin the published files' sizes and SHA-1, which the
+// tests, which must run the real daemon against the synthetic whisper.cpp model (test/models/synthetic-ggml.ts)
+// served from a loopback host: the built-in entries pin the published files' sizes and SHA-1, which the
 // synthetic file cannot match. Production configs leave it unset; the daemon logs a warning when it is set.
 import fs from 'node:fs'
 import { z } from 'zod'
@@ -10,7 +10,7 @@ import { type CatalogueEntry, fallbackDefaultModel } from './catalogue.js'
 const label = z.string().min(1)
 
 const entrySchema = z.strictObject({
-  name: z.string().min(1).max(32), // seed 002: a model name is 1 to 32 characters
+  name: z.string().min(1).max(32), // the registry's bound: a model name is 1 to 32 characters
   // The file stem becomes part of a path and a URL: no separators or dots at the start.
   file: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only'),
   bytes: z.int().positive(),

@@ -1,9 +1,9 @@
-// The supported whisper.cpp ggml models (seed 002 leaves the list to us; reference/transcription-engine.md §1–2).
+// The supported whisper.cpp ggml models (the list is ours to choose: the registry's interface names none).
 // Byte sizes and SHA-1 are pinned so a download is accepted only when it is exactly the published file: the SHA-1
 // values are first-party (whisper.cpp models/README.md), the sizes come from the host's LFS metadata.
 
 export interface CatalogueEntry {
-  /** Model identifier on the wire (≤ 32 characters, the seed's `model` length rule). */
+  /** Model identifier on the wire (≤ 32 characters: the registry refuses a longer `model`). */
   name: string
   /** File stem: the cached and hosted file is `ggml-<file>.bin`. */
   file: string

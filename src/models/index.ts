@@ -1,4 +1,4 @@
-// The transcription model registry room (seed 002): what the daemon, the HTTP wiring and the CLI may use.
+// The transcription model registry room: what the daemon, the HTTP wiring and the CLI may use.
 export {
   createModelRegistry,
   engineMissingDetail,

@@ -1,5 +1,5 @@
-// Recordings (issue 10, beyond seed 002): an uploaded clip is converted to the engine's format, transcribed by the
-// local engine with the named model or the current default, and stored — the row in the database, the audio as
+// Recordings (ours, beyond the model registry): an uploaded clip is converted to the engine's format, transcribed by
+// the local engine with the named model or the current default, and stored — the row in the database, the audio as
 // <data_dir>/recordings/<id>.wav. The model is fixed at upload; changing the default later never rewrites it.
 import fs from 'node:fs'
 import path from 'node:path'

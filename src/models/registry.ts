@@ -1,6 +1,6 @@
-// The transcription model registry (seed 002, reference/models.md): which models exist, which are cached and
-// usable, the global default, and downloads into the cache. Long-lived state (database, cache directory,
-// transfers in flight) lives here; handlers.ts only maps operations onto it.
+// The transcription model registry: which models exist, which are cached and usable, the global default, and downloads
+// into the cache. Long-lived state (database, cache directory, transfers in flight) lives here; handlers.ts only maps
+// operations onto it.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Logger } from 'pino'
@@ -12,7 +12,7 @@ import type { LocalEngine } from './engine.js'
 import { DownloadFailure, transferModelFile } from './model-download.js'
 import { transcriptionStore } from './transcription-store.js'
 
-/** Seed 002, TranscriptionModel. */
+/** One model as the registry lists it (the wire's TranscriptionModel). */
 export interface TranscriptionModel {
   name: string
   display_name: string
@@ -25,19 +25,19 @@ export interface TranscriptionModel {
   available: boolean
 }
 
-/** Seed 002, ModelsOut. */
+/** The list of models and the default (the wire's ModelsOut). */
 export interface ModelsOut {
   default_model: string
   local_engine_installed: boolean
   models: TranscriptionModel[]
 }
 
-/** Seed 002, DefaultModelOut. */
+/** The default model (the wire's DefaultModelOut). */
 export interface DefaultModelOut {
   default_model: string
 }
 
-/** Progress of a model's download (beyond the seed: reference/models.md). */
+/** Progress of a model's download (ours, beyond the registry's interface). */
 export interface DownloadProgress {
   state: 'not_downloaded' | 'downloading' | 'downloaded' | 'failed'
   received_bytes: number
@@ -91,7 +91,7 @@ export interface ModelRegistry {
   close(): Promise<void>
 }
 
-const modelNameMaxLength = 32 // seed 002, Limits: `model` field length 1 to 32
+const modelNameMaxLength = 32 // a `model` is 1 to 32 characters
 const defaultStallTimeoutMs = 60_000
 /** Temporary files older than this are leftovers of a process that died mid-download. */
 const staleTempAgeMs = 60 * 60 * 1000
@@ -142,7 +142,7 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
 
   // Synchronous on purpose: download() decides "cached, join, or start" within one tick, so a transfer that
   // finishes between an async stat and the lookup cannot make a second caller start the same download again.
-  // Size only, never a hash: files reach the final name only through a verified rename (models.md).
+  // Size only, never a hash: files reach the final name only through a verified rename (size and SHA-1).
   function isDownloaded(entry: CatalogueEntry): boolean {
     const stat = fs.statSync(finalFile(entry), { throwIfNoEntry: false })
     return stat !== undefined && stat.isFile() && stat.size === entry.bytes
@@ -240,7 +240,7 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
       const installed = opts.engine.isInstalled()
       const models = catalogue.map(entry => {
         const downloaded = isDownloaded(entry)
-        return record(entry, defaultName, downloaded, installed && downloaded) // seed 002, list rule 1
+        return record(entry, defaultName, downloaded, installed && downloaded) // usable: installed engine, cached model
       })
       return { default_model: defaultName, local_engine_installed: installed, models }
     },
@@ -256,7 +256,7 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
     },
 
     async download(name, signal) {
-      const entry = validName(name) // 422 before 501: seed 002 checks the name first
+      const entry = validName(name) // 422 before 501: the name is checked first
       if (!opts.engine.isInstalled()) throw new OperationError('not_implemented', engineMissingDetail, { status: 501 })
       if (!isDownloaded(entry)) {
         const transfer = transfers.get(entry.name) ?? startTransfer(entry)
@@ -268,7 +268,7 @@ export function createModelRegistry(opts: ModelRegistryOptions): ModelRegistry {
         }
       }
       const downloaded = isDownloaded(entry)
-      // Seed 002: in the download answer available = downloaded, and is_default is read after the download.
+      // The contract: in the download answer available = downloaded, and is_default is read after the download.
       return record(entry, await currentDefault(), downloaded, downloaded)
     },
 

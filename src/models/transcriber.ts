@@ -4,8 +4,8 @@
 //
 // @fugood/whisper.node runs whisper.cpp on a native worker thread: transcribeFile() returns at once and its promise
 // settles later, so the event loop keeps serving other requests meanwhile (test/models/transcriber.test.ts counts
-// event-loop turns during a transcription). The engine's stop() does not end every hang (engine notes §7), so
-// every job also has a timeout after which its context is abandoned and the next job loads a fresh one.
+// event-loop turns during a transcription). The engine's stop() does not end every hang (it never ended one on an empty
+// model), so every job also has a timeout after which its context is abandoned and the next job loads a fresh one.
 import os from 'node:os'
 import type { Logger } from 'pino'
 import { localEnginePackage } from './engine.js'

@@ -1,9 +1,9 @@
-// The connections as the relay transport and authentication see them, kept in memory: they ask synchronously, and
-// on every event addressed to a service key, before its signature is checked (a query per stranger's event would
-// hand strangers the database). Loaded once when the room is made; after that only the room's own writes change
-// connections, and each goes to the database first and then here, one write at a time, so this copy follows the
-// database in commit order. One daemon writes at a time (issue 27's active lock): a standby makes the room, and
-// so loads this copy, only once it has taken over.
+// The connections as the relay transport and authentication see them, kept in memory: they ask synchronously, and on
+// every event addressed to a service key, before its signature is checked (a query per stranger's event would hand
+// strangers the database). Loaded once when the room is made; after that only the room's own writes change connections,
+// and each goes to the database first and then here, one write at a time, so this copy follows the database in commit
+// order. One daemon writes at a time (the active-daemon lock, docs/postgres.md): a standby makes the room, and so loads
+// this copy, only once it has taken over.
 import type { ConnectionChange, ConnectionRow, NwcConnectionStore, Updated } from './connection-store.js'
 
 export interface ConnectionDirectory {

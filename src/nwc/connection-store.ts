@@ -1,6 +1,6 @@
 // The NWC room's own tables (schema/sql/008_nwc.sql): connections and the budget spends of each. The requests taken
-// (exactly-once) live in the relay transport's one claim store since issue 23. Written once on the engine-neutral
-// SqlStore: the same statements run on SQLite and on PostgreSQL.
+// (exactly-once) live in the relay transport's one claim store, with every other kind's. Written once on the
+// engine-neutral SqlStore: the same statements run on SQLite and on PostgreSQL.
 import type { SqlExecutor, SqlStore } from '../store/index.js'
 
 export type BudgetInterval = 'DAY' | 'WEEK' | 'MONTH'

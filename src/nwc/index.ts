@@ -1,4 +1,4 @@
-// The NWC room (NIP-47, issue 13): every user's wallet usable from any Nostr Wallet Connect app. Its handlers
+// The NWC room (NIP-47): every user's wallet usable from any Nostr Wallet Connect app. Its handlers
 // manage connections and serve the NIP-47 methods, which reach them like every request: the relay
 // transport's kind-23194 codec, the one claim store, authentication (caller kind nwcConnection), the dispatcher.
 // Money moves only through the wallet's door. The transport reads the room's relay view for the keys to serve on,

@@ -10,7 +10,7 @@ import type { CreatedInvoice, InvoiceForWallet, WalletPayment } from '../wallet/
 import type { NwcConnectionStore, ConnectionRow } from './connection-store.js'
 import type { NwcTransaction, TransactionQuery, WalletHistory, WalletTransactionReader } from './transactions.js'
 
-/** NIP-47 error codes (reference/nostr-and-lnd.md §A4). */
+/** NIP-47 error codes. */
 export type NwcErrorCode =
   | 'RATE_LIMITED' | 'NOT_IMPLEMENTED' | 'INSUFFICIENT_BALANCE' | 'QUOTA_EXCEEDED' | 'RESTRICTED' | 'UNAUTHORIZED'
   | 'INTERNAL' | 'UNSUPPORTED_ENCRYPTION' | 'OTHER' | 'PAYMENT_FAILED' | 'NOT_FOUND'

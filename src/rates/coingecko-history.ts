@@ -1,5 +1,5 @@
-// CoinGecko's price of bitcoin on a date, the aggregator of seed 001 part B for currencies Kraken does not
-// quote (lnbits-host.md §3). The public API serves the past 365 days only; the snapshot is taken at 00:00 UTC.
+// CoinGecko's price of bitcoin on a date, the aggregator payroll falls back to for currencies Kraken does not
+// quote. The public API serves the past 365 days only; the snapshot is taken at 00:00 UTC.
 import { parseDecimal, formatDecimal } from './decimal.js'
 import { getProviderJson, joinUrl, pick, ProviderFailure, type ProviderRequestOptions } from './provider-request.js'
 import { dayMonthYear } from './utc-day.js'

@@ -1,6 +1,6 @@
 // The fiat currencies relaypay prices in: the ISO 4217 codes in current circulation (not funds, metals, test
 // codes or withdrawn currencies, which no provider quotes against BTC), and the subset Kraken's daily series
-// covers, which decides the historical source (seed 001 part B, "Historical rate reach").
+// covers, which decides the historical source (historical.ts).
 
 const circulating = `
 AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN BZD CAD CDF CHF

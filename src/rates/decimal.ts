@@ -53,9 +53,9 @@ export function normalizeDecimal(text: string): string {
 }
 
 /**
- * Fiat amount → msat: `amount_msat = round(amount × 10^11 / btcRate)`, exactly (payroll.md "Paying a period",
- * step 2). `half_up` is payroll's rule; `ceil` is what a seller wants so the invoice never falls short
- * (restaurant.md). Throws RangeError on a negative amount, a rate that is not positive, or a result beyond
+ * Fiat amount → msat: `amount_msat = round(amount × 10^11 / btcRate)`, exactly. `half_up` is payroll's rule
+ * (docs/payroll.md, "Paying a period"); `ceil` is what a seller wants so the invoice never falls short (the
+ * restaurant's quotes). Throws RangeError on a negative amount, a rate that is not positive, or a result beyond
  * Number.MAX_SAFE_INTEGER msat.
  */
 export function fiatToMsat(amount: string, btcRate: string, rounding: Rounding): number {

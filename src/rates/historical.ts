@@ -1,4 +1,4 @@
-// BTC rates of past UTC days, within the seed's reach (seed 001 part B, "Historical rate reach"):
+// BTC rates of past UTC days, as far back as payroll promises each source reaches:
 //
 //   payday age     | currency Kraken quotes        | any other currency
 //   under 1 year   | Kraken daily close            | CoinGecko price on the date
@@ -7,7 +7,7 @@
 //
 // Age is measured in calendar years back from today (UTC, from the injected clock): "under 1 year" is a day
 // after the same date one year ago, "over 2 years" a day before the same date two years ago. The aggregator
-// is the fallback only for currencies the exchange does not quote (seed pricing rule 5): a Kraken currency
+// is the fallback only for currencies the exchange does not quote: a Kraken currency
 // never falls through to CoinGecko, whose 00:00 snapshot is a different number from the day's close.
 import type { Logger } from 'pino'
 import type { Clock } from '../bus/index.js'

@@ -1,5 +1,5 @@
-// Kraken's daily OHLC series, the exchange series of seed 001 part B for the currencies Kraken quotes
-// (lnbits-host.md §3). One request answers every daily candle from `since` up to now, at most the latest 720,
+// Kraken's daily OHLC series, payroll's first source of past rates for the currencies Kraken quotes. One
+// request answers every daily candle from `since` up to now, at most the latest 720,
 // oldest first; the final candle is the current day, still open, and is never used as a closed day's rate.
 import { normalizeDecimal } from './decimal.js'
 import { getProviderJson, joinUrl, ProviderFailure, type ProviderRequestOptions } from './provider-request.js'

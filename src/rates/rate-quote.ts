@@ -1,6 +1,6 @@
 // What the rates room answers, and how it says it cannot. A missing rate is always an error naming the currency
 // (and the day, for history): never a made-up rate, never today's rate standing in for a past day
-// (seed 001 part B, pricing rule 4; lnbits/tpos#52 issued a 1-sat invoice for a €30.50 order that way).
+// (payroll fails the period instead; lnbits/tpos#52 issued a 1-sat invoice for a €30.50 order that way).
 import { OperationError, type ErrorCode } from '../bus/index.js'
 
 /** Where a rate came from; payroll records it as `rate_source`. */
@@ -19,7 +19,8 @@ export interface RateQuote {
 }
 
 /**
- * No rate could be established. The message is the caller's text as payroll.md fixes it:
+ * No rate could be established. The message is the text payroll records as the period's failure (docs/payroll.md,
+ * "Paying a period"):
  * `no BTC rate for <CUR> on <YYYY-MM-DD>: <reason>` for a day, `no BTC rate for <CUR>: <reason>` for now.
  */
 export class RateUnavailable extends OperationError {

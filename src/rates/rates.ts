@@ -24,7 +24,7 @@ export const defaultRateProviderUrls: Readonly<Record<RateProviderName, string>>
   coingecko: 'https://api.coingecko.com',
 }
 
-/** lnbits gives each provider 3 s (lnbits-host.md §1.8). */
+/** lnbits gives each provider 3 s. */
 const defaultTimeoutMs = 3_000
 /** A current rate is reused for a minute: quotes in a burst agree, and providers are not hammered. */
 const defaultSpotCacheMs = 60_000
@@ -46,7 +46,7 @@ export interface Rates {
   /** Current median BTC price of a known currency; throws RateUnavailable naming the currency. */
   spot(currency: string): Promise<RateQuote>
   /**
-   * BTC price on a UTC day (`YYYY-MM-DD`) per the seed's reach table, cached once the day is closed; throws
+   * BTC price on a UTC day (`YYYY-MM-DD`) per historical.ts's reach table, cached once the day is closed; throws
    * RateUnavailable with `no BTC rate for <CUR> on <day>: <reason>`. Today or a later day has no closed rate
    * yet, so it answers the current spot rate (source `spot`, no `date`) — the value payroll's rule "a payday
    * today or in the future behaves as current" asks for — and never stores it as that day's rate.
@@ -101,7 +101,7 @@ export function createRates(opts: RatesOptions): Rates {
       try {
         return await spotRates.spot(currency)
       } catch (err) {
-        // Keep the day in the message: payroll records it as the period's failure (payroll.md step 1).
+        // Keep the day in the message: payroll records it as the period's failure.
         if (err instanceof RateUnavailable) throw new RateUnavailable(err.code, currency, day, err.reason)
         throw err
       }

@@ -1,4 +1,4 @@
-// The spot price providers: lnbits' default list (lnbits-host.md §1.8) minus the two without a plain JSON
+// The spot price providers: lnbits' default list minus the two without a plain JSON
 // price — Blockchain answers formatted text ("60,123.45") and Exir only lists rial pairs — plus where each one
 // keeps the price in its answer. Each provider is asked only for the currencies it trades: asking an exchange
 // for a pair it lacks earns 4xx answers, log noise and, at volume, IP bans (lnbits/lnbits#2116, #2600).

@@ -1,6 +1,6 @@
 // How several providers' prices become one: the median, after dropping any price too far from the median of
-// all of them. lnbits drops quotes more than 1 % from the median when it has at least three (lnbits-host.md
-// §1.8); a broken or stale provider then cannot move the rate, and two honest ones cannot be outvoted by one.
+// all of them. lnbits drops quotes more than 1 % from the median when it has at least three; a broken or stale
+// provider then cannot move the rate, and two honest ones cannot be outvoted by one.
 import { formatDecimal, parseDecimal, type Decimal } from './decimal.js'
 
 /** A quote further than this from the median of all quotes (with three or more) is an outlier: 1 %. */

@@ -1,4 +1,4 @@
-// Calendar days in UTC, the seed's day boundary (seed 001 part B, Limits: "Day boundaries UTC"). A day is its
+// Calendar days in UTC: paydays and closed days of rates all turn at 00:00 UTC. A day is its
 // `YYYY-MM-DD` text; these functions are pure, and "today" always comes from the injected clock.
 
 const msPerDay = 86_400_000

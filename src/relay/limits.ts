@@ -93,7 +93,7 @@ export const defaultRelayLimits: RelayLimits = {
   maxEventTags: 2000,
   maxFutureSeconds: 15 * 60,
   // The daemon resubscribes with `since = last seen − slack` after a restart or a dropped connection; ten minutes
-  // covers a restart, and matches upstream's `since: now − 10 min` subscription (pub-protocol.md §3.1).
+  // covers a restart, and matches upstream's `since: now − 10 min` subscription (docs/pub-protocol.md, "Nostr kinds").
   ephemeralRetentionSeconds: 10 * 60,
   // Generous: the daemon's own connection publishes every reply and push; the limit is against floods, not load.
   messagesPerSecond: 1000,

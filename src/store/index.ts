@@ -9,7 +9,7 @@ import { sqliteSqlStore } from './sqlite-sql-store.js'
 import { refuseNewerSchema } from './schema-version.js'
 
 export { startCheckpointWorker, type CheckpointWorker } from './checkpointer.js'
-// The engine layer of issue 27 (docs/postgres.md): rooms ported to it take a SqlStore, on either engine.
+// The engine layer (docs/postgres.md): rooms ported to it take a SqlStore, on either engine.
 export {
   isStoreFault,
   sqlErrorKind,
@@ -81,7 +81,7 @@ export function openStore(opts: StoreOptions): Store {
   db.pragma('cache_size = -16384')
   // Statement and savepoint journals in memory: every money movement runs in a savepoint of the group commit, and
   // with the default (a temp file) each wrote its journal there. Measured at c=32 (bench/side-by-side.ts): write
-  // calls per payment 116-126 -> 55-59, and the payment rate back above the build before issue 27's SqlStore.
+  // calls per payment 116-126 -> 55-59, and the payment rate back above the build before the SqlStore port.
   db.pragma('temp_store = MEMORY')
   const applied = migrate(db, opts.migrationsDir ?? defaultMigrationsDir)
   const unwatch = opts.checkpoints?.watch(db)

@@ -25,7 +25,7 @@ export function schemaVersionOf(file: string): number {
 /**
  * Refuses a database that records migrations this build does not have: it was written by a newer relaypay. An
  * older build on a newer schema would not fail at once but use it wrongly (a lookup whose index a newer migration
- * dropped walks the whole table on every payment, found by the bench in issue 24), so the start stops here.
+ * dropped walks the whole table on every payment, as the payments bench found), so the start stops here.
  */
 export function refuseNewerSchema(applied: Iterable<number>, known: Iterable<number>): void {
   const have = new Set(known)

@@ -1,7 +1,7 @@
-// The swaps room (pub-protocol.md §9): transaction swaps (Lightning → on-chain) for users and the operator and
-// invoice swaps (on-chain → Lightning) for the operator, through the Boltz v2 providers the operator names. Off
-// by default; then, and on the embedded node (which has no real chain), the three lists answer empty (as
-// Lightning.Pub does: a wallet shows "no swaps", not an error) and every other swap operation answers why not.
+// The swaps room (docs/pub-protocol.md, "Swaps"): transaction swaps (Lightning → on-chain) for users and the operator
+// and invoice swaps (on-chain → Lightning) for the operator, through the Boltz v2 providers the operator names. Off by
+// default; then, and on the embedded node (which has no real chain), the three lists answer empty (as Lightning.Pub
+// does: a wallet shows "no swaps", not an error) and every other swap operation answers why not.
 import { OperationError } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { Swaps, SwapsDeps } from './running-swaps.js'

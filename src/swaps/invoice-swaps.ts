@@ -1,5 +1,5 @@
-// Invoice swaps (on-chain → Lightning, Boltz "submarine"), the operator's (pub-protocol.md §9). Quote: the node
-// issues an invoice, each provider makes a swap for it, and we keep only swaps whose tree and lockup address
+// Invoice swaps (on-chain → Lightning, Boltz "submarine"), the operator's (docs/pub-protocol.md, "Swaps"). Quote:
+// the node issues an invoice, each provider makes a swap for it, and we keep only swaps whose tree and lockup address
 // commit to our refund key and whose amount stays within the provider's own fees. Pay: the node's wallet sends to
 // the lockup address; the provider pays the invoice and asks us to co-sign its claim, which we do only once the
 // invoice is paid. Refund: cooperatively as soon as the swap failed, otherwise through the script path after the

@@ -1,4 +1,4 @@
-// Transaction swaps (Lightning → on-chain, Boltz "reverse"), for users and the operator (pub-protocol.md §9).
+// Transaction swaps (Lightning → on-chain, Boltz "reverse"), users' and the operator's (docs/pub-protocol.md, "Swaps").
 // Quote: our preimage and key are made and stored with the provider's swap, whose tree and lockup address are
 // checked first. Pay: the provider's hold invoice is paid — a user's through the wallet's normal payment path
 // (balance − invoice − service fee), the operator's by the node — and once the provider's lockup pays the swap

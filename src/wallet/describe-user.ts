@@ -28,7 +28,7 @@ export type ClinkPointers = (appPubkey: string, relay: string, identifier: strin
 function encodePointers(appPubkey: string, relay: string, identifier: string): UserPointers {
   const pointer = { pubkey: appPubkey, relay, pointer: identifier }
   return {
-    // The default offer's id is the app user's identifier (upstream §5.2): spontaneous amount.
+    // The default offer's id is the app user's identifier (docs/pub-protocol.md, "Offers"): spontaneous amount.
     noffer: encodeNoffer({ pubkey: appPubkey, relay, offer: identifier, priceType: 'spontaneous' }),
     ndebit: encodeNdebit(pointer),
     nmanage: encodeNmanage(pointer),

@@ -1,5 +1,5 @@
-// The UserOperation records upstream attaches to payment answers and live pushes (reference/pub-messages.md,
-// UserOperation): amounts in sats, `paidAtUnix` 0 while pending and -1 after a failure.
+// The UserOperation records upstream attaches to payment answers and live pushes (docs/pub-protocol.md,
+// "Money"): amounts in sats, `paidAtUnix` 0 while pending and -1 after a failure.
 import type { z } from 'zod'
 import type { UserOperation as UserOperationMessage } from '../../schema/messages/operations.js'
 import { msatAsSats, unixSeconds } from './msat.js'

@@ -1,4 +1,4 @@
-// The WebRTC upgrade of the metrics caller (seed 000 "Metrics", reference/pub-protocol.md §1.3 and §3.6): the
+// The WebRTC upgrade of the metrics caller (upstream's experimental one; docs/pub-protocol.md, "Kind 21000"): the
 // caller submits an offer (and then its candidates) through SubmitWebRtcMessage and gets the answer back; the
 // daemon's candidates go to the caller's key as SubToWebRtcCandidates pushes; over the data channel the caller
 // asks for usage and bundle metrics files (metrics-channel.ts). Uses werift, a WebRTC stack in TypeScript.

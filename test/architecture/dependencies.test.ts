@@ -1,5 +1,5 @@
-// Every package package.json installs is used (issue 26, item 8: a dependency nothing imports still costs each
-// install its download, its build and its audit). A runtime dependency is imported by src/ or bin/ at run time (a
+// Every package package.json installs is used (a dependency nothing imports still costs each install its
+// download, its build and its audit). A runtime dependency is imported by src/ or bin/ at run time (a
 // type-only import is erased by tsc, so it belongs in devDependencies); a dev dependency is named by the source,
 // the tests, the benches or a script, and an @types package types one of the packages installed (or Node).
 import { suite } from 'uvu'

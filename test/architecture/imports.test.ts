@@ -10,7 +10,7 @@ import { plan } from './rooms.js'
 const test = suite('architecture: imports')
 
 // Arrows allowed against the rules, each with its reason; the last test below fails on one the code no longer has.
-// None today: the Nostr pipeline rewrite (issue 23) and the crypto room (issue 24) removed the last three.
+// None today: the rewrite of the Nostr pipeline and the crypto room removed the last three.
 const exceptions: Exception[] = []
 
 let arrows: ImportArrow[] = []

@@ -26,8 +26,8 @@ const accepts: Record<AuthKind, CredentialKind[]> = {
   operator: ['admin', 'adminBearer'],
   member: ['admin', 'adminBearer', 'user', 'invoiceKey', 'adminKey'],
   guestOrWallet: credentialKinds,
-  nwcConnection: [], // issue 23: NIP-47 methods have no HTTP route (Nostr kind 23194 only)
-  clinkRequester: [], // issue 23: CLINK requests have no HTTP route (Nostr kinds 21001–21003 only)
+  nwcConnection: [], // NIP-47 methods have no HTTP route (Nostr kind 23194 only)
+  clinkRequester: [], // CLINK requests have no HTTP route (Nostr kinds 21001–21003 only)
 }
 
 /** Every way authentication says no, in both dialects. */

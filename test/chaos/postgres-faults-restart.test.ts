@@ -1,9 +1,9 @@
-// Database faults on PostgreSQL, part 2: the server restarted under load (issue 27: "the database restarted under
-// load"), cleanly (`pg_ctl restart -m fast`: every session ended) and as a crash (`-m immediate`: the server recovers
-// from its WAL). The daemon's lock session ends with the server, so it may no longer be sure it is the only active
-// daemon: it stops serving and exits 3 (docs/postgres.md, "Database faults"), and the test starts it again as its
-// supervisor would. Afterwards, as after a kill: every acknowledged operation in the books once, nothing twice, the
-// audit clean, every balance what the acknowledged operations say.
+// Database faults on PostgreSQL, part 2: the server restarted under load, cleanly (`pg_ctl restart -m fast`: every
+// session ended) and as a crash (`-m immediate`: the server recovers from its WAL). The daemon's lock session ends with
+// the server, so it may no longer be sure it is the only active daemon: it stops serving and exits 3 (docs/postgres.md,
+// "Database faults"), and the test starts it again as its supervisor would. Afterwards, as after a kill: every
+// acknowledged operation in the books once, nothing twice, the audit clean, every balance what the acknowledged
+// operations say.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { audit } from '../support/money.js'

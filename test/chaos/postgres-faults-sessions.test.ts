@@ -1,5 +1,5 @@
-// Database faults on PostgreSQL, part 1: sessions dropped under load (issue 27: "the database connection dropped
-// mid-transaction"). The daemon's pool sessions are ended by the server (pg_terminate_backend) again and again while
+// Database faults on PostgreSQL, part 1: sessions dropped under load, a connection lost in the middle of a
+// transaction. The daemon's pool sessions are ended by the server (pg_terminate_backend) again and again while
 // payments run: the daemon stays up and opens new ones, a request whose transaction died is answered that its
 // outcome is unknown, and afterwards every acknowledged operation is in the books once, nothing twice, the audit
 // clean. Its active-daemon lock session ended: it stops serving and exits 3 within 5 s, the test starts it again as

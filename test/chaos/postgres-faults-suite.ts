@@ -1,4 +1,4 @@
-// The chaos campaign's database faults (issue 27): the chaos world's daemon on a PostgreSQL server this test file
+// The chaos campaign's database faults: the chaos world's daemon on a PostgreSQL server this test file
 // starts and owns (never the shared CI server: it is restarted and its sessions killed here), the same load mixes
 // and the same oracle as the SIGKILL files (mixed-load.ts: nothing acknowledged lost, nothing applied twice, the
 // audit clean, every balance what the acknowledged operations say), with a database fault in place of the kill.

@@ -1,4 +1,4 @@
-// The CLINK room's storage on both engines (issue 27): offers, receipts, manage grants and parked requests, debit
+// The CLINK room's storage on both engines: offers, receipts, manage grants and parked requests, debit
 // grants, parked debits, k1 ids and debit payments — the same cases on SQLite and on a real PostgreSQL 15, through
 // the room's storage interfaces. The decisions two callers may race for (unpark, an answer's move, a receipt's
 // claim, a k1 seen first, one parked manage request per key) are run concurrently: exactly one wins on each engine.

@@ -1,4 +1,4 @@
-// PayInvoice and PayAppUserInvoice with `debit_npub` (reference/pub-protocol.md §5.3, pub-messages.md): the payment
+// PayInvoice and PayAppUserInvoice with `debit_npub` (upstream's field naming a CLINK debit key): the payment
 // is counted against that key's CLINK debit grant — refused when the key has no grant, is banned or would pass its
 // budget, and counted toward the budget the key's own kind-21002 debits draw on. Over HTTP, as an app's backend
 // would call it, with the key's debits sent by the independent CLINK client.

@@ -1,5 +1,5 @@
 // A CLINK request that decrypts but is not a JSON object (an array, a string, a number, or text that is not JSON at
-// all) is answered on its own kind in that kind's error shape (reference/pub-protocol.md §5.2–5.4: offers
+// all) is answered on its own kind in that kind's error shape (as upstream answers it: offers
 // `{code, error}`, debits and manage `{res: "GFY", code, error}`) instead of silence, so the requester does not
 // wait out its own timeout; so is a body the dispatcher will not read (nested too deep). Real signed, NIP-44 v2
 // events through the daemon's embedded relay.

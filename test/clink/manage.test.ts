@@ -1,4 +1,4 @@
-// CLINK manage end to end (issue 7; reference/pub-protocol.md §5.4, the CLINK manage spec): a key without a grant
+// CLINK manage end to end (kind 21003, as the CLINK manage spec and upstream have it): a key without a grant
 // is parked and the user is asked over the relay (GetLiveManageRequests); the user's AuthorizeManage replays the
 // request; a granted key manages only the offers it created; bans, resets, field validation, and a parked request
 // that survives a restart. The user is a Nostr user (PubClient); managers use @shocknet/clink-sdk and a client

@@ -1,4 +1,4 @@
-// CLINK offers end to end (issue 7; reference/pub-protocol.md §5.2, the CLINK offers spec): a user manages offers
+// CLINK offers end to end (kind 21001, as the CLINK offers spec and upstream have it): a user manages offers
 // over HTTP, payers ask for invoices over the relay with two independent clients — @shocknet/clink-sdk unmodified,
 // and a client written from the spec on nostr-tools — and get a receipt once the invoice is paid.
 import http from 'node:http'

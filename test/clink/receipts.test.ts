@@ -1,6 +1,6 @@
-// Offer receipts owed across a restart (reference/pub-protocol.md §4): an invoice paid while the relays are not up
-// (the catch-up at start, or an outage) is receipted once the outbox is attached — by the next run if this one
-// stops first — and never twice. On a real SQLite file; the wallet is reduced to "is this invoice paid".
+// Offer receipts owed across a restart (the kind-21001 receipt a payer gets once paid): an invoice paid while the
+// relays are not up (the catch-up at start, or an outage) is receipted once the outbox is attached — by the next run
+// if this one stops first — and never twice. On a real SQLite file; the wallet is reduced to "is this invoice paid".
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Subject } from 'rxjs'

@@ -1,4 +1,4 @@
-// `[store] url` (issue 27): PostgreSQL named by the file or RELAYPAY_STORE_URL; anything but a postgres URL is refused
+// `[store] url`: PostgreSQL named by the file or RELAYPAY_STORE_URL; anything but a postgres URL is refused
 // by name at load, before a daemon would try to connect to it; unset, the daemon stays on SQLite.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

@@ -1,5 +1,5 @@
 // Features the operator can switch off answer a write with an error that names the switch, so whoever reads the
-// answer learns which key turns it on (issue 21). The other switches are tested beside their features: swaps
+// answer learns which key turns it on. The other switches are tested beside their features: swaps
 // (swaps/swaps-off: the lists answer empty), LNURL (lnurl/pay), mock mode (security/mock-switch), the HTTP upgrade
 // (transports/nostr/rpc), balance migration (wallet/balance-migration), metrics reset (metrics/http), the models
 // engine (models/http: the list answers, a download is refused).

@@ -50,7 +50,7 @@ test('after a SIGHUP the daemon serves on the new relay only, and says so', asyn
   const before = logLines().length
   fs.writeFileSync(path.join(daemon.dataDir, 'relaypay.toml'), configFor([second.url]))
   daemon.process.kill('SIGHUP')
-  // One relay pool serves kind 21000, CLINK and NIP-47 (issue 23): its line says the move is done.
+  // One relay pool serves kind 21000, CLINK and NIP-47: its line says the move is done.
   await until(() => logLines().slice(before).some(line => line.msg === 'relay transport now serves on these relays'), 'the move')
   const line = logLines().slice(before).find(line => String(line.msg).startsWith('config reloaded'))
   assert.equal(line.applied, ['nostr.relays'])

@@ -129,7 +129,7 @@ http('streams are refused over HTTP with a pointer to Nostr', async () => {
 })
 
 http('every operation in the catalogue has a real handler: none answers "not implemented"', async () => {
-  // The daemon refuses to start when an operation has no handler (issue 23), so having started it logs them all.
+  // The daemon refuses to start when an operation has no handler, so having started it logs them all.
   const line = daemon.logs().split('\n').find(l => l.includes('operations registered'))
   assert.ok(line, 'the daemon logs how many operations it registered')
   assert.is((JSON.parse(line!) as { operations: number }).operations, catalogue.length)

@@ -1,8 +1,8 @@
-// Hot standby under load (issue 27, "Must be true" 4): two real daemons on one PostgreSQL, one fake LND, one relay
-// process they both use. Payments run over Nostr while the active daemon is killed with SIGKILL; the standby takes
-// over and answers what is still outstanding. Afterwards every acknowledged payment is in the books, none applied
-// twice (balances add up to the funding exactly, LND was asked once per outside payment), every request answered
-// with the same reply by whichever daemon took it, and the audit is clean on PostgreSQL.
+// Hot standby under load: two real daemons on one PostgreSQL, one fake LND, one relay process they both use.
+// Payments run over Nostr while the active daemon is killed with SIGKILL; the standby takes over and answers what is
+// still outstanding. Afterwards every acknowledged payment is in the books, none applied twice (balances add up to the
+// funding exactly, LND was asked once per outside payment), every request answered with the same reply by whichever
+// daemon took it, and the audit is clean on PostgreSQL.
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { createHash, randomBytes } from 'node:crypto'

@@ -1,4 +1,4 @@
-// Hot standby (issue 27): two real daemon processes on one PostgreSQL 15 and one fake LND. The second waits (its
+// Hot standby: two real daemon processes on one PostgreSQL 15 and one fake LND. The second waits (its
 // probes answer, /readyz 503 names the standby, nothing else starts: no LND invoice stream, no ready file); kill -9
 // of the active one and the standby serves within 10 s; a daemon whose lock session is ended by the server stops and
 // exits non-zero; with the embedded node a second daemon refuses to start.
@@ -13,7 +13,7 @@ import { postgresSkipReason, testPostgres, type TestPostgres } from '../support/
 import { logPostgresSkipped } from '../support/sql-engines.js'
 import { until } from '../support/until.js'
 
-/** The issue's bound on a takeover, from the active daemon's death to the standby serving. */
+/** The bound on a takeover, from the active daemon's death to the standby serving (docs/postgres.md, "Takeover steps"). */
 const takeoverWithinMs = 10_000
 const standbyDetail = 'standby: another daemon holds the books'
 

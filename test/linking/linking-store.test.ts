@@ -1,4 +1,4 @@
-// The linking room's storage on both engines (issue 27): the same cases on SQLite and on a real PostgreSQL 15,
+// The linking room's storage on both engines: the same cases on SQLite and on a real PostgreSQL 15,
 // through LinkingStore. What callers race on — a token, an invite, the admin seat — is taken by exactly one of
 // many concurrent callers.
 import { suite } from 'uvu'

@@ -1,4 +1,4 @@
-// The LNURL room's storage on both engines (issue 27): the same cases on SQLite and on a real PostgreSQL 15,
+// The LNURL room's storage on both engines: the same cases on SQLite and on a real PostgreSQL 15,
 // through LnurlKeysStore. The key claims are what make a link pay (or open a channel) at most once: over HTTP the
 // daemon may finish one callback before it reads the next, so the races are run here, many callers at once.
 import { randomBytes } from 'node:crypto'

@@ -155,7 +155,7 @@ test('NewInvoice and AddAppUserInvoice check a zap request and its relays when i
     receiver_identifier: receiver.identifier, payer_identifier: '', http_callback_url: '', invoice_req: { amountSats: 21, memo: 'zap', zap: unreachable },
   })
   assert.equal(forUser, { status: 'ERROR', reason })
-  // As upstream checks it (pub-protocol.md §6.4): a zap request that is no signed kind 9734 is refused too.
+  // As upstream checks it (NIP-57): a zap request that is no signed kind 9734 is refused too.
   assert.match((await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: '{not json' })).reason, /JSON/)
   const wrongAmount = JSON.stringify(zapRequest(22_000))
   assert.match((await call(daemon, '/api/user/invoice/new', receiver.userToken, { amountSats: 21, memo: 'zap', zap: wrongAmount })).reason, /amount/)

@@ -1,4 +1,4 @@
-// The metric byte formats against upstream's layout (reference/pub-protocol.md §10), decoded here by hand, not by
+// The metric byte formats against upstream's layout (Lightning.Pub's metrics files), decoded here by hand, not by
 // the code under test: usage records (TLV types 2–10, 4-byte big-endian integers, 1-byte flags), bundle samples
 // (unix ‖ value) and the list entries (type 64) a metrics file is made of.
 import { suite } from 'uvu'

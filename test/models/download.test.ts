@@ -1,4 +1,4 @@
-// POST /models/{name}/download through the registry, against a loopback model host (seed 002, models.md).
+// POST /models/{name}/download through the registry, against a loopback model host.
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import http from 'node:http'

@@ -1,5 +1,5 @@
 // The synthetic ggml model, downloaded through the registry and, where the optional engine is installed,
-// loaded by it to transcribe a generated clip end to end (reference/transcription-engine.md §6–7).
+// loaded by it to transcribe a generated clip end to end (test/models/synthetic-ggml.ts says how the model is built).
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -9,7 +9,7 @@ import { detectLocalEngine, localEnginePackage } from '../../src/models/index.js
 import { silentLog, startFixture, type Fixture } from './fixture.js'
 import { syntheticGgmlModel, testClipWav } from './synthetic-ggml.js'
 
-const transcriptionTimeoutMs = 60_000 // the engine's stop() does not end every hang (engine notes §7)
+const transcriptionTimeoutMs = 60_000 // the engine's stop() did not end a hang on an empty model
 
 const synthetic = suite('the synthetic test model')
 let f: Fixture | undefined

@@ -1,4 +1,4 @@
-// The model registry over HTTP as seed 002 describes it: shapes, status codes and detail texts.
+// The model registry over HTTP as its clients see it: shapes, status codes and detail texts.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'

@@ -1,4 +1,4 @@
-// Recordings over HTTP (issue 10): a WAV upload is transcribed by the real engine with the synthetic model, stored
+// Recordings over HTTP: a WAV upload is transcribed by the real engine with the synthetic model, stored
 // with its model, and keeps that model when the default changes; bad input is 422, a missing engine 501, a model
 // not downloaded 409. Then `relaypay models list` and `relaypay models default` against the same daemon.
 //

@@ -1,4 +1,4 @@
-// The model registry's list and default rules (seed 002), through the registry and its handlers.
+// The model registry's list and default rules, through the registry and its handlers.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -58,7 +58,7 @@ listing('a cached file of the wrong size does not count as downloaded', async ()
   assert.is(tiny.available, false)
 })
 
-listing('each record carries the seed fields and the catalogue metadata', async () => {
+listing('each record carries the specified fields and the catalogue metadata', async () => {
   f = await startFixture()
   const base = (await f.registry.list()).models.find(m => m.name === 'base')!
   assert.equal(Object.keys(base).sort(), [

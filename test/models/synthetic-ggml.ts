@@ -1,6 +1,6 @@
-// A synthetic whisper.cpp ggml model and a test clip, built byte for byte from
-// reference/transcription-engine.md §6: tiny random weights plus a forced-token trick, so the real engine loads
-// it and transcribes any clip of 2 s or more as repeated " hello". Deterministic (1,853,961 bytes).
+// A synthetic whisper.cpp ggml model and a test clip, built byte for byte here (no download, no real weights): tiny
+// random weights plus a forced-token trick, so the real engine loads it and transcribes any clip of 2 s or more as
+// repeated " hello". Deterministic (1,853,961 bytes).
 
 const nState = 16
 const nMlp = 4 * nState

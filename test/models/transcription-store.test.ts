@@ -1,4 +1,4 @@
-// The transcription room's storage on both engines (issue 27): the default model and recordings, the same cases
+// The transcription room's storage on both engines: the default model and recordings, the same cases
 // on SQLite and on a real PostgreSQL 15, through TranscriptionStore.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

@@ -1,4 +1,4 @@
-// Nostr Wallet Connect with the ecosystem's reference client (issue 13): @getalby/sdk's NWCClient, unmodified,
+// Nostr Wallet Connect with the ecosystem's reference client: @getalby/sdk's NWCClient, unmodified,
 // against the real daemon on its embedded relay. Connections are made over HTTP as a user; money is checked the
 // way an app reads it (GetAppUser) and by `relaypay audit` after every test.
 import { WebSocket } from 'ws'

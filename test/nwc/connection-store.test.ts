@@ -1,4 +1,4 @@
-// The NWC room's storage on both engines (issue 27): connections and their budget spends, the same cases on SQLite
+// The NWC room's storage on both engines: connections and their budget spends, the same cases on SQLite
 // and on a real PostgreSQL 15, through the room's storage interface and its in-memory directory.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

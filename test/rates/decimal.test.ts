@@ -1,5 +1,5 @@
-// Fiat ↔ msat arithmetic is exact (payroll.md "Paying a period" step 2; restaurant.md pricing): no float ever
-// decides how many msat an employee or a restaurant receives.
+// Fiat ↔ msat arithmetic is exact (docs/payroll.md, "Paying a period", step 2; a restaurant's fiat prices too): no
+// float ever decides how many msat an employee or a restaurant receives.
 import fc from 'fast-check'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

@@ -1,4 +1,4 @@
-// Historical BTC rates by the seed's reach table (seed 001 part B): Kraken's daily close for the currencies it
+// Historical BTC rates by their reach (docs/payroll.md, "Paying a period"): Kraken's daily close for the currencies it
 // quotes, CoinGecko by date for the others under one year, and otherwise the exact failure payroll records,
 // `no BTC rate for <CUR> on <YYYY-MM-DD>: <reason>` — never today's rate in a past day's place.
 import { suite } from 'uvu'

@@ -1,4 +1,4 @@
-// The rates room's storage on both engines (issue 27: the pattern every room's port follows): the same cases on
+// The rates room's storage on both engines (the pattern every room's storage test follows): the same cases on
 // SQLite and on a real PostgreSQL 15, through the room's storage interface.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

@@ -1,4 +1,4 @@
-// The daemon's own connections to its embedded relay (issue 22): they show the per-process secret and get slots of
+// The daemon's own connections to its embedded relay: they show the per-process secret and get slots of
 // their own beyond the caps, and the relay learns the keys it serves from their subscriptions, at once.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

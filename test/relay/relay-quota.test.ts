@@ -1,4 +1,5 @@
-// Storage budgets (src/relay/event-store.ts) and paged reads (src/relay/reader.ts), issue 22.
+// Storage budgets (src/relay/event-store.ts) and paged reads (src/relay/reader.ts): what keeps a flood of events
+// from filling the disk and one large read from holding the relay.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'

@@ -1,8 +1,8 @@
-// The extension and model-registry catalogue against the specification itself: every route of the Endpoints
-// tables of seeds 001 and 002 (and the routes reference/payroll.md and reference/models.md add), with the caller
-// kind its wording implies, as extracted into the project's own fixture test/fixtures/spec/extension-routes.json
-// (its "source" line says from where and when). A route dropped from the catalogue, a wrong method or a wrong
-// caller kind fails here rather than in a client.
+// The extension and model-registry catalogue against the specification itself: every route of the Endpoints tables of
+// the extensions' and the model registry's parts (and the routes the payroll and model-registry decisions add), with
+// the caller kind its wording implies, as extracted into the project's own fixture
+// test/fixtures/spec/extension-routes.json (its "source" line says from where and when). A route dropped from the
+// catalogue, a wrong method or a wrong caller kind fails here rather than in a client.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { suite } from 'uvu'
@@ -59,7 +59,7 @@ const specRoutes = fixture.routes
 
 const parsing = suite('the specification routes are all in the fixture')
 
-parsing('every endpoint table row of seeds 001 and 002 is there, with pairs and method lists expanded', () => {
+parsing('every endpoint table row of the extensions and the models is there, with pairs and method lists expanded', () => {
   assert.match(fixture.source, /^Extracted on 2026-11-25 from the specification: seeds\/001_/)
   const seedRoutes = specRoutes.filter(r => r.source.startsWith('seed 001 '))
   // Part A: 9 public reads + 3 ordering + 23 owner routes (the three `POST, DELETE` rows and `GET, PUT` give two
@@ -104,16 +104,16 @@ routes('no seed or reference route is missing, has another method or another cal
   assert.equal(routeProblems(specRoutes, extensionCatalogue), [])
 })
 
-/** Routes beyond the seeds and references, each asked for by an issue. */
+/** Routes beyond the specification, each with what it is for. */
 const beyondTheSpec = [
-  'GET /restaurant/r/{}', // issue 8: the customer ordering page
-  'POST /payroll/api/v1/scheduler/tick', // issue 9: run one scheduler pass now (operators, tests)
-  'POST /transcription/api/v1/recordings', // issue 10 item 4: recordings
+  'GET /restaurant/r/{}', // the customer ordering page
+  'POST /payroll/api/v1/scheduler/tick', // run one scheduler pass now (operators, tests)
+  'POST /transcription/api/v1/recordings', // recordings: upload a clip, read its transcript
   'GET /transcription/api/v1/recordings',
   'GET /transcription/api/v1/recordings/{}',
 ]
 
-routes('the catalogue has no route the specification does not name, beyond those the issues ask for', () => {
+routes('the catalogue has no route the specification does not name, beyond those listed above', () => {
   const specified = new Set(specRoutes.map(r => `${r.method} ${normalisePath(r.path)}`))
   const extra = extensionCatalogue
     .map(op => `${op.http!.method} ${normalisePath(op.http!.path)}`)

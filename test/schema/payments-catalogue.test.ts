@@ -1,5 +1,5 @@
-// The payments-service part of the catalogue checked against the documents it was written from: seed 000's
-// Endpoints tables, and pub-messages.md's operation index and message tables, as extracted into the project's own
+// The payments-service part of the catalogue checked against the documents it was written from: the payments
+// service's Endpoints tables, and upstream's operation index and message tables, as extracted into the project's own
 // fixture test/fixtures/spec/pub-spec.json (its "source" line says from where and when). A typo in a path, a lost
 // `optional`, a field dropped from a message or a wrong nostr flag fails here, naming the place.
 import { suite } from 'uvu'
@@ -84,7 +84,7 @@ const zodMessages = new Map<string, z.ZodObject>(
 
 const docMessages = spec.messages
 const docMessageByName = new Map(docMessages.map(message => [message.name, message]))
-/** Upstream type name → the name our schema uses (the seed's Node* names). */
+/** Upstream type name → the name our schema uses (the specification's Node* names for upstream's Lnd*). */
 const schemaName = (upstream: string) => docMessageByName.get(upstream)?.seedName ?? upstream
 
 /** The JSON properties of a message: plain fields, plus one property per oneof group. */
@@ -170,45 +170,45 @@ function fieldProblems(where: string, property: z.ZodType, presence: string, fie
   }
 }
 
-// ---- seed 000 ------------------------------------------------------------------------------------------------
+// ---- the payments endpoints ---------------------------------------------------------------------------------
 
 const seedOperations = spec.seedOperations
 
-/** Where our input/output message deliberately differs from the seed's type name, and why. */
+/** Where our input/output message deliberately differs from the specification's type name, and why. */
 const seedTypeDeviations: Record<string, { input?: string; output?: string }> = {
-  // pub-protocol.md "How this maps to our spec": upstream clients send the smaller request shapes.
+  // Upstream clients send these smaller request shapes, so OfferConfig's other fields cannot be required.
   AddUserOffer: { input: 'OfferCreateRequest' },
   UpdateUserOffer: { input: 'OfferUpdateRequest' },
-  // pub-protocol.md §2.5: the batch body and answer.
+  // The batch's real body and answer: `{requests: [...]}` in, `{responses: [...]}` out, not Empty → Empty.
   BatchUser: { input: 'BatchUserRequest', output: 'BatchUserResponse' },
 }
-/** Wallet-host user operations (reference/wallet-host.md) that live beside the seed's user operations. */
+/** Wallet-host user operations (the extensions' wallets and keys) that live beside the specification's. */
 const walletHostUserOperations = ['GetWalletKeys', 'RotateWalletKeys', 'CreateWallet', 'EnableExtension', 'DisableExtension']
 
 /**
- * Our additions to upstream's shapes, each asked for by an issue. Added fields are optional, so upstream clients
+ * Our additions to upstream's shapes, each with what it is for. Added fields are optional, so upstream clients
  * see nothing change.
  */
 const additions = {
-  // issue 6: human-readable Lightning addresses and the LNURL-channel flow (LUD-02)
+  // human-readable Lightning addresses and the LNURL-channel flow (LUD-02)
   operations: ['SetLightningAddress', 'GetLnurlChannelInfo', 'HandleLnurlChannel'],
-  // issue 6: LUD-12 comments
+  // LUD-12 comments
   query: { HandleLnurlPay: ['comment'] } as Record<string, string[]>,
-  // issue 22: NodeGetInfo says when test mode (`[node] mock`) is on
+  // NodeGetInfo says when test mode (`[node] mock`) is on
   fields: { LnurlPayInfoResponse: ['commentAllowed'], NodeGetInfoResponse: ['mock'] } as Record<string, string[]>,
 }
 const withoutAdded = (names: readonly string[], added: readonly string[] | undefined) =>
   names.filter(name => !(added ?? []).includes(name))
 
-const seed = suite('seed 000 endpoints')
+const seed = suite('the payments endpoints')
 
-seed('the seed tables were read', () => {
+seed('the specification tables were read', () => {
   assert.match(spec.source, /^Extracted on 2026-11-25 from the specification \(seeds\/000_c90667e3864e4952\.txt/)
-  assert.is(seedOperations.length, 98, 'the seed tables list the same 98 operations as the upstream index')
-  assert.ok(seedOperations.every(op => op.auth && op.method && op.path), 'a seed row lost its auth, method or path')
+  assert.is(seedOperations.length, 98, 'the specification tables list the same 98 operations as the upstream index')
+  assert.ok(seedOperations.every(op => op.auth && op.method && op.path), 'a specification row lost its auth, method or path')
 })
 
-seed('every seed operation is in the catalogue with its method, path, auth, query, stream, nostr and batch flags', () => {
+seed('every specified operation is in the catalogue with its method, path, auth, query, stream, nostr and batch flags', () => {
   const problems: string[] = []
   for (const op of seedOperations) {
     const entry = catalogue.find(e => e.name === op.name)
@@ -217,26 +217,26 @@ seed('every seed operation is in the catalogue with its method, path, auth, quer
       continue
     }
     const http = entry.http
-    if (http?.method !== op.method) problems.push(`${op.name}: method ${http?.method} ≠ seed ${op.method}`)
-    if (http?.path !== op.path) problems.push(`${op.name}: path ${http?.path} ≠ seed ${op.path}`)
-    if (entry.auth !== op.auth) problems.push(`${op.name}: auth ${entry.auth} ≠ seed ${op.auth}`)
-    if (!sameSet(withoutAdded(http?.query ?? [], additions.query[op.name]), op.query)) problems.push(`${op.name}: query ${show(http?.query ?? [])} ≠ seed ${show(op.query)}`)
-    if (!!entry.stream !== op.stream) problems.push(`${op.name}: stream ${!!entry.stream} ≠ seed ${op.stream}`)
-    if (!!entry.nostr !== op.nostr) problems.push(`${op.name}: nostr ${!!entry.nostr} ≠ seed ${op.nostr}`)
-    if (!!entry.batch !== op.batch) problems.push(`${op.name}: batch ${!!entry.batch} ≠ seed ${op.batch}`)
+    if (http?.method !== op.method) problems.push(`${op.name}: method ${http?.method} ≠ spec ${op.method}`)
+    if (http?.path !== op.path) problems.push(`${op.name}: path ${http?.path} ≠ spec ${op.path}`)
+    if (entry.auth !== op.auth) problems.push(`${op.name}: auth ${entry.auth} ≠ spec ${op.auth}`)
+    if (!sameSet(withoutAdded(http?.query ?? [], additions.query[op.name]), op.query)) problems.push(`${op.name}: query ${show(http?.query ?? [])} ≠ spec ${show(op.query)}`)
+    if (!!entry.stream !== op.stream) problems.push(`${op.name}: stream ${!!entry.stream} ≠ spec ${op.stream}`)
+    if (!!entry.nostr !== op.nostr) problems.push(`${op.name}: nostr ${!!entry.nostr} ≠ spec ${op.nostr}`)
+    if (!!entry.batch !== op.batch) problems.push(`${op.name}: batch ${!!entry.batch} ≠ spec ${op.batch}`)
     if (entry.dialect !== 'pub') problems.push(`${op.name}: dialect ${entry.dialect}, payments operations answer in 'pub'`)
     if (op.method === 'GET' && http?.body !== 'none') problems.push(`${op.name}: a GET operation must ignore the body`)
     if (!entry.summary.trim()) problems.push(`${op.name}: empty summary`)
     const takesParams = op.query.length > 0 || op.path.includes(':')
     const input = seedTypeDeviations[op.name]?.input ?? (takesParams ? undefined : op.request)
     const output = seedTypeDeviations[op.name]?.output ?? op.response
-    if (input && titleOf(entry.input) !== input) problems.push(`${op.name}: input ${titleOf(entry.input)} ≠ seed ${input}`)
-    if (titleOf(entry.output) !== output) problems.push(`${op.name}: output ${titleOf(entry.output)} ≠ seed ${output}`)
+    if (input && titleOf(entry.input) !== input) problems.push(`${op.name}: input ${titleOf(entry.input)} ≠ spec ${input}`)
+    if (titleOf(entry.output) !== output) problems.push(`${op.name}: output ${titleOf(entry.output)} ≠ spec ${output}`)
   }
   assert.ok(problems.length === 0, `\n${problems.join('\n')}`)
 })
 
-seed('the payments areas hold nothing beyond the seed and the wallet-host user operations', () => {
+seed('the payments areas hold nothing beyond the specification and the wallet-host user operations', () => {
   const known = new Set([...seedOperations.map(op => op.name), ...walletHostUserOperations, ...additions.operations])
   const extra = payments.filter(entry => !known.has(entry.name)).map(entry => `${entry.name} (${entry.area})`)
   assert.equal(extra, [], `unexpected operations: ${extra.join(', ')}`)
@@ -247,14 +247,14 @@ seed('the payments areas hold nothing beyond the seed and the wallet-host user o
 
 seed.run()
 
-// ---- pub-messages.md operation index (from the fixture) -----------------------------------------------------------------------
+// ---- upstream's operation index (from the fixture) ----------------------------------------------------------
 
 const indexRows = spec.operationIndex
 // The Notes under the index give BatchUser's real body and answer (its table row says Empty → Empty).
 const batchRequestField = spec.batchUser.requestField
 const batchResponseField = spec.batchUser.responseField
 
-const index = suite('pub-messages.md operation index')
+const index = suite("upstream's operation index")
 
 index('the index was read', () => {
   assert.is(indexRows.length, 98, 'the index announces 98 rpcs')
@@ -271,7 +271,7 @@ index('every upstream rpc maps to an entry with the same flags, route and field 
       continue
     }
     const name = `${row.rpcName}${entry.name === row.rpcName ? '' : ` (${entry.name})`}`
-    if (row.seedName && entry.name !== row.seedName) problems.push(`${name}: the seed names it ${row.seedName}`)
+    if (row.seedName && entry.name !== row.seedName) problems.push(`${name}: the specification names it ${row.seedName}`)
     if (!!entry.nostr !== row.nostr) problems.push(`${name}: nostr ${!!entry.nostr} ≠ upstream ${row.nostr}`)
     if (!!entry.stream !== row.stream) problems.push(`${name}: stream ${!!entry.stream} ≠ upstream ${row.stream}`)
     if (entry.http?.method !== row.method) problems.push(`${name}: method ${entry.http?.method} ≠ upstream ${row.method}`)
@@ -297,9 +297,9 @@ index('every upstream rpc maps to an entry with the same flags, route and field 
 
 index.run()
 
-// ---- pub-messages.md message tables (from the fixture) -----------------------------------------------------------------------------
+// ---- upstream's message tables (from the fixture) -----------------------------------------------------------
 
-const tables = suite('pub-messages.md message tables')
+const tables = suite("upstream's message tables")
 
 tables('every message table was read', () => {
   assert.is(docMessages.length, spec.messagesAnnounced, `the Messages section announces ${spec.messagesAnnounced} tables`)

@@ -1,4 +1,4 @@
-// Which operations refuse an input field they do not know (issue 26, item 5), over the whole catalogue: relaypay's
+// Which operations refuse an input field they do not know, over the whole catalogue: relaypay's
 // own operations and the extensions' refuse it (test/bus/unknown-fields.test.ts shows the answer over HTTP), the
 // operations of Lightning.Pub's wire set accept it (newer clients may send more), and so do the requests of other
 // protocols the daemon speaks on their own Nostr kinds (NIP-47, CLINK), whose clients also send fields of later

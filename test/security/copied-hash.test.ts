@@ -1,4 +1,4 @@
-// Repeats are per invoice, not per payment hash (issue 22 item 6). The attack: copy the payment hash of someone's
+// Repeats are per invoice, not per payment hash. The attack: copy the payment hash of someone's
 // invoice into a 1-sat invoice signed by any key, pay it from your own wallet and let it fail; before, nobody on
 // the service could pay the genuine invoice afterwards ("this invoice was already paid and failed"). Now a copy of
 // one of this service's hashes is refused before anything is written, a copy of another node's hash blocks
@@ -120,7 +120,8 @@ theirs('a failed copy blocks nobody: the genuine invoice is still attempted, and
   assert.is(failed.reason, notConnected) // sent to the node, failed, refunded
   assert.is(await balance(unrouted, 'attacker'), 20_000)
 
-  // Before issue 22 this was "this invoice was already paid and failed, try another invoice", for everyone.
+  // When repeats were per payment hash this was "this invoice was already paid and failed, try another invoice",
+  // for everyone.
   const attempt = await pay(unrouted, 'payer', genuine)
   assert.is(attempt.reason, notConnected)
   const retry = await pay(unrouted, 'payer', genuine)

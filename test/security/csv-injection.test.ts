@@ -61,7 +61,7 @@ for (const value of [
   })
 }
 
-cells('the semicolon case from the issue: x;=1+1 is quoted and its second field marked as text', () => {
+cells('the semicolon case: x;=1+1 is quoted and its second field marked as text', () => {
   assert.is(csvCell('x;=1+1'), `"x;'=1+1"`)
   assert.equal(parseCsv(`lead,${csvCell('x;=1+1')}\r\n`, ';', false), [['lead,"x', `'=1+1"`]])
 })

@@ -1,4 +1,4 @@
-// Test mode mints money, so it is off unless asked for (issue 22 item 8). A daemon started with no mock setting
+// Test mode mints money, so it is off unless asked for. A daemon started with no mock setting
 // refuses SetMockInvoiceAsPaid and both mock balance operations with an error naming the switch, and says it is
 // off in NodeGetInfo; turned on, the start log warns in one line and NodeGetInfo says so.
 import { suite } from 'uvu'

@@ -1,7 +1,7 @@
 // The embedded relay under attack, each attack from a process of its own (test/support/relay-attacker.ts) on
 // another loopback address (127.0.0.2, standing for another client on the internet), while this process watches
 // what a user sees: GET /api/health and a fresh wallet's GetUserInfo over the same relay. The bounds are generous
-// (this machine is shared); `npm run bench -- attack` measures the same attacks longer. Issue 22.
+// (this machine is shared); `npm run bench -- attack` measures the same attacks longer.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
@@ -13,7 +13,7 @@ import { percentile, refusals, runAttacker, seedRelayStore, watchDaemon, type At
 
 const attacker = '127.0.0.2'
 const attackMs = 6000
-/** Generous: the issue's floor on this machine is 100 ms at p99 (the bench), tests only catch a stall. */
+/** Generous: the bench's floor is 100 ms at p99 (bench/attack.ts); tests only catch a stall. */
 const healthBoundMs = 1000
 const rpcBoundMs = 5000
 

@@ -22,7 +22,7 @@ import {
 import { createDatabase, postgresSkipReason, testPostgres } from '../support/postgres.js'
 
 const holderScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'active-lock-holder.js')
-/** The budget for a standby to take over from a dead or frozen active daemon. */
+/** The budget for a standby to take over from a dead or frozen active daemon (docs/postgres.md, "Takeover steps"). */
 const takeoverBudgetMs = 10_000
 const postgres = await testPostgres()
 

@@ -1,4 +1,4 @@
-// One placeholder style for both engines (issue 27): `?` and `@name` rewritten to PostgreSQL's $n once per text,
+// One placeholder style for both engines: `?` and `@name` rewritten to PostgreSQL's $n once per text,
 // leaving literals, quoted names, comments, casts and operators alone.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

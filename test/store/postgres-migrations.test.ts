@@ -1,4 +1,4 @@
-// One set of migrations for both engines (issue 27): every schema/sql file applied on SQLite and on a real
+// One set of migrations for both engines: every schema/sql file applied on SQLite and on a real
 // PostgreSQL 15 gives the same tables, columns, nullability and keys; amounts are BIGINT on PostgreSQL; a negative
 // balance is refused on both; daemons starting together migrate a database once; the PostgreSQL twins of the
 // migrations that move data (070, 073) leave the same rows as their SQLite originals, and 083 the same on both.

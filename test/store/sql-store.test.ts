@@ -1,4 +1,4 @@
-// The engine-neutral SqlStore (issue 27): the same cases on SQLite and on a real PostgreSQL 15, then what only one
+// The engine-neutral SqlStore: the same cases on SQLite and on a real PostgreSQL 15, then what only one
 // engine has (PostgreSQL's retries, timeouts and lost sessions; SQLite's one connection shared in turn).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

@@ -1,4 +1,4 @@
-// The log scan every test daemon gets when it stops (DESIGN.md, "Never log secrets"): the secrets a daemon holds
+// The log scan every test daemon gets when it stops, for logs must never hold a secret: the secrets a daemon holds
 // or handed out — its data-dir secret files, the secret columns of its database, the tokens and keys tests sent
 // and received, its config's tokens — and shapes that are secret wherever they appear (JWTs, nsec keys, LND
 // macaroons) must not occur in anything it printed. Everything here is synchronous so it can also run at exit, but

@@ -1,4 +1,4 @@
-// A loopback stand-in for the BTC rate providers (lnbits-host.md §1.8 and §3): one HTTP server where
+// A loopback stand-in for the BTC rate providers (LNbits' spot providers, Kraken and CoinGecko): one HTTP server where
 // `/<provider>/…` answers that provider's real paths with its real response shapes, from the fixtures below.
 // Each provider can be switched to misbehave: down (HTTP 500), slow (never answers), outlier (a price far off
 // the others), missing_currency (answers as providers do for a pair they lack), missing_date (history without

@@ -1,4 +1,4 @@
-// The swaps room's storage on both engines (issue 27): the same cases on SQLite and on a real PostgreSQL 15,
+// The swaps room's storage on both engines: the same cases on SQLite and on a real PostgreSQL 15,
 // through SwapStore. Every state change is one guarded statement: of many callers racing on a swap (two payments,
 // two claims, two refunds) exactly one wins, and the row holds what the winner wrote.
 import { suite } from 'uvu'

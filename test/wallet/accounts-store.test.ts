@@ -1,4 +1,4 @@
-// The wallet's accounts on SqlStore (issue 27): accounts, wallets, apps, app users, Nostr keys, the directory
+// The wallet's accounts on SqlStore: accounts, wallets, apps, app users, Nostr keys, the directory
 // authentication reads and the fee collectors, the same cases on SQLite and on a real PostgreSQL 15. The racing
 // cases are the ones where a read once decided a write inside one synchronous call: two creations of one app, one
 // app user identifier or one key's account at once, of which exactly one may win.

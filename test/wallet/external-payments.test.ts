@@ -74,7 +74,7 @@ unrouted('a failed payment answers the node reason, refunds everything, and may 
 
   const state = await ok(offline, '/api/user/payment/state', stranded.userToken, { invoice })
   assert.is(state.paid_at_unix, -1)
-  // The retry reaches the node again (issue 22: a failed attempt blocks nothing), fails again, refunds again.
+  // The retry reaches the node again (a failed attempt blocks nothing), fails again, refunds again.
   const retry = await call(offline, '/api/user/invoice/pay', stranded.userToken, { invoice, amount: 0 })
   assert.is(retry.reason, 'the embedded node is not connected to the Lightning network')
   assert.is(await balanceOf(offline, stranded.appToken, 'stranded'), 20_000)

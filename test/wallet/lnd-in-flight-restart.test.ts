@@ -1,4 +1,4 @@
-// Issue 4 (d): a payment still in flight at the (fake) LND when the daemon dies resolves correctly after the
+// A payment still in flight at the (fake) LND when the daemon dies resolves correctly after the
 // restart, both ways: settled when LND says succeeded, refunded when LND says failed — never both, never lost.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

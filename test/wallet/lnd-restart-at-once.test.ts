@@ -1,4 +1,4 @@
-// Issue 26 (7): the daemon on LND serves at once after a crash, whatever LND holds. The fake LND holds 100k
+// The daemon on LND serves at once after a crash, whatever LND holds. The fake LND holds 100k
 // invoices of history and ten payments still pathfinding (in flight, no HTLC out: tracking one waits out the
 // whole answer timeout). The restart answers /api/health while those payments are still being asked about; they
 // stay pending (sats reserved, a retry refused) until LND decides, and are then settled or refunded once, even

@@ -1,4 +1,4 @@
-// The wallet's reads of invoices, payments and history on SqlStore (issue 27), the same cases on SQLite and on a
+// The wallet's reads of invoices, payments and history on SqlStore, the same cases on SQLite and on a
 // real PostgreSQL 15: lookups by request and hash, offer and tag lists (`extra.tag`: json_extract on SQLite, `->>`
 // on PostgreSQL), the expired-invoice purge, the payment lookups the payer and the resolution read, the NIP-47
 // history, GetUserOperations, products and on-chain addresses (two first NewAddress calls answer one address).
@@ -168,7 +168,7 @@ for (const engine of both.engines) {
   })
 
   if (engine.engine === 'sqlite') {
-    // Issue 24: the cost of a payment must not grow with the journal. Each lookup the paying path makes finds its
+    // The cost of a payment must not grow with the journal. Each lookup the paying path makes finds its
     // rows by key in an index that holds only what it looks for: none walks a wallet's history (payments_user).
     test('the payment lookups search by key in their own index (SQLite query plans)', async () => {
       const plans: string[] = []

@@ -1,4 +1,4 @@
-// The wallet's reports and audit on SqlStore (issue 27), the same cases on SQLite and on a real PostgreSQL 15:
+// The wallet's reports and audit on SqlStore, the same cases on SQLite and on a real PostgreSQL 15:
 // GetAppsMetrics, the operator views (apps, wallet search, the user token, payments across wallets), the users'
 // balance reader, and the start audit (foreground and background, clean and failing books).
 import fs from 'node:fs'

@@ -1,4 +1,4 @@
-// The wallet's money movements on SqlStore (issue 27), the same cases on SQLite and on a real PostgreSQL 15: the
+// The wallet's money movements on SqlStore, the same cases on SQLite and on a real PostgreSQL 15: the
 // group commit (one shared transaction with savepoints on SQLite, a transaction each on PostgreSQL), the journal's
 // guarded balance moves, payments, settlements, transfers and the standby's fence (checkEpoch).
 import { suite } from 'uvu'

@@ -1,4 +1,4 @@
-// CLINK manage (kind 21003; reference/pub-protocol.md §5.4, the CLINK manage spec): another key creates, updates,
+// CLINK manage (kind 21003; the CLINK manage spec, docs/pub-protocol.md "Manage"): another key creates, updates,
 // deletes, reads and lists offers of a user who granted it that right — only the offers it created. A request from
 // a key without a grant is parked (one per key) and pushed to the user as GetLiveManageRequests; AuthorizeManage
 // grants or bans the key and replays the parked request. Answers: `{res:"ok", resource:"offer", details?}` or GFY.

@@ -6,7 +6,7 @@ import type { SqlStore } from '../../store/index.js'
 import type { Rates } from '../../rates/index.js'
 import type { Config } from '../../config/index.js'
 
-/** A paid invoice whose `extra.tag` named the extension (reference/wallet-host.md, "Invoice-paid events"). */
+/** A paid invoice whose `extra.tag` named the extension; delivered at least once, so listeners are idempotent. */
 export interface PaidInvoice {
   walletId: string
   paymentHash: string

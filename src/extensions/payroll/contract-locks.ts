@@ -1,6 +1,6 @@
-// One lock per contract in this process (seed 001 part B, Limits: "Concurrency"): a tick, pay-now, pause,
-// resume, update and delete of one contract run one after another, in arrival order. Several daemons on one
-// database are not serialised by this; the ledger's claim is what keeps them from paying a period twice.
+// One lock per contract in this process (docs/payroll.md, "Concurrency"): a tick, pay-now, pause, resume, update
+// and delete of one contract run one after another, in arrival order. Several daemons on one database are not
+// serialised by this; the ledger's claim is what keeps them from paying a period twice.
 
 export interface ContractLocks {
   /** Runs `work` once every earlier holder of `contractId`'s lock has finished. */

@@ -1,6 +1,6 @@
-// Payroll contracts (reference/payroll.md "Contract"), written once on the engine-neutral SqlStore:
-// the same statements on SQLite and PostgreSQL; functions are named for what the caller means. periods_done only
-// moves inside the ledger store's transactions, with the row that consumed the period.
+// Payroll contracts (docs/payroll.md, "Contracts"), written once on the engine-neutral SqlStore: the same
+// statements on SQLite and PostgreSQL; functions are named for what the caller means. periods_done only moves
+// inside the ledger store's transactions, with the row that consumed the period.
 import type { SqlStore } from '../../store/index.js'
 import type { Frequency } from './paydays.js'
 
@@ -106,7 +106,7 @@ export interface ContractsStore {
   delete(id: string): Promise<boolean>
   /**
    * Pauses an active contract. `reason` is '' for an operator's pause and names the period and cause when
-   * payroll pauses it (seed state table). False when it was not active.
+   * payroll pauses it; resume tells the two apart. False when it was not active.
    */
   pause(id: string, reason: string, now: number): Promise<boolean>
 }

@@ -1,6 +1,6 @@
 // CSV as RFC 4180 writes it (CRLF line ends; a field holding a comma, a semicolon, a quote or a line break is
-// quoted, and quotes inside it are doubled), with the seed's injection rule made to hold for every reader an
-// accountant may open the file with (seed 001 part B, Rules 2; OWASP's CSV injection list):
+// quoted, and quotes inside it are doubled), with the formula rule of docs/payroll.md ("Ledger and CSV") made to
+// hold for every reader an accountant may open the file with (OWASP's CSV injection list):
 // - a cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading apostrophe, so a
 //   spreadsheet shows the text instead of running it as a formula (tab and CR: spreadsheets skip them before
 //   reading the formula behind them);

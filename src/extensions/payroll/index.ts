@@ -1,6 +1,6 @@
-// The payroll extension (seed 001 part B; reference/payroll.md): contracts paying an employee wallet a fixed
-// amount per period from a source wallet, a scheduler that pays due periods as internal payments, the payout
-// ledger and its CSV export. The door: the daemon starts it through the extension host and nothing else.
+// The payroll extension (docs/payroll.md): contracts paying an employee wallet a fixed amount per period from a
+// source wallet, a scheduler that pays due periods as internal payments, the payout ledger and its CSV export. The
+// door: the daemon starts it through the extension host and nothing else.
 import type { Extension } from '../host/index.js'
 import { contractLocks } from './contract-locks.js'
 import { contractsStore } from './contracts-store.js'

@@ -1,10 +1,10 @@
-// The payout ledger (seed 001 part B, "Payout"; reference/payroll.md "Ledger and CSV"): one row per attempt,
-// with the contract's terms copied so rows outlive edits and deletion. Every change that consumes a period
-// writes its row and moves the contract's periods_done in one transaction, guarded by `periods_done = period`
-// so that two payers (two requests, or two daemons on one database) cannot both consume the same period.
-// Written once on the engine-neutral SqlStore: the same statements and transactions on SQLite and
-// PostgreSQL. Every decision that reads and then writes is one transaction whose writes are guarded by the state
-// they depend on, so a PostgreSQL transaction running beside it (READ COMMITTED) cannot slip in between.
+// The payout ledger (docs/payroll.md, "Ledger and CSV"): one row per attempt, with the contract's terms copied so
+// rows outlive edits and deletion. Every change that consumes a period writes its row and moves the contract's
+// periods_done in one transaction, guarded by `periods_done = period` so that two payers (two requests, or two
+// daemons on one database) cannot both consume the same period. Written once on the engine-neutral SqlStore: the
+// same statements and transactions on SQLite and PostgreSQL. Every decision that reads and then writes is one
+// transaction whose writes are guarded by the state they depend on, so a PostgreSQL transaction running beside it
+// (READ COMMITTED) cannot slip in between.
 import { sqlErrorKind, type SqlExecutor, type SqlStore } from '../../store/index.js'
 import type { Contract } from './contracts-store.js'
 
@@ -139,7 +139,7 @@ export interface LedgerStore {
   settle(paymentHash: string, now: number): Promise<Settlement | undefined>
   /** Closes claims whose invoices have expired: a crash interrupted them, and they can no longer be paid. */
   expireClaims(contractId: string, now: number): Promise<number>
-  /** Failed attempts of one period: the seed's attempt count. */
+  /** Failed attempts of one period: its attempt count, the fifth of which pauses the contract. */
   failures(contractId: string, period: number): Promise<number>
   /**
    * Resumes a paused contract; with `writeOff`, every period whose payday is before `writeOff.before` gets a

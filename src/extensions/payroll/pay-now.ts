@@ -1,8 +1,8 @@
-// Pay-now (seed 001 part B, state table and Rules 1; reference/payroll.md "Pay-now"): pays the next period at
-// once whatever the calendar says, even a payday before the contract existed (no back-dated skip), notes an
-// early payment in `detail`, and answers with the attempt's ledger row whether it was paid or failed. Pricing
-// mode and rate may be overridden for this one payout. A failure here counts as an attempt of the period but
-// does not pause the contract: the state table keeps pay-now's contract active.
+// Pay-now (docs/payroll.md, "Pay-now"): pays the next period at once whatever the calendar says, even a payday
+// before the contract existed (no back-dated skip), notes an early payment in `detail`, and answers with the
+// attempt's ledger row whether it was paid or failed. Pricing mode and rate may be overridden for this one payout.
+// A failure here counts as an attempt of the period but does not pause the contract: pay-now always leaves its
+// contract active.
 import { OperationError } from '../../bus/index.js'
 import type { Contract, PricingMode } from './contracts-store.js'
 import type { LedgerStore, Payout } from './ledger-store.js'

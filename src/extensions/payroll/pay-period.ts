@@ -1,11 +1,11 @@
-// Paying one period (seed 001 part B, "Payment mechanism per period"; reference/payroll.md "Paying a period"):
-// price it, check the source wallet, claim the period in the ledger, create the internal invoice on the
-// employee wallet, pay it from the source wallet. The invoice's msat amount is canonical and recorded once.
+// Paying one period (docs/payroll.md, "Paying a period"): price it, check the source wallet, claim the period in
+// the ledger, create the internal invoice on the employee wallet, pay it from the source wallet. The invoice's msat
+// amount is canonical and recorded once.
 //
 // The claim comes before the invoice so that a second payer cannot even start; the row becomes `paid` through
 // ledger.settle, called by the payer and by the invoice-paid listener alike, so a crash after the money moved
 // still records the period (the host redelivers paid invoices at start). A refused payment ends the claim as
-// `failed`; the unpaid invoice stays on the employee wallet and expires by itself (mechanism rule 3).
+// `failed`; the unpaid invoice stays on the employee wallet and expires by itself.
 import type { Logger } from 'pino'
 import { isOperationError, type Clock } from '../../bus/index.js'
 import type { Rates } from '../../rates/index.js'
@@ -105,7 +105,7 @@ export async function payPeriod(deps: PayPeriodDeps, request: PayPeriodRequest):
   return (await ledger.settle(invoice.paymentHash, clock.now()))?.row ?? (await ledger.get(claim.id))!
 }
 
-/** The seed's message: `insufficient balance in source wallet: <n> sat available, <n> sat required`. */
+/** The fixed shape of this failure: `insufficient balance in source wallet: <n> sat available, <n> sat required`. */
 function underfunded(balanceMsat: number, requiredMsat: number): string {
   return `insufficient balance in source wallet: ${Math.floor(balanceMsat / 1000)} sat available, ${Math.ceil(requiredMsat / 1000)} sat required`
 }

@@ -1,6 +1,6 @@
-// Paydays (reference/payroll.md "Paydays"): period k's payday is always computed from the anchor, never from the
-// previous payday, so a clamped month does not drag later paydays (Jan 31 → Feb 28/29 → Mar 31, not Mar 28).
-// Days are UTC calendar days written `YYYY-MM-DD` (seed 001 part B, Limits: "Day boundaries UTC").
+// Paydays (docs/payroll.md, "Paydays"): period k's payday is always computed from the anchor, never from the
+// previous payday, so a clamped month does not drag later paydays (Jan 31 → Feb 28/29 → Mar 31, not Mar 28). Days
+// are UTC calendar days written `YYYY-MM-DD`, whatever the time zone of the daemon's host.
 
 export type Frequency = 'daily' | 'weekly' | 'biweekly' | 'monthly' | 'quarterly' | 'yearly'
 

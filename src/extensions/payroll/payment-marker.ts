@@ -1,6 +1,6 @@
-// What each period's internal invoice carries (seed 001 part B, "Payment marker" and "Memo shape";
-// reference/payroll.md "Paying a period", step 4). `extra` is wire data the host hands back when the invoice
-// is paid; payrollRef is the one place that reads it.
+// What each period's internal invoice carries (docs/payroll.md, "Paying a period", step 5): its memo and the marker
+// in `extra`. `extra` is wire data the host hands back when the invoice is paid; payrollRef is the one place that
+// reads it.
 import type { PeriodPrice } from './pricing.js'
 
 export const payrollTag = 'payroll'

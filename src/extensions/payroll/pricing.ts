@@ -1,7 +1,6 @@
-// The rate and the msat amount of one period (seed 001 part B, "Pricing rules"; reference/payroll.md "Paying a
-// period", steps 1–2). Payroll converts in every mode, before the invoice exists, so the memo can name the rate.
-// A rate that cannot be established fails the period with a message naming the date and the currency: there
-// is no fallback to today's rate for a past payday (pricing rule 4).
+// The rate and the msat amount of one period (docs/payroll.md, "Paying a period", steps 1–2). Payroll converts in
+// every mode, before the invoice exists, so the memo can name the rate. A rate that cannot be established fails the
+// period with a message naming the date and the currency: there is no fallback to today's rate for a past payday.
 import { RateUnavailable, fiatToMsat, normalizeDecimal, satsPerUnit, type Rates } from '../../rates/index.js'
 import type { PricingMode } from './contracts-store.js'
 
@@ -46,7 +45,7 @@ async function rateFor(rates: Rates, terms: PricingTerms, payday: string, today:
     return { rate: normalizeDecimal(terms.manualRate), rateSource: 'manual' }
   }
   try {
-    // Pricing rule 1: a payday today or later is priced like `current`.
+    // A payday today or later is priced like `current`: its day has no closing rate yet.
     if (terms.pricingMode === 'current' || payday >= today) {
       const quote = await rates.spot(currency)
       return { rate: quote.btcRate, rateSource: quote.source }

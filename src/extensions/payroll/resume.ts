@@ -1,7 +1,7 @@
-// Resuming a paused contract (seed 001 part B, state table; reference/payroll.md "Resume"). An operator's pause
-// (empty paused_reason) writes off the paydays missed while paused; a pause payroll made after repeated failure
-// keeps them, so they settle on the next tick. An explicit `catch_up` overrides that inference either way:
-// true keeps, false writes off. Each written-off period gets a `skipped` row.
+// Resuming a paused contract (docs/payroll.md, "Pause and resume"). An operator's pause (empty paused_reason)
+// writes off the paydays missed while paused; a pause payroll made after repeated failure keeps them, so they
+// settle on the next tick. An explicit `catch_up` overrides that inference either way: true keeps, false writes
+// off. Each written-off period gets a `skipped` row.
 import { type Clock, OperationError } from '../../bus/index.js'
 import type { Contract, ContractsStore } from './contracts-store.js'
 import type { LedgerStore } from './ledger-store.js'

@@ -1,8 +1,7 @@
-// The scheduler (seed 001 part B, state table and "Period rules"; reference/payroll.md "The tick"). A tick
-// visits every active contract with periods left, under that contract's lock, and handles at most 12 due
-// periods: a payday before the contract existed is skipped unless backfill is on, any other is paid. A failure
-// ends that contract's tick; the fifth failure of one period pauses the contract with a reason naming it.
-// Paused contracts are never visited.
+// The scheduler (docs/payroll.md, "The tick"). A tick visits every active contract with periods left, under that
+// contract's lock, and handles at most 12 due periods: a payday before the contract existed is skipped unless
+// backfill is on, any other is paid. A failure ends that contract's tick; the fifth failure of one period pauses
+// the contract with a reason naming it. Paused contracts are never visited.
 import type { Logger } from 'pino'
 import type { Clock, Timers } from '../../bus/index.js'
 import type { ContractLocks } from './contract-locks.js'

@@ -1,4 +1,4 @@
-// Who may touch what (seed 001 part A, "Authentication"): the wallet of the key must be the restaurant's wallet,
+// Who may touch what (docs/restaurant.md, "Who may call"): the wallet of the key must be the restaurant's wallet,
 // otherwise 403; anything missing is a 404 first, so a stranger learns only what a public read would tell.
 import { OperationError } from '../../bus/index.js'
 import type { RestaurantRoom } from './room.js'

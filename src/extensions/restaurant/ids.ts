@@ -1,4 +1,4 @@
-// Entity ids (reference/restaurant.md: 22-character url-safe random strings) and the per-restaurant Nostr key.
+// Entity ids (22-character url-safe random strings) and the per-restaurant Nostr key.
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 
 export type Random = (bytes: number) => Uint8Array

@@ -1,6 +1,6 @@
-// The restaurant extension (seed 001 part A, reference/restaurant.md): menus as a tree of nodes and items,
-// quotes and orders paid by invoice on the restaurant's wallet, kitchen print jobs, menu items published to
-// Nostr, and a customer ordering page. The daemon knows it only through this door.
+// The restaurant extension (docs/restaurant.md): menus as a tree of nodes and items, quotes and orders paid by
+// invoice on the restaurant's wallet, kitchen print jobs, menu items published to Nostr, and a customer ordering
+// page. The daemon knows it only through this door.
 import type { HandlerTable } from '../../bus/index.js'
 import type { Extension, ExtensionHost, RunningExtension } from '../host/index.js'
 import { createRoom } from './room.js'

@@ -1,4 +1,4 @@
-// The menu as a tree of nodes (reference/restaurant.md, "Menu tree"). Depth and path are always derived from the
+// The menu as a tree of nodes (docs/restaurant.md, "Menu tree"). Depth and path are always derived from the
 // parent, never taken from a caller: root depth 0, path `/<root id>/…/<own id>`. A move re-derives the whole
 // subtree in one transaction, and is refused when it would make a node its own ancestor or push any node of the
 // subtree past the depth cap.

@@ -1,4 +1,4 @@
-// Orders and their statuses (reference/restaurant.md, "Order statuses"). An order starts `pending` with its
+// Orders and their statuses (docs/restaurant.md, "Order statuses"). An order starts `pending` with its
 // invoice; only payment makes it `paid` (once, however often payment is told); people move it on by the table
 // below; an unpaid order whose invoice expired becomes `expired`, by the sweep or on the next read of it, and is
 // deleted with its invoice a configured time later (`[restaurant] purge_expired_after_seconds`). The statements are

@@ -1,4 +1,4 @@
-// Carts into money (reference/restaurant.md, "Quote and order"). Every line is checked against the menu as it
+// Carts into money (docs/restaurant.md, "Quote and order"). Every line is checked against the menu as it
 // is now (item of this restaurant, active, not sold out, inside an availability window, modifiers of the item
 // within each group's bounds), then priced exactly: line_total = (unit_price + Σ price_delta) × quantity.
 // A `sat` restaurant asks total × 1000 msat; a fiat one ceil(total × sats per unit) sats at the current spot

@@ -1,4 +1,4 @@
-// Kitchen print jobs (reference/restaurant.md, "Print jobs"): one ticket per paid order, which a printer polls
+// Kitchen print jobs (docs/restaurant.md, "Print jobs"): one ticket per paid order, which a printer polls
 // for (`status=pending`) and acknowledges once printed. The ticket is plain text for a 32-column receipt printer.
 // Written once on the engine-neutral SqlStore: the same statements on SQLite and PostgreSQL.
 import type { SqlExecutor } from '../../store/index.js'

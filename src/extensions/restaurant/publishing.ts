@@ -1,7 +1,7 @@
-// Menus on Nostr (reference/restaurant.md, "Publishing menu items to Nostr"): each restaurant signs with its own
-// key a NIP-15 stall (kind 30017) and one product (kind 30018) per item, whose `t` and `path` tags name the
-// item's ancestor nodes. Deleting an item sends a NIP-09 deletion. Events go through the host's queued publisher,
-// so a relay outage never fails or slows the HTTP call that caused them.
+// Menus on Nostr (docs/restaurant.md, "Publishing to Nostr"): each restaurant signs with its own key a NIP-15 stall
+// (kind 30017) and one product (kind 30018) per item, whose `t` and `path` tags name the item's ancestor nodes.
+// Deleting an item sends a NIP-09 deletion. Events go through the host's queued publisher, so a relay outage never
+// fails or slows the HTTP call that caused them.
 import type { Logger } from 'pino'
 import { getPublicKey } from 'nostr-tools/pure'
 import type { Clock } from '../../bus/index.js'

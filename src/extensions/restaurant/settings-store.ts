@@ -1,6 +1,6 @@
-// Host-wide restaurant settings (reference/restaurant.md, "Entities"): one JSON value per key; a key never set
-// reads as its default, so a new setting needs no migration. Written once on the engine-neutral SqlStore (issue
-// 27): the same statements on SQLite and PostgreSQL.
+// Host-wide restaurant settings (docs/restaurant.md, "Entities"): one JSON value per key; a key never set reads as
+// its default, so a new setting needs no migration. Written once on the engine-neutral SqlStore: the same
+// statements on SQLite and PostgreSQL.
 import type { SqlExecutor, SqlStore } from '../../store/index.js'
 
 export interface RestaurantSettings {

@@ -1,4 +1,4 @@
-// One-time invites (reference/pub-protocol.md §1.3, §3.10): the operator creates a token in its app, shares it out
+// One-time invites: the operator creates a token in its app, shares it out
 // of band, and the invitee's key presents it to the same app pubkey to get an account there, even in an app that
 // does not let clients open accounts on their own.
 import { bytesToHex } from '@noble/hashes/utils.js'

@@ -1,4 +1,4 @@
-// The model registry's operations (seed 002) and the recordings built on it, mapped onto the rooms.
+// The model registry's operations and the recordings built on it, mapped onto the rooms.
 import type { HandlerTable } from '../../bus/index.js'
 import type { Recordings } from '../recordings.js'
 import type { ModelRegistry } from '../registry.js'
@@ -8,8 +8,8 @@ export function modelHandlers(registry: ModelRegistry, recordings?: Recordings):
     ModelList: async () => registry.list(),
     ModelDefaultGet: async () => registry.getDefault(),
     ModelDefaultSet: async input => registry.setDefault(input.model),
-    // The request stays open until the model is cached (seed 002); a caller that leaves stops waiting, and
-    // the transfer stops when no caller is left.
+    // The request stays open until the model is cached, as registry clients expect; a caller that leaves stops waiting,
+    // and the transfer stops when no caller is left.
     ModelDownload: async (input, ctx) => registry.download(input.name, ctx.signal),
     ModelDownloadProgress: async input => registry.progress(input.name),
     OperatorDeleteModel: async input => registry.remove(input.name),

@@ -18,7 +18,7 @@ export function infoHandlers({ node, usersBalanceMsat }: InfoHandlerDeps): Handl
         alias: info.alias,
         synced_to_chain: info.syncedToChain,
         synced_to_graph: info.syncedToGraph,
-        // Always false for now: the watchdog that locks outgoing payments comes with the wallet issue.
+        // Always false: the node's handlers do not see the wallet's outgoing gate, which does the watchdog's work here.
         watchdog_barking: false,
         // Test mode: SetMockInvoiceAsPaid and the mock balance operations credit wallets from nothing.
         mock: node.mock !== undefined,

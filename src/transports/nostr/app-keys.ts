@@ -1,5 +1,5 @@
 // The app keys the daemon answers as. Every app has its own keypair; requests name the app in their first `p`
-// tag and the reply is signed by the key that was addressed (reference/pub-protocol.md §3.1, §3.5).
+// tag and the reply is signed by the key that was addressed (docs/pub-protocol.md, "Nostr kinds").
 import { hexToBytes } from '@noble/hashes/utils.js'
 
 export interface AppKey {

@@ -1,6 +1,6 @@
 // Which scheme a payload uses, so that a reply is encrypted the way its request was. Upstream kind-21000 traffic
-// uses nip44v1 (pub-protocol.md §3.3), CLINK kinds and NWC use NIP-44 v2; a client that speaks one must be
-// answered in the same one, whatever kind it arrived on.
+// uses nip44v1 (docs/pub-protocol.md, "Kind 21000"), CLINK kinds and NWC use NIP-44 v2; a client that speaks one
+// must be answered in the same one, whatever kind it arrived on.
 import { conversationKeyV2, decryptV2, encryptV2 } from './nip44.js'
 import { CipherError, conversationKeyV1, decryptV1, encryptV1, strictBase64 } from '../../nostr-codecs/index.js'
 

@@ -1,4 +1,4 @@
-// The kind-21000 request envelope and reply shapes (reference/pub-protocol.md §3.4, §3.5). A request decrypts to
+// The kind-21000 request envelope and reply shapes (docs/pub-protocol.md, "Kind 21000"). A request decrypts to
 // `{rpcName, requestId, authIdentifier, body, query}`; a reply is the operation's answer in upstream's dialect with
 // the requestId inside, since replies carry no `e` tag and clients correlate by it.
 

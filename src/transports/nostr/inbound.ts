@@ -9,7 +9,7 @@
 // it is sent, for the next repeat.
 // A request is decoded once its signature holds, before its claim: a call of an operation the catalogue marks
 // `repeatable` (it only reads, so running it again changes nothing) is run and answered at once, with nothing
-// journalled (issue 24: the claim and the stored reply were a sixth of the daemon's work per GetUserInfo). A
+// journalled (the claim and the stored reply were a sixth of the daemon's work per GetUserInfo). A
 // repeat of one is run again and answers the state of that moment.
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'

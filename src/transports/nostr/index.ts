@@ -1,7 +1,7 @@
 // The relay transport, the daemon's main bus: one relay pool and one subscription on every service
 // relay for every kind the daemon serves (21000–21003 addressed to any app key, 23194 to any NWC service key),
 // requests through one claim store and the one dispatcher, replies and pushes back through the relays, the service
-// beacon and the app's connection string. Upstream: reference/pub-protocol.md §3.
+// beacon and the app's connection string. Upstream's wire: docs/pub-protocol.md, "Nostr kinds" and "Kind 21000".
 import fs from 'node:fs'
 import path from 'node:path'
 import { type Observable, type Dispatcher, type Clock, ofType, type DomainEvent, type AccessLog } from '../../bus/index.js'

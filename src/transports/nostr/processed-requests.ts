@@ -1,4 +1,4 @@
-// Exactly-once for request events (reference/pub-protocol.md §14: upstream's dedupe is in memory and lost at
+// Exactly-once for request events (upstream's dedupe is in memory for 20 minutes and lost at
 // restart). A request is claimed in SQLite before its operation runs and its encrypted reply is stored after (and
 // before it is sent, inbound.ts), so
 // the same event delivered again — by a second relay, a resubscription or after a restart — runs nothing and is

@@ -1,5 +1,5 @@
 // On-chain addresses: NewAddress gives each (user, app, address type) one reusable address from the node, and
-// PayAddress to an address this service issued is an instant internal transfer (upstream §7.6). Paying any other
+// PayAddress to an address this service issued is an instant internal transfer, as upstream makes it. Paying any other
 // address goes through a transaction swap, which needs a quote first.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { OperationError, type HandlerTable } from '../../bus/index.js'

@@ -1,5 +1,5 @@
 // Receiving: NewInvoice (the caller's wallet), AddAppInvoice (the application's owner wallet) and AddAppUserInvoice
-// (an app user's wallet), reference/pub-protocol.md §1.3 and §7.5.
+// (an app user's wallet); docs/pub-protocol.md, "Money".
 import type { Handler, HandlerTable } from '../../bus/index.js'
 import { receiptRelays, validateZapRequest } from '../../nostr-codecs/index.js'
 import type { AccountStore } from '../accounts.js'
@@ -19,8 +19,8 @@ type InvoiceFields = Parameters<Handler<'NewInvoice'>>[0]
 export function invoiceHandlers({ accounts, issue, zapRelayRefusal }: InvoiceHandlerDeps): HandlerTable {
   /**
    * The fields of upstream's NewInvoiceRequest, shared by the three operations. A zap request is checked as upstream
-   * checks it (pub-protocol.md §6.4), and its relays by the outbound guard, when it is given: the receipt goes to
-   * them once the invoice is paid.
+   * checks it (docs/pub-protocol.md, "LNURL and zaps"), and its relays by the outbound guard, when it is given: the
+   * receipt goes to them once the invoice is paid.
    */
   const fromNewInvoiceRequest = (req: InvoiceFields) => {
     const amountMsat = positiveSatsAsMsat(req.amountSats, 'amountSats')

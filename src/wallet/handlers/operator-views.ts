@@ -1,4 +1,4 @@
-// The operator's views of the wallets (issue 25, the console): applications, a wallet search, invoices and
+// The operator's views of the wallets (the console, docs/console.md): applications, a wallet search, invoices and
 // payments across every wallet, a user token to act for a wallet, and the ledger audit on demand. Reads only, on
 // SqlStore (the same statements on SQLite and PostgreSQL); the audit runs on a worker thread with a read-only
 // connection of its own on SQLite (start-audit.ts) so a large journal never stalls the money thread, and on the

@@ -9,7 +9,7 @@ import type { InvoiceRow, InvoiceStore } from './store.js'
 
 /** Upstream caps longer expiries instead of refusing them, and uses the cap as the default. */
 export const maxExpirySeconds = 3600
-/** `extra` is for small references (an order id, a payroll run); wallet-host.md bounds it at 4 KiB. */
+/** `extra` is for small references (an order id, a payroll run); the host API bounds it at 4 KiB. */
 export const maxExtraBytes = 4096
 
 export interface InvoiceRequest {

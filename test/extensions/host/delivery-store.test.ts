@@ -1,4 +1,4 @@
-// The extension host's delivery records on both engines (issue 27): the same cases on SQLite and on a real
+// The extension host's delivery records on both engines: the same cases on SQLite and on a real
 // PostgreSQL 15, through the host's storage interface.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

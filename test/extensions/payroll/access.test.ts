@@ -1,6 +1,5 @@
-// Who may use which payroll route (seed 001 part B, "Authentication"; reference/wallet-host.md): operator routes
-// take the admin token; `/my/` routes take a wallet key, pass the extension gate, and show only that wallet's
-// contracts and payouts.
+// Who may use which payroll route (docs/payroll.md, "Who may call"): operator routes take the admin token; `/my/`
+// routes take a wallet key, pass the extension gate, and show only that wallet's contracts and payouts.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { contractBody, dayFromToday, startPayrollDaemon, type PayrollDaemon, type TestWallet } from './payroll-daemon.js'

@@ -1,5 +1,5 @@
 // A month-end contract over several months of payroll's calendar: the daemon is restarted on the same data with
-// `[payroll] today_override` moved forward, as days passing would (reference/payroll.md "Paydays": Jan 31 →
+// `[payroll] today_override` moved forward, as days passing would (docs/payroll.md, "Paydays": Jan 31 →
 // Feb 28 → Mar 31; a period is due when its payday ≤ today).
 import path from 'node:path'
 import { suite } from 'uvu'

@@ -1,4 +1,4 @@
-// Contracts as the operator manages them over HTTP (reference/payroll.md "Contract", "Paydays", "Resume"):
+// Contracts as the operator manages them over HTTP (docs/payroll.md, "Contracts", "Paydays", "Pause and resume"):
 // create, read, edit, delete, refusals that name the field, schedules, and pause/resume's write-off rules.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

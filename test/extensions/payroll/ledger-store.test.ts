@@ -1,4 +1,4 @@
-// Payroll's storage on both engines (issue 27): the contracts and the payout ledger, the same cases on SQLite and
+// Payroll's storage on both engines: the contracts and the payout ledger, the same cases on SQLite and
 // on a real PostgreSQL 15. Besides each method, the guarantees HTTP cannot provoke on demand: two daemons sharing
 // one database (two connections to one database here), payers racing for one period (exactly one claim wins),
 // the payer and the redelivered invoice-paid event settling at once (the contract advances once), a crash after

@@ -1,5 +1,5 @@
-// The memo and marker each period's invoice carries (seed 001 part B, "Payment marker" and "Memo shape"). The
-// HTTP test in payments.test.ts reads them back from the host's payment details; this one pins the shapes.
+// The memo and marker each period's invoice carries (docs/payroll.md, "Paying a period", step 5). The HTTP test in
+// payments.test.ts reads them back from the host's payment details; this one pins the shapes.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { extraOf, memoOf, payrollRef } from '../../../src/extensions/payroll/payment-marker.js'
@@ -18,7 +18,7 @@ marker('a sat period has no rate to name', () => {
   assert.is(memoOf(sat, { ...price, rate: null, rateSource: null, fiatRate: '1', btcRate: '100000000' }), 'Alice salary - 2025-05-31 . 21000 sat')
 })
 
-marker('extra carries exactly the seed keys', () => {
+marker('extra carries exactly the marker keys', () => {
   assert.equal(extraOf(period, price), {
     tag: 'payroll',
     contract_id: 'c1',

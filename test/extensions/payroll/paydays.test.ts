@@ -1,4 +1,4 @@
-// Paydays are computed from the anchor for every period (reference/payroll.md "Paydays"): a month-end anchor is
+// Paydays are computed from the anchor for every period (docs/payroll.md, "Paydays"): a month-end anchor is
 // clamped in short months and comes back in long ones.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

@@ -1,6 +1,6 @@
-// Paying periods through the wallets (seed 001 part B, state table, period rules, payment mechanism; reference/
-// payroll.md "The tick", "Pay-now", "Paying a period"): what the employee receives, what the source loses,
-// and what the ledger says, for ticks, back-dated periods, failures, the fifth failure, pay-now and races.
+// Paying periods through the wallets (docs/payroll.md, "The tick", "Pay-now", "Paying a period"): what the employee
+// receives, what the source loses, and what the ledger says, for ticks, back-dated periods, failures, the fifth
+// failure, pay-now and races.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { contractBody, dayFromToday, startPayrollDaemon, type PayrollDaemon, type TestWallet } from './payroll-daemon.js'
@@ -41,7 +41,7 @@ ticks.before(async () => {
 })
 ticks.after(() => payroll.stop())
 
-ticks('with backfill, every due period is paid as an internal payment, the memo and amount as the seed says', async () => {
+ticks('with backfill, every due period is paid as an internal payment, the memo and amount as documented', async () => {
   const { employee, source } = await pair(10_000)
   const contract = await create(employee, source, { frequency: 'daily', start_date: dayFromToday(-2), total_periods: 5, backfill: true })
   const tick = await payroll.tick()
@@ -222,7 +222,7 @@ payNow('a failed attempt answers 200 with the failed row and leaves the period i
   assert.is((await contractOf(contract.id)).periods_done, 0)
 })
 
-payNow('a balance that covers the amount but not the fee fails with the seed message and says so', async () => {
+payNow('a balance that covers the amount but not the fee fails with the insufficient balance message and says so', async () => {
   const { employee, source } = await pair(1_005)
   const contract = await create(employee, source, { start_date: dayFromToday(3) })
   const reply = await payroll.op('POST', `/contracts/${contract.id}/pay-now`)
@@ -269,7 +269,7 @@ csv.before(async () => {
 })
 csv.after(() => payroll.stop())
 
-csv('a contract named like a formula is exported with apostrophes, in the reference column order', async () => {
+csv('a contract named like a formula is exported with apostrophes, in the documented column order', async () => {
   const { employee, source } = await pair(5_000)
   const contract = await create(employee, source, {
     name: '=HYPERLINK("http://evil.example","pay")',

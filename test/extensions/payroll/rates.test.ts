@@ -1,7 +1,6 @@
-// Fiat contracts priced from the fake rate providers on loopback (seed 001 part B, "Pricing rules" and
-// "Historical rate reach"): a past payday takes that day's rate from the exchange series, or from the
-// aggregator for a currency the exchange does not quote; beyond reach the period fails naming the date and
-// currency, and never falls back to today's rate.
+// Fiat contracts priced from the fake rate providers on loopback (docs/payroll.md, "Paying a period", step 1): a
+// past payday takes that day's rate from the exchange series, or from the aggregator for a currency the exchange
+// does not quote; beyond reach the period fails naming the date and currency, and never falls back to today's rate.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { coingeckoPrice, krakenDailyClose, spotFixture, startRateProviders, type RateProvidersFake } from '../../support/rate-providers.js'

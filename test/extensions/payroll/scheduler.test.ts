@@ -1,4 +1,4 @@
-// When the scheduler ticks (seed 001 part B, Limits: first pass about 20 s after start, then every 5 minutes),
+// When the scheduler ticks (docs/payroll.md, "The tick": first pass about 20 s after start, then every 5 minutes),
 // driven by a manual timer source: ticks never overlap, an operator's tick waits its turn, and stop ends it all.
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { pino } from 'pino'

@@ -1,4 +1,4 @@
-// Who may do what, and every error status of the seed's table (400, 403, 404, 409, 500) with its `{"detail"}`
+// Who may do what, and every error status the extension answers (400, 403, 404, 409, 500) with its `{"detail"}`
 // body: public reads without keys, owner operations with the restaurant wallet's admin key only, the invoice
 // key for listing orders and print jobs, settings for the operator, the extension gate, the removed category
 // endpoints, validation of carts, and a generic 500 that leaks nothing.

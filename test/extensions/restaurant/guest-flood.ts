@@ -1,6 +1,6 @@
-// The guest-order flood of issue 22, run as its own process so the daemon shares nothing with the attacker but
-// the network: `loops` concurrent loops, half posting 18,000-line orders and half posting the largest order the
-// caps allow, for `seconds`. Prints one JSON line: how many answers of each status it got.
+// The guest-order flood guest-limits.test.ts measures, run as its own process so the daemon shares nothing with the
+// attacker but the network: `loops` concurrent loops, half posting 18,000-line orders and half posting the largest
+// order the caps allow, for `seconds`. Prints one JSON line: how many answers of each status it got.
 // Usage: node guest-flood.js <daemon url> <restaurant id> <item id> <loops> <seconds>
 const [url, restaurantId, itemId, loopsText, secondsText] = process.argv.slice(2)
 const loops = Number(loopsText)

@@ -1,8 +1,8 @@
-// Guest work is bounded (issue 22 item 7): what a customer with no credentials may ask of the restaurant. A cart
-// over a size cap is a 400 naming the cap, a body over the guest limit a 413, too many orders or quotes from one
-// address (or at one restaurant, or unpaid at once) a 429 with Retry-After; unpaid orders expire and are deleted
-// with their invoices; and the flood that grew the database by 106 MB in 10 s now grows it by less than 1 MB
-// while health keeps answering.
+// Guest work is bounded (docs/exposing.md, "Guest routes and payments"): what a customer with no credentials may
+// ask of the restaurant. A cart over a size cap is a 400 naming the cap, a body over the guest limit a 413, too
+// many orders or quotes from one address (or at one restaurant, or unpaid at once) a 429 with Retry-After; unpaid
+// orders expire and are deleted with their invoices; and the flood that grew the database by 106 MB in 10 s now
+// grows it by less than 1 MB while health keeps answering.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import path from 'node:path'

@@ -1,4 +1,4 @@
-// The menu tree over HTTP (reference/restaurant.md, "Menu tree"): depth and path derived from the parent, the
+// The menu tree over HTTP (docs/restaurant.md, "Menu tree"): depth and path derived from the parent, the
 // depth cap on create and move, cycles refused, moves re-deriving a subtree, and deletes with and without cascade.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

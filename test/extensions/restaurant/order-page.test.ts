@@ -49,7 +49,7 @@ page('is one self-contained HTML document with the menu tree', async () => {
   assert.is(data.restaurant.id, menu.id)
   assert.not.ok('wallet' in data.restaurant)
   assert.is(data.apiBase, '/restaurant/api/v1')
-  // The short address of issue 8 serves the same page.
+  // The short address, without `/r/`, serves the same page.
   const short = await rd.daemon.request('GET', `/restaurant/${menu.slug}`)
   assert.is(short.status, 200)
   assert.match(short.text, /<title>The Diner · order<\/title>/)

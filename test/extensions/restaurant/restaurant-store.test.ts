@@ -1,4 +1,4 @@
-// The restaurant's storage on both engines (issue 27): restaurants and menus, orders, print jobs and settings, the
+// The restaurant's storage on both engines: restaurants and menus, orders, print jobs and settings, the
 // same cases on SQLite and on a real PostgreSQL 15, through the room's storage interfaces. Besides each method,
 // the guarded writes that keep concurrent changes apart on PostgreSQL's separate sessions: payment notices of one
 // order racing (it becomes paid once, with one ticket), status moves racing (exactly one applies), two menu moves

@@ -1,5 +1,5 @@
 // What every answer to a fuzzed request must look like, whatever was sent: one of the documented error shapes of
-// the operation's dialect (docs/operations.md; reference/pub-protocol.md §2), a documented status, and nothing a
+// the operation's dialect (docs/operations.md; the pub dialect is upstream's), a documented status, and nothing a
 // caller should never see — a stack trace, SQL or SQLite's words, a path of the build, a JavaScript error message,
 // or the generic answer that means a handler threw something unexpected.
 import type { CatalogueEntry } from '../../../schema/catalogue.js'
@@ -14,7 +14,7 @@ const transportRefusals: Record<number, string> = {
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
 }
-/** The only 500s a seed documents: transcription and model download failures (seed 002). */
+/** The only documented 500s: the model registry's transcription and model download failures. */
 const documented500 = /^(Transcription failed|Model download failed): /
 
 /** Text that must never reach a caller. Fuzzed inputs never contain these, so an echo cannot trip them. */

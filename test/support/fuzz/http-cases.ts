@@ -27,8 +27,8 @@ const rightCredentials: Record<AuthKind, CredentialKind[]> = {
   operator: ['adminBearer'],
   member: ['adminBearer', 'user', 'invoiceKey', 'adminKey'],
   guestOrWallet: ['none', 'invoiceKey', 'adminKey'],
-  nwcConnection: [], // issue 23: NIP-47 methods have no HTTP route (Nostr kind 23194 only)
-  clinkRequester: [], // issue 23: CLINK requests have no HTTP route (Nostr kinds 21001–21003 only)
+  nwcConnection: [], // NIP-47 methods have no HTTP route (Nostr kind 23194 only)
+  clinkRequester: [], // CLINK requests have no HTTP route (Nostr kinds 21001–21003 only)
 }
 
 /**

@@ -39,10 +39,10 @@ const isPlainObject = (value: unknown) =>
   value instanceof RawJson ? value.text.startsWith('{') : typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
- * Envelope rules of reference/pub-protocol.md §3.4 broken one at a time. What names no author or requestId to
- * answer by is dropped without a reply; an envelope that names its requestId but no operation served over the relay
- * (or none at all), or a body or query that is not an object, gets an ERROR reply (issue 21: upstream drops those too, leaving its
- * clients to wait out their timeout).
+ * Rules of upstream's kind-21000 request envelope broken one at a time. What names no author or requestId to answer by
+ * is dropped without a reply; an envelope that names its requestId but no operation served over the relay (or none at
+ * all), or a body or query that is not an object, gets an ERROR reply (upstream drops those too, leaving its clients to
+ * wait out their timeout).
  */
 type BrokenEnvelope = { how: string; answered: boolean; envelope(auth: string, requestId: string, rpcName: string): string }
 const brokenEnvelopes: fc.Arbitrary<BrokenEnvelope> = fc.constantFrom<BrokenEnvelope>(

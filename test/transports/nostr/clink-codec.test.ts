@@ -42,7 +42,7 @@ interface Room extends ClinkServer {
 }
 
 /**
- * The dispatcher's side as the codec sees it (issue 23: CLINK requests are catalogue calls): the call becomes the
+ * The dispatcher's side as the codec sees it (CLINK requests are catalogue calls): the call becomes the
  * room's request again, and its answer the operation's output.
  */
 function dispatcherFor(room: Room) {

@@ -1,5 +1,5 @@
 // End to end: an operation on a user's account is pushed to the user's key as GetLiveUserOperations, whether or not
-// the key subscribed, with the balance after the operation (reference/pub-protocol.md §3.6, §14).
+// the key subscribed, with the balance after the operation (upstream pushes the balance from before it).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../../support/daemon.js'

@@ -1,4 +1,4 @@
-// Issue 23, one way in: NIP-47 methods (kind 23194) and CLINK requests (21001–21003) are catalogue operations like
+// One way in: NIP-47 methods (kind 23194) and CLINK requests (21001–21003) are catalogue operations like
 // every other request. They reach the dispatcher (so the metrics count them under their catalogue names, transport
 // nostr) and only their own kind's codec serves them: as a kind-21000 rpcName they are refused, naming the kind.
 import { suite } from 'uvu'

@@ -1,4 +1,4 @@
-// The Nostr transport's exactly-once claims on both engines (issue 27): the same cases on SQLite — through SqlStore
+// The Nostr transport's exactly-once claims on both engines: the same cases on SQLite — through SqlStore
 // and through the raw connection the daemon passes on SQLite — and on a real PostgreSQL 15, where two daemons
 // receiving the same request on two connections must see exactly one claim.
 import fs from 'node:fs'

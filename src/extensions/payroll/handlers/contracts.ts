@@ -1,6 +1,6 @@
-// Operator routes on contracts (reference/payroll.md "Contract" and its route list). The bus has checked each
-// field's shape; these check what needs the stored contract or the host: wallets exist and differ, the currency
-// can be priced, `manual` has a rate, total_periods is not below periods_done. A refusal names the field.
+// Operator routes on contracts (docs/payroll.md, "Contracts"). The bus has checked each field's shape; these check
+// what needs the stored contract or the host: wallets exist and differ, the currency can be priced, `manual` has a
+// rate, total_periods is not below periods_done. A refusal names the field.
 import { OperationError, type HandlerTable } from '../../../bus/index.js'
 import type { Contract, ContractTerms } from '../contracts-store.js'
 import { payNow } from '../pay-now.js'

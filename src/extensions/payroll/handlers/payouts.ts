@@ -1,5 +1,5 @@
-// The payout ledger as callers read it: the operator's list and CSV export, and the employee's `/my/` views,
-// which show only what pays the wallet the key names (seed 001 part B, Rules 3).
+// The payout ledger as callers read it: the operator's list and CSV export, and the employee's `/my/` views, which
+// show only what pays the wallet the key names.
 import type { HandlerTable, RawBody } from '../../../bus/index.js'
 import { toCsv } from '../csv.js'
 import type { Payout, PayoutFilter } from '../ledger-store.js'

@@ -1,4 +1,4 @@
-// Calendars (reference/payroll.md "Paydays"): a preview before any contract exists, a contract's remaining
+// Calendars (docs/payroll.md, "Paydays"): a preview before any contract exists, a contract's remaining
 // paydays, and the operator's "run a scheduler pass now".
 import { OperationError, type HandlerTable } from '../../../bus/index.js'
 import { isFourDigitYear, scheduleOf } from '../paydays.js'

@@ -1,4 +1,4 @@
-// Contracts and payouts as the wire writes them (schema/messages/payroll.ts; reference/payroll.md tables).
+// Contracts and payouts as the wire writes them (schema/messages/payroll.ts).
 import type { OutputOf } from '../../../bus/index.js'
 import type { Contract } from '../contracts-store.js'
 import type { Payout } from '../ledger-store.js'
@@ -56,7 +56,7 @@ export function payoutAsWire(payout: Payout): WirePayout {
   }
 }
 
-/** The CSV columns, in the order reference/payroll.md gives them. */
+/** The CSV columns, in the order docs/payroll.md ("Ledger and CSV") gives them. */
 export const payoutCsvHeader = [
   'id', 'contract_id', 'contract_name', 'period', 'payday', 'status', 'amount', 'currency', 'employee_wallet',
   'source_wallet', 'amount_msat', 'rate', 'rate_source', 'detail', 'memo', 'payment_hash', 'created_at',

@@ -1,4 +1,4 @@
-// Menu nodes: public reads, and the owner's create, edit, move and delete (reference/restaurant.md, "Menu tree").
+// Menu nodes: public reads, and the owner's create, edit, move and delete (docs/restaurant.md, "Menu tree").
 // A rename or a move changes the ancestor tags of every item below the node, so those items are republished.
 //
 // A change of the tree's shape reads nodes and writes from what it read (depth and path come from the parent, a

@@ -1,9 +1,9 @@
-// The customer ordering page's browser script (issue 8, issue 25 item 5). The server renders the menu
-// (order-page.ts); this adds modifiers, the cart, quoting, placing the order, the invoice as a QR code with a
+// The customer ordering page's browser script (docs/restaurant.md, "The ordering page"). The server renders the
+// menu (order-page.ts); this adds modifiers, the cart, quoting, placing the order, the invoice as a QR code with a
 // countdown to its expiry, a fresh invoice for an expired order, and the live status. npm run build bundles it
 // (esbuild, with qrcode-generator) into build/console/order-page.js, which order-page.ts inlines into the page so
-// the page keeps no external asset. Every element is built with DOM calls and text set with textContent, so no
-// menu text is ever parsed as HTML.
+// the page keeps no external asset. Every element is built with DOM calls and text set with textContent, so no menu
+// text is ever parsed as HTML.
 import qrcode from 'qrcode-generator'
 import { invoiceExpiresAt } from './bolt11-expiry.js'
 

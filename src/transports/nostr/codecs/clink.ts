@@ -1,4 +1,4 @@
-// Kinds 21001–21003 (CLINK offers, debits, manage: reference/pub-protocol.md §4, §5): addressed to an app key,
+// Kinds 21001–21003 (CLINK offers, debits, manage: docs/pub-protocol.md, "CLINK"): addressed to an app key,
 // NIP-44 decrypted, the request as a catalogue call (ClinkOfferRequest …, caller kind clinkRequester) and the answer
 // on the same kind, tags `p` = requester and `e` = request id, encrypted the way the request was. What a request
 // means is the CLINK room's business (src/clink): a parked request is answered later by the room's `clink.answer`

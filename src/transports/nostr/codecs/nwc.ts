@@ -1,4 +1,4 @@
-// Kind 23194 (NIP-47, reference/nostr-and-lnd.md §A4): a request addressed to an NWC connection's service key (and
+// Kind 23194 (NIP-47): a request addressed to an NWC connection's service key (and
 // not past its expiration tag), decrypted with the scheme its `encryption` tag names, read as a catalogue call
 // (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme, one
 // access line per answer in NIP-47's words. The connections' info events (13194) and payment notifications (23197

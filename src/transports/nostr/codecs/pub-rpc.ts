@@ -1,4 +1,4 @@
-// Kind 21000, the Pub RPC envelope (reference/pub-protocol.md §3.4–3.6): addressed to an app key, decrypted with
+// Kind 21000, the Pub RPC envelope (docs/pub-protocol.md, "Kind 21000"): addressed to an app key, decrypted with
 // nip44v1 or v2 (whichever the request used, and its answer uses), read as `{rpcName, requestId, authIdentifier,
 // body, query}` and answered through the reply sender (shards when long, tag `p` only; clients match replies by
 // requestId). Requests that break a rule (do not decrypt, are no envelope, claim another author) are dropped without
