@@ -55,7 +55,9 @@ async function newInvoice(payee: PubClient, sats: number): Promise<{ invoice: st
     try {
       return (await payee.ok('NewInvoice', { amountSats: sats, memo: 'under load' })) as unknown as { invoice: string }
     } catch (err) {
-      if (attempt >= 3 || !String(err).includes(interruptedReason)) throw err
+      // Interrupted by the kill, or met a database fault (a daemon stepping down answers that its outcome is unknown):
+      // a NewInvoice applied nothing a caller depends on, so a wallet asks again.
+      if (attempt >= 3 || !/outcome is unknown/.test(String(err))) throw err
     }
   }
 }
