@@ -66,7 +66,11 @@ test(`${kills} relay kills while ${payers} relay users make ${paymentsEach} paym
         reply.catch(() => {})
         // publish retries while the relay is down, as a client does.
         await sender.publish(event, undefined, 60_000)
-        record.reply = await reply
+        record.reply = await reply.catch((err: Error) => {
+          // What the daemon said of its relays and requests meanwhile: a reply lost or never sent shows there.
+          const said = daemon!.logs().split('\n').filter(line => /"level":(40|50|60)/.test(line)).slice(-20).join('\n')
+          throw new Error(`${err.message} (event ${event.id}); the daemon's last warnings:\n${said}`)
+        })
       }
     }),
   )
