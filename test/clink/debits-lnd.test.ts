@@ -129,7 +129,8 @@ test('a debit in flight when the daemon dies is answered once after the restart,
   assert.equal((await app.answer(request.id, 20_000)).payload, { res: 'ok', preimage: late.preimage })
   // A later request's answer comes after anything the restart sent about the first.
   assert.is((await app.send({ pointer })).payload.res, 'ok', 'full access under the grant')
-  assert.is(app.answers.get(request.id)!.length, 1, 'one answer: not also "Temporary Failure"')
+  const answers = app.answers.get(request.id)!
+  assert.is(answers.length, 1, `one answer, not also "Temporary Failure": ${JSON.stringify(answers.map(a => ({ ...a.payload, at: a.event.created_at, id: a.event.id })))}`)
   assert.is(await balance(), before - 310)
   await assertAuditClean(daemon.dataDir)
 })

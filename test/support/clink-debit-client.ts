@@ -80,8 +80,13 @@ export class ClinkDebitClient {
     this.relay.close()
   }
 
+  /** Event ids seen: a relay may deliver one event twice (a stored copy and the live one around a REQ), as NIP-01
+   *  allows; clients count it once. */
+  private readonly seen = new Set<string>()
+
   private onAnswer(event: Event): void {
-    if (event.pubkey !== this.walletPubkey) return
+    if (event.pubkey !== this.walletPubkey || this.seen.has(event.id)) return
+    this.seen.add(event.id)
     const requestId = event.tags.find(tag => tag[0] === 'e')?.[1]
     if (!requestId) return
     let payload: Record<string, any>
