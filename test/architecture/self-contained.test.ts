@@ -25,9 +25,11 @@ const outside = [
 const scanned = ['src', 'test', 'bench', 'bin', 'schema', '.ci', 'package.json', 'tsconfig.json']
 const textFile = /\.(ts|tsx|js|mjs|cjs|json|sql|toml|sh)$|^run$/
 
-/** Every `file:line` under `root`'s scanned folders whose text names a path outside the repository. */
-function outsideReferences(root: string, skip: string[] = []): string[] {
-  const found: string[] = []
+/**
+ * Each line of every file under `root`'s `entries` (node_modules and test/fixtures aside — the fixtures cite the
+ * files they were taken from; they are data, read by nothing but the tests) that `wanted` keeps.
+ */
+function eachLine(root: string, entries: string[], wanted: (relative: string) => boolean, onLine: (relative: string, line: string, i: number) => void): void {
   const visit = (full: string) => {
     const stat = fs.statSync(full, { throwIfNoEntry: false })
     if (!stat) return
@@ -36,13 +38,18 @@ function outsideReferences(root: string, skip: string[] = []): string[] {
       return
     }
     const relative = path.relative(root, full)
-    // The fixtures cite the files they were taken from; they are data, read by nothing but the tests.
-    if (!textFile.test(path.basename(full)) || skip.includes(relative) || relative.startsWith('test/fixtures/')) return
-    fs.readFileSync(full, 'utf8').split('\n').forEach((line, i) => {
-      if (outside.some(pattern => pattern.test(line))) found.push(`${relative}:${i + 1}`)
-    })
+    if (relative.startsWith('test/fixtures/') || !wanted(relative)) return
+    fs.readFileSync(full, 'utf8').split('\n').forEach((line, i) => onLine(relative, line, i))
   }
-  for (const entry of scanned) visit(path.join(root, entry))
+  for (const entry of entries) visit(path.join(root, entry))
+}
+
+/** Every `file:line` under `root`'s scanned folders whose text names a path outside the repository. */
+function outsideReferences(root: string, skip: string[] = []): string[] {
+  const found: string[] = []
+  eachLine(root, scanned, relative => textFile.test(path.basename(relative)) && !skip.includes(relative), (relative, line, i) => {
+    if (outside.some(pattern => pattern.test(line))) found.push(`${relative}:${i + 1}`)
+  })
   return found
 }
 
@@ -134,25 +141,16 @@ function outsideCitations(root: string, skip: string[] = []): string[] {
   const docs = new Set(fs.existsSync(path.join(root, 'docs')) ? fs.readdirSync(path.join(root, 'docs')) : [])
   const topLevel = new Set(fs.readdirSync(root))
   const found: string[] = []
-  const visit = (full: string) => {
-    const stat = fs.statSync(full, { throwIfNoEntry: false })
-    if (!stat) return
-    if (stat.isDirectory()) {
-      for (const name of fs.readdirSync(full)) if (name !== 'node_modules') visit(path.join(full, name))
-      return
-    }
-    const relative = path.relative(root, full)
-    if (!citingFile.test(path.basename(full)) || skip.includes(relative) || relative.startsWith('test/fixtures/')) return
-    // docs/*.md only: the folder's other files (a Dockerfile, a unit file) are not docs.
-    if (relative.startsWith('docs/') && (relative.split('/').length > 2 || !relative.endsWith('.md'))) return
-    fs.readFileSync(full, 'utf8').split('\n').forEach((raw, i) => {
-      const line = raw.replace(/(['"`])((?:(?!\1).)*)\1/g, (quoted, _quote, text: string) => (isLabel(text) ? '""' : quoted))
-      const missingDoc = [...line.matchAll(docPath)].some(match => !fs.existsSync(path.join(root, 'docs', match[1]!)))
-      const strayMarkdown = [...line.matchAll(bareMarkdown)].some(match => !docs.has(match[1]!) && !topLevel.has(match[1]!))
-      if (missingDoc || strayMarkdown || citations.some(pattern => pattern.test(line))) found.push(`${relative}:${i + 1}`)
-    })
-  }
-  for (const entry of citingRoots) visit(path.join(root, entry))
+  // docs/*.md only: the folder's other files (a Dockerfile, a unit file) are not docs.
+  const wanted = (relative: string) =>
+    citingFile.test(path.basename(relative)) && !skip.includes(relative) &&
+    !(relative.startsWith('docs/') && (relative.split('/').length > 2 || !relative.endsWith('.md')))
+  eachLine(root, citingRoots, wanted, (relative, raw, i) => {
+    const line = raw.replace(/(['"`])((?:(?!\1).)*)\1/g, (quoted, _quote, text: string) => (isLabel(text) ? '""' : quoted))
+    const missingDoc = [...line.matchAll(docPath)].some(match => !fs.existsSync(path.join(root, 'docs', match[1]!)))
+    const strayMarkdown = [...line.matchAll(bareMarkdown)].some(match => !docs.has(match[1]!) && !topLevel.has(match[1]!))
+    if (missingDoc || strayMarkdown || citations.some(pattern => pattern.test(line))) found.push(`${relative}:${i + 1}`)
+  })
   return found
 }
 
