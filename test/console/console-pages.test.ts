@@ -219,7 +219,8 @@ pages('charts: balances over time and operation latency come from the metrics st
     return (await points('balances-chart')) >= 2 && (await points('latency-chart')) >= 1 && (await points('payments-chart')) >= 2
   }, 'the balance, latency and payment series')
   for (const id of ['payments-chart', 'balances-chart', 'latency-chart']) {
-    assert.ok((await page.locator(`[data-testid=${id}] canvas`).count()) >= 1, `uPlot drew ${id}`)
+    // uPlot draws in an effect that Preact runs after the render that set data-points: wait for each canvas.
+    await page.locator(`[data-testid=${id}] canvas`).first().waitFor({ state: 'attached' })
   }
 })
 

@@ -166,7 +166,8 @@ e2e('add an app and two users, fund one in test mode, pay the other; the payment
     await page.getByRole('button', { name: 'Refresh' }).click()
     return Number(await page.getByTestId('payments-chart').getAttribute('data-points')) >= 1
   }, 'the payment in the chart')
-  assert.ok((await page.locator('[data-testid=payments-chart] canvas').count()) >= 1, 'uPlot drew the chart')
+  // uPlot draws in an effect, which Preact runs after the render that set data-points: wait for the canvas.
+  await page.locator('[data-testid=payments-chart] canvas').first().waitFor({ state: 'attached' })
 })
 
 e2e('create an NWC connection with a budget; its QR code reads back as the connection string', async () => {
