@@ -23,4 +23,6 @@ export interface RawBody {
   body: string
   /** Optional download name (Content-Disposition). */
   filename?: string
+  /** Headers of the answer beyond its type, such as an HTML page's security policy. */
+  headers?: Record<string, string>
 }

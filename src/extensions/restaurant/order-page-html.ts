@@ -5,6 +5,7 @@
 // status. Every name and description is escaped: they are the owner's free text.
 import { availableAt } from './availability.js'
 import type { TreeNode } from './menu-tree.js'
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 
 /** The bundled browser script, read once on first use: build/src/extensions/restaurant → build/console. */
@@ -70,6 +71,34 @@ const safeImage = (url: string | null) => (url && /^(https?:\/\/|data:image\/(pn
 
 export function formatPrice(amount: string, currency: string): string {
   return currency === 'sat' ? `${amount} ${amount === '1' ? 'sat' : 'sats'}` : `${amount} ${currency}`
+}
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`
+
+/**
+ * The page's headers: the console's strict policy, with the page's one inline script and one inline style allowed
+ * by their hashes (the page is one self-contained document, so there is no file to name), and images also from any
+ * http(s) address, since an item's picture is a URL the owner gives. No framing, no sniffing, no referrer.
+ */
+export function orderPageHeaders(): Record<string, string> {
+  const script = orderPageScript()
+  if (headers?.script !== script) headers = { script, value: pageHeaders(script) }
+  return headers.value
+}
+let headers: { script: string; value: Record<string, string> } | undefined
+
+function pageHeaders(script: string): Record<string, string> {
+  const policy = [
+    "default-src 'none'", `script-src ${sha256(script)}`, `style-src ${sha256(style)}`,
+    "img-src 'self' data: https: http:", "connect-src 'self'", "base-uri 'none'", "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ')
+  return {
+    'content-security-policy': policy,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+  }
 }
 
 export function renderOrderPage(data: OrderPageData): string {
@@ -172,9 +201,7 @@ ${data.items.length === 0 ? '<p class="empty">The menu is empty for now.</p>' : 
 <p><button type="button" id="fresh-invoice" hidden>Get a fresh invoice</button> <button type="button" id="new-order" hidden>Start a new order</button></p>
 </section>
 <script type="application/json" id="menu-data">${scriptJson({ restaurant, items: data.items, apiBase: data.apiBase })}</script>
-<script>
-${orderPageScript()}
-</script>
+<script>${orderPageScript()}</script>
 </body>
 </html>
 `

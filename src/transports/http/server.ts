@@ -184,6 +184,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     if (answer.raw) {
       res.writeHead(answer.status, {
         ...headers,
+        ...answer.raw.headers,
         'content-type': answer.raw.contentType,
         ...(answer.raw.filename ? { 'content-disposition': `attachment; filename="${answer.raw.filename}"` } : {}),
       })

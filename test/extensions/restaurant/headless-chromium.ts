@@ -25,7 +25,7 @@ export interface BrowserPage {
   navigate(url: string): Promise<void>
   /** PNG of the viewport. */
   screenshot(): Promise<Buffer>
-  /** Uncaught exceptions and console errors the page reported. */
+  /** Uncaught exceptions, console errors and the browser's own errors (security policy refusals) on the page. */
   errors: string[]
   close(): Promise<void>
 }
@@ -95,9 +95,15 @@ export async function openHeadless(executable: string, viewport = { width: 900, 
   listeners.push((method, params) => {
     if (method === 'Runtime.exceptionThrown') errors.push(params.exceptionDetails?.exception?.description ?? params.exceptionDetails?.text)
     if (method === 'Runtime.consoleAPICalled' && params.type === 'error') errors.push(params.args.map((a: any) => a.value ?? a.description).join(' '))
+    // What the browser itself refused (a script or style the page's security policy does not allow, a failed load).
+    // The browser's own request for /favicon.ico, which the page does not make, is not the page's error.
+    if (method === 'Log.entryAdded' && params.entry?.level === 'error' && !/\/favicon\.ico$/.test(params.entry.url ?? '')) {
+      errors.push(`${params.entry.source}: ${params.entry.text}${params.entry.url ? ` (${params.entry.url})` : ''}`)
+    }
   })
   await send('Page.enable')
   await send('Runtime.enable')
+  await send('Log.enable')
   await send('Emulation.setDeviceMetricsOverride', { ...viewport, deviceScaleFactor: 1, mobile: false })
 
   const page: BrowserPage = {

@@ -9,6 +9,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { buildMenu, startRestaurantDaemon, type RestaurantDaemon, type TestWallet } from './restaurant-daemon.js'
 import { findChromium, openHeadless } from './headless-chromium.js'
+import { until } from '../../support/until.js'
 
 const page = suite('the customer ordering page')
 let rd: RestaurantDaemon
@@ -28,6 +29,14 @@ page('is one self-contained HTML document with the menu tree', async () => {
   const res = await rd.daemon.request('GET', `/restaurant/r/${menu.slug}`)
   assert.is(res.status, 200)
   assert.match(res.headers.get('content-type') ?? '', /^text\/html/)
+  // The console's headers: a strict policy (the one inline script and style by their hashes), no framing, no sniffing.
+  const policy = res.headers.get('content-security-policy') ?? ''
+  assert.match(policy, /default-src 'none'/)
+  assert.match(policy, /script-src 'sha256-[A-Za-z0-9+/]+=*'(;|$)/)
+  assert.match(policy, /style-src 'sha256-[A-Za-z0-9+/]+=*'(;|$)/)
+  assert.match(policy, /frame-ancestors 'none'/)
+  assert.is(res.headers.get('x-frame-options'), 'DENY')
+  assert.is(res.headers.get('x-content-type-options'), 'nosniff')
   const html = res.text
   assert.match(html, /^<!doctype html>/)
   assert.match(html, /<title>The Diner · order<\/title>/)
@@ -143,7 +152,12 @@ page('a customer orders in Chromium, pays by QR code and sees the order turn pai
     // Opening the order's address again (its id rides in the fragment) shows it.
     await browser.navigate(`${rd.daemon.url}/restaurant/r/${menu.slug}#order=${orderId}`)
     await browser.waitFor(`document.getElementById('order-status').dataset.status === 'paid'`, 'the resumed order')
+    // Nothing the page needs was refused by its security policy (a refusal is a browser error) …
     assert.equal(browser.errors, [])
+    // … and the policy is in force: a script planted in the page, as an injection would, does not run.
+    await browser.evaluate(`(() => { const s = document.createElement('script'); s.textContent = 'window.planted = 1'; document.body.append(s) })()`)
+    await until(() => browser.errors.some(error => /Content Security Policy/.test(error)), "the browser's refusal of the planted script")
+    assert.is(await browser.evaluate(`window.planted ?? null`), null)
   } finally {
     await browser.close()
     if (process.env.KEEP_SCREENSHOTS) console.log(`  screenshots in ${shots}`)

@@ -1,7 +1,7 @@
 // Serves the customer ordering page of a restaurant, found by its slug.
 import type { Handler } from '../../../bus/index.js'
 import { nestedTree } from '../menu-tree.js'
-import { renderOrderPage } from '../order-page-html.js'
+import { orderPageHeaders, renderOrderPage } from '../order-page-html.js'
 import type { RestaurantRoom } from '../room.js'
 import { menuItemDetail, restaurantProfile } from '../wire.js'
 import { notFound } from '../access.js'
@@ -16,6 +16,7 @@ export function orderPageHandlers(room: RestaurantRoom) {
     const items = await Promise.all(active.map(item => menuItemDetail(store, item)))
     return {
       contentType: 'text/html; charset=utf-8',
+      headers: orderPageHeaders(),
       body: renderOrderPage({
         restaurant: restaurantProfile(restaurant),
         tree: nestedTree(await store.nodesOfRestaurant(restaurant.id)),
