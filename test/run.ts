@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { storeTests } from './store-tests.js'
 import { lndVersionsForRun, lndVersionsOfFile } from './support/regtest/versions.js'
 
@@ -47,7 +47,11 @@ interface FileResult {
   skipped: number
   output: string
   ms: number
+  /** CPU time of the file's process and the processes it waited for (support/cpu-report.ts); unknown off Linux. */
+  cpuMs?: number
 }
+
+const cpuReport = pathToFileURL(path.join(testRoot, 'support', 'cpu-report.js')).href
 
 /** The process groups of the regtest files running now; a terminal's Ctrl-C does not reach them on its own. */
 const groups = new Set<() => void>()
@@ -71,7 +75,7 @@ function runFile({ file, store, lnd }: Entry): Promise<FileResult> {
     // A regtest file runs in a process group of its own, with its network's daemons: a file killed for hanging, or
     // one that left a daemon behind, takes them with it.
     const group = onRegtest(file)
-    const child = spawn(process.execPath, [file], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: group })
+    const child = spawn(process.execPath, ['--import', cpuReport, file], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: group })
     const killGroup = () => {
       groups.delete(killGroup)
       try {
@@ -94,7 +98,8 @@ function runFile({ file, store, lnd }: Entry): Promise<FileResult> {
     child.on('close', code => {
       clearTimeout(timer)
       killGroup()
-      const clean = output.replace(/\x1b\[[0-9;]*m/g, '')
+      const cpu = /\n\[cpu\] (\d+) ms\n/.exec(output)
+      const clean = output.replace(/\n\[cpu\] \d+ ms\n/, '').replace(/\x1b\[[0-9;]*m/g, '')
       const count = (label: string) =>
         [...clean.matchAll(new RegExp(`${label}:\\s+(\\d+)`, 'g'))].reduce((sum, m) => sum + Number(m[1]), 0)
       let passed = count('Passed')
@@ -103,7 +108,7 @@ function runFile({ file, store, lnd }: Entry): Promise<FileResult> {
       // A crash, a hang or a failure outside any test still fails the file.
       if (code !== 0 && failed === 0) failed = 1
       if (code === 0 && count('Total') === 0) failed = 1
-      resolve({ file, store, lnd, passed, failed, skipped: count('Skipped'), output: clean, ms: Date.now() - started })
+      resolve({ file, store, lnd, passed, failed, skipped: count('Skipped'), output: clean, ms: Date.now() - started, cpuMs: cpu ? Number(cpu[1]) : undefined })
     })
   })
 }
@@ -167,7 +172,8 @@ const lane = async (from: Entry[]) => {
     const result = await runFile(entry)
     results.push(result)
     const mark = result.failed > 0 ? 'FAIL' : 'ok  '
-    process.stdout.write(`${mark} ${label(result)}: ${result.passed} passed, ${result.failed} failed (${result.ms} ms)\n`)
+    const cpu = result.cpuMs === undefined ? '' : `, CPU ${(result.cpuMs / 1000).toFixed(1)} s`
+    process.stdout.write(`${mark} ${label(result)}: ${result.passed} passed, ${result.failed} failed (${result.ms} ms${cpu})\n`)
     if (result.failed > 0) process.stdout.write(result.output.replace(/^/gm, '    | ') + '\n')
   }
 }
@@ -187,6 +193,19 @@ const [passed, failed, skipped] = (['passed', 'failed', 'skipped'] as const).map
 // Where the run's time goes: the slowest files, one line.
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 15)
 process.stdout.write(`\nslowest: ${slowest.map(r => `${label(r)} ${(r.ms / 1000).toFixed(1)} s`).join(', ')}\n`)
+// And where its CPU goes: on two cores the suite waits on CPU, so these decide its length.
+const measured = results.filter(r => r.cpuMs !== undefined)
+if (measured.length > 0) {
+  const costliest = [...measured].sort((a, b) => b.cpuMs! - a.cpuMs!).slice(0, 15)
+  const cpuOf = (of: FileResult[]) => of.reduce((total, r) => total + (r.cpuMs ?? 0), 0) / 60_000
+  const halves = [
+    ['SQLite', measured.filter(r => r.store !== 'postgres' && !r.lnd)],
+    ['PostgreSQL', measured.filter(r => r.store === 'postgres')],
+    ['regtest', measured.filter(r => r.lnd)],
+  ] as const
+  process.stdout.write(`most CPU: ${costliest.map(r => `${label(r)} ${(r.cpuMs! / 1000).toFixed(1)} s`).join(', ')}\n`)
+  process.stdout.write(`CPU: ${cpuOf(measured).toFixed(1)} min in all (${halves.filter(([, of]) => of.length > 0).map(([name, of]) => `${name} ${cpuOf(of).toFixed(1)}`).join(', ')})\n`)
+}
 if (withPostgres) {
   for (const store of ['sqlite', 'postgres'] as const) {
     const half = results.filter(r => r.store === store)
