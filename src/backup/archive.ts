@@ -1,8 +1,8 @@
 // One backup archive of a data dir, taken while the daemon serves: every SQLite database copied with `VACUUM INTO`
 // (one read transaction: a consistent snapshot that never blocks the daemon's writers and, unlike the page-by-page
 // backup API, never restarts when a payment commits meanwhile), every other file of the data dir's top level
-// (secrets, keys, config) copied as is, all in one gzip'd tar with a manifest and a SHA256SUMS file. Restore checks
-// every checksum before it writes a byte into the target.
+// (secrets, keys, config) copied as is, all in one gzip'd tar with a manifest and a SHA256SUMS file. Restore unpacks
+// only what the manifest declares, checks every checksum, and only then moves the data into the target at once.
 import fs from 'node:fs'
 import path from 'node:path'
 import { createHash } from 'node:crypto'
@@ -122,48 +122,130 @@ export async function restoreBackup(archive: string, target: string): Promise<Ba
   fs.mkdirSync(path.dirname(target), { recursive: true })
   const staging = fs.mkdtempSync(path.join(path.dirname(target), '.relaypay-restore-'))
   try {
-    try {
-      await tar.extract({ file: archive, cwd: staging, strict: true, preservePaths: false })
-    } catch (err) {
-      throw new BackupError(`${archive} is not a readable relaypay backup (corrupt or truncated?): ${(err as Error).message}`)
-    }
-    const manifest = checkStaged(staging, archive)
-    fs.mkdirSync(target, { recursive: true, mode: 0o700 })
-    fs.chmodSync(target, 0o700)
-    for (const file of manifest.files) {
-      const dest = path.join(target, file.path)
-      fs.renameSync(path.join(staging, 'data', file.path), dest)
-      fs.chmodSync(dest, 0o600)
-    }
+    const manifest = await unpackChecked(archive, staging)
+    const data = path.join(staging, 'data')
+    fs.mkdirSync(data, { recursive: true, mode: 0o700 })
+    fs.chmodSync(data, 0o700)
+    for (const file of manifest.files) fs.chmodSync(path.join(data, file.path), 0o600)
+    // One rename, which replaces an empty target too: the target holds all of the backup or is left as it was.
+    fs.renameSync(data, target)
     return manifest
   } finally {
     fs.rmSync(staging, { recursive: true, force: true })
   }
 }
 
-/** Every check a restore makes before it moves a file: the manifest, SHA256SUMS, each file's size and hash. */
-function checkStaged(staging: string, archive: string): BackupManifest {
+/** The manifest and SHA256SUMS are small; a larger one is not an archive relaypay wrote. */
+const maxListBytes = 1 << 20
+
+/**
+ * Unpacks the archive into `staging`, entry by entry, checking each before a byte of it is written: the archive
+ * holds manifest.json first, then SHA256SUMS, then `data/` with exactly the files the manifest lists, each of the
+ * size it says, once. So a hostile or damaged archive writes nothing it does not declare, and no more bytes than
+ * its manifest lists (an archive of a few KB cannot fill the disk), whatever its compression ratio. Then every
+ * checksum is checked (checkStaged).
+ */
+async function unpackChecked(archive: string, staging: string): Promise<BackupManifest> {
   const bad = (why: string) => new BackupError(`${archive} is not a valid relaypay backup: ${why}`)
-  // Only regular files and folders: a link could point a restore outside the target.
-  for (const entry of fs.readdirSync(staging, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() && !entry.isDirectory()) throw bad(`${entry.name} is neither a file nor a folder`)
-  }
-  let manifestText: string
+  const unreadable = (err: Error) => new BackupError(`${archive} is not a readable relaypay backup (corrupt or truncated?): ${err.message}`)
+  let manifestText: string | undefined
+  let manifest: BackupManifest | undefined
+  let sums: string | undefined
+  const seen = new Set<string>()
+  const writes: Promise<void>[] = []
+  const outs: fs.WriteStream[] = []
+  fs.mkdirSync(path.join(staging, 'data'), { mode: 0o700 })
+
+  await new Promise<void>((resolve, reject) => {
+    let failure: Error | undefined
+    const parser = new tar.Parser({ strict: true })
+    const fail = (err: Error) => {
+      if (failure) return
+      failure = err
+      parser.abort(err)
+      input.destroy()
+      for (const out of outs) out.destroy()
+      reject(err)
+    }
+    const small = (entry: tar.ReadEntry, done: (text: string) => void) => {
+      if (entry.size > maxListBytes) return fail(bad(`${entry.path} has ${entry.size} bytes`))
+      const chunks: Buffer[] = []
+      entry.on('data', (chunk: Buffer) => chunks.push(chunk))
+      entry.on('end', () => done(Buffer.concat(chunks).toString('utf8')))
+    }
+    parser.on('entry', (entry: tar.ReadEntry) => {
+      if (failure) return entry.resume()
+      const name = entry.path.replace(/^\.\//, '')
+      if (seen.has(name.replace(/\/$/, ''))) return fail(bad(`${name} is in the archive twice`))
+      seen.add(name.replace(/\/$/, ''))
+      if (name === 'manifest.json' && entry.type === 'File' && seen.size === 1) {
+        return small(entry, text => {
+          try {
+            manifestText = text
+            manifest = parseManifest(text, bad)
+          } catch (err) {
+            fail(err as Error)
+          }
+        })
+      }
+      if (!manifest) return fail(bad(`it does not begin with manifest.json (its first entry is ${JSON.stringify(name)})`))
+      if (name === 'SHA256SUMS' && entry.type === 'File') return small(entry, text => (sums = text))
+      if (name === 'data/' && entry.type === 'Directory') return entry.resume()
+      const file = name.startsWith('data/') ? manifest.files.find(listed => `data/${listed.path}` === name) : undefined
+      if (!file) return fail(bad(`${JSON.stringify(name)} is not in the manifest`))
+      if (entry.type !== 'File') return fail(bad(`${name} is not a regular file`))
+      if (entry.size !== file.bytes) return fail(bad(`${name} has ${entry.size} bytes, the manifest says ${file.bytes}`))
+      const out = fs.createWriteStream(path.join(staging, name), { mode: 0o600, flags: 'wx' })
+      outs.push(out)
+      const written = new Promise<void>((done, failed) => out.on('finish', done).on('error', failed))
+      written.catch(() => {}) // awaited below unless the unpacking failed first
+      writes.push(written)
+      entry.pipe(out)
+    })
+    parser.on('error', (err: Error) => fail(err instanceof BackupError ? err : unreadable(err)))
+    parser.on('end', () => {
+      if (!failure) resolve()
+    })
+    const input = fs.createReadStream(archive)
+    input.on('error', err => fail(unreadable(err)))
+    input.pipe(parser as unknown as NodeJS.WritableStream)
+  })
+  await Promise.all(writes)
+  if (!manifest || manifestText === undefined) throw bad('manifest.json is missing')
+  if (sums === undefined) throw bad('SHA256SUMS is missing')
+  return checkStaged(staging, archive, manifestText, manifest, sums)
+}
+
+/** The manifest's own shape, checked before any data is unpacked: what the rest of the checks rely on. */
+function parseManifest(text: string, bad: (why: string) => BackupError): BackupManifest {
   let manifest: BackupManifest
   try {
-    manifestText = fs.readFileSync(path.join(staging, 'manifest.json'), 'utf8')
-    manifest = JSON.parse(manifestText) as BackupManifest
+    manifest = JSON.parse(text) as BackupManifest
   } catch {
-    throw bad('manifest.json is missing or not JSON')
+    throw bad('manifest.json is not JSON')
   }
-  if (manifest.format !== manifestFormat) throw bad(`unknown format ${JSON.stringify(manifest.format)}`)
-  if (!Array.isArray(manifest.files) || !manifest.files.some(file => file.path === ledgerFile)) throw bad(`the manifest lists no ${ledgerFile}`)
-  let sums: string
-  try {
-    sums = fs.readFileSync(path.join(staging, 'SHA256SUMS'), 'utf8')
-  } catch {
-    throw bad('SHA256SUMS is missing')
+  if (manifest?.format !== manifestFormat) throw bad(`unknown format ${JSON.stringify(manifest?.format)}`)
+  if (!Number.isSafeInteger(manifest.schema_version) || manifest.schema_version < 0) {
+    throw bad(`the manifest's schema_version is ${JSON.stringify(manifest.schema_version)}, not a migration number`)
   }
+  if (!Array.isArray(manifest.files)) throw bad('the manifest lists no files')
+  const names = new Set<string>()
+  for (const file of manifest.files) {
+    if (typeof file?.path !== 'string' || file.path !== path.basename(file.path) || ['', '.', '..'].includes(file.path)) {
+      throw bad(`the manifest names an unsafe path ${JSON.stringify(file?.path)}`)
+    }
+    if (names.has(file.path)) throw bad(`the manifest lists ${file.path} twice`)
+    names.add(file.path)
+    if (!Number.isSafeInteger(file.bytes) || file.bytes < 0) throw bad(`the manifest gives ${file.path} ${JSON.stringify(file.bytes)} bytes`)
+    if (typeof file.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(file.sha256)) throw bad(`the manifest gives ${file.path} no SHA-256`)
+  }
+  if (!names.has(ledgerFile)) throw bad(`the manifest lists no ${ledgerFile}`)
+  return manifest
+}
+
+/** Every check a restore makes before it moves the data into place: SHA256SUMS, each file's size and hash. */
+function checkStaged(staging: string, archive: string, manifestText: string, manifest: BackupManifest, sums: string): BackupManifest {
+  const bad = (why: string) => new BackupError(`${archive} is not a valid relaypay backup: ${why}`)
   const expected = new Map(
     sums
       .trim()
@@ -175,12 +257,7 @@ function checkStaged(staging: string, archive: string): BackupManifest {
       }),
   )
   if (expected.get('manifest.json') !== sha256(Buffer.from(manifestText))) throw bad('checksum mismatch for manifest.json')
-  const listed = new Set<string>()
   for (const file of manifest.files) {
-    if (typeof file.path !== 'string' || file.path !== path.basename(file.path) || ['', '.', '..'].includes(file.path)) {
-      throw bad(`the manifest names an unsafe path ${JSON.stringify(file.path)}`)
-    }
-    listed.add(file.path)
     let found: { bytes: number; sha256: string }
     try {
       found = hashFile(path.join(staging, 'data', file.path))
@@ -191,9 +268,6 @@ function checkStaged(staging: string, archive: string): BackupManifest {
     const hash = found.sha256
     if (hash !== file.sha256 || expected.get(`data/${file.path}`) !== hash) throw bad(`checksum mismatch for data/${file.path}`)
   }
-  const present = fs.existsSync(path.join(staging, 'data')) ? fs.readdirSync(path.join(staging, 'data')) : []
-  const extra = present.filter(name => !listed.has(name))
-  if (extra.length > 0) throw bad(`data/${extra[0]} is not in the manifest`)
   if (manifest.schema_version > knownSchemaVersion()) {
     throw new BackupError(
       `${archive} was made by relaypay ${manifest.relaypay_version} at schema version ${manifest.schema_version}; ` +
