@@ -83,9 +83,10 @@ the relay need the enrolled key; user operations run as that key's own account.`
 
 program
   .command('audit')
-  .description('check every balance against the journal and the conservation of money (exit 1 on a mismatch)')
-  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
-  .option('--store-url <url>', 'audit a PostgreSQL database instead (postgres://…), e.g. one written by relaypay store copy')
+  .description('check every balance against the journal and the conservation of money, where the config keeps the books (exit 1 on a mismatch)')
+  .option('--config <file>', 'TOML config file, as for start (default: <data-dir>/relaypay.toml if present)')
+  .option('--data-dir <dir>', 'data directory (default ./data)')
+  .option('--store-url <url>', 'audit this PostgreSQL database (postgres://…), e.g. one written by relaypay store copy')
   .option('--json', 'print the full report as JSON')
   .action(async opts => (await import('../src/cli/audit.js')).runAudit(opts))
 
@@ -102,7 +103,8 @@ program
   .command('backup')
   .description('write a consistent snapshot of the data dir (databases, secrets, config) into one archive, while the daemon runs')
   .argument('<archive>', 'the archive to write (a new file, mode 0600: it holds the secrets), e.g. relaypay-backup.tar.gz')
-  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--config <file>', 'TOML config file, as for start (default: <data-dir>/relaypay.toml if present)')
+  .option('--data-dir <dir>', 'data directory (default ./data)')
   .option('--json', 'print the manifest as JSON')
   .action(async (archive, opts) => (await import('../src/cli/backup.js')).runBackup(archive, opts))
 

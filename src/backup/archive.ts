@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import * as tar from 'tar'
 import { auditLedgerFile, lastLedgerEntryId } from '../wallet/index.js'
-import { schemaVersionOf } from '../store/index.js'
+import { postgresBooksOf, schemaVersionOf } from '../store/index.js'
 
 export const manifestFormat = 'relaypay-backup/1'
 const ledgerFile = 'relaypay.sqlite'
@@ -61,9 +61,20 @@ export function knownSchemaVersion(): number {
   return Math.max(0, ...fs.readdirSync(path.join(packageRoot, 'schema/sql')).map(name => Number(name.match(/^(\d+)_/)?.[1] ?? 0)))
 }
 
+/** Why there is no archive of books kept in PostgreSQL, and what to use instead. */
+export function postgresBooksRefusal(database: string): string {
+  return (
+    `the books are in PostgreSQL (${database}), not in the data dir: relaypay backup archives a data dir's SQLite ` +
+    'books and would hold none of them. Back the database up with pg_dump or your provider\'s backups, and copy the ' +
+    "data dir's files (secrets, keys, config) with it (docs/backup.md)"
+  )
+}
+
 export async function createBackup(dataDir: string, archive: string, now = new Date()): Promise<BackupManifest> {
   dataDir = path.resolve(dataDir)
   archive = path.resolve(archive)
+  const elsewhere = postgresBooksOf(dataDir)
+  if (elsewhere) throw new BackupError(postgresBooksRefusal(elsewhere.database))
   if (!fs.existsSync(path.join(dataDir, ledgerFile))) throw new BackupError(`no relaypay database in ${dataDir}`)
   if (fs.existsSync(archive)) throw new BackupError(`${archive} exists already; name a new file`)
   fs.mkdirSync(path.dirname(archive), { recursive: true, mode: 0o700 })
@@ -76,6 +87,8 @@ export async function createBackup(dataDir: string, archive: string, now = new D
     for (const entry of fs.readdirSync(dataDir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (!entry.isFile() || skipped.some(pattern => pattern.test(entry.name))) continue
       const source = path.join(dataDir, entry.name)
+      // An archive is never data: with archives written into the data dir, each would hold all the earlier ones.
+      if (isGzip(source)) continue
       const copy = path.join(staging, 'data', entry.name)
       const kind = isSqlite(source) ? 'sqlite' : 'file'
       if (kind === 'sqlite') snapshotDatabase(source, copy)
@@ -288,11 +301,15 @@ function snapshotDatabase(source: string, copy: string): void {
   }
 }
 
-function isSqlite(file: string): boolean {
+const isSqlite = (file: string) => startsWith(file, sqliteHeader)
+const isGzip = (file: string) => startsWith(file, gzipMagic)
+const gzipMagic = Buffer.from([0x1f, 0x8b])
+
+function startsWith(file: string, magic: Buffer): boolean {
   const fd = fs.openSync(file, 'r')
   try {
-    const head = Buffer.alloc(sqliteHeader.length)
-    return fs.readSync(fd, head, 0, head.length, 0) === head.length && head.equals(sqliteHeader)
+    const head = Buffer.alloc(magic.length)
+    return fs.readSync(fd, head, 0, head.length, 0) === head.length && head.equals(magic)
   } finally {
     fs.closeSync(fd)
   }

@@ -1,9 +1,23 @@
 // `relaypay backup <archive>` and `relaypay restore <archive> <data dir>`: safe while the daemon runs (backup) and
-// only into an empty data dir (restore). Both exit 1 with one line on stderr when they cannot.
-import { BackupError, createBackup, restoreBackup, type BackupManifest } from '../backup/index.js'
+// only into an empty data dir (restore). Both exit 1 with one line on stderr when they cannot. Backup reads the
+// configuration `start` reads, for the data dir and for where the books are: of books in PostgreSQL it writes no
+// archive and says what to use instead.
+import { BackupError, createBackup, postgresBooksRefusal, restoreBackup, type BackupManifest } from '../backup/index.js'
+import { databaseName } from '../store/index.js'
+import { commandConfig, type CommandConfigOptions } from './command-config.js'
 
-export async function runBackup(archive: string, opts: { dataDir: string; json?: boolean }): Promise<void> {
-  await report(() => createBackup(opts.dataDir, archive), opts.json, () => `backup written to ${archive}`, describe)
+export async function runBackup(archive: string, opts: CommandConfigOptions & { json?: boolean }): Promise<void> {
+  const config = await commandConfig(opts)
+  await report(
+    async () => {
+      // The books are not in the data dir: an archive of it would hold none of them.
+      if (config.store.url) throw new BackupError(postgresBooksRefusal(databaseName(config.store.url)))
+      return createBackup(config.data_dir, archive)
+    },
+    opts.json,
+    () => `backup written to ${archive}`,
+    describe,
+  )
 }
 
 export async function runRestore(archive: string, dataDir: string, opts: { json?: boolean }): Promise<void> {

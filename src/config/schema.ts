@@ -1,5 +1,6 @@
 // Every configuration key, its type and its default. config.example.toml documents the same keys; a test keeps
 // the two in step.
+import path from 'node:path'
 import { z } from 'zod'
 
 const port = z.int().min(0).max(65535)
@@ -333,6 +334,23 @@ export const configSchema = z.strictObject({
       test_catalogue_file: z.string().min(1).optional(),
     })
     .prefault({}),
+}).superRefine((config, ctx) => {
+  const dir = config.backup.dir
+  if (dir === undefined) return
+  // A scheduled backup archives the data dir's SQLite books: of books in PostgreSQL it would hold none.
+  if (config.store.url !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['backup', 'dir'],
+      message:
+        "scheduled backups archive the data dir's SQLite books, and with [store] url the books are in PostgreSQL: " +
+        "unset it and back the database up with pg_dump or your provider's backups (docs/backup.md)",
+    })
+  }
+  // Archives written among the files they archive would each hold the ones before (a subfolder is not archived).
+  if (path.resolve(config.data_dir, dir) === path.resolve(config.data_dir)) {
+    ctx.addIssue({ code: 'custom', path: ['backup', 'dir'], message: 'must not be the data dir itself: name a folder of its own (for example "backups")' })
+  }
 })
 
 export type Config = z.output<typeof configSchema>

@@ -12,7 +12,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../config/index.js'
 import type { Probes } from '../health/index.js'
 import {
-  acquireActiveLock, checkEpoch, migratePostgres, openStore, postgresSqlStore, postgresWriteProbe, startCheckpointWorker,
+  acquireActiveLock, checkEpoch, forgetPostgresBooks, migratePostgres, notePostgresBooks, openStore, postgresSqlStore, postgresWriteProbe, startCheckpointWorker,
   type ActiveLease, type Db, type SqlExecutor, type SqlStore, type Store,
 } from '../store/index.js'
 
@@ -48,6 +48,7 @@ export async function openBooks(config: Config, dataDir: string, { log, probes }
   if (local.applied.length > 0) log.info({ migrations: local.applied }, 'database migrated')
   const url = config.store.url
   if (url === undefined) {
+    forgetPostgresBooks(dataDir)
     probes.set('migrations', true, `${local.applied.length} applied at this start`)
     probes.watchStore(local.db)
     return { engine: 'sqlite', local, sql: local.sql, raw: local.db, close: async () => closeLocal() }
@@ -64,6 +65,8 @@ export async function openBooks(config: Config, dataDir: string, { log, probes }
     closeLocal()
   }
   try {
+    // Before anything else: from now on no tool takes the data dir's SQLite file for these books.
+    notePostgresBooks(dataDir, url)
     const applied = await migratePostgres(sql)
     if (applied.length > 0) log.info({ migrations: applied }, 'PostgreSQL migrated')
     probes.set('migrations', true, `${applied.length} applied on PostgreSQL at this start`)

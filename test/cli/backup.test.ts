@@ -13,6 +13,10 @@ import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/d
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok } from '../support/money.js'
 
+// SQLite's alone: the archive holds the books when they are the data dir's file. On PostgreSQL, backup refuses
+// (backup-postgres.test.ts).
+delete process.env.RELAYPAY_TEST_STORE
+
 const run = promisify(execFile)
 const relaypay = async (args: string[]) => {
   try {
@@ -44,8 +48,6 @@ test.after(async () => {
 })
 
 test('a snapshot taken under payment load restores into a daemon whose books are those of the snapshot', async () => {
-  // SQLite's alone: the archive holds the books only when they are the data dir's file (docs/postgres.md, Backups).
-  if (process.env.RELAYPAY_TEST_STORE === 'postgres') return console.log('  skipped on PostgreSQL: a SQLite file backup; there the books are the database\'s backups')
   const total = async (daemon: TestDaemon) =>
     (await balanceOf(daemon, app.appToken, 'spender')) + (await balanceOf(daemon, app.appToken, 'shop')) + (await appBalance(daemon, app.appToken))
   const totalBefore = await total(live)
@@ -168,6 +170,28 @@ test('[backup] writes archives on a schedule and keeps the newest N', async () =
   }
   const restored = await relaypay(['restore', path.join(dir, archives.sort().at(-1)!), path.join(tempDataDir(), 'r')])
   assert.is(restored.code, 0, restored.stderr)
+})
+
+test('an archive in the data dir is never archived, and [backup] dir may not be the data dir', async () => {
+  // Archives written among the files they archive would each hold all the earlier ones (45 → 89 → 177 → 351 KB).
+  const first = path.join(live.dataDir, 'first.tar.gz')
+  assert.is((await relaypay(['backup', first, '--data-dir', live.dataDir])).code, 0)
+  const second = await relaypay(['backup', path.join(tempDataDir(), 'second.tar.gz'), '--data-dir', live.dataDir, '--json'])
+  assert.is(second.code, 0, second.stderr)
+  const files = (JSON.parse(second.stdout).files as { path: string }[]).map(file => file.path)
+  assert.ok(files.includes('relaypay.sqlite'), files.join())
+  assert.not.ok(files.includes('first.tar.gz'), files.join())
+  fs.rmSync(first)
+  // A schedule into the data dir itself is refused at start, naming the key.
+  for (const dir of ['.', './']) {
+    const dataDir = path.join(tempDataDir(), 'data')
+    fs.mkdirSync(dataDir)
+    fs.writeFileSync(path.join(dataDir, 'relaypay.toml'), `[backup]\ndir = "${dir}"\n`)
+    const refused = await relaypay(['start', '--data-dir', dataDir, '--http-port', '0'])
+    assert.is(refused.code, 1)
+    assert.match(refused.stderr, /backup\.dir.*must not be the data dir itself/)
+    assert.not.ok(fs.existsSync(path.join(dataDir, 'relaypay.sqlite')), 'nothing started')
+  }
 })
 
 test.run()
