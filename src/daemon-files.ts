@@ -29,6 +29,13 @@ export function runningDaemonPid(dataDir: string): number | undefined {
   }
 }
 
+/** Removes daemon.json if this process wrote it: another daemon's (a second start refused) is left alone. */
 export function removeDaemonInfo(dataDir: string): void {
-  fs.rmSync(path.join(dataDir, daemonInfoFile), { force: true })
+  const file = path.join(dataDir, daemonInfoFile)
+  try {
+    if (JSON.parse(fs.readFileSync(file, 'utf8')).pid !== process.pid) return
+  } catch {
+    // unreadable or gone: nothing of another daemon's to keep
+  }
+  fs.rmSync(file, { force: true })
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
 import { listening, type Config } from './config/index.js'
-import { ensureDataDir } from './store/index.js'
+import { ensureDataDir, lockDataDir, type DataDirLock } from './store/index.js'
 import {
   createAccessLog, createDispatcher, createEventBus, createRegistry, Subject, systemClock, systemTimers, type AccessLog,
   type CallOutcome, type Clock, type Dispatcher,
@@ -73,16 +73,22 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   const levelled = deps.log ? undefined : levelledLogger(config.log.level, { pid: process.pid })
   const log = deps.log ?? levelled!.log
   const setLogLevel = (level: Config['log']['level']) => (levelled ? levelled.setLevel(level) : (log.level = level))
+  // Before anything listens or opens a file: a second daemon on this data dir is refused, naming the first.
+  const dataDir = path.resolve(config.data_dir)
+  ensureDataDir(dataDir)
+  const dataDirLock = lockDataDir(dataDir)
   const probes = createProbes()
   const accessLog = createAccessLog(log, config.log.access)
-  const http = await listening(startProbeServer(config, catalogue, probes, log, accessLog), 'http.port', '--http-port')
-  log.info({ url: http.url }, 'probes answering on /healthz and /readyz; operations wait for the start')
-  warnMissingNodeFlags(log)
+  let http: HttpServer | undefined
   try {
-    return await startRooms(config, { log, clock: deps.clock, probes, http, setLogLevel, accessLog })
+    http = await listening(startProbeServer(config, catalogue, probes, log, accessLog), 'http.port', '--http-port')
+    log.info({ url: http.url }, 'probes answering on /healthz and /readyz; operations wait for the start')
+    warnMissingNodeFlags(log)
+    return await startRooms(config, { log, clock: deps.clock, probes, http, setLogLevel, accessLog, dataDir, dataDirLock })
   } catch (err) {
     probes.stop()
-    await http.close()
+    await http?.close()
+    dataDirLock.release()
     throw err
   }
 }
@@ -94,13 +100,13 @@ interface StartContext {
   http: HttpServer
   accessLog: AccessLog | undefined
   setLogLevel(level: Config['log']['level']): void
+  dataDir: string
+  dataDirLock: DataDirLock
 }
 
-async function startRooms(config: Config, { log, probes, http, setLogLevel, accessLog, ...deps }: StartContext): Promise<Daemon> {
+async function startRooms(config: Config, { log, probes, http, setLogLevel, accessLog, dataDir, dataDirLock, ...deps }: StartContext): Promise<Daemon> {
   const clock = deps.clock ?? systemClock
   const random = (bytes: number) => randomBytes(bytes)
-  const dataDir = path.resolve(config.data_dir)
-  ensureDataDir(dataDir)
 
   // Before the books: a standby's secrets are in place while it waits (daemons sharing books share their secrets).
   const { adminToken, tokens } = daemonSecrets(config, dataDir, log)
@@ -389,6 +395,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
         await node.close()
         await books.close()
         removeDaemonInfo(dataDir)
+        dataDirLock.release()
         log.info('stopped')
       })()),
   }

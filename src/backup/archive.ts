@@ -17,7 +17,7 @@ export const manifestFormat = 'relaypay-backup/1'
 const ledgerFile = 'relaypay.sqlite'
 const sqliteHeader = Buffer.from('SQLite format 3\0', 'latin1')
 /** Files a running daemon keeps beside its databases that are not data: SQLite's own, and the running daemon's. */
-const skipped = [/-wal$/, /-shm$/, /-journal$/, /^daemon\.json$/, /\.partial-\d+$/]
+const skipped = [/-wal$/, /-shm$/, /-journal$/, /^daemon\.(json|lock|pid)$/, /\.partial-\d+$/, /\.tmp$/]
 
 export interface ManifestFile {
   /** Relative to the data dir. */
@@ -125,7 +125,7 @@ export async function createBackup(dataDir: string, archive: string, now = new D
   }
 }
 
-export async function restoreBackup(archive: string, target: string): Promise<BackupManifest> {
+export async function restoreBackup(archive: string, target: string): Promise<BackupManifest & { notes: string[] }> {
   archive = path.resolve(archive)
   target = path.resolve(target)
   if (!fs.existsSync(archive)) throw new BackupError(`no archive at ${archive}`)
@@ -140,13 +140,32 @@ export async function restoreBackup(archive: string, target: string): Promise<Ba
     fs.mkdirSync(data, { recursive: true, mode: 0o700 })
     fs.chmodSync(data, 0o700)
     for (const file of manifest.files) fs.chmodSync(path.join(data, file.path), 0o600)
+    const notes = pointConfigHere(path.join(data, configFile), target)
     // One rename, which replaces an empty target too: the target holds all of the backup or is left as it was.
     fs.renameSync(data, target)
-    return manifest
+    return { ...manifest, notes }
   } finally {
     fs.rmSync(staging, { recursive: true, force: true })
   }
 }
+
+/**
+ * A restored config that names a data dir by its absolute path (as `relaypay init` once wrote it) names the original
+ * one, whose daemon may be live: `relaypay start --config <restored>/relaypay.toml` would start a second daemon on
+ * those books. Such a line is rewritten to ".", this folder (a relative data_dir is relative to its file).
+ */
+function pointConfigHere(file: string, target: string): string[] {
+  if (!fs.existsSync(file)) return []
+  const text = fs.readFileSync(file, 'utf8')
+  // Only the top level, before the first [section]: where data_dir is a key.
+  const top = text.split(/^\[/m)[0]!
+  const line = /^data_dir\s*=\s*(["'])(.*)\1[ \t]*(#.*)?$/m.exec(top)
+  if (!line || !path.isAbsolute(line[2]!) || path.resolve(line[2]!) === target) return []
+  fs.writeFileSync(file, text.replace(line[0], 'data_dir = "."'), { mode: 0o600 })
+  return [`${configFile}: data_dir was ${line[2]}, now "." (${target}), so that this copy never starts on the original`]
+}
+
+const configFile = 'relaypay.toml'
 
 /** The manifest and SHA256SUMS are small; a larger one is not an archive relaypay wrote. */
 const maxListBytes = 1 << 20

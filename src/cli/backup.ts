@@ -21,7 +21,12 @@ export async function runBackup(archive: string, opts: CommandConfigOptions & { 
 }
 
 export async function runRestore(archive: string, dataDir: string, opts: { json?: boolean }): Promise<void> {
-  await report(() => restoreBackup(archive, dataDir), opts.json, () => `restored ${archive} into ${dataDir}`, describe)
+  await report(
+    () => restoreBackup(archive, dataDir),
+    opts.json,
+    manifest => [`restored ${archive} into ${dataDir}`, ...(manifest as { notes?: string[] }).notes ?? []].join('\n'),
+    describe,
+  )
 }
 
 function describe(manifest: BackupManifest): string {

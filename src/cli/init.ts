@@ -17,7 +17,9 @@ export function runInit(opts: { dataDir: string; force?: boolean }): void {
     process.exit(1)
   }
   const example = fs.readFileSync(exampleConfig, 'utf8')
-  fs.writeFileSync(configFile, example.replace(/^data_dir = .*$/m, `data_dir = ${JSON.stringify(dataDir)}`), {
+  // "." is this folder, wherever the config is read from (relative paths in a config file are the file's): a copy
+  // or a restore of the data dir never names the original one.
+  fs.writeFileSync(configFile, example.replace(/^data_dir = .*$/m, 'data_dir = "."'), {
     mode: 0o600,
   })
   ensureSecret(path.join(dataDir, adminTokenFile))

@@ -50,6 +50,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       const at = line ? ` line ${line}${column ? `, column ${column}` : ''}` : ''
       throw new ConfigError(`config file ${file}${at} is not valid TOML: ${(err as Error).message.split('\n')[0]}`)
     }
+    // A relative data_dir in a file is relative to the file, not to wherever the command runs: `relaypay init`
+    // writes "." into the config it puts in the data dir, which then names its own folder wherever it is copied
+    // or restored (an absolute path there would send a restored copy's daemon to the original, live data dir).
+    if (typeof raw.data_dir === 'string' && !path.isAbsolute(raw.data_dir)) raw.data_dir = path.resolve(path.dirname(file), raw.data_dir)
   }
 
   for (const [name, value] of Object.entries(env)) {

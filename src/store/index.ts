@@ -29,6 +29,7 @@ export { acquireActiveLock, ActiveElsewhere, checkEpoch, NotActive, type ActiveL
 export { postgresWriteProbe, writeProbe, type WriteProbe } from './writable.js'
 export { openDatabaseFile, readDatabaseFile, refuseNewerSchema, schemaVersionOf } from './schema-version.js'
 export { commitWithoutSync, walSyncFor, type WalSync } from './wal-sync.js'
+export { DataDirInUse, lockDataDir, type DataDirLock } from './data-dir-lock.js'
 export { databaseName, forgetPostgresBooks, notePostgresBooks, postgresBooksOf, type PostgresBooksNote } from './books-place.js'
 
 export type Db = Database.Database
