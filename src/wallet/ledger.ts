@@ -66,8 +66,13 @@ const statements = {
     'INSERT INTO ledger_transactions (kind, ref, created_at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO NOTHING RETURNING id',
   insertEntry: 'INSERT INTO ledger_entries (transaction_id, account, amount_msat) VALUES (?, ?, ?)',
   moveBalance: 'UPDATE users SET balance_msat = balance_msat + @amount WHERE id = @id AND balance_msat + @amount >= 0',
-  userExists: 'SELECT 1 AS one FROM users WHERE id = ?',
   balance: 'SELECT balance_msat FROM users WHERE id = ?',
+}
+
+/** "1,200 sats", "1 sat", "0.5 sats": an amount as a person reads it, to the msat. */
+function satsText(msat: number): string {
+  const sats = msat / 1000
+  return `${sats.toLocaleString('en-US', { maximumFractionDigits: 3 })} ${sats === 1 ? 'sat' : 'sats'}`
 }
 
 export function createLedger(): Ledger {
@@ -87,8 +92,13 @@ export function createLedger(): Ledger {
         if (!leg.account.startsWith('user:')) continue
         const id = leg.account.slice('user:'.length)
         if ((await tx.run(statements.moveBalance, { id, amount: leg.amountMsat })).changes === 0) {
-          if (!(await tx.one(statements.userExists, [id]))) throw new Error(`ledger: no wallet ${id}`)
-          throw new OperationError('insufficient_balance', 'not enough balance to decrement')
+          const held = await tx.one<{ balance_msat: number }>(statements.balance, [id])
+          if (!held) throw new Error(`ledger: no wallet ${id}`)
+          // Upstream's words first (clients may match them), then what a person needs to act on.
+          throw new OperationError(
+            'insufficient_balance',
+            `not enough balance to decrement: the wallet holds ${satsText(held.balance_msat)}, this needs ${satsText(-leg.amountMsat)}`,
+          )
         }
       }
       return true

@@ -48,7 +48,7 @@ for (const c of [
   { because: 'a zero amount', body: { from_user_identifier: 'sender', to_user_identifier: 'x1', amount: 0 }, reason: 'amount must be greater than 0' },
   { because: 'a negative amount', body: { from_user_identifier: 'sender', to_user_identifier: 'x1', amount: -3 }, reason: 'amount must be greater than 0' },
   { because: 'a fractional amount', body: { from_user_identifier: 'sender', to_user_identifier: 'x1', amount: 2.5 }, reason: /^invalid request body/ },
-  { because: 'more than the balance', body: { from_user_identifier: 'sender', to_user_identifier: 'x1', amount: 10_000 }, reason: 'not enough balance to decrement' },
+  { because: 'more than the balance', body: { from_user_identifier: 'sender', to_user_identifier: 'x1', amount: 10_000 }, reason: /^not enough balance to decrement: the wallet holds 1,000 sats, this needs 10,\d{3} sats$/ },
   { because: 'an unknown sender', body: { from_user_identifier: 'ghost', to_user_identifier: 'x1', amount: 1 }, reason: 'user not found' },
 ]) {
   test(`a transfer is refused for ${c.because} and moves nothing`, async () => {
