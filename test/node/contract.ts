@@ -206,6 +206,16 @@ export function nodeContract(name: string, makeNode: MakeNode, options: Contract
     'garbage, tampered and other-network invoices are invalid input',
     withNode(async ({ node, network, now }) => {
       await rejectsWith(node.decodeInvoice('not an invoice'), 'invalid_input')
+      // What people paste where an invoice belongs is named, not called an invoice of another network.
+      const named: [string, RegExp][] = [
+        ['', /no invoice was given/],
+        ['LNURL1DP68GURN8GHJ7UM9WFMXJCM99E3K7MF0V9CXJ0M385EKVCENXC6R2C35XVUKXEFCV5MKVV34X5EKZD3EV56NYD3HXQURZEPEXEJXXEPNXSCRVWFNV9NXZCN9XQ6XYEFHVGCXXCMYXYMNSERXFQ5FNS', /this is an LNURL, not an invoice/],
+        ['satoshi@example.com', /this is a Lightning address, not an invoice/],
+        ['lno1pgx9getnwss8vetrw3hhyuckyypwa3eyt44h6txtxquqh7lz5djge4afgfjn7k4rgrkuag0jsd5xvxg', /BOLT12 offer/],
+        ['bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080', /this is a bitcoin address, not a Lightning invoice/],
+        ['hello', /a Lightning invoice starts with "ln"/],
+      ]
+      for (const [text, reason] of named) await rejectsWith(node.decodeInvoice(text), 'invalid_input', reason)
       const invoice = await node.createInvoice({ amountMsat: 1000, description: 'x' })
       const i = invoice.paymentRequest.length - 10
       const flipped = invoice.paymentRequest[i] === 'q' ? 'p' : 'q'
@@ -214,7 +224,7 @@ export function nodeContract(name: string, makeNode: MakeNode, options: Contract
       await rejectsWith(node.pay({ paymentRequest: tampered, maxFeeMsat: 0, timeoutMs: 5000 }), 'invalid_input')
       const otherNetwork = network === 'mainnet' ? 'testnet' : 'mainnet'
       const elsewhere = outsideInvoice({ network: otherNetwork, nowMs: now(), amountMsat: 1000 })
-      await rejectsWith(node.decodeInvoice(elsewhere.paymentRequest), 'invalid_input', /network/)
+      await rejectsWith(node.decodeInvoice(elsewhere.paymentRequest), 'invalid_input', new RegExp(`network '${network}': it is a ${otherNetwork} invoice`))
     }),
   )
 

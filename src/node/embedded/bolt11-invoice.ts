@@ -10,6 +10,7 @@ import type * as Bolt11 from 'bolt11'
 import type { PaymentRequestObject } from 'bolt11'
 import { OperationError } from '../../bus/index.js'
 import type { DecodedInvoice } from '../lightning-node.js'
+import { refuseNonInvoice } from '../invoice-text.js'
 import type { NetworkParams } from './network-params.js'
 
 const requireBolt11 = createRequire(import.meta.url)
@@ -76,6 +77,7 @@ export function encodeInvoice(fields: InvoiceFields): string {
 
 /** Decodes and verifies an invoice for this network; invalid_input otherwise. */
 export function decodeInvoice(paymentRequest: string, params: NetworkParams): DecodedInvoice {
+  refuseNonInvoice(paymentRequest, params.name)
   const request = paymentRequest.trim().toLowerCase()
   const coin = invoiceCoin(request)
   if (coin === undefined) throw new OperationError('invalid_input', 'invalid payment request')

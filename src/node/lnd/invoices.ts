@@ -5,7 +5,8 @@
 import { getInvoice, getInvoices, type AuthenticatedLnd } from 'lightning'
 import { type Clock, OperationError } from '../../bus/index.js'
 import { validInvoiceRequest } from '../invoice-request.js'
-import type { CreateInvoiceRequest, DecodedInvoice, NodeInvoice, SettledInvoice } from '../lightning-node.js'
+import type { BitcoinNetwork, CreateInvoiceRequest, DecodedInvoice, NodeInvoice, SettledInvoice } from '../lightning-node.js'
+import { refuseNonInvoice } from '../invoice-text.js'
 import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, isStarting, isUnreachable, lndError } from './lnd-errors.js'
 import type { GrpcChannel } from './grpc-channel.js'
 import { decodeAddInvoiceReply, decodePayReq, encodeAddInvoice, encodePayReqString, type AddInvoiceRequest, type AddInvoiceReply, type PayReq } from './rpc-messages.js'
@@ -138,7 +139,7 @@ export function settlementFromLnd(invoice: LndInvoice): SettledInvoice | undefin
   }
 }
 
-export function lndInvoices({ lnd, rpc, clock }: { lnd: AuthenticatedLnd; rpc: GrpcChannel; clock: Clock }) {
+export function lndInvoices({ lnd, rpc, clock, network }: { lnd: AuthenticatedLnd; rpc: GrpcChannel; clock: Clock; network: BitcoinNetwork }) {
   const pages = new Set<Promise<unknown>>()
   const listing = <T>(page: Promise<T>): Promise<T> => {
     pages.add(page)
@@ -177,6 +178,7 @@ export function lndInvoices({ lnd, rpc, clock }: { lnd: AuthenticatedLnd; rpc: G
   }
 
   const decodeForPayment = async (paymentRequest: string): Promise<{ invoice: DecodedInvoice; featureBits: number[] }> => {
+    refuseNonInvoice(paymentRequest, network)
     const request = paymentRequest.trim().toLowerCase()
     const decoded = await decodedOnce(request)
     const createdAt = decoded.timestamp * 1000

@@ -30,7 +30,7 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
   })
   const { lnd, rpc } = client
   const ownPubkey = started.publicKey
-  const invoices = lndInvoices({ lnd, rpc, clock })
+  const invoices = lndInvoices({ lnd, rpc, clock, network: networkOf(started) ?? config.network })
   const payments = lndPayments({ rpc, invoices, timers, log })
   const chain = lndChain({ lnd })
   const confirmations = lndConfirmations({ lnd })
