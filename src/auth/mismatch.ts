@@ -26,14 +26,29 @@ const needs: Partial<Record<AuthKind, string>> = {
   member: 'a user token, a wallet key or the admin token',
 }
 
-/** "this operation needs an app token; the admin token was sent", or undefined when there is nothing to add. */
+/**
+ * Where the tokens go in an HTTP request, for a caller who sent nothing the daemon recognises: "jwt malformed" and
+ * "empty user token provided" do not say that an app or user token is a Bearer token, nor where one comes from.
+ * (The admin and metrics refusals already name their header; the wallet host's clients compare its refusals exactly.)
+ */
+const sentAs: Partial<Record<AuthKind, string>> = {
+  app: 'as Authorization: Bearer <app token> (from AddApp or AuthApp)',
+  user: 'as Authorization: Bearer <user token> (from AddAppUser, AuthorizeUser or GetAppUser)',
+}
+
+/**
+ * "this operation needs an app token; the admin token was sent"; or, when nothing recognisable was sent (no
+ * credential, or a token this daemon did not sign), where the credential the operation needs goes; undefined when
+ * there is nothing to add.
+ */
 export async function credentialMismatch(need: AuthKind, creds: Credentials, deps: MismatchDeps): Promise<string | undefined> {
   const needed = needs[need]
   if (!needed || creds.nostr) return undefined
   const sent = await sentKinds(creds, deps)
   const other = sent.find(kind => !accepted(need, kind.kind))
-  if (!other) return undefined
-  return `this operation needs ${needed}; ${other.text} was sent`
+  if (other) return `this operation needs ${needed}; ${other.text} was sent`
+  if (sent.length === 0 && sentAs[need]) return `this operation needs ${needed}, ${sentAs[need]}`
+  return undefined
 }
 
 type SentKind = { kind: 'admin' | 'metrics' | 'app' | 'user' | 'walletInvoice' | 'walletAdmin' | 'walletKeyInAuthorization'; text: string }

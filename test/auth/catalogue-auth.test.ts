@@ -40,7 +40,7 @@ const authRefusals = new RegExp(
       'No Api Key provided\\.', 'Wallet not found\\.', 'Invalid adminkey\\.', 'Missing operator credentials\\.',
       'Only the operator may use this route\\.', 'Not authenticated', 'Invalid credentials',
     ].join('|') +
-    ')(?: \\(this operation needs (.+); (.+) was sent\\))?$',
+    ')(?: \\(this operation needs (.+)(?:; (.+) was sent|, (?:as|in) .+)\\))?$',
 )
 
 /** How a refusal names each kind of credential sent. */
@@ -121,6 +121,9 @@ walk('a missing or wrong credential is refused by authentication, before validat
       if (credential !== 'none' && entry.auth !== 'guestPub' && !namesItself) {
         assert.is(refusal![3], sentText[credential], `${entry.name} with ${credential}: ${reason}`)
         assert.ok(refusal![2], `${entry.name} with ${credential}: ${reason}`)
+      } else if (credential === 'none') {
+        // Nothing sent: at most where the credential goes, never a kind "sent".
+        assert.is(refusal![3], undefined, `${entry.name} with ${credential}: ${reason}`)
       } else assert.is(refusal![2], undefined, `${entry.name} with ${credential}: ${reason}`)
       if (entry.dialect === 'detail') assert.ok([401, 403, 404].includes(status), `${entry.name} with ${credential}: ${status}`)
       checked++
@@ -156,8 +159,12 @@ walk('the messages read as an integrator needs them', async () => {
     await reason('/api/admin/app/add', { authorization: headers.invoiceKey['x-api-key']! }),
     'admin token invalid (this operation needs the admin token; a wallet key in Authorization (send it in X-Api-Key) was sent)',
   )
-  // A token of no kind the daemon knows keeps the bare reason: there is nothing more to say about it.
-  assert.is(await reason('/api/user/info', { authorization: 'Bearer not-a-token-of-any-kind' }), 'jwt malformed')
+  // A token of no kind the daemon knows, or none at all: the reason says where the credential goes.
+  assert.is(
+    await reason('/api/user/info', { authorization: 'Bearer not-a-token-of-any-kind' }),
+    'jwt malformed (this operation needs a user token, as Authorization: Bearer <user token> (from AddAppUser, AuthorizeUser or GetAppUser))',
+  )
+  assert.is(await reason('/api/app/get', {}), 'empty app token provided (this operation needs an app token, as Authorization: Bearer <app token> (from AddApp or AuthApp))')
 })
 
 walk.run()
