@@ -143,7 +143,7 @@ test('a parked request survives a restart: the user decides afterwards and the r
     const ndebit = ClinkSDK.decodeBech32((await owner.ok('GetUserInfo')).ndebit).data as { pubkey: string; pointer: string }
     let asker = await ClinkDebitClient.connect(relay, ndebit.pubkey)
     const request = asker.request({ pointer: ndebit.pointer, amount_sats: 5000, frequency: { number: 2, unit: 'week' } })
-    const pushed = owner.waitFor('GetLiveDebitRequests', 10_000, reply => reply.request_id === request.id)
+    const pushed = owner.waitFor('GetLiveDebitRequests', 60_000, reply => reply.request_id === request.id)
     await asker.publish(request)
     assert.equal((await pushed).debit, { type: 'frequency', frequency: { number_of_intervals: 2, interval: 'WEEK', amount: 5000 } })
 

@@ -30,7 +30,7 @@ const balance = async () => (await user.ok('GetUserInfo')).balance as number
 const payeeBalance = () => balanceOf(daemon, payee.appToken, payee.identifier)
 const invoice = (sats: number) => newInvoice(daemon, payee.userToken, sats)
 /** The LiveDebitRequest pushed to the user for request `id`. */
-const pushFor = (id: string): Promise<Reply> => user.waitFor('GetLiveDebitRequests', 10_000, reply => reply.request_id === id)
+const pushFor = (id: string): Promise<Reply> => user.waitFor('GetLiveDebitRequests', 60_000, reply => reply.request_id === id)
 
 async function requester(): Promise<ClinkDebitClient> {
   const client = await ClinkDebitClient.connect(relay, walletPubkey)
@@ -110,7 +110,7 @@ test('a payment request from an unknown key is parked, pushed, and paid when the
 test('a budget request is parked until authorized; payments then go through until the budget is spent (GFY 5 with range)', async () => {
   const { client, pubkey } = sdk()
   const budgetAnswer = client.Ndebit(ClinkSDK.newNdebitBudgetRequest({ number: 1, unit: 'day' }, 300, pointer))
-  const push = await user.waitFor('GetLiveDebitRequests', 10_000, reply => reply.npub === pubkey)
+  const push = await user.waitFor('GetLiveDebitRequests', 60_000, reply => reply.npub === pubkey)
   assert.equal(push.debit, { type: 'frequency', frequency: { number_of_intervals: 1, interval: 'DAY', amount: 300 } })
   await user.ok('RespondToDebit', {
     request_id: push.request_id,

@@ -19,7 +19,7 @@ test.after.each(async () => {
 test('with room for one stranger only, the daemon still connects (reserved slots) and one wallet is served', async () => {
   daemon = await startDaemon({ env: { RELAYPAY_NOSTR_RELAY_MAX_CONNECTIONS: '1' } })
   const { relays, pubkey } = appProfile(daemon.dataDir)
-  const wallet = await PubClient.connect({ relays, appPubkey: pubkey, timeoutMs: 10_000 })
+  const wallet = await PubClient.connect({ relays, appPubkey: pubkey, timeoutMs: 60_000 })
   clients.push(wallet)
   assert.is((await wallet.call('GetUserInfo')).status, 'OK', 'the daemon heard the wallet: its own links got in')
   const second = await connectWire(relays[0]!)

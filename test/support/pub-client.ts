@@ -59,7 +59,7 @@ export interface PubClientOptions {
   appPubkey: string
   secretKey?: Uint8Array
   scheme?: Scheme
-  /** Single calls give up after this long (ms). */
+  /** Single calls give up after this long (ms; 60 s by default: it bounds how long a failing test takes, and a loaded machine is slow). */
   timeoutMs?: number
   /** Check the signature of every message (default true); a load generator may skip it to stay out of the way. */
   verifyMessages?: boolean
@@ -184,7 +184,7 @@ export class PubClient {
   }
 
   /** The next message (reply or push) with this requestId that satisfies `match`. */
-  waitFor(requestId: string, timeoutMs = this.opts.timeoutMs ?? 10_000, match: (reply: Reply) => boolean = () => true): Promise<Reply> {
+  waitFor(requestId: string, timeoutMs = this.opts.timeoutMs ?? 60_000, match: (reply: Reply) => boolean = () => true): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const index = this.waiters.indexOf(waiter)

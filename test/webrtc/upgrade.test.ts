@@ -177,7 +177,7 @@ test('offer → answer and pushed candidates, our candidates submitted, the chan
         .messages('SubToWebRtcCandidates')
         .slice(pushedBefore)
         .map((push: Reply) => ({ ...push, parsed: JSON.parse(push.candidate) }))
-    await until(() => pushes().some(push => push.parsed.candidate === undefined), 10_000, 'the end of the daemon candidates')
+    await until(() => pushes().some(push => push.parsed.candidate === undefined), 60_000, 'the end of the daemon candidates')
     const theirs = pushes().filter(push => push.parsed.candidate)
     assert.ok(theirs.length > 0)
     for (const push of theirs) {
@@ -239,7 +239,7 @@ test('bad channel requests get a text error and the channel stays usable', async
   peer.request({ app_id: 'someone-else', metrics_name: 'GetErrorStats', page: 0 })
   peer.channel.send('not json')
   peer.request({ app_id: '', metrics_name: 'NoSuchSeries', page: 0 })
-  await until(() => peer.answers.errors.length === before + 3, 10_000, 'three errors')
+  await until(() => peer.answers.errors.length === before + 3, 60_000, 'three errors')
   assert.equal(
     peer.answers.errors.slice(before).map(text => JSON.parse(text)),
     [
@@ -273,7 +273,7 @@ test('bad offers and candidates are refused with the reason; the peer limit hold
 test('stopping the daemon closes the open data channel', async () => {
   const peer = operatorPeer
   assert.is(await daemon.stop(), 0)
-  await peer.state('closed', 10_000)
+  await peer.state('closed', 60_000)
 })
 
 test('over HTTP the answer carries every candidate (nothing can be pushed), and a channel opens from it', async () => {
@@ -299,7 +299,7 @@ test('over HTTP the answer carries every candidate (nothing can be pushed), and 
   const second = new MetricsPeer()
   peers.push(second)
   assert.is((await http({ message: { type: 'offer', offer: await second.offer() } })).status, 'OK')
-  await peer.state('closed', 10_000)
+  await peer.state('closed', 60_000)
 })
 
 test.run()

@@ -60,7 +60,7 @@ delivery('a request delivered by a second relay runs once and is answered again 
   await c.publish(event, [relays[0]!.url])
   const original = await first
   assert.is(original.status, 'OK')
-  const again = c.waitFor(requestId, 10_000, reply => c.messages(requestId).length >= 2 && reply !== original)
+  const again = c.waitFor(requestId, 60_000, reply => c.messages(requestId).length >= 2 && reply !== original)
   await c.publish(event, [relays[1]!.url])
   assert.is(keysOf(await again), keysOf(original))
   assert.is(keysOf(await c.ok('GetWalletKeys')), keysOf(original), 'the keys were rotated once')
@@ -75,7 +75,7 @@ delivery('a repeatable read delivered again is run again and answers the moment;
   assert.is(original.status, 'OK')
   const url = `https://callbacks.invalid/${requestId}`
   await c.ok('UpdateCallbackUrl', { url })
-  const again = c.waitFor(requestId, 10_000, reply => c.messages(requestId).length >= 2 && reply !== original)
+  const again = c.waitFor(requestId, 60_000, reply => c.messages(requestId).length >= 2 && reply !== original)
   await c.publish(event, [relays[1]!.url])
   const second = await again
   assert.is(second.status, 'OK')
