@@ -21,7 +21,7 @@ export interface CallOptions {
 
 export async function runCall(operation: string, json: string, opts: CallOptions): Promise<void> {
   if (opts.relay) return runRelayCall(operation, json, opts)
-  const entry = findEntry(operation)
+  const entry = await findEntry(operation)
   refuseCodecOnly(entry)
   if (!entry.http) die(`${entry.name} has no HTTP route`)
   const input = parseInput(json)
@@ -92,7 +92,7 @@ async function runRelayCall(operation: string, json: string, opts: CallOptions):
   const { decode } = await import('nostr-tools/nip19')
   const { generateSecretKey } = await import('nostr-tools/pure')
   const { bytesToHex, hexToBytes } = await import('@noble/hashes/utils.js')
-  const entry = findEntry(operation)
+  const entry = await findEntry(operation)
   refuseCodecOnly(entry)
   if (!entry.nostr) die(`${entry.name} is not served over the relay (call it over HTTP)`)
   const input = parseInput(json)
@@ -130,12 +130,16 @@ async function runRelayCall(operation: string, json: string, opts: CallOptions):
   process.exitCode = reply.status === 'ERROR' ? 1 : 0
 }
 
-function findEntry(operation: string): CatalogueEntry {
+async function findEntry(operation: string): Promise<CatalogueEntry> {
   const entry = catalogue.find(
     e => e.name === operation || (e as CatalogueEntry).aliases?.some(alias => alias.name === operation),
   ) as CatalogueEntry | undefined
-  if (!entry) die(`unknown operation ${operation} (see docs/operations.md)`)
-  return entry
+  if (entry) return entry
+  // The bus only on this path: a call that names its operation right does not load it.
+  const { likelyMeant } = await import('../bus/index.js')
+  const names = catalogue.flatMap(e => [e.name, ...((e as CatalogueEntry).aliases ?? []).flatMap(alias => (alias.name ? [alias.name] : []))])
+  const meant = names.find(name => name.toLowerCase() === operation.toLowerCase()) ?? likelyMeant(operation, names)
+  die(`unknown operation ${operation}${meant ? `: did you mean ${meant}?` : ''} (see docs/operations.md)`)
 }
 
 function parseInput(json: string): Record<string, unknown> {

@@ -117,7 +117,13 @@ cli('call exits non-zero on an ERROR answer and on an unknown operation', () => 
   assert.match(refused.stdout, /admin token invalid/)
   const unknown = relaypay(['call', 'NoSuchOperation', '--data-dir', daemon.dataDir])
   assert.is(unknown.status, 2)
-  assert.match(unknown.stderr, /unknown operation NoSuchOperation/)
+  assert.match(unknown.stderr, /unknown operation NoSuchOperation \(see docs\/operations\.md\)/)
+  // A near miss names the operation it was likely meant to be.
+  for (const [typed, meant] of [['AddAp', 'AddApp'], ['addapp', 'AddApp'], ['GetUserInfos', 'GetUserInfo']]) {
+    const near = relaypay(['call', typed!])
+    assert.is(near.status, 2)
+    assert.match(near.stderr, new RegExp(`^relaypay: unknown operation ${typed}: did you mean ${meant}\\?`))
+  }
 })
 
 /** Sends `signal` while a request's body is half sent; the request is answered, then the daemon exits 0. */
