@@ -67,6 +67,12 @@ export interface Operation<
   /** Server-streaming: the handler returns an Observable; over Nostr items are pushed. */
   stream?: boolean
   /**
+   * A test-mode control (`[node] mock`): with test mode off it is refused with upstream's "mock disabled" answer
+   * right after authentication, before its input is read, so that a caller is told test mode is off rather than
+   * what is wrong with its fields.
+   */
+  testMode?: true
+  /**
    * Only reads: running it twice changes nothing, and each run answers the state of its moment. Over Nostr such a
    * request is run without the exactly-once claim and its reply is not stored (transports/nostr/inbound.ts): a
    * repeat of the same event is run again. Never on an operation that writes, even idempotently.

@@ -304,7 +304,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     nwc: nwc.directory,
     now: () => clock.now(),
   })
-  const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog })
+  const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog, testMode: Boolean(node.mock) })
   dispatcher.outcomes$.subscribe(outcomes)
 
   http.attach(dispatcher, consoleFor(config, adminToken, log, () => ({

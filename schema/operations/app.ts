@@ -70,12 +70,14 @@ export const appOperations = [
   }),
   operation({
     name: 'SetMockAppUserBalance', area: 'app', auth: 'app', dialect: 'pub',
+    testMode: true,
     http: { method: 'POST', path: '/api/app/mock/user/blance/set' },
     input: SetMockAppUserBalanceRequest, output: Empty,
     summary: "Test mode: sets an app user's balance, creating the user if needed; otherwise upstream's 'mock disabled' error. Upstream stub; relaypay implements it.",
   }),
   operation({
     name: 'SetMockAppBalance', area: 'app', auth: 'app', dialect: 'pub',
+    testMode: true,
     http: { method: 'POST', path: '/api/app/mock/blance/set' },
     input: SetMockAppBalanceRequest, output: Empty,
     summary: "Test mode: sets the application's balance; otherwise upstream's 'mock disabled' error. Upstream stub; relaypay implements it.",

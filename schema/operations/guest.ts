@@ -26,6 +26,7 @@ export const guestOperations = [
   }),
   operation({
     name: 'SetMockInvoiceAsPaid', area: 'guest', auth: 'guest', dialect: 'pub',
+    testMode: true,
     http: { method: 'POST', path: '/api/node/mock/invoice/paid' },
     aliases: [{ path: '/api/lnd/mock/invoice/paid' }],
     input: SetMockInvoiceAsPaidRequest, output: Empty,

@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import type { z } from 'zod'
 import type { CatalogueEntry } from '../../schema/catalogue.js'
 import type { Caller, Clock, Credentials, Transport } from './context.js'
-import { OperationError, isOperationError, storeFaultReason } from './errors.js'
+import { OperationError, isOperationError, mockDisabledReason, storeFaultReason } from './errors.js'
 import { isStoreFault } from '../store/index.js'
 import type { Registry } from './registry.js'
 import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
@@ -78,9 +78,11 @@ export interface DispatcherDeps {
   clock: Clock
   /** Where calls without their own `onOutcome` get their access line; none when the access log is off. */
   accessLog?: AccessLog
+  /** `[node] mock`: whether the catalogue's test-mode controls are served (off: refused before their input). */
+  testMode?: boolean
 }
 
-export function createDispatcher({ registry, authenticate, log, clock, accessLog }: DispatcherDeps): Dispatcher {
+export function createDispatcher({ registry, authenticate, log, clock, accessLog, testMode = false }: DispatcherDeps): Dispatcher {
   const outcomes = new Subject<CallOutcome>()
   let inFlight = 0
   let drained: (() => void)[] = []
@@ -140,6 +142,7 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
         let started = performance.now()
         caller = await authenticate(entry, call.credentials)
         timings.authUs = micros(started)
+        if (entry.testMode && !testMode) throw new OperationError('forbidden', mockDisabledReason)
 
         started = performance.now()
         const input = validate(entry, call.input, log)

@@ -62,3 +62,7 @@ export class OperationError extends Error {
 export function isOperationError(err: unknown): err is OperationError {
   return err instanceof OperationError
 }
+
+/** Upstream's answer to a test-mode control since its mock node was removed; clients may match on it. */
+export const mockDisabledReason =
+  'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only'

@@ -12,7 +12,7 @@ export {
   systemClock, systemTimers, type Caller, type CallerFor, type CallContext, type Clock, type Credentials, type Timers,
   type Transport,
 } from './context.js'
-export { OperationError, isOperationError, detailStatus, storeFaultReason, type ErrorCode } from './errors.js'
+export { OperationError, isOperationError, detailStatus, mockDisabledReason, storeFaultReason, type ErrorCode } from './errors.js'
 export type { ContextOf, Handler, HandlerTable, InputOf, OutputOf, RawBody } from './handler.js'
 export { createAccessLog, maxRequestIdLength, type AccessLine, type AccessLog } from './access-log.js'
 export { BoundedMap, BoundedSet } from './bounded.js'

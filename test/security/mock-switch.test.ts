@@ -1,6 +1,6 @@
 // Test mode mints money, so it is off unless asked for. A daemon started with no mock setting
-// refuses SetMockInvoiceAsPaid and both mock balance operations with an error naming the switch, and says it is
-// off in NodeGetInfo; turned on, the start log warns in one line and NodeGetInfo says so.
+// refuses SetMockInvoiceAsPaid and both mock balance operations with an error naming the switch, whatever their
+// fields, and says it is off in NodeGetInfo; turned on, the start log warns in one line and NodeGetInfo says so.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
@@ -37,6 +37,16 @@ test('the default daemon (no mock setting) refuses every mock operation, naming 
   assert.match(userBalance.reason, switchNamed)
   const appBalance = await call(daemon, '/api/app/mock/blance/set', app.appToken, { amount: 5000 })
   assert.match(appBalance.reason, switchNamed)
+  // Whatever the fields: the caller is told test mode is off, not what is wrong with them.
+  for (const [path, token, body] of [
+    ['/api/node/mock/invoice/paid', '', {}],
+    ['/api/node/mock/invoice/paid', '', { invoice: 42, amount: 'lots' }],
+    ['/api/app/mock/user/blance/set', app.appToken, { amount: -1 }],
+    ['/api/app/mock/blance/set', app.appToken, {}],
+  ] as const) {
+    const refused = await call(daemon, path, token, body)
+    assert.match(refused.reason, switchNamed, `${path} ${JSON.stringify(body)}: ${refused.reason}`)
+  }
 
   assert.is((await ok(daemon, '/api/app/user/get', app.appToken, { user_identifier: 'someone' })).info.balance, 0)
   assert.is((await ok(daemon, '/api/app/get', app.appToken)).balance, 0)

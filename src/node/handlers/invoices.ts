@@ -1,11 +1,8 @@
 // Invoice operations answered by the node alone: DecodeInvoice (users) and SetMockInvoiceAsPaid (test mode).
-import { OperationError, type HandlerTable } from '../../bus/index.js'
+import { mockDisabledReason, OperationError, type HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../lightning-node.js'
 import { msatToSats, requireNonNegative } from './input-rules.js'
 
-/** Upstream's answer since its mock node was removed; clients may match on it. */
-export const mockDisabledReason =
-  'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only'
 
 /** How long SetMockInvoiceAsPaid waits for the wallet's credit before it answers anyway. */
 const creditWaitMs = 5000

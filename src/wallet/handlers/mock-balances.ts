@@ -1,7 +1,7 @@
 // Test mode: SetMockAppUserBalance and SetMockAppBalance set a balance directly.
 // Historically they overwrote the balance column; here the difference is posted against `system:mock`, so the
 // audit still balances. Without the node's mock controls both answer upstream's error.
-import { OperationError, type HandlerTable } from '../../bus/index.js'
+import { mockDisabledReason, OperationError, type HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../../node/index.js'
 import type { MoneyTransaction } from '../group-commit.js'
 import type { AccountStore } from '../accounts.js'
@@ -9,9 +9,6 @@ import { appUserOrCreate } from '../app-users.js'
 import { userAccount, type Ledger } from '../ledger.js'
 import { nonNegativeSatsAsMsat } from '../msat.js'
 
-/** Upstream's answer since its mock node was removed; clients may match on it. */
-export const mockDisabledReason =
-  'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only'
 
 export interface MockBalanceDeps {
   transaction: MoneyTransaction
