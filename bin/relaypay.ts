@@ -66,7 +66,8 @@ program
   .option('--url <url>', 'daemon URL (default: the running daemon of --data-dir)')
   .option('--token <token>', 'authorization token (default: the admin token of --data-dir)')
   .option('--api-key <key>', 'wallet key for host and extension routes')
-  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--config <file>', 'TOML config file, as for start (default: <data-dir>/relaypay.toml if present)')
+  .option('--data-dir <dir>', 'data directory (default ./data)')
   .option('--relay', 'call over the relay (kind 21000) as the operator key instead of over HTTP')
   .option('--key <hex>', 'with --relay: the secret key to sign with (default: <data-dir>/operator.key)')
   .option('--timeout <seconds>', 'with --relay: how long to wait for the reply', Number, 30)
@@ -131,7 +132,8 @@ models
   .option('--json', 'print the answer as JSON instead of a table')
   .option('--url <url>', 'daemon URL (default: the running daemon of --data-dir)')
   .option('--token <token>', 'admin or user token (default: the admin token of --data-dir)')
-  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--config <file>', 'TOML config file, as for start (default: <data-dir>/relaypay.toml if present)')
+  .option('--data-dir <dir>', 'data directory (default ./data)')
   .action(async opts => (await import('../src/cli/models.js')).runModelsList(opts))
 models
   .command('default')
@@ -139,7 +141,8 @@ models
   .argument('[name]', 'model name, e.g. base.en')
   .option('--url <url>', 'daemon URL (default: the running daemon of --data-dir)')
   .option('--token <token>', 'admin or user token (default: the admin token of --data-dir)')
-  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--config <file>', 'TOML config file, as for start (default: <data-dir>/relaypay.toml if present)')
+  .option('--data-dir <dir>', 'data directory (default ./data)')
   .action(async (name, opts) => (await import('../src/cli/models.js')).runModelsDefault(name, opts))
 models
   .command('download')
@@ -147,7 +150,8 @@ models
   .argument('<name>', 'model name, e.g. base.en')
   .option('--url <url>', 'daemon URL (default: the running daemon of --data-dir)')
   .option('--token <token>', 'admin or user token (default: the admin token of --data-dir)')
-  .option('--data-dir <dir>', 'data directory (default ./data)', './data')
+  .option('--config <file>', 'TOML config file, as for start (default: <data-dir>/relaypay.toml if present)')
+  .option('--data-dir <dir>', 'data directory (default ./data)')
   .action(async (name, opts) => (await import('../src/cli/models.js')).runModelsDownload(name, opts))
 
 program

@@ -3,14 +3,15 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
-import { readSecret } from '../config/index.js'
-import { adminTokenFile, daemonInfoFile } from '../daemon-files.js'
+import { commandConfig, daemonEndpoint } from './command-config.js'
 
 export interface CallOptions {
   url?: string
   token?: string
   apiKey?: string
-  dataDir: string
+  dataDir?: string
+  /** The config file `start` reads (default: <data dir>/relaypay.toml if present). */
+  config?: string
   /** Call over the relay (kind 21000) instead of HTTP. */
   relay?: boolean
   /** Hex secret key to call with over the relay (default: <data-dir>/operator.key). */
@@ -25,8 +26,10 @@ export async function runCall(operation: string, json: string, opts: CallOptions
   refuseCodecOnly(entry)
   if (!entry.http) die(`${entry.name} has no HTTP route`)
   const input = parseInput(json)
-  const baseUrl = opts.url ?? runningDaemonUrl(opts.dataDir)
-  const token = opts.token ?? readSecret(path.join(path.resolve(opts.dataDir), adminTokenFile))
+  const config = await commandConfig(opts)
+  const daemon = await daemonEndpoint(config)
+  const baseUrl = opts.url ?? daemon.url
+  const token = opts.token ?? daemon.adminToken
   const request = buildRequest(entry, { ...(input as Record<string, unknown>) }, { token, apiKey: opts.apiKey })
   let response: Response
   try {
@@ -97,7 +100,7 @@ async function runRelayCall(operation: string, json: string, opts: CallOptions):
   if (!entry.nostr) die(`${entry.name} is not served over the relay (call it over HTTP)`)
   const input = parseInput(json)
   if (Array.isArray(input)) die('the input must be a JSON object')
-  const dataDir = path.resolve(opts.dataDir)
+  const dataDir = (await commandConfig(opts)).data_dir
   const profileText = readText(path.join(dataDir, 'app.nprofile'))
   if (!profileText) die(`no app.nprofile in ${dataDir}: start the daemon first`)
   const profile = decode(profileText)
@@ -158,15 +161,6 @@ function readText(file: string): string | undefined {
     return fs.readFileSync(file, 'utf8').trim() || undefined
   } catch {
     return undefined
-  }
-}
-
-function runningDaemonUrl(dataDir: string): string {
-  const file = path.join(path.resolve(dataDir), daemonInfoFile)
-  try {
-    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { url: string }).url
-  } catch {
-    return 'http://127.0.0.1:1776'
   }
 }
 

@@ -5,13 +5,14 @@
 import path from 'node:path'
 import fs from 'node:fs'
 import { followDownload, type ModelsOut } from '../models/index.js'
-import { readSecret } from '../config/index.js'
-import { adminTokenFile, daemonInfoFile } from '../daemon-files.js'
+import { commandConfig, daemonEndpoint } from './command-config.js'
 
 export interface ModelsCommandOptions {
   url?: string
   token?: string
-  dataDir: string
+  dataDir?: string
+  /** The config file `start` reads (default: <data dir>/relaypay.toml if present). */
+  config?: string
 }
 
 const apiRoot = '/transcription/api/v1'
@@ -21,19 +22,11 @@ interface DaemonApi {
   headers: Record<string, string>
 }
 
-/** The daemon of --data-dir (its daemon.json) unless --url names one; the admin token unless --token. */
-function daemonApi(opts: ModelsCommandOptions): DaemonApi {
-  const dataDir = path.resolve(opts.dataDir)
-  let baseUrl = opts.url
-  if (!baseUrl) {
-    try {
-      baseUrl = (JSON.parse(fs.readFileSync(path.join(dataDir, daemonInfoFile), 'utf8')) as { url: string }).url
-    } catch {
-      baseUrl = 'http://127.0.0.1:1776'
-    }
-  }
-  const token = opts.token ?? readSecret(path.join(dataDir, adminTokenFile))
-  return { baseUrl, headers: { authorization: `Bearer ${token ?? ''}` } }
+/** The daemon of the configuration (its daemon.json, else its address) unless --url names one; its admin token unless --token. */
+async function daemonApi(opts: ModelsCommandOptions): Promise<DaemonApi> {
+  const daemon = await daemonEndpoint(await commandConfig(opts))
+  const token = opts.token ?? daemon.adminToken
+  return { baseUrl: opts.url ?? daemon.url, headers: { authorization: `Bearer ${token ?? ''}` } }
 }
 
 /** One JSON request; an unreachable daemon ends the command with exit code 2. */
@@ -61,7 +54,7 @@ function succeeded(answer: { status: number; body: Record<string, unknown> }): b
 }
 
 export async function runModelsList(opts: ModelsCommandOptions & { json?: boolean }): Promise<void> {
-  const answer = await request(daemonApi(opts), 'GET', '/models')
+  const answer = await request(await daemonApi(opts), 'GET', '/models')
   if (!succeeded(answer)) return
   const list = answer.body as unknown as ModelsOut
   if (opts.json) {
@@ -95,7 +88,7 @@ export function modelsTable(list: ModelsOut): string {
 }
 
 export async function runModelsDefault(name: string | undefined, opts: ModelsCommandOptions): Promise<void> {
-  const api = daemonApi(opts)
+  const api = await daemonApi(opts)
   const answer =
     name === undefined ? await request(api, 'GET', '/models/default') : await request(api, 'PUT', '/models/default', { model: name })
   if (!succeeded(answer)) return
@@ -108,7 +101,7 @@ export const engineInstallHint =
   'in the folder relaypay runs from, restart the daemon, then download again'
 
 export async function runModelsDownload(name: string, opts: ModelsCommandOptions): Promise<void> {
-  const api = daemonApi(opts)
+  const api = await daemonApi(opts)
   const { baseUrl, headers } = api
   // Asked first: without the engine the daemon refuses every download, and a bar would only draw 0% before that.
   const list = await request(api, 'GET', '/models')

@@ -101,6 +101,23 @@ cli('call reaches the running daemon of a data dir with its admin token', async 
   assert.is(JSON.parse(app.stdout).app.name, 'cli-shop')
   const alias = relaypay(['call', 'LndGetInfo', '{"nodeId":0}', '--data-dir', daemon.dataDir])
   assert.match(alias.stdout, /"status"/)
+  // The data dir from the environment start reads, as a service's environment file would give it.
+  const byEnv = relaypay(['call', 'AddApp', '{"name":"cli-env-shop","allow_user_creation":false}'], { RELAYPAY_DATA_DIR: daemon.dataDir })
+  assert.is(byEnv.status, 0, byEnv.stdout + byEnv.stderr)
+})
+
+cli('call and models read the configuration start reads: an admin token set there, and the data dir', async () => {
+  const adminToken = 'configured-admin-token-0123456789'
+  const configured = await startDaemon({ config: `[auth]\nadmin_token = "${adminToken}"\n` })
+  try {
+    assert.not.ok(fs.existsSync(path.join(configured.dataDir, 'admin.token')), 'no token file: the config holds it')
+    const app = relaypay(['call', 'AddApp', '{"name":"configured-shop","allow_user_creation":false}', '--data-dir', configured.dataDir])
+    assert.is(app.status, 0, app.stdout + app.stderr)
+    const models = relaypay(['models', 'list', '--json', '--data-dir', configured.dataDir])
+    assert.is(models.status, 0, models.stdout + models.stderr)
+  } finally {
+    await configured.stop()
+  }
 })
 
 cli('the generated admin token is 0600 and the log names its file, never its value', () => {

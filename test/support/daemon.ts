@@ -159,7 +159,9 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   })
   const tokenFile = path.join(dataDir, 'admin.token')
   const url = await found(opts.startTimeoutMs ?? startLimitMs, opts.untilProbes ? () => (fs.existsSync(tokenFile) ? probesUrl() : undefined) : servingUrl)
-  const adminToken = fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim()
+  // A token the configuration sets is not written to the data dir.
+  const configured = opts.env?.RELAYPAY_AUTH_ADMIN_TOKEN ?? /^\s*admin_token\s*=\s*"([^"]+)"/m.exec(opts.config ?? '')?.[1]
+  const adminToken = configured ?? fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim()
   secrets.add('the admin token', adminToken)
   // Files the daemon removes later (admin.enroll once an admin enrolls) are read while they exist.
   secrets.addFromDataDir(dataDir)
