@@ -274,7 +274,7 @@ start('it refuses with one clear line: wrong macaroon, no server, locked, missin
     assert.match(untrusted, /self-signed certificate/)
 
     const missing = await refusal(open({ macaroonPath: `${fake.wrongMacaroonPath}.gone` }))
-    assert.match(missing, /^cannot read LND's macaroon .*\.gone: ENOENT/)
+    assert.match(missing, /^cannot read LND's macaroon .*\.gone: ENOENT; check \[node\] lnd_macaroon_path, or, if LND has not written it yet, set \[node\] wait_for_node = true$/)
 
     fake.faults.locked = true
     assert.match(await refusal(open({})), `LND at localhost:${fake.port} is locked: unlock its wallet`)

@@ -30,18 +30,22 @@ class StartFailure extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** What to do when not waiting, if more than "wait for it". */
+    readonly hint?: string,
   ) {
     super(message)
   }
 }
 
-function readFile(what: string, file: string): Buffer {
+function readFile(what: string, file: string, setting: string): Buffer {
   try {
     return fs.readFileSync(file)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'unreadable'
-    // LND writes its certificate and macaroons when it first starts: a missing file is worth waiting for.
-    throw new StartFailure(`cannot read LND's ${what} ${file}: ${code}`, code === 'ENOENT')
+    // LND writes its certificate and macaroons when it first starts: a missing file is worth waiting for. But a
+    // missing file is more often a mistyped path, which waiting would not mend: that is said first.
+    const hint = code === 'ENOENT' ? `check [node] ${setting}, or, if LND has not written it yet, set [node] wait_for_node = true` : undefined
+    throw new StartFailure(`cannot read LND's ${what} ${file}: ${code}`, code === 'ENOENT', hint)
   }
 }
 
@@ -53,8 +57,8 @@ function readFile(what: string, file: string): Buffer {
  */
 function credentialFiles(connection: LndConnectionConfig) {
   const readBoth = (): GrpcCredentials => {
-    const macaroonHex = readFile('macaroon', connection.macaroonPath).toString('hex')
-    const cert = connection.certPath === undefined ? undefined : readFile('TLS certificate', connection.certPath)
+    const macaroonHex = readFile('macaroon', connection.macaroonPath, 'lnd_macaroon_path').toString('hex')
+    const cert = connection.certPath === undefined ? undefined : readFile('TLS certificate', connection.certPath, 'lnd_cert_path')
     return { macaroonHex, ...(cert ? { cert } : {}) }
   }
   let last = readBoth()
@@ -163,7 +167,7 @@ export async function connectLnd(opts: ConnectOptions): Promise<{ client: LndCli
     } catch (err) {
       if (!(err instanceof StartFailure)) throw err
       if (!err.retryable) throw new Error(err.message)
-      if (!opts.waitForNode) throw new Error(`${err.message}; set [node] wait_for_node = true to wait for it`)
+      if (!opts.waitForNode) throw new Error(`${err.message}; ${err.hint ?? 'set [node] wait_for_node = true to wait for it'}`)
       const delayMs = backoffDelayMs(failures)
       opts.log?.warn({ attempt: failures, retryInMs: delayMs }, `waiting for LND: ${err.message}`)
       await new Promise<void>(resolve => opts.timers.after(delayMs, resolve))
