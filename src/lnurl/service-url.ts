@@ -4,11 +4,12 @@
 import { OperationError } from '../bus/index.js'
 
 /**
- * Upstream's wording first, kept because clients match on it, then the switch that is SERVICE_URL here: an operator
- * who reads only this answer learns which key turns LNURL on.
+ * Upstream's first sentence, kept because clients match on it, then relaypay's own key: upstream's next words name its
+ * SERVICE_URL variable, which relaypay does not read, so an operator who reads only this answer is told the key
+ * that turns LNURL on here, and upstream's name only after it.
  */
 export const lnurlDisabledMessage =
-  'Lnurl not enabled. Make sure to set SERVICE_URL env variable (relaypay: [http] public_url, env RELAYPAY_HTTP_PUBLIC_URL, a URL wallets can reach, not loopback)'
+  'Lnurl not enabled. Set [http] public_url (env RELAYPAY_HTTP_PUBLIC_URL) to a URL wallets can reach, not loopback (upstream calls it SERVICE_URL)'
 
 export interface ServiceUrlConfig {
   /** `[http] public_url`. */

@@ -142,7 +142,7 @@ disabled.after(async () => {
 disabled('every LNURL feature answers upstream\'s "not enabled" error, which names the switch', async () => {
   const user = await createAppWithUser(loopback, { jwtSecret, identifier: 'loopback-user' })
   const expected =
-    'Lnurl not enabled. Make sure to set SERVICE_URL env variable (relaypay: [http] public_url, env RELAYPAY_HTTP_PUBLIC_URL, a URL wallets can reach, not loopback)'
+    'Lnurl not enabled. Set [http] public_url (env RELAYPAY_HTTP_PUBLIC_URL) to a URL wallets can reach, not loopback (upstream calls it SERVICE_URL)'
   for (const path of ['/api/user/lnurl_pay/link', '/api/user/lnurl_withdraw/link']) {
     const reply = await loopback.request('GET', path, { headers: { authorization: user.userToken } })
     assert.equal(reply.json, { status: 'ERROR', reason: expected }, path)
