@@ -43,9 +43,10 @@ test('a balance that disagrees with the journal locks payments and transfers, no
   const stillReceives = await call(daemon, '/api/user/invoice/new', app.userToken, { amountSats: 10, memo: '' })
   assert.is(stillReceives.status, 'OK')
 
-  const mocked = await call(daemon, '/api/app/mock/user/blance/set', app.appToken, { user_identifier: 'created-anyway', amount: 5 })
+  const mocked = await call(daemon, '/api/app/mock/user/blance/set', app.appToken, { user_identifier: 'never-created', amount: 5 })
   assert.is(mocked.reason, 'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only')
-  assert.is((await ok(daemon, '/api/app/user/get', app.appToken, { user_identifier: 'created-anyway' })).info.balance, 0)
+  // Refused before it runs: not even the user it names is created.
+  assert.is((await call(daemon, '/api/app/user/get', app.appToken, { user_identifier: 'never-created' })).reason, 'user not found')
   const appMock = await call(daemon, '/api/app/mock/blance/set', app.appToken, { amount: 5 })
   assert.is(appMock.reason, 'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only')
 })
