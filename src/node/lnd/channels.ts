@@ -27,8 +27,12 @@ import type {
 } from '../lightning-node.js'
 import { describeLndFailure, lndError, oneLine } from './lnd-errors.js'
 
-/** ConnectPeer's own timeout; the library's default retries for up to a minute, too long for an operator call. */
-const connectTimeoutMs = 15_000
+/**
+ * ConnectPeer's own timeout, and how long the peer may take to appear in the list after: the library's default
+ * retries for up to a minute, too long for an operator call; 15 s was too short for a real LND 0.21 on two busy
+ * cores (a .ci/run with three regtest networks up saw the handshake take longer).
+ */
+const connectTimeoutMs = 30_000
 /** OpenChannel's default when no fee rate is given (the library's choice): confirm within 6 blocks. */
 const openTargetConfirmations = 6
 const forwardsPageSize = 1000

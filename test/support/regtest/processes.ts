@@ -56,19 +56,40 @@ export function exited({ pid }: Started): boolean {
 
 const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
-/** SIGTERM (or `signal`), then SIGKILL if it is still running after `graceMs`; resolves once it is gone. */
-export async function stopProcess(process_: Started, opts: { signal?: NodeJS.Signals; graceMs?: number } = {}): Promise<void> {
-  if (!running(process_)) return
-  process.kill(process_.pid, opts.signal ?? 'SIGTERM')
-  const deadline = Date.now() + (opts.graceMs ?? 30_000)
-  while (running(process_)) {
-    if (Date.now() > deadline) {
-      process.kill(process_.pid, 'SIGKILL')
-      while (running(process_)) await pause(50)
-      return
-    }
-    await pause(50)
+/**
+ * Every thread of the process has ended, so its sockets and files are closed. A zombie leader is not enough: in a
+ * multi-threaded process (LND and btcd are Go programs) the main thread can be a zombie while other threads still
+ * run and hold the listening sockets. A .ci/run restarted LND A 70 ms after its SIGKILL, while its old process
+ * still logged and held the gRPC port: the new one exited with "bind: address already in use".
+ */
+function gone({ pid, binary }: Started): boolean {
+  try {
+    const state = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
+    if (state === 'Z') return fs.readdirSync(`/proc/${pid}/task`).length <= 1
+    // Alive, unless the pid now belongs to another program (ours was reaped and the pid reused).
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] !== binary
+  } catch {
+    return true
   }
+}
+
+/**
+ * SIGTERM (or `signal`), then SIGKILL if it is still running after `graceMs`; resolves once it is gone, every
+ * thread of it, so that what it listened on is free.
+ */
+export async function stopProcess(process_: Started, opts: { signal?: NodeJS.Signals; graceMs?: number } = {}): Promise<void> {
+  if (running(process_)) {
+    process.kill(process_.pid, opts.signal ?? 'SIGTERM')
+    const deadline = Date.now() + (opts.graceMs ?? 30_000)
+    while (running(process_)) {
+      if (Date.now() > deadline) {
+        process.kill(process_.pid, 'SIGKILL')
+        break
+      }
+      await pause(50)
+    }
+  }
+  while (!gone(process_)) await pause(50)
 }
 
 /** SIGKILL now, without waiting: for a process about to exit that must not leave its network behind. */
