@@ -117,7 +117,7 @@ http('a chunked body that grows past max_body_bytes is refused without reading i
   const head = 'POST /payroll/api/v1/contracts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n'
   const chunk = 'x'.repeat(1024)
   const outcome = await rawClient(head, `${chunk.length.toString(16)}\r\n${chunk}\r\n`, 5)
-  // With every core busy this once got no 413 (one busy pass of four): the whole outcome says what came instead.
+  // With every core busy this once got no 413 (one busy pass in five): the whole outcome says what came instead.
   assert.match(outcome.answer, /^HTTP\/1\.1 413/, `the server answered ${JSON.stringify(outcome.answer.slice(0, 300))} and closed after ${outcome.closedAfterMs} ms, ${outcome.written} bytes written`)
   assert.match(outcome.answer, /request body too large/)
   await still()
