@@ -14,6 +14,8 @@ interface LndPayment {
   fee_msat: string
   status: string
   failure_reason: string
+  /** Its attempts: IN_FLIGHT, SUCCEEDED or FAILED each. */
+  htlcs?: { status: string }[]
 }
 
 interface LndInvoice {
@@ -25,6 +27,8 @@ interface LndInvoice {
 export interface LndRecords {
   payments: Map<string, LndPayment>
   invoices: Map<string, LndInvoice>
+  /** The payment hashes of the HTLCs on A's channels now, either way. */
+  htlcsOnChannels: Set<string>
 }
 
 interface BookPayment {
@@ -58,13 +62,18 @@ export interface Books {
 const alreadyPaid = 'this invoice was already paid'
 const serviceFeeMsat = (sats: number) => feeSats(sats) * 1000
 
-/** A's payments (failed and in-flight ones too) and invoices, by payment hash. */
+/** A's payments (failed and in-flight ones too), invoices and the HTLCs on its channels, by payment hash. */
 export async function lndRecordsOfA(net: Regtest): Promise<LndRecords> {
-  const [{ payments }, { invoices }] = await Promise.all([
+  const [{ payments }, { invoices }, { channels }] = await Promise.all([
     net.lncli<{ payments: LndPayment[] }>('A', ['listpayments', '--include_incomplete', '--max_payments=1000000']),
     net.lncli<{ invoices: LndInvoice[] }>('A', ['listinvoices', '--max_invoices=1000000']),
+    net.lncli<{ channels: { pending_htlcs?: { hash_lock: string }[] }[] }>('A', ['listchannels']),
   ])
-  return { payments: new Map(payments.map(p => [p.payment_hash, p])), invoices: new Map(invoices.map(i => [i.r_hash, i])) }
+  return {
+    payments: new Map(payments.map(p => [p.payment_hash, p])),
+    invoices: new Map(invoices.map(i => [i.r_hash, i])),
+    htlcsOnChannels: new Set(channels.flatMap(c => (c.pending_htlcs ?? []).map(h => h.hash_lock))),
+  }
 }
 
 /** The payments, invoices and balances in one read-only snapshot (safe while the daemon runs). */
@@ -90,13 +99,41 @@ export function readBooks(dataDir: string, appId: string): Promise<Books> {
   )
 }
 
-/** What is still moving: payments pending in the books or in flight at LND, HTLCs A holds for an invoice. */
-export function stillMoving(lnd: LndRecords, books: Books): string[] {
+/**
+ * Payments LND holds in flight with no HTLC on any of A's channels, that the books hold pending. An LND killed
+ * between recording a payment's attempt and handing it to its channel keeps that attempt in flight for good: the
+ * attempt never reached a peer, so nothing will ever answer for it, and every start resumes it to wait again (LND's
+ * own open bug, seen on v0.21.2 after a SIGKILL under load). Pending is then the only true state for the books:
+ * LND may not have sent it, but it says it might still, so neither a refund nor a settlement is safe. The campaign
+ * accepts such a payment once it has stayed so for a while with A's channels up, and holds its debit to the money.
+ */
+export function heldInFlightByLnd(lnd: LndRecords, books: Books): Set<string> {
+  const pending = new Set(books.payments.filter(p => p.status === 'pending').map(p => p.payment_hash))
+  return new Set(
+    [...lnd.payments.values()]
+      .filter(p => p.status === 'IN_FLIGHT' && pending.has(p.payment_hash) && !lnd.htlcsOnChannels.has(p.payment_hash))
+      .map(p => p.payment_hash),
+  )
+}
+
+/**
+ * What is still moving: payments pending in the books or in flight at LND, HTLCs A holds for an invoice; `stuck`
+ * (payments LND will not end, see heldInFlightByLnd) left out.
+ */
+export function stillMoving(lnd: LndRecords, books: Books, stuck: ReadonlySet<string> = new Set()): string[] {
+  const attempts = (p: LndPayment) => (p.htlcs ?? []).map(h => h.status).join(', ') || 'none'
   return [
-    ...books.payments.filter(p => p.status === 'pending').map(p => `payment ${p.serial} (${p.payment_hash}) pending in the books`),
-    ...[...lnd.payments.values()].filter(p => p.status === 'IN_FLIGHT' || p.status === 'INITIATED').map(p => `payment ${p.payment_hash} ${p.status} at LND`),
+    ...books.payments.filter(p => p.status === 'pending' && !stuck.has(p.payment_hash)).map(p => `payment ${p.serial} (${p.payment_hash}) pending in the books`),
+    ...[...lnd.payments.values()]
+      .filter(p => (p.status === 'IN_FLIGHT' || p.status === 'INITIATED') && !stuck.has(p.payment_hash))
+      .map(p => `payment ${p.payment_hash} ${p.status} at LND (attempts: ${attempts(p)}; ${lnd.htlcsOnChannels.has(p.payment_hash) ? 'an' : 'no'} HTLC on A's channels)`),
     ...[...lnd.invoices.values()].filter(i => i.state === 'ACCEPTED').map(i => `invoice ${i.r_hash} ACCEPTED at LND`),
   ]
+}
+
+/** What the books hold back for payments still pending (amount + service fee, msat): debited, neither paid nor refunded. */
+export function pendingDebitsMsat(books: Books): number {
+  return books.payments.filter(p => p.status === 'pending').reduce((sum, p) => sum + p.amount_msat + p.service_fee_msat, 0)
 }
 
 /** Money in and out as LND recorded it (msat): what all wallets together must hold. */
@@ -113,7 +150,8 @@ export function summary(lnd: LndRecords, books: Books): string {
   const failed = books.payments.filter(p => p.status === 'failed')
   return (
     `LND settled ${count(lnd.invoices.values(), i => i.state === 'SETTLED')} invoices, paid ${count(lnd.payments.values(), p => p.status === 'SUCCEEDED')}` +
-    ` and failed ${count(lnd.payments.values(), p => p.status === 'FAILED')} payments; the books refunded ${failed.length}` +
+    ` and failed ${count(lnd.payments.values(), p => p.status === 'FAILED')} payments` +
+    ` (${count(lnd.payments.values(), p => p.status === 'IN_FLIGHT')} in flight for good); the books refunded ${failed.length}` +
     ` (${count(failed, p => !lnd.payments.has(p.payment_hash))} never sent) and paid ${count(books.payments, p => p.internal === 1)} internally`
   )
 }
@@ -206,6 +244,13 @@ export function disagreements(ops: Op[], lnd: LndRecords, books: Books): string[
         : (attemptsOf.get(op.paymentHash) ?? []).some(a => a.status === 'succeeded') && books.invoices.get(op.paymentHash)?.paid_internally === 1
     if (toldPaid && !paid) problems.push(`${said}: told paid, but it was not`)
     if (toldFailed && paid) problems.push(`${said}: told it failed, but it was paid`)
+    const heldByLnd = op.kind === 'outgoing' && lnd.payments.get(op.paymentHash)?.status === 'IN_FLIGHT'
+    if (heldByLnd && (attemptsOf.get(op.paymentHash) ?? []).some(a => a.status === 'pending')) {
+      // In flight at LND for good (heldInFlightByLnd): the debit stays, and no client may have been told it failed.
+      if (toldFailed) problems.push(`${said}: told it failed, but LND holds it in flight`)
+      move(op.payer.userId, -(op.sats * 1000 + serviceFeeMsat(op.sats)))
+      continue
+    }
     if (op.kind === 'internal' && op.answer === undefined && op.resent?.status === 'ERROR' && op.resent.reason !== alreadyPaid && !outcomeUnknown.test(op.resent.reason)) {
       problems.push(`${said}: the retry of an unanswered internal payment was refused`)
     }

@@ -69,10 +69,15 @@ function writeState(state: NetworkState): void {
 
 const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
-/** Polls `check` until it returns a value that is not undefined; fails naming `what` after `timeoutMs`. */
+/**
+ * Polls `check` until it returns a value that is not undefined; fails naming `what` after `timeoutMs`. The checks
+ * mostly run lncli (a Go program started, a TLS handshake): polled every 100 ms, a wait of minutes kept a core busy,
+ * so the pause grows to a second while nothing changes.
+ */
 export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let lastError: unknown
+  let pauseMs = 100
   for (;;) {
     try {
       const value = await check()
@@ -84,7 +89,8 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
       const why = lastError instanceof Error ? `: ${lastError.message.split('\n')[0]}` : ''
       throw new Error(`regtest: timed out waiting for ${what}${why}`)
     }
-    await pause(100)
+    await pause(pauseMs)
+    pauseMs = Math.min(1_000, Math.round(pauseMs * 1.5))
   }
 }
 
