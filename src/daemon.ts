@@ -44,6 +44,7 @@ import { warnMissingNodeFlags } from './lifecycle/node-flags.js'
 import { startBackupSchedule } from './backup/index.js'
 import { exitOnLeaseLost, openBooks } from './lifecycle/books.js'
 import { embeddedRelayView, relayReadiness, startEmbeddedRelay } from './lifecycle/embedded-relay.js'
+import { unixSeconds } from './units/index.js'
 
 export interface Daemon {
   url: string
@@ -183,7 +184,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   }), 'node')
   // LNURL and zaps; built before the wallet starts so payments credited at start-up still get zap receipts.
   // A zap request names the relays its receipt goes to: those are caller URLs and pass the SSRF guard.
-  const zapPublisher = createPublisher(relayUrls, log.child({ room: 'lnurl' }), () => Math.floor(clock.now() / 1000), {
+  const zapPublisher = createPublisher(relayUrls, log.child({ room: 'lnurl' }), () => unixSeconds(clock.now()), {
     guard: { allowLoopback: config.callbacks.allow_loopback },
   })
   const lnurl = createLnurl({

@@ -1,7 +1,7 @@
 // HS256 JWTs for apps (`{appId}`) and users (`{user_id, app_id, app_user_id}`), as upstream issues them:
 // no expiry, so clients that stored a token keep working.
 import { SignJWT, jwtVerify, errors } from 'jose'
-import { BoundedMap } from '../bus/index.js'
+import { BoundedMap } from '../limits/index.js'
 
 export interface UserClaims {
   user_id: string

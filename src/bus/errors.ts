@@ -66,3 +66,14 @@ export function isOperationError(err: unknown): err is OperationError {
 /** Upstream's answer to a test-mode control since its mock node was removed; clients may match on it. */
 export const mockDisabledReason =
   'mock disabled, cannot set invoice as paid: test mode is off; turn it on with [node] mock = true (env RELAYPAY_NODE_MOCK=true), for tests and demos only'
+
+/**
+ * Takes a token of `limiter` for `key`, or refuses the call with `limit_exceeded` (HTTP 429 with Retry-After in whole
+ * seconds) saying what was limited.
+ */
+export function takeOrRefuse(limiter: { take(key: string, now: number): number }, key: string, now: number, what: string): void {
+  const waitMs = limiter.take(key, now)
+  if (waitMs === 0) return
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+  throw new OperationError('limit_exceeded', `too many requests: ${what}; try again in ${seconds} s`, { status: 429, retryAfterSeconds: seconds })
+}

@@ -12,11 +12,11 @@ export {
   systemClock, systemTimers, type Caller, type CallerFor, type CallContext, type Clock, type Credentials, type Timers,
   type Transport,
 } from './context.js'
-export { OperationError, isOperationError, detailStatus, mockDisabledReason, storeFaultReason, type ErrorCode } from './errors.js'
+export {
+  OperationError, isOperationError, detailStatus, mockDisabledReason, storeFaultReason, takeOrRefuse, type ErrorCode,
+} from './errors.js'
 export type { ContextOf, Handler, HandlerTable, InputOf, OutputOf, RawBody } from './handler.js'
 export { createAccessLog, maxRequestIdLength, type AccessLine, type AccessLog } from './access-log.js'
-export { BoundedMap, BoundedSet } from './bounded.js'
-export { RateLimiter, addressKey, type RateBudget } from './rate-limit.js'
 export { maxInputDepth, nestedDeeperThan } from './input-depth.js'
 export { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.js'
 export {

@@ -5,6 +5,7 @@ import { mergeMap, type Observable, type Subscription, ofType, type DomainEvent 
 import type { Logger } from 'pino'
 import { sendPaidCallback } from './paid-callback.js'
 import type { GuardOptions } from './outbound-guard.js'
+import { msatAsSats } from '../units/index.js'
 
 export interface PaidCallbackDeps {
   events$: Observable<DomainEvent>
@@ -39,7 +40,7 @@ export function startPaidCallbacks(deps: PaidCallbackDeps): Subscription {
           const outcome = await sendPaidCallback(
             {
               urlTemplate: url,
-              amountSats: Math.floor(event.amountMsat / 1000),
+              amountSats: msatAsSats(event.amountMsat),
               invoice: invoice.paymentRequest,
               ...(payerData ? { payerData } : {}),
               ...(invoice.callback.token ? { bearerToken: invoice.callback.token } : {}),

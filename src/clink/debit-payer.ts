@@ -2,7 +2,8 @@
 // payment transaction (debit-budget.ts), so concurrent debits never exceed the budget together. A payment whose outcome the node does not know yet is answered when it resolves, also after
 // a restart (the payments table says how it ended; clink_debit_payments says whether the requester heard).
 import type { Logger } from 'pino'
-import { BoundedSet, filter, type Observable, type Subscription, type DomainEvent } from '../bus/index.js'
+import { filter, type Observable, type Subscription, type DomainEvent } from '../bus/index.js'
+import { BoundedSet } from '../limits/index.js'
 import { isStoreFault } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
 import type { ClinkSender } from './wire.js'

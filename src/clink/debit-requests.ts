@@ -13,6 +13,7 @@ import { gfy, ok, type DebitAnswer } from './debit-answers.js'
 import { expired, intervalOfUnit } from './debit-rules.js'
 import { rulesOf, type DebitStore, type ParkedDebit } from './debit-store.js'
 import type { DebitPayer } from './debit-payer.js'
+import { satsCovering } from '../units/index.js'
 
 export interface DebitRequestDeps {
   store: DebitStore
@@ -97,7 +98,7 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, lifetim
       if (typeof f !== 'object' || !isPositiveInt(f.number) || !interval) {
         return answer(gfy(6, { error: 'Invalid Request: frequency needs a positive number and a unit day, week or month' }))
       }
-      const amount = isPositiveInt(amount_sats) ? amount_sats : invoiceMsat ? Math.ceil(invoiceMsat / 1000) : undefined
+      const amount = isPositiveInt(amount_sats) ? amount_sats : invoiceMsat ? satsCovering(invoiceMsat) : undefined
       if (!amount) return answer(gfy(5))
       return accessRequest(req, appUser, { type: 'frequency', frequency: { number_of_intervals: f.number, interval, amount } }, k1)
     }

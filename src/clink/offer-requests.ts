@@ -11,6 +11,7 @@ import { positiveSatsAsMsat, type CreatedInvoice, type InvoiceForWallet, type Wa
 import type { ClinkAnswer, ClinkRequest } from './wire.js'
 import { defaultOfferLabel, payerDataOf, type OfferRow, type OfferStore } from './offer-store.js'
 import type { ReceiptBook } from './receipts.js'
+import { msatAsSats } from '../units/index.js'
 
 /** The spec's offer error codes and their messages. */
 const offerErrors = {
@@ -77,7 +78,7 @@ export function offerRequests(deps: OfferRequestDeps) {
 
   async function maxAmountSats(): Promise<number> {
     const remoteMsat = (await deps.node.getBalances()).channelsRemoteMsat
-    return remoteMsat > 0 ? Math.floor(remoteMsat / 1000) : fallbackMaxAmountSats
+    return remoteMsat > 0 ? msatAsSats(remoteMsat) : fallbackMaxAmountSats
   }
 
   async function amountSatsFor(terms: Terms, body: Record<string, unknown>): Promise<number> {

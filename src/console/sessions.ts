@@ -2,7 +2,7 @@
 // keeps in an HttpOnly cookie. The id and its CSRF token live only in this process's memory, so a restart signs
 // everyone out. A session ends after `idleMs` without a request, or at sign-out.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { BoundedMap } from '../bus/index.js'
+import { BoundedMap } from '../limits/index.js'
 
 export interface Session {
   id: string

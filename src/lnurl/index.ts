@@ -2,10 +2,8 @@
 // NIP-57 zap receipts. `createLnurl` builds the handlers and starts the receipt publisher; call it before the
 // wallet starts so that payments credited at start-up still get their receipts.
 import type { Logger } from 'pino'
-import {
-  type Observable, type Clock, type DomainEvent, type HandlerTable, type CallContext, RateLimiter, addressKey,
-  type RateBudget,
-} from '../bus/index.js'
+import { takeOrRefuse, type Observable, type Clock, type DomainEvent, type HandlerTable, type CallContext } from '../bus/index.js'
+import { RateLimiter, addressKey, type RateBudget } from '../limits/index.js'
 import type { SqlStore } from '../store/index.js'
 import type { LightningNode } from '../node/index.js'
 import type { Wallet, WalletAccounts } from '../wallet/index.js'
@@ -67,7 +65,7 @@ export function createLnurl(deps: LnurlDeps): { handlers: HandlerTable; stop(): 
   for (const name of ['HandleLnurlPay', 'HandleLnurlWithdraw', 'HandleLnurlChannel']) {
     const inner = table[name]!
     table[name] = async (input, ctx) => {
-      callbacks.takeOrRefuse(addressKey(ctx.clientAddress), deps.clock.now(), 'LNURL callbacks from this address')
+      takeOrRefuse(callbacks, addressKey(ctx.clientAddress), deps.clock.now(), 'LNURL callbacks from this address')
       return inner(input, ctx)
     }
   }

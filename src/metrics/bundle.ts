@@ -4,6 +4,7 @@
 import type { DomainEvent, Clock } from '../bus/index.js'
 import { encodeBundleSample } from './records.js'
 import type { TlvFileStore } from './tlv-file-store.js'
+import { msatAsSats, unixSeconds } from '../units/index.js'
 
 /** Upstream's app id for series that belong to no application. */
 export const rootApp = '_root'
@@ -37,14 +38,13 @@ export interface BundleRecorder {
 
 export function createBundleRecorder(store: TlvFileStore, clock: Clock): BundleRecorder {
   const previous = new Map<string, number>()
-  const sats = (msat: number) => Math.floor(msat / 1000)
   const via = (internal: boolean): TxUsed => (internal ? 'internal' : 'lnd')
 
   function add(app: string, series: string, value: number, opts: { onlyChanges?: boolean } = {}) {
     const key = `${app}/${series}`
     if (opts.onlyChanges && previous.get(key) === value) return
     previous.set(key, value)
-    store.append(app, series, encodeBundleSample(Math.floor(clock.now() / 1000), value))
+    store.append(app, series, encodeBundleSample(unixSeconds(clock.now()), value))
   }
 
   return {
@@ -52,11 +52,11 @@ export function createBundleRecorder(store: TlvFileStore, clock: Clock): BundleR
     onEvent(event) {
       switch (event.type) {
         case 'invoice.paid':
-          return add(rootApp, txSeriesKey('invoiceWasPaid', 'user', via(event.internal)), sats(event.amountMsat))
+          return add(rootApp, txSeriesKey('invoiceWasPaid', 'user', via(event.internal)), msatAsSats(event.amountMsat))
         case 'payment.settled':
-          return add(rootApp, txSeriesKey('paidAnInvoice', 'user', via(event.internal)), sats(event.amountMsat))
+          return add(rootApp, txSeriesKey('paidAnInvoice', 'user', via(event.internal)), msatAsSats(event.amountMsat))
         case 'payment.failed':
-          return add(rootApp, txSeriesKey('paidAnInvoice', 'user', 'lnd', { failed: true }), sats(event.amountMsat))
+          return add(rootApp, txSeriesKey('paidAnInvoice', 'user', 'lnd', { failed: true }), msatAsSats(event.amountMsat))
         case 'user.operation':
           return onUserOperation(event.operation)
         default:

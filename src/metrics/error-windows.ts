@@ -3,6 +3,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Clock } from '../bus/index.js'
+import { unixSeconds } from '../units/index.js'
 
 export const errorWindows = { past24h: 86_400, past6h: 21_600, past1h: 3_600, past10m: 600, past1m: 60 } as const
 export type ErrorWindowName = keyof typeof errorWindows
@@ -30,7 +31,7 @@ const keptSeconds = errorWindows.past24h
 
 export function openErrorCounters(opts: { file: string; clock: Clock }): ErrorCounters {
   const { file, clock } = opts
-  const nowSecond = () => Math.floor(clock.now() / 1000)
+  const nowSecond = () => unixSeconds(clock.now())
   let seconds: SecondCount[] = load(file)
 
   /** Drops seconds that left the longest window. */

@@ -7,6 +7,7 @@ import { rootApp } from './bundle.js'
 import { nodeBalanceSeries } from './node-watch.js'
 import { readUint32 } from './tlv.js'
 import type { TlvFileStore } from './tlv-file-store.js'
+import { msatAsSats } from '../units/index.js'
 
 type NodeMetricsRequest = InputOf<'GetNodeMetrics'>
 type NodeMetrics = OutputOf<'GetNodeMetrics'>
@@ -22,7 +23,6 @@ export interface NodeReportDeps {
   sampleNow(): Promise<void>
 }
 
-const sats = (msat: number) => Math.floor(msat / 1000)
 const seconds = (ms: number) => Math.floor(ms / 1000)
 
 /** The window in unix ms: `from_unix` and `to_unix` are inclusive seconds; absent means unbounded (up to now). */
@@ -79,7 +79,7 @@ export function nodeReport({ node, bundles, clock, sampleNow }: NodeReportDeps) 
           close_tx_timestamp: seconds(channel.closedAt),
         })),
         forwarding_events: forwarded.length,
-        forwarding_fees: sats(forwarded.reduce((sum, forward) => sum + forward.feeMsat, 0)),
+        forwarding_fees: msatAsSats(forwarded.reduce((sum, forward) => sum + forward.feeMsat, 0)),
         // Node-level invoices and addresses outside every wallet: the daemon issues none.
         root_ops: [],
       }
@@ -90,13 +90,13 @@ export function nodeReport({ node, bundles, clock, sampleNow }: NodeReportDeps) 
       const { fromMs, toMs } = windowOf(request, clock)
       const forwarded = await forwards(fromMs, toMs)
       return {
-        total_fees: sats(forwarded.reduce((sum, forward) => sum + forward.feeMsat, 0)),
+        total_fees: msatAsSats(forwarded.reduce((sum, forward) => sum + forward.feeMsat, 0)),
         events: forwarded.map(forward => ({
           chan_id_in: forward.incomingChannelId,
           chan_id_out: forward.outgoingChannelId,
-          amt_in: sats(forward.amountInMsat),
-          amt_out: sats(forward.amountOutMsat),
-          fee: sats(forward.feeMsat),
+          amt_in: msatAsSats(forward.amountInMsat),
+          amt_out: msatAsSats(forward.amountOutMsat),
+          fee: msatAsSats(forward.feeMsat),
           at_unix: seconds(forward.at),
         })),
       }
@@ -110,8 +110,8 @@ function asOpenChannel(channel: NodeChannel): NodeMetricsEntry['open_channels'][
     capacity: channel.capacitySats,
     active: channel.active,
     lifetime: channel.lifetimeSeconds,
-    local_balance: sats(channel.localBalanceMsat),
-    remote_balance: sats(channel.remoteBalanceMsat),
+    local_balance: msatAsSats(channel.localBalanceMsat),
+    remote_balance: msatAsSats(channel.remoteBalanceMsat),
     label: channel.label,
     channel_point: channel.channelPoint,
     policy: {

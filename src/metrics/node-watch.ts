@@ -6,6 +6,7 @@ import type { LightningNode } from '../node/index.js'
 import type { Wallet } from '../wallet/index.js'
 import { rootApp, type BundleRecorder } from './bundle.js'
 import { withDeadline } from './deadline.js'
+import { msatAsSats } from '../units/index.js'
 
 /** Series the node report reads back as its balance graphs. */
 export const nodeBalanceSeries = { chain: 'walletBalance', channels: 'channelBalance', external: 'providerBalance' } as const
@@ -45,7 +46,6 @@ export function createNodeWatch({ node, wallet, bundle, clock, log, timeoutMs }:
   // The wallet reads the sum on a connection of its own (src/wallet/balance-reader.ts): sampling must not fill the
   // payment path's page cache.
   const balances = wallet.openBalanceReader()
-  const sats = (msat: number) => Math.floor(msat / 1000)
 
   function markReachable(reachable: boolean) {
     if (reachable) delete state.downSince
@@ -85,12 +85,12 @@ export function createNodeWatch({ node, wallet, bundle, clock, log, timeoutMs }:
       bundle.add(rootApp, 'memory_heap_total_kb', kb(memory.heapTotal), { onlyChanges: true })
       bundle.add(rootApp, 'memory_heap_used_kb', kb(memory.heapUsed), { onlyChanges: true })
       bundle.add(rootApp, 'memory_external_kb', kb(memory.external), { onlyChanges: true })
-      if (usersBalance !== undefined) bundle.add(rootApp, 'usersBalance', sats(usersBalance), { onlyChanges: true })
+      if (usersBalance !== undefined) bundle.add(rootApp, 'usersBalance', msatAsSats(usersBalance), { onlyChanges: true })
       if (!(await checkNode())) return
       try {
         const balances = await withDeadline(() => node.getBalances(), timeoutMs, 'the node')
         const chain = balances.chainBalanceSats + balances.unconfirmedChainBalanceSats
-        const channels = sats(balances.channelsLocalMsat)
+        const channels = msatAsSats(balances.channelsLocalMsat)
         bundle.add(rootApp, nodeBalanceSeries.chain, chain, { onlyChanges: true })
         bundle.add(rootApp, nodeBalanceSeries.channels, channels, { onlyChanges: true })
         bundle.add(rootApp, 'totalLndBalance', chain + channels, { onlyChanges: true })

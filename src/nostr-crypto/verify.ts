@@ -7,7 +7,7 @@
 // whose fields were changed gets another id and is checked in full.
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
-import { BoundedSet } from '../bus/index.js'
+import { BoundedSet } from '../limits/index.js'
 import { engineStatus } from './active.js'
 import type { EngineName } from './engine.js'
 import { checkId, eventId, verifyEvent } from './events.js'

@@ -15,6 +15,7 @@ import { expirationOf, isHex64, kindClass, parseEventShape, parseMessage, rawOf,
 import type { AddressState } from './addresses.js'
 import type { Reader } from './reader.js'
 import { writeRefusal, type ServedKeys } from './policy.js'
+import { unixSeconds } from '../units/index.js'
 
 /** What a session needs from the relay it belongs to. */
 export interface RelayCore {
@@ -197,7 +198,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       refuse(['EVENT', value], (err as Error).message)
       return
     }
-    const now = Math.floor(clock.now() / 1000)
+    const now = unixSeconds(clock.now())
     if (event.created_at > now + limits.maxFutureSeconds) {
       ok(event.id, false, `invalid: created_at is more than ${limits.maxFutureSeconds} seconds in the future`)
       return

@@ -12,6 +12,7 @@ import type { Clock } from '../bus/index.js'
 import type { EventStore, QueryCursor, StoredEvent } from './event-store.js'
 import type { Filter } from './filter.js'
 import type { RelayLimits, TokenBucket } from './limits.js'
+import { unixSeconds } from '../units/index.js'
 
 export interface ReadJob {
   filters: Filter[]
@@ -122,7 +123,7 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
       wake(running, Math.max(...job.budgets.map(budget => budget.msUntilOne()), 1))
       return false
     }
-    const now = Math.floor(clock.now() / 1000)
+    const now = unixSeconds(clock.now())
     let sent = 0
     while (sent < want) {
       let newest: Source | undefined

@@ -21,6 +21,7 @@ import { relayInformation } from './nip11.js'
 import { addressBook, clientAddress } from './addresses.js'
 import { startReader } from './reader.js'
 import type { NostrEvent } from './nostr-event.js'
+import { unixSeconds } from '../units/index.js'
 
 /** The header by which the daemon's own connections show the relay's secret (src/callbacks/relay-credential.ts). */
 export const ownConnectionHeader = 'x-relaypay-relay-secret'
@@ -252,7 +253,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
   // Queries already hide expired events; the sweep only reclaims their space. Full budgets are forgotten.
   const sweep = setInterval(() => {
     try {
-      const removed = store.sweep(Math.floor(clock.now() / 1000))
+      const removed = store.sweep(unixSeconds(clock.now()))
       if (removed > 0) log.debug({ removed }, 'relay swept expired events')
     } catch (err) {
       log.error({ err }, 'relay sweep of expired events failed')

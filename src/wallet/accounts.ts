@@ -4,7 +4,7 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import { xOnlyPointFromScalar } from 'tiny-secp256k1'
 import { sqlErrorKind, type SqlExecutor, type SqlStore } from '../store/index.js'
 import type { AccountDirectory, WalletKeyOwner } from '../auth/index.js'
-import { BoundedMap, BoundedSet } from '../bus/index.js'
+import { BoundedMap, BoundedSet } from '../limits/index.js'
 
 export type Random = (bytes: number) => Uint8Array
 

@@ -5,6 +5,7 @@
 // to BIGINT (PostgreSQL's SUM of a BIGINT is NUMERIC), and a condition read as a column is true/false there, 1/0 here.
 import type { SqlExecutor, SqlStore } from '../store/index.js'
 import type { InputOf, OutputOf } from '../bus/index.js'
+import { msatAsSats } from '../units/index.js'
 
 type AppsMetrics = OutputOf<'GetAppsMetrics'>
 type AppMetrics = AppsMetrics['apps'][number]
@@ -28,7 +29,6 @@ const appWallets = `?col IN (SELECT user_id FROM app_users WHERE app_id = @app
 const unlinkedWallets = '?col NOT IN (SELECT user_id FROM app_users UNION SELECT owner_user_id FROM apps)'
 const appUsers = '?col IN (SELECT user_id FROM app_users WHERE app_id = @app)'
 
-const sats = (msat: number) => Math.floor(msat / 1000)
 const seconds = (ms: number) => Math.floor(ms / 1000)
 
 const allApps = `SELECT a.id, a.name, a.nostr_public_key, u.balance_msat AS owner_balance_msat
@@ -54,7 +54,7 @@ export function appsReport(sql: SqlStore) {
               tx,
               linked,
               app.id,
-              { name: app.name, id: app.id, balance: sats(app.owner_balance_msat), npub: app.nostr_public_key ?? '' },
+              { name: app.name, id: app.id, balance: msatAsSats(app.owner_balance_msat), npub: app.nostr_public_key ?? '' },
               window,
               withOperations,
             ),
@@ -123,24 +123,24 @@ async function appMetrics(
   const allTime = { ...params, from: 0, to: Number.MAX_SAFE_INTEGER }
   const members = await tx.many<{ balance_msat: number; has_spent: number | boolean }>(statements.members, params)
   const figure = async (statement: string, at: Record<string, unknown>) => Number((await tx.one<{ n: number }>(statement, at))!.n)
-  const positive = members.map(m => sats(m.balance_msat)).filter(balance => balance > 0).sort((a, b) => a - b)
+  const positive = members.map(m => msatAsSats(m.balance_msat)).filter(balance => balance > 0).sort((a, b) => a - b)
   const available = positive.reduce((sum, balance) => sum + balance, 0)
   return {
     app,
     users: {
       total: members.length,
-      no_balance: members.filter(m => sats(m.balance_msat) === 0).length,
+      no_balance: members.filter(m => msatAsSats(m.balance_msat) === 0).length,
       negative_balance: members.filter(m => m.balance_msat < 0).length,
-      always_been_inactive: members.filter(m => sats(m.balance_msat) === 0 && !m.has_spent).length,
+      always_been_inactive: members.filter(m => msatAsSats(m.balance_msat) === 0 && !m.has_spent).length,
       balance_avg: positive.length > 0 ? Math.round(available / positive.length) : 0,
       balance_median: median(positive),
     },
-    received: sats(await figure(statements.received, params)),
-    spent: sats(await figure(statements.spent, params)),
+    received: msatAsSats(await figure(statements.received, params)),
+    spent: msatAsSats(await figure(statements.spent, params)),
     available,
-    fees: sats(await figure(statements.fees, params)),
+    fees: msatAsSats(await figure(statements.fees, params)),
     invoices: await figure(statements.invoices, params),
-    total_fees: sats(await figure(statements.fees, allTime)),
+    total_fees: msatAsSats(await figure(statements.fees, allTime)),
     operations: withOperations ? await operations(tx, statements, params) : [],
   }
 }
@@ -162,7 +162,7 @@ async function operations(tx: SqlExecutor, statements: Statements, params: Recor
     out.push({
       at: row.paid_at,
       op: op({
-        paidAtUnix: seconds(row.paid_at), type: 'INCOMING_INVOICE', inbound: true, amount: sats(row.paid_msat),
+        paidAtUnix: seconds(row.paid_at), type: 'INCOMING_INVOICE', inbound: true, amount: msatAsSats(row.paid_msat),
         identifier: row.payment_request, operationId: `INCOMING_INVOICE-${row.serial}`, service_fee: 0, network_fee: 0,
         tx_hash: '', internal: row.paid_internally === 1,
       }),
@@ -176,9 +176,9 @@ async function operations(tx: SqlExecutor, statements: Statements, params: Recor
     out.push({
       at: row.created_at,
       op: op({
-        paidAtUnix, type: 'OUTGOING_INVOICE', inbound: false, amount: sats(row.amount_msat), identifier: row.payment_request,
-        operationId: `OUTGOING_INVOICE-${row.serial}`, service_fee: sats(row.service_fee_msat),
-        network_fee: sats(row.routing_fee_msat ?? 0), tx_hash: '', internal: row.internal === 1,
+        paidAtUnix, type: 'OUTGOING_INVOICE', inbound: false, amount: msatAsSats(row.amount_msat), identifier: row.payment_request,
+        operationId: `OUTGOING_INVOICE-${row.serial}`, service_fee: msatAsSats(row.service_fee_msat),
+        network_fee: msatAsSats(row.routing_fee_msat ?? 0), tx_hash: '', internal: row.internal === 1,
       }),
     })
   }
@@ -187,14 +187,14 @@ async function operations(tx: SqlExecutor, statements: Statements, params: Recor
     address: string | null; tx_hash: string | null; created_at: number; outgoing: number | boolean; incoming: number | boolean
   }>(statements.transfers, params)) {
     const onChain = row.kind === 'address'
-    const common = { paidAtUnix: seconds(row.created_at), amount: sats(row.amount_msat), network_fee: 0, internal: true }
+    const common = { paidAtUnix: seconds(row.created_at), amount: msatAsSats(row.amount_msat), network_fee: 0, internal: true }
     if (row.outgoing) {
       const type = onChain ? 'OUTGOING_TX' : 'OUTGOING_USER_TO_USER'
       out.push({
         at: row.created_at,
         op: op({
           ...common, type, inbound: false, identifier: onChain ? row.address! : row.to_user_id,
-          operationId: `${type}-${row.serial}`, service_fee: sats(row.fee_msat), tx_hash: row.tx_hash ?? '',
+          operationId: `${type}-${row.serial}`, service_fee: msatAsSats(row.fee_msat), tx_hash: row.tx_hash ?? '',
         }),
       })
     }

@@ -4,8 +4,9 @@ import type { z } from 'zod'
 import type { UserInfo } from '../../schema/messages/users.js'
 import { encodeNdebit, encodeNmanage, encodeNoffer } from '../nostr-codecs/index.js'
 import type { AccountStore, AppUserRow, UserRow } from './accounts.js'
-import { maxWithdrawableSats, msatToSats, type FeePolicy } from './fees.js'
-import { BoundedMap } from '../bus/index.js'
+import { maxWithdrawableSats, type FeePolicy } from './fees.js'
+import { msatAsSats } from '../units/index.js'
+import { BoundedMap } from '../limits/index.js'
 
 export interface UserInfoDeps {
   accounts: AccountStore
@@ -47,7 +48,7 @@ export function clinkPointerCache(capacity = 10_000): ClinkPointers {
 }
 
 export async function describeUser(user: UserRow, appUser: AppUserRow, deps: UserInfoDeps): Promise<z.input<typeof UserInfo>> {
-  const balance = msatToSats(user.balance_msat)
+  const balance = msatAsSats(user.balance_msat)
   const app = (await deps.accounts.appById(appUser.app_id))!
   const pointers = (deps.pointers ?? encodePointers)(app.nostr_public_key, deps.relayUrl(), appUser.identifier)
   return {

@@ -2,7 +2,7 @@
 // owner collects; an app owner pays nothing. A wallet with no app identity of its own (a second wallet of an
 // account) counts as a managed user of the default app.
 import type { SqlExecutor, SqlStore } from '../store/index.js'
-import { BoundedMap } from '../bus/index.js'
+import { BoundedMap } from '../limits/index.js'
 
 export interface FeeCollectors {
   /** True when the wallet owns an application (its balance is the app's balance); read on `on` when given (a tx). */

@@ -40,4 +40,3 @@ export function checkFeeSpread(policy: FeePolicy): void {
   }
 }
 
-export const msatToSats = (msat: number) => Math.floor(msat / 1000)

@@ -44,7 +44,7 @@ import type { Wallet } from './door.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export { maxWithdrawableSats, type FeePolicy } from './fees.js'
-export { positiveSatsAsMsat, msatAsSats, unixSeconds } from './msat.js'
+export { positiveSatsAsMsat } from './msat.js'
 export { operationId } from './user-operations.js'
 export type { AddressSwapPayer } from './handlers/addresses.js'
 export type { UserOperation } from './user-operations.js'

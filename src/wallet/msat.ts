@@ -1,8 +1,7 @@
 // Amounts entering the wallet from the wire: whole sats there, integer msat inside. Every conversion refuses what
 // would not stay exact (JS numbers are exact up to 2^53 msat).
 import { OperationError } from '../bus/index.js'
-
-export const msatPerSat = 1000
+import { msatPerSat } from '../units/index.js'
 
 /** `sats` from a request as msat; refuses zero, negative, fractional and unsafe amounts. */
 export function positiveSatsAsMsat(sats: number, field: string): number {
@@ -17,14 +16,4 @@ export function positiveSatsAsMsat(sats: number, field: string): number {
 export function nonNegativeSatsAsMsat(sats: number, field: string): number {
   if (sats < 0) throw new OperationError('invalid_input', `${field} must not be negative`)
   return sats === 0 ? 0 : positiveSatsAsMsat(sats, field)
-}
-
-/** Whole sats for the wire, rounded down: a wallet never shows more than it can spend. */
-export function msatAsSats(msat: number): number {
-  return Math.floor(msat / msatPerSat)
-}
-
-/** Unix seconds for the wire (upstream's `paid_at_unix`, `paidAtUnix`). */
-export function unixSeconds(ms: number): number {
-  return Math.floor(ms / 1000)
 }

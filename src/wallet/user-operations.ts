@@ -2,7 +2,7 @@
 // "Money"): amounts in sats, `paidAtUnix` 0 while pending and -1 after a failure.
 import type { z } from 'zod'
 import type { UserOperation as UserOperationMessage } from '../../schema/messages/operations.js'
-import { msatAsSats, unixSeconds } from './msat.js'
+import { msatAsSats, unixSeconds } from '../units/index.js'
 
 export type UserOperation = z.input<typeof UserOperationMessage>
 export type UserOperationType = UserOperation['type']

@@ -8,6 +8,7 @@ import type { Config } from '../../config/index.js'
 import type { Extension, ExtensionWallets, PaidInvoice, RunningExtension } from './extension.js'
 import { createPublisher } from './publisher.js'
 import { deliveryStore } from './delivery-store.js'
+import { unixSeconds } from '../../units/index.js'
 
 export interface ExtensionRuntimeDeps {
   /** The database through the engine-neutral interface: the host's own table and the extensions' storage. */
@@ -31,7 +32,7 @@ export interface RunningExtensions {
 }
 
 export async function startExtensions(extensions: readonly Extension[], deps: ExtensionRuntimeDeps): Promise<RunningExtensions> {
-  const publisher = createPublisher(deps.relays, deps.log.child({ room: 'publisher' }), () => Math.floor(deps.clock.now() / 1000))
+  const publisher = createPublisher(deps.relays, deps.log.child({ room: 'publisher' }), () => unixSeconds(deps.clock.now()))
   const deliveries = deliveryStore(deps.sql)
   const subscriptions = new Subscription()
   const started: RunningExtensions['started'] = []

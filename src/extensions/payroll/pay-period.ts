@@ -14,6 +14,7 @@ import type { Contract } from './contracts-store.js'
 import type { Attempt, LedgerStore, Payout } from './ledger-store.js'
 import { extraOf, memoOf, type MarkedPeriod } from './payment-marker.js'
 import { PricingFailed, pricePeriod, type PricingTerms } from './pricing.js'
+import { msatAsSats, satsCovering } from '../../units/index.js'
 
 /** Long enough for an internal payment; a claim left by a crash is closed once its invoice has expired. */
 export const invoiceExpirySeconds = 600
@@ -107,7 +108,7 @@ export async function payPeriod(deps: PayPeriodDeps, request: PayPeriodRequest):
 
 /** The fixed shape of this failure: `insufficient balance in source wallet: <n> sat available, <n> sat required`. */
 function underfunded(balanceMsat: number, requiredMsat: number): string {
-  return `insufficient balance in source wallet: ${Math.floor(balanceMsat / 1000)} sat available, ${Math.ceil(requiredMsat / 1000)} sat required`
+  return `insufficient balance in source wallet: ${msatAsSats(balanceMsat)} sat available, ${satsCovering(requiredMsat)} sat required`
 }
 
 /** A wallet's refusal is shown as it was worded; anything else is logged and named only generally. */

@@ -1,7 +1,8 @@
 // What a guest may ask of the restaurant: the size of one cart, orders and quotes per client address,
 // orders per restaurant, and unpaid orders held at once, all from `[restaurant]` in the config. Over a size cap:
 // 400 naming the cap; over a rate: 429 with Retry-After; never a stall. Prices always come from the menu.
-import { OperationError, RateLimiter, addressKey } from '../../bus/index.js'
+import { OperationError, takeOrRefuse } from '../../bus/index.js'
+import { RateLimiter, addressKey } from '../../limits/index.js'
 import type { Config } from '../../config/index.js'
 import type { CartLine } from './pricing.js'
 
@@ -50,8 +51,8 @@ export function guestBudgets(limits: RestaurantLimits): GuestBudgets {
   const perRestaurant = limits.restaurant_orders_per_minute
   const restaurants = new RateLimiter({ perMinute: perRestaurant, burst: perRestaurant })
   return {
-    order: (address, now) => orders.takeOrRefuse(addressKey(address), now, 'orders from this address'),
-    quote: (address, now) => quotes.takeOrRefuse(addressKey(address), now, 'quotes from this address'),
-    restaurantOrder: (id, now) => restaurants.takeOrRefuse(id, now, 'orders at this restaurant'),
+    order: (address, now) => takeOrRefuse(orders, addressKey(address), now, 'orders from this address'),
+    quote: (address, now) => takeOrRefuse(quotes, addressKey(address), now, 'quotes from this address'),
+    restaurantOrder: (id, now) => takeOrRefuse(restaurants, id, now, 'orders at this restaurant'),
   }
 }

@@ -9,6 +9,7 @@ import type { NostrPublisher } from '../host/index.js'
 import type { MenuItemRow, MenuStore, RestaurantRow } from './menu-store.js'
 import type { Settings } from './settings-store.js'
 import { ancestry } from './menu-tree.js'
+import { unixSeconds } from '../../units/index.js'
 
 export const stallKind = 30017
 export const productKind = 30018
@@ -35,7 +36,7 @@ export function menuPublishing(deps: PublishingDeps) {
    * Addressable events replace each other by created_at, and a relay keeps the lower id on a tie: an edit in
    * the same second as the previous version must still win, so each version is dated after the last one.
    */
-  const nextCreatedAt = (last: number | null) => Math.max(Math.floor(deps.clock.now() / 1000), (last ?? 0) + 1)
+  const nextCreatedAt = (last: number | null) => Math.max(unixSeconds(deps.clock.now()), (last ?? 0) + 1)
 
   function publish(restaurant: RestaurantRow, template: { kind: number; content: string; tags: string[][]; created_at: number }) {
     const id = deps.nostr.publish(template, secretKeyOf(restaurant))
@@ -118,7 +119,7 @@ export function menuPublishing(deps: PublishingDeps) {
     const latest = Math.max(restaurant.stall_created_at ?? 0, ...published.map(item => item.published_created_at ?? 0))
     publish(restaurant, {
       kind: deletionKind,
-      created_at: Math.max(Math.floor(deps.clock.now() / 1000), latest),
+      created_at: Math.max(unixSeconds(deps.clock.now()), latest),
       tags,
       content: withStall ? 'restaurant closed' : 'menu item removed',
     })

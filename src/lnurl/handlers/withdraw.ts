@@ -8,6 +8,7 @@ import type { LnurlKeysStore } from '../keys-store.js'
 import type { ServiceUrl } from '../service-url.js'
 import { maxWithdrawableSats } from '../../wallet/index.js'
 import { encodeLnurl } from '../lnurl-string.js'
+import { msatAsSats, msatPerSat } from '../../units/index.js'
 
 const minWithdrawableMsat = 1000
 
@@ -28,7 +29,7 @@ export interface WithdrawDeps {
 
 /** What the wallet can still send once the worst-case service fee is paid, in whole sats as msat. */
 export function maxWithdrawableMsat(balanceMsat: number, fees: WithdrawFees): number {
-  return maxWithdrawableSats(Math.floor(balanceMsat / 1000), fees) * 1000
+  return maxWithdrawableSats(msatAsSats(balanceMsat), fees) * msatPerSat
 }
 
 export function withdrawHandlers(deps: WithdrawDeps): HandlerTable {

@@ -15,6 +15,7 @@ import type {
 } from '../lightning-node.js'
 import { assertSats, blockHeightAt, defaultSatPerVbyte, txVbytes, type ChainWallet } from './chain-wallet.js'
 import { assertNodePubkey, type PeerList } from './peers.js'
+import { msatAsSats } from '../../units/index.js'
 
 // LND's limits without wumbo channels (lnwallet/chanfunding, funding.MaxBtcFundingAmount).
 const minChannelSats = 20_000
@@ -178,7 +179,7 @@ export function channelBook({ db, chain, peers, clock, random }: ChannelBookDeps
       const satPerVbyte = request.force ? defaultSatPerVbyte : request.satPerVbyte || defaultSatPerVbyte
       const feeSats = satPerVbyte * txVbytes.channelClose
       const ours = row.close_address === null || chain.isOwnAddress(row.close_address)
-      const deltaSats = ours ? Math.max(0, Math.floor(row.local_balance_msat / 1000) - feeSats) : 0
+      const deltaSats = ours ? Math.max(0, msatAsSats(row.local_balance_msat) - feeSats) : 0
       const closingTxid = chain.record('channel_close', {
         deltaSats,
         feeSats,

@@ -10,6 +10,7 @@ import type { CreateInvoiceRequest, NodeInvoice, SettledInvoice } from '../light
 import { encodeInvoice } from './bolt11-invoice.js'
 import type { NodeKey } from './node-key.js'
 import type { NetworkParams } from './network-params.js'
+import { unixSeconds } from '../../units/index.js'
 
 interface InvoiceRow {
   payment_hash: string
@@ -75,7 +76,7 @@ export function invoiceBook({ db, key, params, clock, random }: InvoiceBookDeps)
       const preimage = random(32)
       const paymentHash = bytesToHex(sha256(preimage))
       // BOLT11 timestamps are whole seconds; the stored times match what the payer reads from the invoice.
-      const timestampSec = Math.floor(clock.now() / 1000)
+      const timestampSec = unixSeconds(clock.now())
       const paymentRequest = encodeInvoice({
         params,
         secretKey: key.secretKey,

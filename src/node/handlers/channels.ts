@@ -2,8 +2,9 @@
 // Balances and capacities travel in sats (LND's ListChannels units); policy fees and HTLC limits in msat, as in LND.
 import { OperationError, type HandlerTable, type InputOf, type OutputOf } from '../../bus/index.js'
 import type { ChannelPolicy, LightningNode, NodeChannel, UpdateChannelPolicyRequest } from '../lightning-node.js'
+import { msatAsSats, unixSeconds } from '../../units/index.js'
 import {
-  msatToSats, parseChannelPoint, requireNodePubkey, requireNonNegative, requirePositive, requireTxid, unixSeconds,
+  parseChannelPoint, requireNodePubkey, requireNonNegative, requirePositive, requireTxid,
 } from './input-rules.js'
 
 type WireChannel = OutputOf<'ListChannels'>['open_channels'][number]
@@ -77,8 +78,8 @@ function asWireChannel(channel: NodeChannel): WireChannel {
     capacity: channel.capacitySats,
     active: channel.active,
     lifetime: channel.lifetimeSeconds,
-    local_balance: msatToSats(channel.localBalanceMsat),
-    remote_balance: msatToSats(channel.remoteBalanceMsat),
+    local_balance: msatAsSats(channel.localBalanceMsat),
+    remote_balance: msatAsSats(channel.remoteBalanceMsat),
     label: channel.label,
     channel_point: channel.channelPoint,
     policy: {

@@ -1,7 +1,8 @@
 // What the operator reads about the node: NodeGetInfo (alias LndGetInfo), GetSeed and GetAssetsAndLiabilities.
 import type { HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../lightning-node.js'
-import { msatToSats, requireNonNegative } from './input-rules.js'
+import { requireNonNegative } from './input-rules.js'
+import { msatAsSats } from '../../units/index.js'
 
 export interface InfoHandlerDeps {
   node: LightningNode
@@ -34,14 +35,14 @@ export function infoHandlers({ node, usersBalanceMsat }: InfoHandlerDeps): Handl
       }
       const [info, balances] = await Promise.all([node.getInfo(), node.getBalances()])
       return {
-        users_balance: msatToSats(await usersBalanceMsat()),
+        users_balance: msatAsSats(await usersBalanceMsat()),
         lnds: [
           {
             pubkey: info.pubkey,
             tracked: {
               confirmed_balance: balances.chainBalanceSats,
               unconfirmed_balance: balances.unconfirmedChainBalanceSats,
-              channels_balance: msatToSats(balances.channelsLocalMsat),
+              channels_balance: msatAsSats(balances.channelsLocalMsat),
               // The node interface does not list past invoices, payments or chain transactions yet, so the recent
               // operations (tagged USER or ROOT upstream) stay empty; the balances above are complete.
               payments: [],

@@ -42,5 +42,3 @@ export function parseChannelPoint(value: string, field: string): { fundingTxid: 
   return { fundingTxid: parts[1].toLowerCase(), outputIndex }
 }
 
-export const msatToSats = (msat: number): number => Math.floor(msat / 1000)
-export const unixSeconds = (ms: number): number => Math.floor(ms / 1000)

@@ -1,7 +1,8 @@
 // Invoice operations answered by the node alone: DecodeInvoice (users) and SetMockInvoiceAsPaid (test mode).
 import { mockDisabledReason, OperationError, type HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../lightning-node.js'
-import { msatToSats, requireNonNegative } from './input-rules.js'
+import { requireNonNegative } from './input-rules.js'
+import { msatAsSats } from '../../units/index.js'
 
 
 /** How long SetMockInvoiceAsPaid waits for the wallet's credit before it answers anyway. */
@@ -15,7 +16,7 @@ export function invoiceHandlers(
     DecodeInvoice: async input => {
       const decoded = await node.decodeInvoice(input.invoice)
       // LND's num_satoshis: whole sats, rounded down; 0 for an invoice that leaves the amount to the payer.
-      return { amount: msatToSats(decoded.amountMsat ?? 0) }
+      return { amount: msatAsSats(decoded.amountMsat ?? 0) }
     },
 
     SetMockInvoiceAsPaid: async input => {

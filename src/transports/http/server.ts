@@ -4,10 +4,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import type { Socket } from 'node:net'
-import {
-  lastValueFrom, type CallOutcome, type Dispatcher, maxRequestIdLength, type AccessLog, OperationError,
-  isOperationError, type RawBody, RateLimiter, addressKey, type RateBudget,
-} from '../../bus/index.js'
+import { lastValueFrom, type CallOutcome, type Dispatcher, maxRequestIdLength, type AccessLog, OperationError, isOperationError, type RawBody } from '../../bus/index.js'
+import { RateLimiter, addressKey, type RateBudget } from '../../limits/index.js'
 import type { Logger } from 'pino'
 import type { CatalogueEntry } from '../../../schema/catalogue.js'
 import { buildRoutes, type RouteMatch } from './routes.js'

@@ -8,6 +8,7 @@ import { WebSocket } from 'ws'
 import { AbstractRelay } from 'nostr-tools/abstract-relay'
 import { finalizeEvent, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'
 import { conversationKeyV1, decryptV1, encryptV1, pubRpcKind, type Shard } from '../../nostr-codecs/index.js'
+import { unixSeconds } from '../../units/index.js'
 
 export interface RelayCall {
   relays: readonly string[]
@@ -24,7 +25,7 @@ export async function callOverRelay(call: RelayCall): Promise<Record<string, unk
   const key = conversationKeyV1(call.secretKey, call.appPubkey)
   const requestId = randomBytes(8).toString('hex')
   const plaintext = JSON.stringify({ rpcName: call.rpcName, requestId, authIdentifier: pubkey, body: call.body, query: {} })
-  const since = Math.floor(Date.now() / 1000) - 5
+  const since = unixSeconds(Date.now()) - 5
   const request = finalizeEvent(
     { kind: pubRpcKind, created_at: since + 5, tags: [['p', call.appPubkey]], content: encryptV1(plaintext, key) },
     call.secretKey,

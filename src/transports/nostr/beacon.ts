@@ -5,6 +5,7 @@ import type { Event } from 'nostr-tools/pure'
 import { type Clock } from '../../bus/index.js'
 import type { AppKey } from './app-keys.js'
 import type { SendEvent } from './sign.js'
+import { unixSeconds } from '../../units/index.js'
 
 export const beaconKind = 30078
 export const beaconTag = 'Lightning.Pub'
@@ -30,7 +31,7 @@ export interface Beacon {
 export function serviceBeacon(deps: BeaconDeps): Beacon {
   let timer: NodeJS.Timeout | undefined
   const announce = () => {
-    const createdAt = Math.floor(deps.clock.now() / 1000)
+    const createdAt = unixSeconds(deps.clock.now())
     for (const app of deps.apps()) {
       const content = JSON.stringify({ type: 'service', name: app.name, fees: deps.fees })
       deps.send({ kind: beaconKind, created_at: createdAt, tags: [['d', beaconTag]], content }, app.secretKey)

@@ -27,6 +27,7 @@ import { clinkCodec } from './codecs/clink.js'
 import { nwcCodec } from './codecs/nwc.js'
 import { pushLiveUserOperations, pushToKeys, pushUserStreams, type KeyPush, type LinkedKeyLookup } from './pushes.js'
 import { liveStreams } from './live-streams.js'
+import { unixSeconds } from '../../units/index.js'
 
 export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
 export { type KeyPush } from './pushes.js'
@@ -102,7 +103,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     ? signingOutbox({ thread: deps.verifier.thread, publish: publishOwn, log })
     : { send: (template, key) => publishOwn(signer.sign(template, key)), drain: async () => {} }
   const send: SendEvent = (template, key) => outbox.send(template, key)
-  const nowUnix = () => Math.floor(clock.now() / 1000)
+  const nowUnix = () => unixSeconds(clock.now())
   await processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
   let newestSeen = (await processed.newestCreatedAt()) ?? 0
   let stopping = false

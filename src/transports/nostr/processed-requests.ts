@@ -21,7 +21,7 @@
 // the node, must not run twice after a power loss); stored replies are committed (visible to a redelivery at once)
 // and synced the same way right after. Both paths run the same statements.
 import { commitWithoutSync, walSyncFor, type Db, type SqlExecutor, type SqlStore } from '../../store/index.js'
-import { BoundedSet } from '../../bus/index.js'
+import { BoundedSet } from '../../limits/index.js'
 
 /** A stored reply: its encrypted contents (one per shard; none when the request was dropped) and when it was sent. */
 export interface StoredReply {

@@ -10,6 +10,7 @@ import type { Filter } from 'nostr-tools/filter'
 import type { Logger } from 'pino'
 import { type Clock } from '../../bus/index.js'
 import { cappedWebSocket, defaultMaxEventBytes } from './capped-socket.js'
+import { unixSeconds } from '../../units/index.js'
 
 export interface Backoff {
   initialMs: number
@@ -188,7 +189,7 @@ function relayLink(url: string, opts: RelayPoolOptions) {
   }
 
   function flush(): void {
-    const oldest = Math.floor(opts.clock.now() / 1000) - opts.outboxMaxAgeSeconds
+    const oldest = unixSeconds(opts.clock.now()) - opts.outboxMaxAgeSeconds
     for (const event of outbox.splice(0)) if (event.created_at >= oldest) publish(event)
   }
 

@@ -9,8 +9,10 @@ import type { AppKey } from './app-keys.js'
 import type { SendEvent } from './sign.js'
 import { shardPlaintexts, pubRpcKind } from '../../nostr-codecs/index.js'
 import type { Event } from 'nostr-tools/pure'
-import { type Clock, BoundedMap } from '../../bus/index.js'
+import { type Clock } from '../../bus/index.js'
+import { BoundedMap } from '../../limits/index.js'
 import type { StoredReply } from './processed-requests.js'
+import { unixSeconds } from '../../units/index.js'
 
 export { pubRpcKind }
 /** Peers whose last scheme is remembered for pushes; older ones get the default again. */
@@ -46,7 +48,7 @@ export interface ReplySender {
 export function replySender(deps: ReplySenderDeps): ReplySender {
   const random = deps.random ?? ((bytes: number) => randomBytes(bytes))
   const schemes = new BoundedMap<string, CipherScheme>(schemeMemory)
-  const nowUnix = () => Math.floor(deps.clock.now() / 1000)
+  const nowUnix = () => unixSeconds(deps.clock.now())
   const publish = (app: AppKey, peer: string, reply: StoredReply): StoredReply => {
     for (const content of reply.contents) {
       deps.send({ kind: pubRpcKind, created_at: reply.sentAt, tags: [['p', peer]], content }, app.secretKey)

@@ -8,7 +8,8 @@ import type { MoneyTransaction } from '../group-commit.js'
 import { userAccount, type Ledger } from '../ledger.js'
 import { positiveSatsAsMsat } from '../msat.js'
 import { describeUser, type UserInfoDeps } from '../describe-user.js'
-import { maxWithdrawableSats, msatToSats } from '../fees.js'
+import { maxWithdrawableSats } from '../fees.js'
+import { msatAsSats } from '../../units/index.js'
 
 export interface AppHandlerDeps extends UserInfoDeps {
   accounts: AccountStore
@@ -25,7 +26,7 @@ export function appHandlers(deps: AppHandlerDeps): HandlerTable {
   const application = async (app: AppRow) => ({
     name: app.name,
     id: app.id,
-    balance: msatToSats((await accounts.userById(app.owner_user_id))!.balance_msat),
+    balance: msatAsSats((await accounts.userById(app.owner_user_id))!.balance_msat),
     npub: app.nostr_public_key,
   })
   const appUserAnswer = async (identifier: string) => {

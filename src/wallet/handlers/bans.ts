@@ -3,7 +3,7 @@
 import { OperationError, type HandlerTable } from '../../bus/index.js'
 import type { MoneyTransaction } from '../group-commit.js'
 import { userAccount, type Ledger } from '../ledger.js'
-import { msatAsSats } from '../msat.js'
+import { msatAsSats } from '../../units/index.js'
 
 export interface BanDeps {
   transaction: MoneyTransaction

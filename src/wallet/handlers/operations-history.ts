@@ -4,7 +4,7 @@
 import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { SqlStore } from '../../store/index.js'
 import { userOperation, type UserOperation, type UserOperationType } from '../user-operations.js'
-import { unixSeconds } from '../msat.js'
+import { unixSeconds } from '../../units/index.js'
 
 interface Cursor {
   ts: number

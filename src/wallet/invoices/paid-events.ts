@@ -1,6 +1,6 @@
 // What the event stream hears when one of the wallets' invoices is paid, over Lightning or internally.
 import type { DomainEvent } from '../../bus/index.js'
-import { msatAsSats } from '../msat.js'
+import { msatAsSats } from '../../units/index.js'
 import { userOperation } from '../user-operations.js'
 import { extraOf, type InvoiceRow } from './store.js'
 

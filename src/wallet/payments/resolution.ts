@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import type { DomainEvent } from '../../bus/index.js'
 import type { LightningNode, PaymentOutcome, Timers } from '../../node/index.js'
 import type { GroupCommit } from '../group-commit.js'
-import { msatAsSats } from '../msat.js'
+import { msatAsSats } from '../../units/index.js'
 import { paymentOperation, type PaymentRow, type PaymentStore, type Resolved } from './store.js'
 
 /** Re-asks about an in-flight payment after 1 s, 2 s, 4 s … up to this. */

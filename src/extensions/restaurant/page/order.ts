@@ -6,6 +6,7 @@
 // text is ever parsed as HTML.
 import qrcode from 'qrcode-generator'
 import { invoiceExpiresAt } from './bolt11-expiry.js'
+import { satsCovering } from '../../../units/index.js'
 
 interface Modifier { id: string; name: string; price_delta: string }
 interface Group { id: string; name: string; min_select: number; max_select: number | null; modifiers: Modifier[] }
@@ -174,7 +175,7 @@ const cartBody = () =>
 async function quote(): Promise<void> {
   try {
     const answer = await call<{ required_msat: number }>('POST', '/orders/quote', cartBody())
-    $('cart-sats').textContent = `(${satsText(Math.ceil(answer.required_msat / 1000))})`
+    $('cart-sats').textContent = `(${satsText(satsCovering(answer.required_msat))})`
   } catch (err) {
     showError((err as Error).message)
   }
@@ -231,7 +232,7 @@ function showInvoice(order: Order): void {
   $<HTMLTextAreaElement>('bolt11').value = bolt11
   $('invoice').dataset.orderId = order.id
   $('order-number').textContent = `Order #${orderNumber(order.id)}`
-  const sats = satsText(Math.ceil(order.required_msat / 1000))
+  const sats = satsText(satsCovering(order.required_msat))
   $('invoice-amount').textContent = order.currency === 'sat' ? sats : `${sats} (${order.subtotal} ${order.currency})`
   $('invoice').hidden = false
   showStatus(order.status)

@@ -16,6 +16,7 @@ import type { AppKey, AppKeyring } from '../app-keys.js'
 import type { StoredReply } from '../processed-requests.js'
 import type { SendEvent } from '../sign.js'
 import { noReply, type Decoded, type NostrCodec } from '../codec.js'
+import { unixSeconds } from '../../../units/index.js'
 
 /** The catalogue operation of each kind (`nostrCodec.kind`). */
 const operations = new Map(
@@ -72,7 +73,7 @@ function answerTags(to: string, replyTo: string, clinkVersion: boolean | undefin
 
 export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
   const { log } = deps
-  const nowUnix = () => Math.floor(deps.clock.now() / 1000)
+  const nowUnix = () => unixSeconds(deps.clock.now())
 
   /** Encrypts and dates an answer; returns what to store and then send (`publish`). */
   function seal(app: AppKey, to: string, scheme: CipherScheme, answer: ClinkAnswer): StoredReply {

@@ -13,6 +13,7 @@ import { encryptWith, decryptWith } from '../cipher.js'
 import type { StoredReply } from '../processed-requests.js'
 import type { SendEvent } from '../sign.js'
 import type { Addressee, Decoded, Inbound, NostrCodec } from '../codec.js'
+import { unixSeconds } from '../../../units/index.js'
 
 export const nwcInfoKind = 13194
 export const nwcRequestKind = 23194
@@ -86,7 +87,7 @@ export interface NwcCodec extends NostrCodec<Addressee, NwcInbound> {
 
 export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
   const { view } = deps
-  const nowUnix = () => Math.floor(deps.clock.now() / 1000)
+  const nowUnix = () => unixSeconds(deps.clock.now())
   // Revoked connections stay served so that their apps hear UNAUTHORIZED rather than silence.
   const serviceKeys = new Set(view.servicePubkeys())
 

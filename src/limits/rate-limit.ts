@@ -1,9 +1,8 @@
 // Token buckets for what strangers may ask for: each key (a client address, a restaurant) holds up to
-// `burst` tokens, refilled at `perMinute`; a call takes one or is refused with the time until the next one. The
-// buckets live in a bounded memo, so a flood of new keys costs memory only up to its capacity (the oldest bucket is
-// forgotten first, which at worst hands an old key a fresh burst).
+// `burst` tokens, refilled at `perMinute`; a call takes one or learns the time until the next one (the bus turns
+// that into a refusal with Retry-After). The buckets live in a bounded memo, so a flood of new keys costs memory only
+// up to its capacity (the oldest bucket is forgotten first, which at worst hands an old key a fresh burst).
 import { BoundedMap } from './bounded.js'
-import { OperationError } from './errors.js'
 
 export interface RateBudget {
   perMinute: number
@@ -38,17 +37,6 @@ export class RateLimiter {
       return 0
     }
     return perMs > 0 ? Math.ceil((1 - bucket.tokens) / perMs) : 60_000
-  }
-
-  /** Takes a token or throws `limit_exceeded` (HTTP 429 with Retry-After) saying what was limited. */
-  takeOrRefuse(key: string, now: number, what: string): void {
-    const waitMs = this.take(key, now)
-    if (waitMs === 0) return
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000))
-    throw new OperationError('limit_exceeded', `too many requests: ${what}; try again in ${seconds} s`, {
-      status: 429,
-      retryAfterSeconds: seconds,
-    })
   }
 }
 

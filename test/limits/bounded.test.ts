@@ -2,7 +2,7 @@
 // oldest entry dropped first, `touch` keeping a used entry, and a key set again not counted twice.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { BoundedMap, BoundedSet } from '../../src/bus/bounded.js'
+import { BoundedMap, BoundedSet } from '../../src/limits/bounded.js'
 
 const test = suite('bounded memos')
 

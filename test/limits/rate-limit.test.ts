@@ -1,9 +1,10 @@
-// The token buckets behind the guest limits (src/bus/rate-limit.ts): a burst, then one token per refill interval,
-// the wait until the next one, and the key a client address is counted under (IPv6 per /64).
+// The token buckets behind the guest limits (src/limits/rate-limit.ts): a burst, then one token per refill interval,
+// the wait until the next one, and the key a client address is counted under (IPv6 per /64); and the bus's refusal
+// when a bucket is empty.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { RateLimiter, addressKey } from '../../src/bus/rate-limit.js'
-import { isOperationError } from '../../src/bus/errors.js'
+import { RateLimiter, addressKey } from '../../src/limits/rate-limit.js'
+import { isOperationError, takeOrRefuse } from '../../src/bus/errors.js'
 
 test('a burst, then one token per interval; a refused take takes nothing', () => {
   const limiter = new RateLimiter({ perMinute: 4, burst: 3 })
@@ -20,9 +21,9 @@ test('a burst, then one token per interval; a refused take takes nothing', () =>
 
 test('takeOrRefuse: limit_exceeded, 429, Retry-After in whole seconds', () => {
   const limiter = new RateLimiter({ perMinute: 30, burst: 1 })
-  limiter.takeOrRefuse('x', 0, 'tests')
+  takeOrRefuse(limiter, 'x', 0, 'tests')
   try {
-    limiter.takeOrRefuse('x', 500, 'tests')
+    takeOrRefuse(limiter, 'x', 500, 'tests')
     assert.unreachable('refused')
   } catch (err) {
     assert.ok(isOperationError(err))
