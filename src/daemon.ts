@@ -45,6 +45,7 @@ import { startBackupSchedule } from './backup/index.js'
 import { exitOnLeaseLost, openBooks } from './lifecycle/books.js'
 import { embeddedRelayView, relayReadiness, startEmbeddedRelay } from './lifecycle/embedded-relay.js'
 import { unixSeconds } from './units/index.js'
+import { logStyle } from './logging/index.js'
 
 export interface Daemon {
   url: string
@@ -71,7 +72,7 @@ const extensionIds = [...new Set(catalogue.flatMap(entry => ('extension' in entr
 
 // The probes answer from the first moment; operations wait for the rooms.
 export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promise<Daemon> {
-  const levelled = deps.log ? undefined : levelledLogger(config.log.level, { pid: process.pid })
+  const levelled = deps.log ? undefined : levelledLogger(config.log.level, { pid: process.pid }, logStyle(config.log.format))
   const log = deps.log ?? levelled!.log
   const setLogLevel = (level: Config['log']['level']) => (levelled ? levelled.setLevel(level) : (log.level = level))
   // Before anything listens or opens a file: a second daemon on this data dir is refused, naming the first.

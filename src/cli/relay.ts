@@ -2,14 +2,14 @@
 // relay (no daemon here tells it which keys it serves), under the `[nostr] relay_*` budgets and quotas of the data
 // dir's relaypay.toml and the environment: the same defaults as the daemon's embedded relay, meant for the internet.
 import path from 'node:path'
-import { pino } from 'pino'
 import { loadConfig } from '../config/index.js'
 import { relayLimitsOf, startRelay } from '../relay/index.js'
 import { chooseEngine, createEventVerifier } from '../nostr-crypto/index.js'
+import { createLogger, logStyle } from '../logging/index.js'
 
 export async function runRelay(opts: { dataDir: string; host: string; port: number }): Promise<void> {
-  const log = pino({ base: { pid: process.pid } })
   const config = loadConfig({ flags: { data_dir: opts.dataDir } })
+  const log = createLogger({ base: { pid: process.pid } }, logStyle(config.log.format))
   await chooseEngine(config.nostr.crypto, log)
   const verifier = await createEventVerifier()
   let relay

@@ -13,6 +13,8 @@ export const configSchema = z.strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
       /** One line per HTTP and Nostr request (operation, caller kind, outcome, status, duration, request id). */
       access: z.boolean().default(true),
+      /** json: one JSON object a line; pretty: one readable line each; auto: pretty when stdout is a terminal. */
+      format: z.enum(['auto', 'json', 'pretty']).default('auto'),
     })
     .prefault({}),
   http: z

@@ -5,6 +5,7 @@ import type { Logger } from 'pino'
 import { listening, type Config } from '../config/index.js'
 import { relayLimitsOf, startRelayThread, type RelayThread } from '../relay/index.js'
 import { trustRelay } from '../callbacks/index.js'
+import { logStyle } from '../logging/index.js'
 
 export interface EmbeddedRelay {
   relay: RelayThread
@@ -24,6 +25,7 @@ export async function startEmbeddedRelay(config: Config, dataDir: string, log: L
       // The relay thread logs on its own (it also runs alone, `relaypay relay`) and names its room itself.
       log,
       logLevel: config.log.level,
+      logStyle: logStyle(config.log.format),
       crypto: config.nostr.crypto,
     }),
     'nostr.embedded_relay_port',

@@ -1,14 +1,15 @@
 // A pino logger whose level can change while the daemon runs (SIGHUP). Pino copies the level into each child when
 // it is made, so changing the root alone would leave every room's logger as it was: every child is remembered
 // (weakly: per-call children come and go) and set too.
-import { pino, type Level, type Logger } from 'pino'
+import type { Level, Logger } from 'pino'
+import { createLogger, type LogStyle } from '../logging/index.js'
 
 export interface LevelledLogger {
   log: Logger
   setLevel(level: Level | 'silent'): void
 }
 
-export function levelledLogger(level: Level | 'silent', base: Record<string, unknown>): LevelledLogger {
+export function levelledLogger(level: Level | 'silent', base: Record<string, unknown>, style?: LogStyle): LevelledLogger {
   const children = new Set<WeakRef<Logger>>()
   // Dead references are dropped when the set has doubled since the last sweep, so per-call children cannot pile up.
   let sweepAt = 1024
@@ -18,7 +19,7 @@ export function levelledLogger(level: Level | 'silent', base: Record<string, unk
     for (const ref of children) if (!ref.deref()) children.delete(ref)
     sweepAt = Math.max(1024, children.size * 2)
   }
-  const log = pino({ level, base, onChild: remember })
+  const log = createLogger({ level, base, onChild: remember }, style)
   return {
     log,
     setLevel: next => {

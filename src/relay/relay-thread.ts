@@ -11,6 +11,7 @@
 // faces strangers. Requests sent during the gap are lost only to clients that do not retry (ours do).
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
+import type { LogStyle } from '../logging/index.js'
 import type { RelayLimits } from './limits.js'
 import type { RelayStats } from './server.js'
 import type { Config } from '../config/index.js'
@@ -25,6 +26,8 @@ export interface RelayThreadOptions {
   ownSecret: string
   log: Logger
   logLevel: RelayThreadData['logLevel']
+  /** How its lines read (JSON or readable), as the daemon's. */
+  logStyle?: LogStyle
   /** The secp256k1 engine the thread checks signatures on (`[nostr] crypto`; the next one down if it cannot load). */
   crypto: RelayThreadData['crypto']
   /** How often the thread reports its stats (default 1 s: the metrics gauges and the console read the latest). */
@@ -69,6 +72,7 @@ export async function startRelayThread(opts: RelayThreadOptions): Promise<RelayT
       limits,
       ownSecret: opts.ownSecret,
       logLevel,
+      logStyle: opts.logStyle,
       crypto: opts.crypto,
       statsIntervalMs: opts.statsIntervalMs ?? 1000,
     }

@@ -3,7 +3,8 @@
 // writes to file descriptor 1 itself, not through the main thread), answers the main thread's messages (new limits,
 // stop) and sends it the relay's stats every few seconds.
 import { parentPort, workerData } from 'node:worker_threads'
-import { pino, type Level } from 'pino'
+import type { Level } from 'pino'
+import { createLogger, type LogStyle } from '../logging/index.js'
 import type { RelayLimits } from './limits.js'
 import { startRelay, type RunningRelay } from './server.js'
 import { chooseEngine, createEventVerifier, type EngineName } from '../nostr-crypto/index.js'
@@ -15,6 +16,7 @@ export interface RelayThreadData {
   limits: Partial<RelayLimits>
   ownSecret: string
   logLevel: Level | 'silent'
+  logStyle?: LogStyle
   crypto: EngineName
   statsIntervalMs: number
 }
@@ -34,7 +36,7 @@ export type FromRelayThread =
 const data = workerData as RelayThreadData
 const port = parentPort!
 const post = (message: FromRelayThread) => port.postMessage(message)
-const log = pino({ level: data.logLevel, base: { pid: process.pid } })
+const log = createLogger({ level: data.logLevel, base: { pid: process.pid } }, data.logStyle)
 
 let relay: RunningRelay
 try {

@@ -4,7 +4,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
-import { spawn } from 'node:child_process'
+import { spawnCollecting } from '../support/spawned.js'
+import { until } from '../support/until.js'
 import { repoRoot } from '../support/paths.js'
 import { cliPath, tempDataDir } from '../support/daemon.js'
 import { daemonNodeFlags, missingNodeFlags } from '../../src/lifecycle/node-flags.js'
@@ -30,25 +31,17 @@ test('missingNodeFlags reads the command line and NODE_OPTIONS', () => {
 /** Starts `command args` with a fresh data dir until the HTTP server listens; returns what it logged by then. */
 async function logOfStart(command: string, args: string[]): Promise<string> {
   const dataDir = path.join(tempDataDir(), 'data')
-  const child = spawn(command, [...args, 'start', '--data-dir', dataDir, '--http-port', '0'], {
+  const child = spawnCollecting(command, [...args, 'start', '--data-dir', dataDir, '--http-port', '0'], {
     env: { ...process.env, RELAYPAY_NODE_MOCK: 'true', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', NODE_OPTIONS: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let output = ''
-  child.stdout.on('data', chunk => (output += chunk))
-  child.stderr.on('data', chunk => (output += chunk))
-  const exited = new Promise(resolve => child.on('exit', resolve))
   try {
-    const started = Date.now()
-    while (!output.includes('"http listening"')) {
-      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output}`)
-      if (Date.now() - started > 60_000) throw new Error(`not listening within 60 s:\n${output}`)
-      await new Promise(resolve => setTimeout(resolve, 50))
-    }
-    return output
+    await until(() => {
+      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${child.output()}`)
+      return child.output().includes('"http listening"')
+    }, 'the daemon to listen', 60_000)
+    return child.output()
   } finally {
-    child.kill('SIGTERM')
-    await exited
+    await child.stop()
   }
 }
 

@@ -7,10 +7,11 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { cliPath, relaypayArgs, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { until } from '../support/until.js'
+import { spawnCollecting } from '../support/spawned.js'
 
 // The data dir is the subject, the same on either engine: SQLite in both halves of a run (so that the archive holds
 // the books; with [store] url they are PostgreSQL's to back up).
@@ -65,25 +66,17 @@ test('a second start on a live data dir is refused, naming the first; a stop or 
 async function startedByConfig(config: string, candidates: string[]): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, RELAYPAY_NODE_MOCK: 'true', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0' }
   delete env.RELAYPAY_DATA_DIR // the config file alone says where
-  const child = spawn(process.execPath, relaypayArgs(cliPath, ['start', '--config', config, '--http-port', '0']), {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', chunk => (output += chunk))
-  child.stderr.on('data', chunk => (output += chunk))
-  const exited = new Promise(resolve => child.on('exit', resolve))
+  const child = spawnCollecting(process.execPath, relaypayArgs(cliPath, ['start', '--config', config, '--http-port', '0']), { env })
   try {
     let serving: string | undefined
     await until(() => {
-      if (child.exitCode !== null) throw new Error(`the daemon exited:\n${output}`)
+      if (child.exitCode !== null) throw new Error(`the daemon exited:\n${child.output()}`)
       serving = candidates.find(dir => fs.existsSync(path.join(dir, 'daemon.json')) && daemonInfo(dir).pid === child.pid)
       return serving !== undefined
-    }, `the daemon started by ${config} to serve:\n${output}`, 60_000)
+    }, `the daemon started by ${config} to serve`, 60_000)
     return serving!
   } finally {
-    child.kill('SIGTERM')
-    await exited
+    await child.stop()
   }
 }
 

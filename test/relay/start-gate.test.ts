@@ -3,7 +3,7 @@
 // asks strangers to come back (HTTP 503) until the daemon listens on it, and takes their requests from then on.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn } from 'node:child_process'
+import { spawnCollecting } from '../support/spawned.js'
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure'
 import { cliPath, relaypayArgs, startDaemon, storeEnv } from '../support/daemon.js'
 import { appProfile } from '../support/pub-client.js'
@@ -18,15 +18,10 @@ test("a wallet connecting while the daemon starts is let in only once the daemon
   await first.stop()
   const { pubkey } = appProfile(dataDir)
   const port = await freePort()
-  const child = spawn(process.execPath, relaypayArgs(cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), {
+  const child = spawnCollecting(process.execPath, relaypayArgs(cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), {
     // The books of the first start (PostgreSQL in the suite's PostgreSQL run): the keys it served are in them.
     env: { ...process.env, RELAYPAY_NODE_MOCK: 'true', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(port), ...(await storeEnv(dataDir, {})) },
-    stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let output = ''
-  child.stdout.on('data', chunk => (output += chunk))
-  child.stderr.on('data', chunk => (output += chunk))
-  const exited = new Promise(resolve => child.on('exit', resolve))
   let wallet: WireClient | undefined
   try {
     // Signed beforehand and sent the moment a connection opens, as a wallet's queued request would be.
@@ -38,8 +33,8 @@ test("a wallet connecting while the daemon starts is let in only once the daemon
     let turnedAway = 0
     const started = Date.now()
     while (!wallet) {
-      if (child.exitCode !== null) throw new Error(`the daemon exited:\n${output}`)
-      if (Date.now() - started > 60_000) throw new Error(`the relay never let the wallet in:\n${output}`)
+      if (child.exitCode !== null) throw new Error(`the daemon exited:\n${child.output()}`)
+      if (Date.now() - started > 60_000) throw new Error(`the relay never let the wallet in:\n${child.output()}`)
       try {
         wallet = await connectWire(`ws://127.0.0.1:${port}`)
       } catch (err) {
@@ -52,8 +47,7 @@ test("a wallet connecting while the daemon starts is let in only once the daemon
     assert.ok(turnedAway > 0, 'the wallet knocked while the daemon was starting (else this test saw no start)')
   } finally {
     wallet?.close()
-    child.kill('SIGTERM')
-    await exited
+    await child.stop()
   }
 })
 
