@@ -78,6 +78,11 @@ export const configSchema = z.strictObject({
         .optional(),
       /** Sessions the daemon keeps open to PostgreSQL (the active-daemon lock has one more of its own). */
       pool_size: z.int().min(2).max(200).default(10),
+      /**
+       * With `url`: while another daemon is active on these books, wait as its standby and take over when it stops.
+       * Off: a start on books another daemon serves is refused, naming it (a second daemon by mistake never waits).
+       */
+      standby: z.boolean().default(false),
     })
     .prefault({}),
   node: z
@@ -337,6 +342,13 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
 }).superRefine((config, ctx) => {
+  if (config.store.standby && config.store.url === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['store', 'standby'],
+      message: 'a standby shares books in PostgreSQL with the active daemon: set [store] url too (SQLite books are one daemon\'s)',
+    })
+  }
   const dir = config.backup.dir
   if (dir === undefined) return
   // A scheduled backup archives the data dir's SQLite books: of books in PostgreSQL it would hold none.

@@ -12,7 +12,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../config/index.js'
 import type { Probes } from '../health/index.js'
 import {
-  acquireActiveLock, checkEpoch, forgetPostgresBooks, migratePostgres, notePostgresBooks, openStore, postgresSqlStore, postgresWriteProbe, startCheckpointWorker,
+  acquireActiveLock, checkEpoch, forgetPostgresBooks, lockHolder, migratePostgres, notePostgresBooks, openStore, postgresSqlStore, postgresWriteProbe, startCheckpointWorker,
   type ActiveLease, type Db, type SqlExecutor, type SqlStore, type Store,
 } from '../store/index.js'
 
@@ -91,29 +91,36 @@ export async function openBooks(config: Config, dataDir: string, { log, probes }
 }
 
 /**
- * Waits as a standby until the lock is ours. With the embedded node there is no standby: its channels and invoices
- * live in one daemon's data dir, so a second daemon could never take over its money; it refuses to start instead.
+ * Takes the lock, or waits as a standby until it is ours when `[store] standby` says so. Without it a start on books
+ * another daemon serves is refused naming that daemon: a second daemon started by mistake must not sit waiting to
+ * take over live books. With the embedded node there is no standby: its channels and invoices live in one daemon's
+ * data dir, so a second daemon could never take over its money; it refuses to start instead.
  */
 async function waitForLock(config: Config, url: string, { log, probes }: OpenBooksDeps): Promise<ActiveLease> {
-  const holder = `${os.hostname()} pid ${process.pid} since ${new Date().toISOString()}`
+  const holder = lockHolder(os.hostname(), process.pid, new Date())
   const embedded = config.node.backend === 'embedded'
+  const standby = config.store.standby && !embedded
   let told = false
   const lease = await acquireActiveLock({
     url,
     holder,
-    waitForLock: !embedded,
+    waitForLock: standby,
     onBusy: () => {
-      if (told || embedded) return
+      if (told || !standby) return
       told = true
       probes.set('start', false, standbyDetail)
       log.info('standby: another daemon holds the books; waiting for its lock')
     },
     onWaitError: err => log.warn({ err: { message: err.message } }, 'standby: could not ask PostgreSQL for the lock; trying again'),
   }).catch(err => {
-    if (embedded && (err as { code?: string }).code === 'active_elsewhere') {
+    if ((err as { code?: string }).code === 'active_elsewhere') {
+      const other = (err as Error).message
       throw new Error(
-        'another daemon is active on this [store] url, and with [node] backend = "embedded" there is no standby ' +
-          '(the embedded node is one process\'s): stop the other daemon, or use backend = "lnd" for a standby',
+        embedded
+          ? `${other}, and with [node] backend = "embedded" there is no standby (the embedded node is one process's): ` +
+              'stop the other daemon, or use backend = "lnd" for a standby'
+          : `${other}: stop it first, or start this one with [store] standby = true (RELAYPAY_STORE_STANDBY=true) to ` +
+              'wait as its standby and take over when it stops',
       )
     }
     throw err

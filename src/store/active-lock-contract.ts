@@ -9,6 +9,17 @@ export class ActiveElsewhere extends Error {
   readonly code = 'active_elsewhere'
 }
 
+/** How a daemon names itself in leader_lease.holder: its host, its pid, when it started. */
+export function lockHolder(host: string, pid: number, since: Date): string {
+  return `${host} pid ${pid} since ${since.toISOString()}`
+}
+
+/** The host and pid of a holder named by lockHolder; undefined for any other text. */
+export function holderProcess(holder: string): { host: string; pid: number } | undefined {
+  const match = /^(.+) pid (\d+) since \S+$/.exec(holder)
+  return match ? { host: match[1]!, pid: Number(match[2]) } : undefined
+}
+
 export interface LockTimings {
   url: string
   holder: string

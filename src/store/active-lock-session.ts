@@ -2,9 +2,29 @@
 // the lock until it is ours, bumps the fencing epoch and proves the lock each second. Nothing here touches the
 // daemon's main thread, so a main thread that stands still for seconds (start-up, a large read, a long GC, a busy
 // machine) does not stop the heartbeats.
+import os from 'node:os'
 import type pg from 'pg'
 import { pgDriver } from './pg-driver.js'
-import { activeLockKey, ActiveElsewhere, type LockTimings } from './active-lock-contract.js'
+import { activeLockKey, ActiveElsewhere, holderProcess, type LockTimings } from './active-lock-contract.js'
+
+/**
+ * How long a start that may not wait (not a standby) still waits for a lock whose holder is a dead process of this
+ * host: its session is being ended, and the server frees the lock once its backend reads the closed socket (on a
+ * busy machine, not always before a restart on the same books asks).
+ */
+const deadHolderGraceMs = 15_000
+
+/** Whether `holder` names a process of this host that no longer runs. */
+function deadLocalHolder(holder: string): boolean {
+  const named = holderProcess(holder)
+  if (!named || named.host !== os.hostname() || named.pid === process.pid) return false
+  try {
+    process.kill(named.pid, 0)
+    return false
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH'
+  }
+}
 
 export interface SessionEvents {
   onBusy(): void
@@ -24,6 +44,7 @@ const timed = (text: string, values: unknown[], ms: number): pg.QueryConfig => O
 
 /** Waits until this process holds the active-daemon lock, then bumps the epoch and keeps proving the lock. */
 export async function takeLock(t: LockTimings, events: SessionEvents, signal: AbortSignal): Promise<HeldSession> {
+  const started = performance.now()
   for (;;) {
     if (signal.aborted) throw new Error('stopped while waiting for the active-daemon lock')
     let client: pg.Client | undefined
@@ -43,7 +64,12 @@ export async function takeLock(t: LockTimings, events: SessionEvents, signal: Ab
         const { rows } = await client.query(timed('SELECT pg_try_advisory_lock($1, $2) AS held', [...activeLockKey], t.queryTimeoutMs))
         if (rows[0].held === true) return await hold(client, t)
         events.onBusy()
-        if (!t.waitForLock) throw new ActiveElsewhere('another daemon holds the active-daemon lock')
+        if (!t.waitForLock) {
+          const holder = await lastHolder(client, t)
+          if (!deadLocalHolder(holder) || performance.now() - started > deadHolderGraceMs) {
+            throw new ActiveElsewhere(`another daemon holds these books (${holder})`)
+          }
+        }
         await sleep(t.pollMs, signal)
         if (signal.aborted) throw new Error('stopped while waiting for the active-daemon lock')
       }
@@ -54,6 +80,14 @@ export async function takeLock(t: LockTimings, events: SessionEvents, signal: Ab
       await sleep(t.pollMs, signal)
     }
   }
+}
+
+/** Who took the lock last (host, pid, since when): the holder now, while the lock is held elsewhere. */
+async function lastHolder(client: pg.Client, t: LockTimings): Promise<string> {
+  const { rows } = await client
+    .query(timed('SELECT holder FROM leader_lease WHERE id = 1', [], t.queryTimeoutMs))
+    .catch(() => ({ rows: [] as { holder: string }[] }))
+  return (rows[0] as { holder?: string } | undefined)?.holder ?? 'holder not recorded yet'
 }
 
 async function hold(client: pg.Client, t: LockTimings): Promise<HeldSession> {

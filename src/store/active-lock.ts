@@ -14,10 +14,10 @@
 // hold a lock of their own), so the lease table exists.
 import { Worker } from 'node:worker_threads'
 import { smallWorker } from '../threads/index.js'
-import { ActiveElsewhere, activeLockKey, type FromLockThread, type LockTimings, type ToLockThread } from './active-lock-contract.js'
+import { ActiveElsewhere, activeLockKey, lockHolder, type FromLockThread, type LockTimings, type ToLockThread } from './active-lock-contract.js'
 import type { SqlExecutor } from './sql-store.js'
 
-export { ActiveElsewhere, activeLockKey }
+export { ActiveElsewhere, activeLockKey, lockHolder }
 
 export interface ActiveLockOptions {
   url: string

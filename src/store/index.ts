@@ -25,7 +25,7 @@ export {
 export { sqliteSqlStore } from './sqlite-sql-store.js'
 export { postgresSqlStore, type PostgresStoreOptions } from './postgres-sql-store.js'
 export { migratePostgres, toPostgresSchema } from './postgres-migrations.js'
-export { acquireActiveLock, ActiveElsewhere, checkEpoch, NotActive, type ActiveLease, type ActiveLockOptions } from './active-lock.js'
+export { acquireActiveLock, ActiveElsewhere, checkEpoch, lockHolder, NotActive, type ActiveLease, type ActiveLockOptions } from './active-lock.js'
 export { postgresWriteProbe, writeProbe, type WriteProbe } from './writable.js'
 export { openDatabaseFile, readDatabaseFile, refuseNewerSchema, schemaVersionOf } from './schema-version.js'
 export { commitWithoutSync, walSyncFor, type WalSync } from './wal-sync.js'

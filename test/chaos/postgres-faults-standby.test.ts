@@ -52,7 +52,7 @@ async function scenario(mode: 'fast' | 'immediate'): Promise<void> {
     '[auth]\njwt_secret = "standby-faults-secret-0123456789abcdefgh"\n' +
     `[nostr]\nrelays = ["${relay!.url}"]\n` +
     `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n`
-  const env = { RELAYPAY_STORE_URL: url }
+  const env = { RELAYPAY_STORE_URL: url, RELAYPAY_STORE_STANDBY: 'true' }
   // Each daemon under a supervisor that starts it again whenever it exits (systemd's Restart=always), as the docs
   // ask: a daemon that lost the lock exits 3 and comes back as a standby.
   const supervised = [tempDataDir(), tempDataDir()].map(root => {

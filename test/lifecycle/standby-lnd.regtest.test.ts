@@ -82,7 +82,7 @@ function standbyOnRealLnd(net: Regtest, postgres: TestPostgres): void {
   let successor: TestDaemon
 
   const daemonOn = async (opts: { untilProbes?: boolean; dataDir?: string } = {}) => {
-    const daemon = await startDaemon({ config, env: { RELAYPAY_STORE_URL: url }, mock: false, ...opts })
+    const daemon = await startDaemon({ config, env: { RELAYPAY_STORE_URL: url, RELAYPAY_STORE_STANDBY: 'true' }, mock: false, ...opts })
     started.push(daemon)
     return daemon
   }

@@ -82,7 +82,7 @@ async function scenario(): Promise<void> {
       '[auth]\njwt_secret = "standby-payments-secret-0123456789abcdef"\n' +
       `[nostr]\nrelays = ["${relay.url}"]\n` +
       `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n`
-    const env = { RELAYPAY_STORE_URL: postgres.url }
+    const env = { RELAYPAY_STORE_URL: postgres.url, RELAYPAY_STORE_STANDBY: 'true' }
     const active = await startDaemon({ config, env, mock: false })
     running.push(active)
     const standby = await startDaemon({ config, env, mock: false, untilProbes: true })

@@ -1,7 +1,8 @@
 // Hot standby: two real daemon processes on one PostgreSQL 15 and one fake LND. The second waits (its
 // probes answer, /readyz 503 names the standby, nothing else starts: no LND invoice stream, no ready file); kill -9
 // of the active one and the standby serves within 10 s; a daemon whose lock session is ended by the server stops and
-// exits non-zero; with the embedded node a second daemon refuses to start.
+// exits non-zero. Only a daemon configured as a standby (`[store] standby`) waits: any other second start on the
+// same books refuses in one line naming the first, and with the embedded node there is no standby at all.
 import fs from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
@@ -31,8 +32,10 @@ const lndConfig = () => {
   const c = fake.connection
   return `${auth}[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${c.socket}"\nlnd_cert_path = "${c.certPath}"\nlnd_macaroon_path = "${c.macaroonPath}"\n`
 }
-async function daemonOn(url: string, opts: { untilProbes?: boolean; dataDir?: string; config?: string } = {}): Promise<TestDaemon> {
-  const daemon = await startDaemon({ config: opts.config ?? lndConfig(), env: { RELAYPAY_STORE_URL: url }, untilProbes: opts.untilProbes, dataDir: opts.dataDir })
+/** A daemon on the books at `url`; configured as a standby (`[store] standby`) unless `standby` is false. */
+async function daemonOn(url: string, opts: { untilProbes?: boolean; dataDir?: string; config?: string; standby?: boolean } = {}): Promise<TestDaemon> {
+  const env = { RELAYPAY_STORE_URL: url, RELAYPAY_STORE_STANDBY: String(opts.standby ?? true) }
+  const daemon = await startDaemon({ config: opts.config ?? lndConfig(), env, untilProbes: opts.untilProbes, dataDir: opts.dataDir })
   started.push(daemon)
   return daemon
 }
@@ -133,10 +136,33 @@ onPostgres('with the embedded node a second daemon on the same books refuses to 
   )
   assert.ok(err, 'the second daemon started')
   assert.match(err!.message, 'exited with 1')
+  assert.match(err!.message, `another daemon holds these books (`)
+  assert.match(err!.message, ` pid ${first.process.pid} since `)
   assert.match(err!.message, 'there is no standby')
   assert.match(err!.message, 'backend = "lnd"')
   assert.is((await readyz(first)).status, 200, 'the first daemon serves on')
   await first.stop()
+})
+
+onPostgres('a second daemon not configured as a standby refuses in one line naming the first; a standby waits', async pgs => {
+  const first = await daemonOn(pgs.url, { standby: false })
+  const err = await daemonOn(pgs.url, { standby: false }).then(
+    () => undefined,
+    (e: Error) => e,
+  )
+  assert.ok(err, 'the second daemon started')
+  assert.match(err!.message, 'exited with 1')
+  const refusal = err!.message.split('\n').filter(line => line.includes('another daemon holds these books'))
+  assert.is(refusal.length, 1, err!.message)
+  assert.match(refusal[0]!, ` pid ${first.process.pid} since `)
+  assert.match(refusal[0]!, '[store] standby = true')
+  assert.is((await readyz(first)).status, 200, 'the first daemon serves on')
+  // Configured as one, the same start waits as a standby instead.
+  const standby = await daemonOn(pgs.url, { untilProbes: true })
+  await until(async () => (await readyz(standby)).json?.checks?.start?.detail === standbyDetail, 'the standby to say it waits')
+  await first.stop()
+  await standby.waitUntilServing(takeoverWithinMs + 20_000)
+  await standby.stop()
 })
 
 s.run()

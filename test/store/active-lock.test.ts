@@ -14,6 +14,7 @@ import {
   acquireActiveLock,
   ActiveElsewhere,
   checkEpoch,
+  lockHolder,
   migratePostgres,
   postgresSqlStore,
   type ActiveLease,
@@ -200,6 +201,40 @@ if (!postgres) {
     await first.release()
     assert.is(await first.lost, 'released')
     assert.is((await within(second, 3000, 'takeover after release')).epoch, first.epoch + 1)
+  })
+
+  test('one try (not a standby): refused naming a live holder; a holder of this host whose pid is gone is waited for', async () => {
+    const { url } = await database()
+    // A live holder: this process (the lock is held here; any other try is refused at once, naming it).
+    const live = lockHolder(os.hostname(), process.pid, new Date())
+    const first = await acquireActiveLock({ url, holder: live })
+    leases.push(first)
+    const refused = await acquireActiveLock({ url, holder: 'a second daemon', waitForLock: false }).catch((err: Error) => err)
+    assert.instance(refused, ActiveElsewhere)
+    assert.is((refused as Error).message, `another daemon holds these books (${live})`)
+    await first.release()
+
+    // A holder named as a process of this host that has exited: its session is on its way out (here it is not: the
+    // lock is released by hand once the second try is seen waiting), so the try waits instead of refusing.
+    const gone = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
+    await new Promise(resolve => gone.on('exit', resolve))
+    const dead = await acquireActiveLock({ url, holder: lockHolder(os.hostname(), gone.pid!, new Date()) })
+    leases.push(dead)
+    let busy = 0
+    const second = acquireActiveLock({ url, holder: 'a restarted daemon', waitForLock: false, onBusy: () => busy++ })
+    const waited = await within(
+      (async () => {
+        while (busy < 2) await new Promise(resolve => setTimeout(resolve, 50))
+        return true
+      })(),
+      takeoverBudgetMs,
+      'the second try to find the lock busy twice',
+    )
+    assert.ok(waited, 'it asked again instead of refusing')
+    await dead.release()
+    const lease = await within(second, takeoverBudgetMs, 'the lock after the dead holder released it')
+    leases.push(lease)
+    assert.is(lease.epoch, dead.epoch + 1)
   })
 
   test.run()
