@@ -144,7 +144,21 @@ e2e('add an app and two users, fund one in test mode, pay the other; the payment
   await page.getByLabel('New balance (sats)').fill('5000')
   await page.getByRole('button', { name: 'Set balance' }).click()
   await page.getByText('Balance of alice set to 5,000 sats.').waitFor()
+  // Refused before the receiver's invoice is made: more than alice can send, and a receiver that is no user of the
+  // app (the invoice would have created it). Neither leaves an invoice or a user behind.
+  const admin = { headers: { authorization: `Bearer ${daemon.adminToken}` } }
+  const rowsOf = async (query: string) => (await daemon.request('GET', `/api/operator/payments?query=${query}`, admin)).json.payments as unknown[]
   await page.getByLabel('From user').fill('alice')
+  await page.getByLabel('To user').fill('bob')
+  await page.getByLabel('Amount (sats)').fill('6000')
+  await page.getByRole('button', { name: 'Pay', exact: true }).click()
+  await page.getByText(/^alice can send at most 4,\d{3} sats \(its balance less the service fee\); nothing was paid\.$/).waitFor()
+  assert.equal(await rowsOf('bob'), [], 'no invoice of bob left behind')
+  await page.getByLabel('To user').fill('bobb')
+  await page.getByLabel('Amount (sats)').fill('100')
+  await page.getByRole('button', { name: 'Pay', exact: true }).click()
+  await page.getByText('No user bobb in console-shop, the app of alice: payments between users stay inside one app.').waitFor()
+  assert.equal((await daemon.request('GET', '/api/operator/users?query=bobb', admin)).json.users, [], 'bobb was not created')
   await page.getByLabel('To user').fill('bob')
   await page.getByLabel('Amount (sats)').fill('1200')
   await page.getByRole('button', { name: 'Pay', exact: true }).click()

@@ -100,10 +100,23 @@ export function Users() {
           <form onSubmit={submit(() => action.run(async () => {
             const from = pay.from.trim()
             const to = pay.to.trim()
-            const token = await appToken(await appOf(from))
+            const amount = Number(pay.amount)
+            const app = await appOf(from)
+            const token = await appToken(app)
+            // Checked before the receiver's invoice is made, so that a payment refused for these reasons leaves no
+            // unpaid invoice behind (and a mistyped receiver is not created by the invoice).
+            const appUser = (identifier: string) =>
+              call<{ max_withdrawable: number }>('/api/app/user/get', { bearer: token, body: { user_identifier: identifier } })
+            const payer = await appUser(from)
+            await appUser(to).catch(() => {
+              throw new Error(`No user ${to} in ${app}, the app of ${from}: payments between users stay inside one app.`)
+            })
+            if (amount > payer.max_withdrawable) {
+              throw new Error(`${from} can send at most ${sats(payer.max_withdrawable)} (its balance less the service fee); nothing was paid.`)
+            }
             const { invoice } = await call('/api/app/user/add/invoice', { bearer: token, body: {
               receiver_identifier: to, payer_identifier: from, http_callback_url: '',
-              invoice_req: { amountSats: Number(pay.amount), memo: `console: ${from} → ${to}` },
+              invoice_req: { amountSats: amount, memo: `console: ${from} → ${to}` },
             } })
             const paid = await call('/api/app/invoice/pay', { bearer: token, body: { user_identifier: from, invoice, amount: 0 } })
             return done(`Paid ${sats(paid.amount_paid)} from ${from} to ${to} (service fee ${sats(paid.service_fee)}).`)
