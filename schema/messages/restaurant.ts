@@ -35,8 +35,12 @@ export const RestaurantListRequest = message('RestaurantListRequest', {
   all_wallets: boolParam().optional(),
 })
 
-/** The restaurant's wallet is the wallet whose admin key creates it. */
+/**
+ * The restaurant's wallet is the wallet whose admin key creates it. LNbits clients also send that wallet's id as
+ * `wallet`: taken when it names the key's own wallet, refused otherwise (a key cannot open a restaurant elsewhere).
+ */
 export const RestaurantCreate = message('RestaurantCreate', {
+  wallet: text().max(128).optional(),
   name: nameText(),
   slug: slugText(),
   description: descriptionText().optional(),

@@ -187,6 +187,20 @@ access('restaurant validation: slug shape, a taken slug, currency, whole sats', 
   assert.is(negative.status, 400)
 })
 
+access("a wallet field (as LNbits clients send it) is taken when it names the key's wallet, refused otherwise", async () => {
+  const own = await rd.api('POST', '/restaurants', { key: owner.adminKey, body: { wallet: owner.walletId, name: 'Named', slug: `named-${process.pid}` } })
+  assert.is(own.status, 201, own.text)
+  assert.is(own.json.wallet, owner.walletId, "opened on the key's own wallet")
+  const elsewhere = await rd.api('POST', '/restaurants', { key: owner.adminKey, body: { wallet: stranger.walletId, name: 'Theirs', slug: `theirs-${process.pid}` } })
+  assert.is(elsewhere.status, 403)
+  assert.is(
+    elsewhere.json.detail,
+    `wallet: a restaurant is opened on the wallet whose admin key creates it, and this key's wallet is ${owner.walletId}: ` +
+      `leave wallet out, or send the request with the admin key of ${stranger.walletId}`,
+  )
+  assert.is((await rd.api('GET', `/restaurants/by-slug/theirs-${process.pid}`)).status, 404, 'nor anywhere')
+})
+
 access('carts are refused with a 400 naming the item', async () => {
   const otherPlace = await rd.api('POST', '/restaurants', { key: owner.adminKey, body: { name: 'Elsewhere', slug: `elsewhere-${process.pid}` } })
   const foreign = await rd.api('POST', '/menu_items', { key: owner.adminKey, body: { restaurant_id: otherPlace.json.id, name: 'Foreign', price: '5' } })

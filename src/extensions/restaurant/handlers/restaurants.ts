@@ -67,6 +67,13 @@ export function restaurantHandlers(room: RestaurantRoom) {
   }
 
   const RestaurantCreate: Handler<'RestaurantCreate'> = async (input, ctx) => {
+    if (input.wallet !== undefined && input.wallet !== ctx.caller.walletId) {
+      throw new OperationError(
+        'forbidden',
+        `wallet: a restaurant is opened on the wallet whose admin key creates it, and this key's wallet is ` +
+          `${ctx.caller.walletId}: leave wallet out, or send the request with the admin key of ${input.wallet.slice(0, 128)}`,
+      )
+    }
     const currency = input.currency ?? 'sat'
     checkCurrency(currency)
     const now = room.now()
