@@ -162,8 +162,10 @@ program
 program
   .command('docs')
   .description('print the operations reference (docs/operations.md) generated from the catalogue')
-  .action(async () => {
-    process.stdout.write((await import('../src/cli/docs.js')).operationsReference())
+  .option('--openapi', 'print the HTTP API as an OpenAPI 3.1 document (JSON) instead, as GET /api/openapi.json serves it')
+  .action(async (opts: { openapi?: boolean }) => {
+    const docs = await import('../src/cli/docs.js')
+    process.stdout.write(opts.openapi ? `${JSON.stringify(docs.openApi(), null, 2)}\n` : docs.operationsReference())
   })
 
 await program.parseAsync(process.argv)

@@ -13,6 +13,7 @@ import { modelOperations } from './operations/models.js'
 import { nwcOperations } from './operations/nwc.js'
 import { operatorOperations } from './operations/operator.js'
 import { clinkOperations } from './operations/clink.js'
+import { apiDocsOperations } from './operations/api-docs.js'
 
 export const catalogue = [
   ...adminOperations,
@@ -28,6 +29,7 @@ export const catalogue = [
   ...nwcOperations,
   ...clinkOperations,
   ...operatorOperations,
+  ...apiDocsOperations,
 ]
 
 export type CatalogueEntry = (typeof catalogue)[number]

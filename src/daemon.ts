@@ -46,6 +46,7 @@ import { exitOnLeaseLost, openBooks } from './lifecycle/books.js'
 import { embeddedRelayView, relayReadiness, startEmbeddedRelay } from './lifecycle/embedded-relay.js'
 import { unixSeconds } from './units/index.js'
 import { logStyle } from './logging/index.js'
+import { apiDocsHandlers } from './api-docs/index.js'
 
 export interface Daemon {
   url: string
@@ -156,6 +157,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
 
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
+  registry.register(apiDocsHandlers(), 'api-docs')
   registry.register(wallet.handlers, 'wallet')
   const nwc = await createNwc({
     sql: books.sql, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),

@@ -2,6 +2,11 @@
 import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
 import type { z } from 'zod'
 import { describeType, fieldsOf, titleOf } from '../../schema/describe.js'
+import { openApiDocument, type OpenApi } from '../api-docs/index.js'
+import { packageVersion } from '../version/index.js'
+
+/** The HTTP API as an OpenAPI 3.1 document, as the daemon serves it at GET /api/openapi.json. */
+export const openApi = (): OpenApi => openApiDocument(packageVersion())
 
 const authNames: Record<string, string> = {
   guest: 'Guest (no credentials)',

@@ -12,7 +12,7 @@ export const layers: { name: string; rooms: string[] }[] = [
     rooms: [
       'src/wallet', 'src/clink', 'src/lnurl', 'src/nwc', 'src/linking', 'src/swaps', 'src/rates', 'src/metrics',
       'src/models', 'src/health', 'src/callbacks', 'src/host-api', 'src/webrtc', 'src/backup',
-      'src/extensions', 'src/extensions/host', 'src/extensions/payroll', 'src/extensions/restaurant',
+      'src/extensions', 'src/extensions/host', 'src/extensions/payroll', 'src/extensions/restaurant', 'src/api-docs',
     ],
   },
   {
