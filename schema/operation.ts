@@ -83,10 +83,10 @@ export interface Operation<
   input: I
   output: O
   /**
-   * Response body that is not JSON (CSV exports, pages, the Prometheus exposition): the handler returns
-   * `{contentType, body}`.
+   * Response body written by the handler itself (CSV exports, pages, the Prometheus exposition, a JSON document
+   * rendered once and served as it is): the handler returns `{contentType, body}`.
    */
-  produces?: 'text/csv' | 'text/html' | 'text/plain'
+  produces?: 'text/csv' | 'text/html' | 'text/plain' | 'application/json'
   /**
    * Input fields the schema does not name: 'refuse' answers an error naming them; 'ignore' drops them and logs them
    * at debug (Lightning.Pub's behaviour: newer clients may send more). Default: 'ignore' in the pub dialect (the

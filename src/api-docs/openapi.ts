@@ -121,7 +121,8 @@ function operationObject(entry: CatalogueEntry, binding: HttpBinding, pathNames:
   }
 
   const produces = (entry as { produces?: string }).produces
-  const output: Schema = produces ? { type: 'string' } : jsonSchema(entry.output, 'output', `${entry.name}.output`, components)
+  const output: Schema =
+    produces === 'application/json' ? { type: 'object' } : produces ? { type: 'string' } : jsonSchema(entry.output, 'output', `${entry.name}.output`, components)
   const responses: Record<string, Schema> = {}
   if (entry.dialect === 'pub') {
     // Lightning.Pub's envelope: HTTP 200 either way, `status` says which.
