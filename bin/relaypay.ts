@@ -95,8 +95,10 @@ const store = program.command('store').description('the database')
 store
   .command('copy')
   .description('copy an installation from its SQLite database into a new PostgreSQL database, then check both agree')
-  .requiredOption('--from <dir>', 'the data directory (its daemon stopped)')
-  .requiredOption('--to <url>', 'a new, empty PostgreSQL database: postgres://user@host:port/db')
+  .option('--from <dir>', 'the data directory (its daemon stopped; default: the configured data dir)')
+  .option('--to <url>', 'a new, empty PostgreSQL database: postgres://user@host:port/db (default: the configured [store] url)')
+  .option('--config <file>', 'TOML config file, as for start (default: <data-dir>/relaypay.toml if present)')
+  .option('--data-dir <dir>', 'data directory (default ./data)')
   .option('--json', 'print what was copied and both audits as JSON')
   .action(async opts => (await import('../src/cli/store.js')).runStoreCopy(opts))
 

@@ -6,25 +6,33 @@ import fs from 'node:fs'
 import { copySqliteToPostgres, openDatabaseFile, postgresSqlStore, sqliteSqlStore, StoreCopyError, type SqlStore } from '../store/index.js'
 import { auditLedger, type AuditReport } from '../wallet/index.js'
 import { runningDaemonPid } from '../daemon-files.js'
+import { commandConfig, type CommandConfigOptions } from './command-config.js'
 
-export interface StoreCopyCliOptions {
-  from: string
-  to: string
+export interface StoreCopyCliOptions extends CommandConfigOptions {
+  /** The data dir; default: the configuration's. */
+  from?: string
+  /** The PostgreSQL database; default: the configuration's `[store] url`. */
+  to?: string
   json?: boolean
 }
 
 export async function runStoreCopy(opts: StoreCopyCliOptions): Promise<void> {
-  const dataDir = path.resolve(opts.from)
-  const file = path.join(dataDir, 'relaypay.sqlite')
   const fail = (message: string, code = 2) => {
     process.stderr.write(`relaypay: ${message}\n`)
     process.exitCode = code
   }
+  // What is not given is read from the configuration `start` reads: the operator who has already named the new
+  // database in [store] url (or RELAYPAY_STORE_URL) copies into it with no more words.
+  const configured = opts.from === undefined || opts.to === undefined ? await commandConfig({ config: opts.config, dataDir: opts.from ?? opts.dataDir }) : undefined
+  const dataDir = path.resolve(opts.from ?? configured!.data_dir)
+  const to = opts.to ?? configured!.store.url
+  if (to === undefined) return fail('name the PostgreSQL database to copy into: --to postgres://…, or [store] url in the configuration (RELAYPAY_STORE_URL)')
+  const file = path.join(dataDir, 'relaypay.sqlite')
   if (!fs.existsSync(file)) return fail(`no relaypay database in ${dataDir}`)
-  if (!/^postgres(ql)?:\/\//.test(opts.to)) return fail(`--to takes a postgres:// URL (got ${opts.to.replace(/\/\/[^@/]*@/, '//…@')})`)
+  if (!/^postgres(ql)?:\/\//.test(to)) return fail(`--to takes a postgres:// URL (got ${to.replace(/\/\/[^@/]*@/, '//…@')})`)
   const pid = runningDaemonPid(dataDir)
   if (pid !== undefined) return fail(`a daemon (pid ${pid}) is serving ${dataDir}: stop it first, or what it writes after the copy is lost`)
-  const target = postgresSqlStore({ url: opts.to })
+  const target = postgresSqlStore({ url: to })
   try {
     const say = (line: string) => !opts.json && process.stdout.write(line + '\n')
     const copied = await copySqliteToPostgres({ sqliteFile: file, target, onTable: ({ table, rows }) => say(`copied ${table}: ${rows} rows`) })

@@ -163,6 +163,31 @@ if (!postgres) {
     }
   })
 
+  test('with no --from or --to, the copy reads the configuration start reads: its data dir and [store] url', async () => {
+    await daemon.stop().catch(() => {})
+    const books = path.join(tempDataDir(), 'configured')
+    fs.mkdirSync(books)
+    fs.copyFileSync(path.join(daemon.dataDir, 'relaypay.sqlite'), path.join(books, 'relaypay.sqlite'))
+    // Nothing names the database yet: the copy says where it could be named.
+    const unnamed = await relaypay(['store', 'copy', '--data-dir', books])
+    assert.is(unnamed.code, 2)
+    assert.is(unnamed.stderr.trim(), 'relaypay: name the PostgreSQL database to copy into: --to postgres://…, or [store] url in the configuration (RELAYPAY_STORE_URL)')
+    const url = await createDatabase(postgres.adminUrl)
+    const config = path.join(books, 'relaypay.toml')
+    fs.writeFileSync(config, `data_dir = "."\n[store]\nurl = "${url}"\n`)
+    const copy = await relaypay(['store', 'copy', '--config', config])
+    assert.is(copy.code, 0, copy.stderr + copy.stdout)
+    assert.match(copy.stdout, 'the copy is identical')
+    // The same configuration now audits the copy in PostgreSQL, and it holds what the SQLite books hold.
+    const [configured, original] = await Promise.all([
+      relaypay(['audit', '--config', config, '--json']),
+      relaypay(['audit', '--store-url', url, '--json']),
+    ])
+    assert.is(configured.code, 0, configured.stderr)
+    assert.equal(JSON.parse(configured.stdout).walletsTotalMsat, JSON.parse(original.stdout).walletsTotalMsat)
+    assert.ok(JSON.parse(configured.stdout).walletsTotalMsat > 0)
+  })
+
   test('a copy that fails half-way leaves the target without a row', async () => {
     // A value SQLite's type affinity keeps but PostgreSQL refuses, in a table copied late.
     const broken = path.join(tempDataDir(), 'data')
