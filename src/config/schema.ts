@@ -157,6 +157,13 @@ export const configSchema = z.strictObject({
       allow_balance_migration: z.boolean().default(false),
       /** Advertised to wallets in UserInfo.bridge_url (an LNURL bridge for human-readable addresses). */
       bridge_url: z.string().default(''),
+      /**
+       * Accounts Nostr keys may open on their own (a first request to an app that lets clients create users), node
+       * wide: a bucket of `new_accounts_burst` refilled at `new_accounts_per_minute`. Over it a new key is refused
+       * with 429 and Retry-After; keys with accounts are never limited by it.
+       */
+      new_accounts_per_minute: z.int().min(1).max(100_000).default(60),
+      new_accounts_burst: z.int().min(1).max(100_000).default(300),
     })
     .prefault({}),
   clink: z

@@ -38,6 +38,7 @@ export function openWallet(config: Config, ctx: WalletContext): Promise<Wallet> 
     relayUrl: () => relayUrls[0]!,
     bridgeUrl: config.apps.bridge_url,
     allowBalanceMigration: config.apps.allow_balance_migration,
+    newAccounts: { perMinute: config.apps.new_accounts_per_minute, burst: config.apps.new_accounts_burst },
     extensions: ctx.extensions,
     defaultAppName: config.apps.default_app_name,
     allowLoopbackCallbacks: config.callbacks.allow_loopback,

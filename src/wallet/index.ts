@@ -41,6 +41,7 @@ import { nostrAccounts } from './nostr-accounts.js'
 import { appsReport } from './apps-report.js'
 import { openBalanceReader } from './balance-reader.js'
 import type { Wallet } from './door.js'
+import type { RateBudget } from '../limits/index.js'
 
 export type { AccountStore, AppRow, UserRow, AppUserRow } from './accounts.js'
 export { maxWithdrawableSats, type FeePolicy } from './fees.js'
@@ -80,6 +81,8 @@ export interface WalletDeps {
   relayUrl(): string
   bridgeUrl: string
   allowBalanceMigration: boolean
+  /** How many accounts Nostr keys may open on their own, node wide (default: unlimited). */
+  newAccounts?: RateBudget
   extensions: readonly string[]
   defaultAppName: string
   node: LightningNode
@@ -169,7 +172,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
   const appsMetrics = appsReport(deps.sql)
   return {
     accounts,
-    nostr: nostrAccounts({ sql: deps.sql, accounts, random: deps.random }),
+    nostr: nostrAccounts({ sql: deps.sql, accounts, random: deps.random, now: deps.now, ...(deps.newAccounts ? { newAccounts: deps.newAccounts } : {}) }),
     defaultApp,
     handlers,
     directory: accounts.directory(),

@@ -2,7 +2,8 @@
 // user found by its linked pubkey across all apps, or a new one where the addressed app lets clients open
 // accounts. Linking and invites bind a pubkey to an app user through the same functions.
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { OperationError, type Caller } from '../bus/index.js'
+import { OperationError, takeOrRefuse, type Caller } from '../bus/index.js'
+import { RateLimiter, type RateBudget } from '../limits/index.js'
 import { sqlErrorKind, type SqlStore } from '../store/index.js'
 import type { AccountStore, AppUserRow, Random } from './accounts.js'
 
@@ -10,6 +11,9 @@ export interface NostrAccountsDeps {
   sql: SqlStore
   accounts: AccountStore
   random: Random
+  now(): number
+  /** Accounts keys may open on their own, node wide; unlimited without it. */
+  newAccounts?: RateBudget
 }
 
 export type NostrUser = Extract<Caller, { kind: 'user' }>
@@ -37,7 +41,10 @@ const texts = {
 
 const alreadyLinked = () => new OperationError('conflict', 'this key already has an account')
 
-export function nostrAccounts({ sql, accounts, random }: NostrAccountsDeps): NostrAccounts {
+export function nostrAccounts({ sql, accounts, random, now, newAccounts }: NostrAccountsDeps): NostrAccounts {
+  // A stranger's fresh key costs an account, a wallet and rows; fresh keys are free to make, so the node bounds how
+  // many it opens a minute (one bucket: a relay does not tell the daemon which address an event came from).
+  const opening = newAccounts ? new RateLimiter(newAccounts, 1) : undefined
   const appUserByPubkey = (pubkey: string) => sql.one<AppUserRow>(texts.byPubkey, [pubkey])
 
   // The key's check and its new user commit together; two first requests of one key at once race on the unique
@@ -69,6 +76,7 @@ export function nostrAccounts({ sql, accounts, random }: NostrAccountsDeps): Nos
       if (!app || !app.allow_user_creation) {
         throw new OperationError('forbidden', 'user creation by client is not allowed in this app')
       }
+      if (opening) takeOrRefuse(opening, 'node', now(), "new accounts on this node (the operator's [apps] new_accounts_per_minute)")
       const created = await createForPubkey(appId, pubkey).catch(async (err: unknown) => {
         // Another request of the same key created its user meanwhile: that user is the answer.
         const winner = err instanceof OperationError && err.code === 'conflict' ? await appUserByPubkey(pubkey) : undefined

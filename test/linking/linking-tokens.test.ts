@@ -18,7 +18,7 @@ const clock = { now: () => now }
 async function room(dataDir: string) {
   const store = openStore({ dataDir })
   const accounts = accountStore({ sql: store.sql, random: bytes => randomBytes(bytes), now: clock.now })
-  const nostr = nostrAccounts({ sql: store.sql, accounts, random: bytes => randomBytes(bytes) })
+  const nostr = nostrAccounts({ sql: store.sql, accounts, random: bytes => randomBytes(bytes), now: clock.now })
   const linking = await createLinking({
     sql: store.sql, accounts, nostr, tokens: createTokenSigner('x'.repeat(32)), clock, random: bytes => randomBytes(bytes),
     log: pino({ level: 'silent' }), dataDir, defaultAppId: '', allowHttpUpgrade: false, serviceUrl: () => '',

@@ -38,7 +38,7 @@ for (const engine of both.engines) {
   test.before(async () => {
     ;({ store, close } = await engine.open())
     accounts = accountStore({ sql: store, random: bytes => randomBytes(bytes), now: () => 1_000 })
-    nostr = nostrAccounts({ sql: store, accounts, random: bytes => randomBytes(bytes) })
+    nostr = nostrAccounts({ sql: store, accounts, random: bytes => randomBytes(bytes), now: () => 1_000 })
   })
   test.after(async () => {
     await close?.()
@@ -154,6 +154,25 @@ for (const engine of both.engines) {
     // A key linked in one app is the same user when it talks to another (upstream).
     const there = await nostr.userForPubkey(key(1), closed.id)
     assert.equal(there, { kind: 'user', userId: callers[0]!.userId, appId: closed.id, appUserId: callers[0]!.appUserId })
+  })
+
+  test('accounts opened by keys are bounded node wide: refused with 429 and Retry-After over the budget; known keys pass', async () => {
+    let now = 5_000_000
+    const bounded = nostrAccounts({ sql: store, accounts, random: bytes => randomBytes(bytes), now: () => now, newAccounts: { perMinute: 2, burst: 3 } })
+    const app = await accounts.ensureDefaultApp('wallet')
+    const users = await countOf(store, 'SELECT count(*) AS n FROM users')
+    const opened = []
+    for (let i = 0; i < 3; i++) opened.push(await bounded.userForPubkey(key(40 + i), app.id))
+    const refused = await refusal(bounded.userForPubkey(key(43), app.id))
+    assert.is(refused.code, 'limit_exceeded')
+    assert.is(refused.status, 429)
+    assert.is(refused.retryAfterSeconds, 30) // two a minute: the next in 30 s
+    assert.is(refused.message, "too many requests: new accounts on this node (the operator's [apps] new_accounts_per_minute); try again in 30 s")
+    assert.is(await countOf(store, 'SELECT count(*) AS n FROM users'), users + 3, 'the refused key opened nothing')
+    // A key that has its account is answered whatever the budget.
+    assert.equal(await bounded.userForPubkey(key(40), app.id), opened[0])
+    now += 30_000
+    assert.ok((await bounded.userForPubkey(key(43), app.id)).userId, 'the next account once a token is back')
   })
 
   test('linking a key: the wallet lookup sees the new key at once; a key linked elsewhere is refused, twice at once too', async () => {
