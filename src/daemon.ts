@@ -46,6 +46,7 @@ import { exitOnLeaseLost, openBooks } from './lifecycle/books.js'
 import { embeddedRelayView, relayReadiness, startEmbeddedRelay } from './lifecycle/embedded-relay.js'
 import { unixSeconds } from './units/index.js'
 import { logStyle } from './logging/index.js'
+import { publicRelaysOf, warnIfLoopback } from './lifecycle/public-relays.js'
 import { apiDocsHandlers } from './api-docs/index.js'
 
 export interface Daemon {
@@ -127,6 +128,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const embedded = config.nostr.relays.length === 0 ? await startEmbeddedRelay(config, dataDir, log) : undefined
   const relay = embedded?.relay
   const relayUrls = relay ? [relay.url] : [...config.nostr.relays]
+  const publicRelays = publicRelaysOf(config, relayUrls)
+  warnIfLoopback(publicRelays, log)
 
   const node = await startNode(config, dataDir, { db: store.db, clock, log, probes }).catch(async err => {
     await relay?.close()
@@ -136,7 +139,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
 
   const events = createEventBus()
   const wallet = await openWallet(config, {
-    books, tokens, random, clock, relayUrls, extensions: extensionIds, node, emit: event => events.emit(event), log: log.child({ room: 'wallet' }),
+    books, tokens, random, clock, relayUrls, publicRelays: publicRelays.urls, extensions: extensionIds, node, emit: event => events.emit(event), log: log.child({ room: 'wallet' }),
   })
   const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
@@ -160,7 +163,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(apiDocsHandlers(), 'api-docs')
   registry.register(wallet.handlers, 'wallet')
   const nwc = await createNwc({
-    sql: books.sql, wallet, node, relays: relayUrls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
+    sql: books.sql, wallet, node, relays: publicRelays.urls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
   })
   registry.register(nwc.handlers, 'nwc')
   const linking = await createLinking({
@@ -215,7 +218,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     node,
     events$: events.events$,
     emit: event => events.emit(event),
-    relayUrl: () => relayUrls[0]!,
+    relayUrl: () => publicRelays.urls[0]!,
     clock,
     random,
     log: log.child({ room: 'clink' }),
@@ -315,11 +318,13 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     mock: Boolean(node.mock),
     relays: nostr?.relayStatus() ?? [],
     embeddedRelay: embeddedRelayView(relay, config.nostr),
+    publicRelays: { urls: [...publicRelays.urls], loopbackOnly: publicRelays.loopbackOnly() },
   })))
   let nostr: NostrTransport
   try {
     nostr = await startNostrTransport({
       relays: relayUrls,
+      ...(publicRelays.configured ? { publicRelays: publicRelays.urls } : {}),
       dispatcher,
       claims: { sql: books.sql, local: books.raw },
       apps: () => wallet.accounts.apps(),

@@ -9,6 +9,7 @@ import { ConfigError } from './config-error.js'
 export { configSchema, type Config }
 export { ensureSecret, readSecret } from './secrets.js'
 export { listening } from './listen-errors.js'
+export { isLoopbackUrl } from './loopback.js'
 
 export { ConfigError }
 

@@ -105,6 +105,12 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** External relays; empty runs the embedded relay (the offline default). */
       relays: z.array(z.string().regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL')).default([]),
+      /**
+       * The relays as clients elsewhere reach them (the wss:// name of the TLS proxy in front of the embedded relay),
+       * named in every connection string handed out: NWC, nprofiles, CLINK pointers. Empty: the relays above (or the
+       * embedded relay's own, loopback, address).
+       */
+      public_relays: z.array(z.string().regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL')).default([]),
       embedded_relay_port: port.default(7447),
       max_event_age_seconds: z.int().min(10).default(600),
       /** Messages from a relay larger than this (bytes) are dropped unread, with a warning; the embedded relay's limit. */

@@ -27,6 +27,8 @@ export interface ConsoleOptions {
     relays: { url: string; connected: boolean; queued: number }[]
     /** The embedded relay's latest stats and the limits they are measured against. */
     embeddedRelay?: { limits: { maxStoreBytes: number; maxConnections: number }; stats?: { connections: number; storeBytes: number; fileBytes: number; memoryBytes: number; diskLow: boolean; refused: Record<string, number> } }
+    /** The relays named in connection strings handed out, and whether they are all loopback addresses. */
+    publicRelays: { urls: string[]; loopbackOnly: boolean }
   }
   now?: () => number
   /** Where the built page lives; build/console by default. */
@@ -138,9 +140,10 @@ export function createConsole(opts: ConsoleOptions): Console {
         const session = sessionOf(req)
         if (!session || !csrfMatches(session, header(req, csrfHeader))) json(res, 401, { detail: 'Not signed in.' })
         else {
-          const { embeddedRelay, ...about } = opts.about()
+          const { embeddedRelay, publicRelays, ...about } = opts.about()
           json(res, 200, {
             ...about,
+            public_relays: { urls: publicRelays.urls, loopback_only: publicRelays.loopbackOnly },
             embedded_relay: embeddedRelay
               ? {
                   connections: embeddedRelay.stats?.connections ?? null,

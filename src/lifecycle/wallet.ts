@@ -18,6 +18,8 @@ export interface WalletContext {
   clock: Clock
   /** The relays the daemon serves on: the first is the one its apps name; zap receipts may go to the others. */
   relayUrls: readonly string[]
+  /** The relays named in what is handed out (CLINK pointers): `[nostr] public_relays`, else relayUrls. */
+  publicRelays: readonly string[]
   /** Extension ids accounts can enable. */
   extensions: readonly string[]
   node: LightningNode
@@ -35,7 +37,7 @@ export function openWallet(config: Config, ctx: WalletContext): Promise<Wallet> 
     random: ctx.random,
     now: () => ctx.clock.now(),
     fees: walletFees(config.fees),
-    relayUrl: () => relayUrls[0]!,
+    relayUrl: () => ctx.publicRelays[0]!,
     bridgeUrl: config.apps.bridge_url,
     allowBalanceMigration: config.apps.allow_balance_migration,
     newAccounts: { perMinute: config.apps.new_accounts_per_minute, burst: config.apps.new_accounts_burst },

@@ -2,6 +2,7 @@
 // useless to any wallet but one on this machine, so (as upstream) every LNURL feature refuses while the public
 // URL is unset or loopback, unless `[lnurl] allow_loopback` says this is a test.
 import { OperationError } from '../bus/index.js'
+import { isLoopbackUrl } from '../config/index.js'
 
 /**
  * Upstream's first sentence, kept because clients match on it, then relaypay's own key: upstream's next words name its
@@ -29,14 +30,10 @@ export interface ServiceUrl {
 export function serviceUrl(config: ServiceUrlConfig): ServiceUrl {
   const base = (): string => {
     const url = config.publicUrl
-    const usable = url !== undefined && !isLoopback(url)
+    const usable = url !== undefined && !isLoopbackUrl(url)
     if (!usable && !config.allowLoopback) throw new OperationError('forbidden', lnurlDisabledMessage)
     return (url ?? config.listenUrl()).replace(/\/+$/, '')
   }
   return { base, domain: () => new URL(base()).host }
 }
 
-function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname.toLowerCase()
-  return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '[::1]' || host === '::1'
-}

@@ -101,6 +101,9 @@ e2e('sign in: a wrong token is refused with a message, the right one opens the o
   await page.getByRole('cell', { name: 'connected', exact: true }).waitFor()
   await eventually(async () => /Embedded relay connections[1-9]\d* of 1024/.test((await page.getByTestId('embedded-relay').textContent()) ?? ''), 'relay connections')
   assert.match((await page.getByTestId('embedded-relay').textContent()) ?? '', /Embedded relay store\d+\.\d MiB of 256\.0 MiB quota/)
+  // With no [nostr] public_relays, connection strings name the loopback relay: said in red, naming the setting.
+  const named = (await page.getByTestId('public-relays').textContent()) ?? ''
+  assert.match(named, /^Named in connection stringsws:\/\/127\.0\.0\.1:\d+Reachable fromthis machine only: .*\[nostr\] public_relays/)
   await eventually(async () => (await page.getByTestId('audit-result').textContent())?.startsWith('clean') ?? false, 'the start audit shown')
   // Keyboard: Tab from the top reaches the Apps link, and Enter opens the page.
   await page.evaluate('document.activeElement && document.activeElement.blur()')

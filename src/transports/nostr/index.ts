@@ -47,6 +47,8 @@ const readyTimeoutMs = 5_000
 
 export interface NostrTransportDeps {
   relays: readonly string[]
+  /** Named in the nprofile instead of `relays` when the operator gives the relays' public address. */
+  publicRelays?: readonly string[]
   dispatcher: Dispatcher
   /** Where the exactly-once claims of request events live (processed-requests.ts). */
   claims: ProcessedRequestsStore
@@ -224,7 +226,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     fs.writeFileSync(path.join(deps.dataDir, appProfileFile), encoded + '\n')
     return encoded
   }
-  let nprofile = profileOn(deps.relays)
+  let nprofile = profileOn(deps.publicRelays ?? deps.relays)
 
   await pool.ready(readyTimeoutMs)
   // What the relays replayed is claimed and under way before the daemon tells the rooms the relays are up: a CLINK
@@ -242,7 +244,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     relayStatus: () => pool.status(),
     async setRelays(urls) {
       await pool.setUrls(urls)
-      nprofile = profileOn(urls)
+      nprofile = profileOn(deps.publicRelays ?? urls)
       beacon.announce() // the new relays learn the service at once
       // Published to every relay of the pool; the ones that had it already keep the same replaceable event.
       nwc?.announceAll()

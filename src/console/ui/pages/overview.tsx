@@ -7,6 +7,7 @@ interface About {
   network: string
   mock: boolean
   relays: { url: string; connected: boolean; queued: number }[]
+  public_relays: { urls: string[]; loopback_only: boolean }
   embedded_relay: {
     connections: number | null
     max_connections: number
@@ -98,6 +99,16 @@ export function Overview() {
         <Section title="Relays">
           <Table caption="Relays the daemon serves apps on" head={['Relay', 'State', 'Waiting to send']}
             rows={(about.data?.relays ?? []).map(r => [r.url, r.connected ? 'connected' : 'NOT connected', r.queued])} empty="No relay link yet." />
+          {about.data && (
+            <dl data-testid="public-relays">
+              <dt>Named in connection strings</dt><dd>{about.data.public_relays.urls.join(', ')}</dd>
+              {about.data.public_relays.loopback_only && (
+                <><dt>Reachable from</dt><dd class="error">this machine only: NWC strings, nprofiles and CLINK pointers name a
+                  loopback relay, which a phone or a wallet elsewhere cannot reach. Set <code>[nostr] public_relays</code> to
+                  the relay's public wss:// address.</dd></>
+              )}
+            </dl>
+          )}
           {about.data?.embedded_relay && (() => {
             const embedded = about.data.embedded_relay
             const refused = Object.entries(embedded.refused).map(([why, n]) => `${why} ${n}`).join(', ')
