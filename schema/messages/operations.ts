@@ -1,7 +1,7 @@
 // The user operations history: operation records, six-cursor pagination, live pushes and push notifications.
 // The upstream misspelling `Payemnts` in GetUserOperationsResponse is part of the wire format.
 // Fields: upstream's structs.proto.
-import { bool, enumOf, int, list, message, oneof, text } from '../dsl.js'
+import { bool, enumOf, int, list, message, oneof, optional, text } from '../dsl.js'
 
 export const UserOperationType = enumOf('UserOperationType', ['INCOMING_TX', 'OUTGOING_TX', 'INCOMING_INVOICE', 'OUTGOING_INVOICE', 'OUTGOING_USER_TO_USER', 'INCOMING_USER_TO_USER'])
 
@@ -38,6 +38,8 @@ export const GetUserOperationsRequest = message('GetUserOperationsRequest', {
   latestIncomingUserToUserPayment: OperationsCursor,
   latestOutgoingUserToUserPayment: OperationsCursor,
   max_size: int(), // page size per category
+  /** Upstream's next version: whose operations GetUserOperationsFromAdmin reads; ignored on a user's own call. */
+  user_id: optional(text()),
 })
 
 export const GetUserOperationsResponse = message('GetUserOperationsResponse', {
@@ -47,6 +49,34 @@ export const GetUserOperationsResponse = message('GetUserOperationsResponse', {
   latestIncomingTxOperations: UserOperations,
   latestOutgoingUserToUserPayemnts: UserOperations,
   latestIncomingUserToUserPayemnts: UserOperations,
+  /** Upstream's next version: the internal user id whose operations these are. */
+  user_id: optional(text()),
+})
+
+/** Upstream's next version (its admin dashboard): users newest first, `take` clamped to 1..50 (default 20). */
+export const UsersAdminInfoRequest = message('UsersAdminInfoRequest', {
+  skip: optional(int()),
+  take: optional(int()),
+})
+
+export const AppUserAdminInfo = message('AppUserAdminInfo', {
+  app_user_id: text(), // the app user's identifier
+  npub: text(), // the linked Nostr key as stored: 64 hex, or ""
+  has_callback_url: bool(),
+  has_topic_id: bool(),
+})
+
+export const UserAdminInfo = message('UserAdminInfo', {
+  user_id: text(),
+  balance: int(), // sats
+  locked: bool(),
+  app_users: list(AppUserAdminInfo),
+  owner_of_app_id: optional(text()),
+})
+
+export const UsersAdminInfo = message('UsersAdminInfo', {
+  users: list(UserAdminInfo),
+  total: int(),
 })
 
 export const LiveUserOperation = message('LiveUserOperation', {

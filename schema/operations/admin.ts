@@ -17,6 +17,7 @@ import {
   CreateOneTimeInviteLinkRequest, CreateOneTimeInviteLinkResponse, GetInviteTokenStateRequest,
   GetInviteTokenStateResponse,
 } from '../messages/linking.js'
+import { GetUserOperationsRequest, GetUserOperationsResponse, UsersAdminInfo, UsersAdminInfoRequest } from '../messages/operations.js'
 
 export const adminOperations = [
   operation({
@@ -49,6 +50,19 @@ export const adminOperations = [
     http: { method: 'POST', path: '/api/admin/app/auth' },
     input: AuthAppRequest, output: AuthApp,
     summary: 'Issues a fresh app token for the application with this name, optionally changing `allow_user_creation`.',
+  }),
+  // Upstream's next version (its dashboard branch): the admin's view of users and of any user's operations.
+  operation({
+    name: 'GetUsersAdminInfo', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true, repeatable: true,
+    http: { method: 'POST', path: '/api/admin/users/info' },
+    input: UsersAdminInfoRequest, output: UsersAdminInfo,
+    summary: 'Users, most recently active first (`skip`, `take` 1..50, default 20), with balance, ban state, app identities and the app each owns; `total` counts them all.',
+  }),
+  operation({
+    name: 'GetUserOperationsFromAdmin', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true, repeatable: true,
+    http: { method: 'POST', path: '/api/admin/user/operations' },
+    input: GetUserOperationsRequest, output: GetUserOperationsResponse,
+    summary: "GetUserOperations for the user `user_id` (required; a banned user's too), `max_size` clamped to 1..50 per list.",
   }),
   operation({
     name: 'BanUser', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true,

@@ -36,6 +36,7 @@ import { operatorViews } from './handlers/operator-views.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { clinkPointerCache } from './describe-user.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
+import { adminUsersHandlers } from './handlers/admin-users.js'
 import { liveStreamHandlers } from './handlers/live-streams.js'
 import { nostrAccounts } from './nostr-accounts.js'
 import { appsReport } from './apps-report.js'
@@ -153,6 +154,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
     ...banHandlers({ transaction, ledger, now }),
     ...mockBalanceHandlers({ transaction, ledger, accounts, node, now }),
     ...operationsHistoryHandlers(deps.sql),
+    ...adminUsersHandlers(deps.sql),
     ...liveStreamHandlers(operations.asObservable()),
     ...views.handlers,
     ...userInfoHandlers({

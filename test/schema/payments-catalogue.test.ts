@@ -190,12 +190,17 @@ const walletHostUserOperations = ['GetWalletKeys', 'RotateWalletKeys', 'CreateWa
  * see nothing change.
  */
 const additions = {
-  // human-readable Lightning addresses and the LNURL-channel flow (LUD-02)
-  operations: ['SetLightningAddress', 'GetLnurlChannelInfo', 'HandleLnurlChannel'],
+  // human-readable Lightning addresses and the LNURL-channel flow (LUD-02); upstream's next version's admin views
+  operations: ['SetLightningAddress', 'GetLnurlChannelInfo', 'HandleLnurlChannel', 'GetUsersAdminInfo', 'GetUserOperationsFromAdmin'],
   // LUD-12 comments
   query: { HandleLnurlPay: ['comment'] } as Record<string, string[]>,
-  // NodeGetInfo says when test mode (`[node] mock`) is on
-  fields: { LnurlPayInfoResponse: ['commentAllowed'], NodeGetInfoResponse: ['mock'] } as Record<string, string[]>,
+  // upstream's next version: whose operations are read
+  inputs: { GetUserOperations: ['user_id'] } as Record<string, string[]>,
+  // NodeGetInfo says when test mode (`[node] mock`) is on; upstream's next version names whose operations are read
+  fields: {
+    LnurlPayInfoResponse: ['commentAllowed'], NodeGetInfoResponse: ['mock'],
+    GetUserOperationsRequest: ['user_id'], GetUserOperationsResponse: ['user_id'],
+  } as Record<string, string[]>,
 }
 const withoutAdded = (names: readonly string[], added: readonly string[] | undefined) =>
   names.filter(name => !(added ?? []).includes(name))
@@ -287,7 +292,7 @@ index('every upstream rpc maps to an entry with the same flags, route and field 
     }
     const wantIn = entry.batch ? [batchRequestField!] : [...wireProperties(request), ...row.query, ...pathParams]
     const wantOut = entry.batch ? [batchResponseField!] : wireProperties(response)
-    const hasIn = withoutAdded(fieldNames(entry.input), additions.query[entry.name])
+    const hasIn = withoutAdded(fieldNames(entry.input), [...(additions.query[entry.name] ?? []), ...(additions.inputs[entry.name] ?? [])])
     const hasOut = withoutAdded(fieldNames(entry.output), additions.fields[titleOf(entry.output) ?? ''])
     if (!sameSet(hasIn, wantIn)) problems.push(`${name}: input fields ${show(hasIn)} ≠ upstream ${show(wantIn)}`)
     if (!sameSet(hasOut, wantOut)) problems.push(`${name}: output fields ${show(hasOut)} ≠ upstream ${show(wantOut)}`)

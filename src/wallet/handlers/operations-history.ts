@@ -1,7 +1,7 @@
 // GetUserOperations: six cursor-paged lists of a user's operations. Each list
 // returns rows after its cursor, oldest first, at most `max_size` of them (0: no limit, the same for every list —
 // upstream is inconsistent there). Incoming invoices page by (paid time, serial); the others by serial.
-import { type HandlerTable, OperationError } from '../../bus/index.js'
+import { type Handler, type HandlerTable, type InputOf, OperationError } from '../../bus/index.js'
 import type { SqlStore } from '../../store/index.js'
 import { userOperation, type UserOperation, type UserOperationType } from '../user-operations.js'
 import { unixSeconds } from '../../units/index.js'
@@ -78,19 +78,30 @@ export function operationsHistoryHandlers(sql: SqlStore): HandlerTable {
     return { fromIndex: cursorOf(rows[0]), toIndex: cursorOf(rows[rows.length - 1]), operations }
   }
 
-  return {
-    GetUserOperations: async (input, ctx) => {
-      if (input.max_size < 0) throw new OperationError('invalid_input', 'max_size must not be negative')
-      const userId = ctx.caller.userId
-      const n = input.max_size
-      return {
-        latestIncomingInvoiceOperations: await list('INCOMING_INVOICE', userId, input.latestIncomingInvoice, n),
-        latestOutgoingInvoiceOperations: await list('OUTGOING_INVOICE', userId, input.latestOutgoingInvoice, n),
-        latestIncomingTxOperations: await list('INCOMING_TX', userId, input.latestIncomingTx, n),
-        latestOutgoingTxOperations: await list('OUTGOING_TX', userId, input.latestOutgoingTx, n),
-        latestIncomingUserToUserPayemnts: await list('INCOMING_USER_TO_USER', userId, input.latestIncomingUserToUserPayment, n),
-        latestOutgoingUserToUserPayemnts: await list('OUTGOING_USER_TO_USER', userId, input.latestOutgoingUserToUserPayment, n),
-      }
-    },
+  type Request = InputOf<'GetUserOperations'>
+  /** The six lists of `userId` after the request's cursors, `n` rows each at most. */
+  const pages = async (userId: string, input: Request, n: number) => ({
+    user_id: userId,
+    latestIncomingInvoiceOperations: await list('INCOMING_INVOICE', userId, input.latestIncomingInvoice, n),
+    latestOutgoingInvoiceOperations: await list('OUTGOING_INVOICE', userId, input.latestOutgoingInvoice, n),
+    latestIncomingTxOperations: await list('INCOMING_TX', userId, input.latestIncomingTx, n),
+    latestOutgoingTxOperations: await list('OUTGOING_TX', userId, input.latestOutgoingTx, n),
+    latestIncomingUserToUserPayemnts: await list('INCOMING_USER_TO_USER', userId, input.latestIncomingUserToUserPayment, n),
+    latestOutgoingUserToUserPayemnts: await list('OUTGOING_USER_TO_USER', userId, input.latestOutgoingUserToUserPayment, n),
+  })
+
+  const GetUserOperations: Handler<'GetUserOperations'> = async (input, ctx) => {
+    if (input.max_size < 0) throw new OperationError('invalid_input', 'max_size must not be negative')
+    // A user reads its own operations only: a user_id in the request (upstream's next version) is ignored.
+    return pages(ctx.caller.userId, input, input.max_size)
   }
+
+  // Upstream's next version: the admin reads any user's operations, a banned user's too, at most 50 per list.
+  const GetUserOperationsFromAdmin: Handler<'GetUserOperationsFromAdmin'> = async input => {
+    if (!input.user_id) throw new OperationError('invalid_input', 'user_id is required')
+    if (!(await sql.one('SELECT 1 AS found FROM users WHERE id = ?', [input.user_id]))) throw new OperationError('not_found', 'user not found')
+    return pages(input.user_id, input, Math.min(50, Math.max(1, input.max_size)))
+  }
+
+  return { GetUserOperations, GetUserOperationsFromAdmin }
 }
