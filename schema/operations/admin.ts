@@ -53,13 +53,13 @@ export const adminOperations = [
   }),
   // Upstream's next version (its dashboard branch): the admin's view of users and of any user's operations.
   operation({
-    name: 'GetUsersAdminInfo', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true, repeatable: true,
+    name: 'GetUsersAdminInfo', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true,
     http: { method: 'POST', path: '/api/admin/users/info' },
     input: UsersAdminInfoRequest, output: UsersAdminInfo,
     summary: 'Users, most recently active first (`skip`, `take` 1..50, default 20), with balance, ban state, app identities and the app each owns; `total` counts them all.',
   }),
   operation({
-    name: 'GetUserOperationsFromAdmin', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true, repeatable: true,
+    name: 'GetUserOperationsFromAdmin', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true,
     http: { method: 'POST', path: '/api/admin/user/operations' },
     input: GetUserOperationsRequest, output: GetUserOperationsResponse,
     summary: "GetUserOperations for the user `user_id` (required; a banned user's too), `max_size` clamped to 1..50 per list.",

@@ -8,7 +8,6 @@ export const apiDocsOperations = [
   operation({
     name: 'OpenApiDocument', area: 'api', auth: 'guest', dialect: 'detail',
     http: { method: 'GET', path: '/api/openapi.json', body: 'none' },
-    repeatable: true,
     // Rendered once, off the main thread, and served as it is (about 300 KB): a stranger's request costs no render.
     input: Empty, output: RawBody, produces: 'application/json',
     summary: 'Every HTTP operation of this daemon as an OpenAPI 3.1 document, generated from the operation catalogue (also `relaypay docs --openapi`).',

@@ -34,8 +34,9 @@ s('every list answers under its upstream key, with operation ids and amounts', a
   assert.equal(
     Object.keys(all).filter(k => k !== 'status').sort(),
     ['latestIncomingInvoiceOperations', 'latestIncomingTxOperations', 'latestIncomingUserToUserPayemnts',
-      'latestOutgoingInvoiceOperations', 'latestOutgoingTxOperations', 'latestOutgoingUserToUserPayemnts'],
+      'latestOutgoingInvoiceOperations', 'latestOutgoingTxOperations', 'latestOutgoingUserToUserPayemnts', 'user_id'],
   )
+  assert.is(all.user_id, alice.userId, "upstream's next version names whose operations these are")
   const incoming = all.latestIncomingInvoiceOperations.operations
   assert.equal(incoming.map((op: { amount: number }) => op.amount), [3000, 2000])
   assert.ok(incoming.every((op: { type: string; inbound: boolean; operationId: string }) =>
