@@ -187,6 +187,31 @@ e2e('add an app and two users, fund one in test mode, pay the other; the payment
   await page.locator('[data-testid=payments-chart] canvas').first().waitFor({ state: 'attached' })
 })
 
+e2e('receive: an invoice for any user, its QR code reads back as the invoice, and the page turns paid', async () => {
+  if (!chromiumPath) return
+  await open('users')
+  await page.getByLabel('Receiving user').fill('bob')
+  await page.getByLabel('Amount to receive (sats)').fill('321')
+  await page.getByLabel('Memo').fill('table 4')
+  await page.getByRole('button', { name: 'Create invoice' }).click()
+  await page.getByText('An invoice of 321 sats for bob is shown below.').waitFor()
+  const invoice = await page.getByLabel('The invoice').inputValue()
+  assert.match(invoice, /^lnbcrt3210n1/)
+  assert.is(await page.getByTestId('receive-state').textContent(), 'Waiting for the payment…')
+  const shot = path.join(dir, 'receive-qr.png')
+  await page.getByRole('img', { name: 'QR code of the invoice for bob' }).screenshot({ path: shot })
+  if (fs.existsSync('/usr/bin/zbarimg')) {
+    const read = spawnSync('/usr/bin/zbarimg', ['-q', '--raw', shot], { encoding: 'utf8' })
+    assert.is(read.stdout.trim(), invoice)
+  } else console.log('  note: zbarimg is not installed (apt-get install zbar-tools); the QR code was not decoded')
+  // Paid from alice's wallet with the console's own form: the receiving side turns paid by itself.
+  await page.getByLabel('Paying user').fill('alice')
+  await page.getByLabel('Lightning invoice').fill(invoice)
+  await page.getByRole('button', { name: 'Pay invoice' }).click()
+  await page.getByText(/^Paid 321 sats from alice/).waitFor()
+  await page.getByTestId('receive-state').getByText('Paid: 321 sats to bob.').waitFor()
+})
+
 e2e('create an NWC connection with a budget; its QR code reads back as the connection string', async () => {
   if (!chromiumPath) return
   await open('nwc')

@@ -2,7 +2,7 @@
 // wallet), ban; add a user to an app; fund it in test mode; pay from one user to another.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Field, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
+import { Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
 import { appToken, listApps } from './apps.js'
 
 export interface UserRow {
@@ -36,6 +36,18 @@ export function Users() {
   const [fund, setFund] = useState({ identifier: '', amount: '1000' })
   const [pay, setPay] = useState({ from: '', to: '', amount: '100' })
   const [bill, setBill] = useState({ from: '', invoice: '' })
+  const [receive, setReceive] = useState({ identifier: '', amount: '1000', memo: '' })
+  const [receiving, setReceiving] = useState<{ identifier: string; invoice: string; sats: number } | undefined>()
+  // The invoice shown turns paid on the page: its row in the operator's list, asked every two seconds until it is.
+  const receipt = useLoad(
+    () =>
+      receiving
+        ? call<{ payments: { payment_request: string; status: string }[] }>('/api/operator/payments', { query: { query: receiving.identifier, limit: 50 } })
+            .then(r => ({ invoice: receiving.invoice, status: r.payments.find(p => p.payment_request === receiving.invoice)?.status ?? 'unpaid' }))
+        : Promise.resolve(undefined),
+    [receiving],
+    2000,
+  )
   const appName = app || apps.data?.[0]?.name || ''
 
   const done = (message: string) => {
@@ -126,6 +138,37 @@ export function Users() {
             <Field label="Amount (sats)" name="pay-amount" type="number" min="1" required value={pay.amount} onInput={e => setPay({ ...pay, amount: e.currentTarget.value })} />
             <button type="submit" disabled={action.busy}>Pay</button>
           </form>
+        </Section>
+        <Section title="Receive">
+          <form onSubmit={submit(() => action.run(async () => {
+            const identifier = receive.identifier.trim()
+            const token = await appToken(await appOf(identifier))
+            const amount = Number(receive.amount)
+            const { invoice } = await call('/api/app/user/add/invoice', { bearer: token, body: {
+              receiver_identifier: identifier, payer_identifier: '', http_callback_url: '',
+              invoice_req: { amountSats: amount, memo: receive.memo.trim() },
+            } })
+            setReceiving({ identifier, invoice, sats: amount })
+            return `An invoice of ${sats(amount)} for ${identifier} is shown below.`
+          }))}>
+            <Field label="Receiving user" name="receive-identifier" required value={receive.identifier} onInput={e => setReceive({ ...receive, identifier: e.currentTarget.value })} />
+            <Field label="Amount to receive (sats)" name="receive-amount" type="number" min="1" required value={receive.amount} onInput={e => setReceive({ ...receive, amount: e.currentTarget.value })} />
+            <Field label="Memo" name="receive-memo" value={receive.memo} onInput={e => setReceive({ ...receive, memo: e.currentTarget.value })} />
+            <button type="submit" disabled={action.busy}>Create invoice</button>
+          </form>
+          {receiving && (
+            <div data-testid="receive-invoice">
+              <Qr text={receiving.invoice} label={`QR code of the invoice for ${receiving.identifier}`} />
+              <textarea readOnly rows={4} aria-label="The invoice" value={receiving.invoice} />
+              <p data-testid="receive-state">
+                {(() => {
+                  // The answer about this invoice only (the one before may still be shown for a moment).
+                  const state = receipt.data?.invoice === receiving.invoice ? receipt.data.status : 'unpaid'
+                  return state === 'paid' ? `Paid: ${sats(receiving.sats)} to ${receiving.identifier}.` : state === 'expired' ? 'Expired unpaid.' : 'Waiting for the payment…'
+                })()}
+              </p>
+            </div>
+          )}
         </Section>
         <Section title="Pay an invoice">
           <form onSubmit={submit(() => action.run(async () => {
