@@ -21,6 +21,8 @@ const pages = suite('the console pages in Chromium')
 let daemon: TestDaemon
 let browser: Browser
 let page: Page
+/** The confirmations the console asked, in order. */
+const asked: string[] = []
 let dir: string
 const pageErrors: string[] = []
 const closers: (() => void)[] = []
@@ -51,6 +53,11 @@ pages.before(async () => {
   await ok('/api/app/invoice/pay', { user_identifier: 'alice', invoice: await invoiceOf('bob', 1000), amount: 0 }, asApp())
   browser = await launchBrowser(chromiumPath)
   page = await browser.context.newPage()
+  // Buttons that move money or destroy something ask first: every question is accepted here and kept, to be checked.
+  page.on('dialog', dialog => {
+    asked.push(dialog.message())
+    void dialog.accept()
+  })
   page.setDefaultTimeout(10_000)
   page.on('pageerror', err => pageErrors.push(err.message))
   page.on('console', message => {
@@ -110,7 +117,6 @@ pages('users: found by npub; a ban seizes the balance; History opens the wallet\
 
   await page.getByLabel('Identifier, user id or npub').fill('mallory')
   await page.getByRole('button', { name: 'Search' }).click()
-  page.once('dialog', dialog => void dialog.accept())
   await page.getByRole('button', { name: 'Ban mallory' }).click()
   await page.getByText('Banned; it held 700 sats.').waitFor()
   await wallets.getByRole('row').filter({ hasText: 'mallory' }).getByText('banned').waitFor()
@@ -304,6 +310,7 @@ pages('payroll: Pay now makes a run, listed and in the CSV export', async () => 
   const contract = page.getByRole('row').filter({ hasText: 'Bob monthly' })
   await contract.getByRole('button', { name: 'Pay now' }).click()
   await page.getByText('Paid.', { exact: true }).waitFor()
+  assert.is(asked.at(-1), 'Pay Bob monthly now? Its payees are paid from the source wallet.')
   await contract.getByText('1 of 3').waitFor()
   const run = page.getByRole('region', { name: 'Payouts' }).getByRole('row').filter({ hasText: 'Bob monthly' })
   await run.getByText('paid', { exact: true }).waitFor()

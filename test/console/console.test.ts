@@ -22,6 +22,8 @@ let daemon: TestDaemon
 let host: ModelHost
 let browser: Browser
 let page: Page
+/** The confirmations the console asked, in order. */
+const asked: string[] = []
 let dir: string
 /** Uncaught errors and CSP refusals the console page reported: none allowed. */
 const pageErrors: string[] = []
@@ -42,6 +44,11 @@ e2e.before(async () => {
   })
   browser = await launchBrowser(chromiumPath)
   page = await browser.context.newPage()
+  // Buttons that move money or destroy something ask first: every question is accepted here and kept, to be checked.
+  page.on('dialog', dialog => {
+    asked.push(dialog.message())
+    void dialog.accept()
+  })
   page.setDefaultTimeout(10_000)
   page.on('pageerror', err => pageErrors.push(err.message))
   page.on('console', message => {
@@ -131,6 +138,7 @@ e2e('add an app and two users, fund one in test mode, pay the other; the payment
   assert.is((await getApp(firstToken)).status, 200)
   await page.getByRole('button', { name: 'Rotate the token of console-shop' }).click()
   await page.getByText('A new token for console-shop is shown above; the old one no longer works.').waitFor()
+  assert.is(asked.at(-1), 'Rotate the token of console-shop? Every token issued for it before stops working at once.')
   const rotated = await page.locator('.secret textarea').inputValue()
   assert.is.not(rotated, firstToken)
   assert.match((await getApp(firstToken)).text, /replaced by a newer one/)
@@ -166,6 +174,8 @@ e2e('add an app and two users, fund one in test mode, pay the other; the payment
   await page.getByLabel('Amount (sats)').fill('1200')
   await page.getByRole('button', { name: 'Pay', exact: true }).click()
   await page.getByText(/Paid 1,200 sats from alice to bob/).waitFor()
+  assert.is(asked.at(-1), 'Pay 1,200 sats from alice to bob, plus the service fee?')
+  assert.not.ok(asked.some(q => q.includes('6,000')), 'the refused payments asked nothing: they were refused before')
   await page.getByLabel('Identifier, user id or npub').fill('bob')
   await page.getByRole('button', { name: 'Search' }).click()
   await eventually(async () => (await page.getByTestId('balance-bob').textContent()) === '1,200 sats', "bob's balance")
@@ -233,6 +243,7 @@ e2e('create an NWC connection with a budget; its QR code reads back as the conne
   } else console.log('  note: zbarimg is not installed (apt-get install zbar-tools); the QR code was not decoded')
   await page.getByRole('button', { name: 'Revoke Point of sale' }).click()
   await page.getByRole('cell', { name: 'revoked' }).waitFor()
+  assert.is(asked.at(-1), 'Revoke Point of sale? The app holding it can no longer use this wallet.')
 })
 
 e2e('build a menu, edit an item, and the customer order page shows the change', async () => {
@@ -348,7 +359,6 @@ e2e('download a model from the model host: the progress reaches 100%', async () 
   assert.ok([...seen].some(shown => /^([1-9]|[1-9]\d)%$/.test(shown)), `the progress is live: seen ${[...seen].join(', ')}`)
   await page.getByText('tiny downloaded.').waitFor()
   // Delete asks first (a confirm dialog, accepted here), then the model can be downloaded again.
-  page.once('dialog', dialog => void dialog.accept())
   await page.getByRole('button', { name: 'Delete tiny', exact: true }).click()
   await page.getByText('tiny deleted.').waitFor()
   await page.getByRole('button', { name: 'Download tiny', exact: true }).waitFor()

@@ -60,7 +60,7 @@ export function Apps() {
             app.allow_user_creation ? 'yes' : 'no',
             when(app.created_at),
             <button type="button" class="secondary" aria-label={`Rotate the token of ${app.name}`}
-              onClick={() => action.run(async () => {
+              onClick={() => confirm(`Rotate the token of ${app.name}? Every token issued for it before stops working at once.`) && action.run(async () => {
                 const rotated = await call<{ auth_token: string }>('/api/operator/apps/token', { body: { app_id: app.id } })
                 setToken({ app: app.name, token: rotated.auth_token })
                 return `A new token for ${app.name} is shown above; the old one no longer works.`

@@ -83,7 +83,7 @@ export function Nwc() {
               c.expires_at_unix ? when(c.expires_at_unix) : 'never',
               when(c.created_at_unix),
               c.revoked ? 'revoked' : (
-                <button type="button" class="danger" aria-label={`Revoke ${c.name}`} onClick={() => action.run(async () => {
+                <button type="button" class="danger" aria-label={`Revoke ${c.name}`} onClick={() => confirm(`Revoke ${c.name}? The app holding it can no longer use this wallet.`) && action.run(async () => {
                   await call('/api/user/nwc/revoke', { bearer: token.token, body: { connection_id: c.connection_id } })
                   await refresh(token.token)
                   return `${c.name} revoked.`

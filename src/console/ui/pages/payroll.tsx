@@ -81,7 +81,7 @@ export function Payroll() {
               {c.status === 'active'
                 ? <button type="button" class="secondary" onClick={() => act('Paused.', () => call(`${base}/contracts/${c.id}/pause`, { method: 'POST' }))}>Pause</button>
                 : <button type="button" class="secondary" onClick={() => act('Resumed.', () => call(`${base}/contracts/${c.id}/resume`, { body: {} }))}>Resume</button>}
-              <button type="button" onClick={() => act('Paid.', () => call(`${base}/contracts/${c.id}/pay-now`, { body: {} }))}>Pay now</button>
+              <button type="button" onClick={() => confirm(`Pay ${c.name} now? Its payees are paid from the source wallet.`) && act('Paid.', () => call(`${base}/contracts/${c.id}/pay-now`, { body: {} }))}>Pay now</button>
               <button type="button" class="danger" aria-label={`Delete ${c.name}`} onClick={() => confirm(`Delete ${c.name}?`) && act('Deleted.', () => call(`${base}/contracts/${c.id}`, { method: 'DELETE' }))}>Delete</button>
             </span>,
           ])} empty="No contract yet." />

@@ -126,6 +126,7 @@ export function Users() {
             if (amount > payer.max_withdrawable) {
               throw new Error(`${from} can send at most ${sats(payer.max_withdrawable)} (its balance less the service fee); nothing was paid.`)
             }
+            if (!confirm(`Pay ${sats(amount)} from ${from} to ${to}, plus the service fee?`)) return 'Nothing was paid.'
             const { invoice } = await call('/api/app/user/add/invoice', { bearer: token, body: {
               receiver_identifier: to, payer_identifier: from, http_callback_url: '',
               invoice_req: { amountSats: amount, memo: `console: ${from} → ${to}` },
@@ -174,6 +175,7 @@ export function Users() {
           <form onSubmit={submit(() => action.run(async () => {
             const from = bill.from.trim()
             const token = await appToken(await appOf(from))
+            if (!confirm(`Pay this invoice from ${from}'s wallet?`)) return 'Nothing was paid.'
             const paid = await call('/api/app/invoice/pay', { bearer: token, body: { user_identifier: from, invoice: bill.invoice.trim(), amount: 0 } })
             setBill({ ...bill, invoice: '' })
             return done(`Paid ${sats(paid.amount_paid)} from ${from} (service fee ${sats(paid.service_fee)}).`)
