@@ -139,3 +139,20 @@ export function submit(handler: () => void) {
     handler()
   }
 }
+
+/**
+ * Copies `text` to the clipboard (a secret shown once, a connection string, an invoice) and says so on the button.
+ * Where the page cannot write the clipboard (an http:// page on another host is no secure context), it says that the
+ * text must be selected and copied by hand.
+ */
+export function Copy(props: { text: string; what: string }) {
+  const [said, setSaid] = useState('Copy')
+  const copy = () =>
+    (navigator.clipboard?.writeText(props.text) ?? Promise.reject(new Error('no clipboard'))).then(
+      () => setSaid('Copied'),
+      () => setSaid('Select and copy it by hand'),
+    )
+  return (
+    <button type="button" class="secondary" aria-label={`Copy ${props.what}`} onClick={() => void copy()}>{said}</button>
+  )
+}

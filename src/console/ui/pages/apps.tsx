@@ -2,7 +2,7 @@
 // A token is shown once, here, and kept nowhere else.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Check, Field, Section, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
+import { Copy, Check, Field, Section, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
 
 export interface AppRow {
   id: string
@@ -47,6 +47,7 @@ export function Apps() {
               <span>App token of {token.app} (shown once; copy it now)</span>
               <textarea readOnly rows={3} value={token.token} />
             </label>
+            <Copy text={token.token} what={`the app token of ${token.app}`} />
           </div>
         )}
       </Section>

@@ -2,7 +2,7 @@
 // the operator's one-time invite links.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Field, Qr, Section, Status, Table, sats, submit, useAction } from '../parts.js'
+import { Copy, Field, Qr, Section, Status, Table, sats, submit, useAction } from '../parts.js'
 import { actAs } from './nwc.js'
 
 interface Offer {
@@ -81,6 +81,7 @@ export function Links() {
               <div class="secret">
                 <Qr text={lnurl.lnurl.toUpperCase()} label={`QR code of the ${lnurl.kind} link`} />
                 <p class="mono wrap">{lnurl.lnurl}</p>
+                <Copy text={lnurl.lnurl} what={`the ${lnurl.kind} link`} />
               </div>
             )}
             <form onSubmit={submit(() => action.run(async () => {

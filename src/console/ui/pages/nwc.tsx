@@ -3,7 +3,7 @@
 // shown once, with its QR code), list with spend against budget, revoke.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, when } from '../parts.js'
+import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, when } from '../parts.js'
 
 /** A user token for an app user, so a page can call the user's own operations. */
 export const actAs = (identifier: string) =>
@@ -72,6 +72,7 @@ export function Nwc() {
                   <span>Connection string (shown once)</span>
                   <textarea readOnly rows={4} value={created} />
                 </label>
+                <Copy text={created} what="the connection string" />
               </div>
             )}
           </Section>

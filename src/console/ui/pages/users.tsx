@@ -2,7 +2,7 @@
 // wallet), ban; add a user to an app; fund it in test mode; pay from one user to another.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
+import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
 import { appToken, listApps } from './apps.js'
 
 export interface UserRow {
@@ -161,6 +161,7 @@ export function Users() {
             <div data-testid="receive-invoice">
               <Qr text={receiving.invoice} label={`QR code of the invoice for ${receiving.identifier}`} />
               <textarea readOnly rows={4} aria-label="The invoice" value={receiving.invoice} />
+              <Copy text={receiving.invoice} what="the invoice" />
               <p data-testid="receive-state">
                 {(() => {
                   // The answer about this invoice only (the one before may still be shown for a moment).
