@@ -124,6 +124,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   // answer like every other refusal, instead of Node's bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
+    // Debug only: a stranger can send garbage as fast as it connects, and this line is not rate limited.
+    opts.log.debug({ room: 'http', code: err.code, reason: err.message }, 'a request the HTTP parser refused')
     const [status, detail] =
       err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'Request Header Fields Too Large']
