@@ -64,12 +64,12 @@ e2e.after(async () => {
 })
 
 /**
- * With RELAYPAY_DOCS_SCREENSHOTS=1 the pages the README and docs/console.md show are saved into docs/ as the test
- * reaches them, so the pictures are of what the test checked (`npm run build && RELAYPAY_DOCS_SCREENSHOTS=1 node
+ * With RELAYPAY_TEST_DOCS_SCREENSHOTS=1 the pages the README and docs/console.md show are saved into docs/ as the test
+ * reaches them, so the pictures are of what the test checked (`npm run build && RELAYPAY_TEST_DOCS_SCREENSHOTS=1 node
  * build/test/run.js console/console.test`). Off by default: a run writes nothing into the checkout.
  */
 async function screenshotForDocs(file: string): Promise<void> {
-  if (process.env.RELAYPAY_DOCS_SCREENSHOTS !== '1') return
+  if (process.env.RELAYPAY_TEST_DOCS_SCREENSHOTS !== '1') return
   await page.screenshot({ path: path.join(repoRoot, 'docs', file) })
 }
 
@@ -237,7 +237,7 @@ e2e('receive: an invoice for any user, its QR code reads back as the invoice, an
   await page.getByRole('button', { name: 'Pay invoice' }).click()
   await page.getByText(/^Paid 321 sats from alice/).waitFor()
   await page.getByTestId('receive-state').getByText('Paid: 321 sats to bob.').waitFor()
-  await page.getByRole('heading', { name: 'Receive' }).scrollIntoViewIfNeeded()
+  await page.getByTestId('receive-state').scrollIntoViewIfNeeded()
   await screenshotForDocs('console-receive.png')
 })
 
