@@ -26,6 +26,26 @@ export type Dialect = 'pub' | 'detail'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
+/** A path parameter of an HttpBinding's path, `:name` or `{name}`: the name is group 1 or group 2. */
+export const pathParameterPattern = /:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}/g
+
+/** Who may call an operation of each caller kind, in words, for the generated docs (operations.md and OpenAPI). */
+export const callerNames: Record<AuthKind, string> = {
+  guest: 'Guest (no credentials)',
+  user: 'User (user token over HTTP; any key over Nostr)',
+  admin: 'Admin (admin token; enrolled admin key over Nostr)',
+  metrics: 'Metrics (metrics token, else admin token)',
+  app: 'App (app token)',
+  guestPub: 'GuestWithPub (Nostr only)',
+  walletInvoice: 'wallet invoice key or admin key (`X-Api-Key`)',
+  walletAdmin: 'wallet admin key (`X-Api-Key`)',
+  operator: 'operator (`Authorization: Bearer <admin token>`)',
+  member: 'any authenticated user (user token, wallet key or admin token)',
+  guestOrWallet: 'Guest (no credentials); an optional wallet key (`X-Api-Key`) names the caller\'s wallet',
+  clinkRequester: 'CLINK requester (the request event\'s author; Nostr kinds 21001–21003 only)',
+  nwcConnection: 'NWC connection (the client key of a live connection allowed the method; Nostr kind 23194 only)',
+}
+
 export interface HttpBinding {
   method: HttpMethod
   /** Path with `:name` or `{name}` parameters; parameters become input fields of the same name. */

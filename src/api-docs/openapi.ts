@@ -4,7 +4,7 @@
 // uses), who may call it, and how it answers errors in its dialect. Operations served only over Nostr are left out.
 import { z } from 'zod'
 import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
-import type { AuthKind, HttpBinding } from '../../schema/operation.js'
+import { callerNames, pathParameterPattern, type AuthKind, type HttpBinding } from '../../schema/operation.js'
 
 type Schema = Record<string, unknown>
 
@@ -58,26 +58,11 @@ const security: Record<AuthKind, Schema[] | undefined> = {
   clinkRequester: undefined,
 }
 
-const callers: Record<AuthKind, string> = {
-  guest: 'anyone (no credentials)',
-  user: 'a user (user token)',
-  admin: 'the operator (admin token)',
-  metrics: 'a metrics scraper (metrics token, else the admin token)',
-  app: 'an application (app token)',
-  operator: 'the operator (admin token)',
-  walletInvoice: "a wallet's invoice or admin key",
-  walletAdmin: "a wallet's admin key",
-  member: 'any authenticated caller (user token, wallet key or admin token)',
-  guestOrWallet: "anyone; a wallet key, when sent, names the caller's wallet",
-  guestPub: 'Nostr only',
-  nwcConnection: 'Nostr only',
-  clinkRequester: 'Nostr only',
-}
 
 /** `/a/:id/b/{name}` → `/a/{id}/b/{name}` and the parameter names. */
 function pathOf(binding: HttpBinding): { path: string; names: string[] } {
   const names: string[] = []
-  const path = binding.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, colon?: string, brace?: string) => {
+  const path = binding.path.replace(pathParameterPattern, (_, colon?: string, brace?: string) => {
     const name = (colon ?? brace)!
     names.push(name)
     return `{${name}}`
@@ -139,7 +124,7 @@ function operationObject(entry: CatalogueEntry, binding: HttpBinding, pathNames:
   return {
     operationId: entry.name,
     summary: entry.summary,
-    description: `Callers: ${callers[entry.auth]}.${entry.nostr ? ' Also over Nostr (kind 21000) as `rpcName` ' + entry.name + '.' : ''}` +
+    description: `Callers: ${callerNames[entry.auth]}.${entry.nostr ? ' Also over Nostr (kind 21000) as `rpcName` ' + entry.name + '.' : ''}` +
       (aliases.length > 0 ? ` Also answers at ${aliases.map(a => `\`${a}\``).join(', ')}.` : ''),
     tags: [entry.area],
     ...(security[entry.auth] ? { security: security[entry.auth] } : {}),

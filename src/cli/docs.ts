@@ -2,27 +2,13 @@
 import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
 import type { z } from 'zod'
 import { describeType, fieldsOf, titleOf } from '../../schema/describe.js'
+import { callerNames } from '../../schema/operation.js'
 import { openApiDocument, type OpenApi } from '../api-docs/index.js'
 import { packageVersion } from '../version/index.js'
 
 /** The HTTP API as an OpenAPI 3.1 document, as the daemon serves it at GET /api/openapi.json. */
 export const openApi = (): OpenApi => openApiDocument(packageVersion())
 
-const authNames: Record<string, string> = {
-  guest: 'Guest (no credentials)',
-  user: 'User (user token over HTTP; any key over Nostr)',
-  admin: 'Admin (admin token; enrolled admin key over Nostr)',
-  metrics: 'Metrics (metrics token, else admin token)',
-  app: 'App (app token)',
-  guestPub: 'GuestWithPub (Nostr only)',
-  walletInvoice: 'wallet invoice key or admin key (`X-Api-Key`)',
-  walletAdmin: 'wallet admin key (`X-Api-Key`)',
-  operator: 'operator (`Authorization: Bearer <admin token>`)',
-  member: 'any authenticated user (user token, wallet key or admin token)',
-  guestOrWallet: 'Guest (no credentials); an optional wallet key (`X-Api-Key`) names the caller\'s wallet',
-  clinkRequester: 'CLINK requester (the request event\'s author; Nostr kinds 21001–21003 only)',
-  nwcConnection: 'NWC connection (the client key of a live connection allowed the method; Nostr kind 23194 only)',
-}
 
 export function operationsReference(): string {
   const lines: string[] = [
@@ -58,7 +44,7 @@ function describeOperation(entry: CatalogueEntry): string[] {
     facts.push(`\`${entry.http.method} ${entry.http.path}\``)
     if (entry.http.query?.length) facts.push(`query: ${entry.http.query.map(q => `\`${q}\``).join(', ')}`)
   }
-  facts.push(`auth: ${authNames[entry.auth] ?? entry.auth}`)
+  facts.push(`auth: ${callerNames[entry.auth]}`)
   facts.push(`dialect: ${entry.dialect}`)
   if (entry.nostr) facts.push('also over Nostr')
   const codec = (entry as { nostrCodec?: { kind: number; request: string } }).nostrCodec

@@ -1,6 +1,6 @@
 // The HTTP route table, derived from the catalogue: every entry with an `http` binding and every alias path.
 import type { CatalogueEntry } from '../../../schema/catalogue.js'
-import type { HttpMethod } from '../../../schema/operation.js'
+import { pathParameterPattern, type HttpMethod } from '../../../schema/operation.js'
 
 export interface Route {
   method: HttpMethod
@@ -21,8 +21,6 @@ export interface RouteTable {
   routes: Route[]
 }
 
-const paramPattern = /:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}/g
-
 export function buildRoutes(catalogue: readonly CatalogueEntry[]): RouteTable {
   const routes: Route[] = []
   const seen = new Map<string, string>()
@@ -31,7 +29,7 @@ export function buildRoutes(catalogue: readonly CatalogueEntry[]): RouteTable {
     if (!http) continue
     const paths = [http.path, ...(entry.aliases ?? []).flatMap(alias => (alias.path ? [alias.path] : []))]
     for (const path of paths) {
-      const key = `${http.method} ${path.replace(paramPattern, ':p')}`
+      const key = `${http.method} ${path.replace(pathParameterPattern, ':p')}`
       const other = seen.get(key)
       if (other) throw new Error(`${entry.name} and ${other} share the route ${http.method} ${path}`)
       seen.set(key, entry.name)
@@ -80,7 +78,7 @@ function compile(method: HttpMethod, path: string, entry: CatalogueEntry): Route
   const params: string[] = []
   let source = ''
   let last = 0
-  for (const found of path.matchAll(paramPattern)) {
+  for (const found of path.matchAll(pathParameterPattern)) {
     source += escape(path.slice(last, found.index))
     source += '([^/]+)'
     params.push(found[1] ?? found[2]!)

@@ -1,6 +1,6 @@
 // Users and wallets: search by identifier, user id or npub; balance, history (the payments page filtered to the
 // wallet), ban; add a user to an app; fund it in test mode; pay from one user to another.
-import { useState } from 'preact/hooks'
+import { useRef, useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
 import { appToken, listApps } from './apps.js'
@@ -38,16 +38,19 @@ export function Users() {
   const [bill, setBill] = useState({ from: '', invoice: '' })
   const [receive, setReceive] = useState({ identifier: '', amount: '1000', memo: '' })
   const [receiving, setReceiving] = useState<{ identifier: string; invoice: string; sats: number } | undefined>()
-  // The invoice shown turns paid on the page: its row in the operator's list, asked every two seconds until it is.
-  const receipt = useLoad(
-    () =>
-      receiving
-        ? call<{ payments: { payment_request: string; status: string }[] }>('/api/operator/payments', { query: { query: receiving.identifier, limit: 50 } })
-            .then(r => ({ invoice: receiving.invoice, status: r.payments.find(p => p.payment_request === receiving.invoice)?.status ?? 'unpaid' }))
-        : Promise.resolve(undefined),
-    [receiving],
-    2000,
-  )
+  // The invoice shown turns paid on the page: its row in the operator's list, asked every two seconds until it is
+  // paid or expired (then the answer is kept and nothing more is asked).
+  const settled = useRef<{ invoice: string; status: string } | undefined>(undefined)
+  const receipt = useLoad(async () => {
+    if (!receiving) return undefined
+    if (settled.current?.invoice === receiving.invoice) return settled.current
+    const { payments } = await call<{ payments: { payment_request: string; status: string }[] }>('/api/operator/payments', {
+      query: { query: receiving.identifier, limit: 50 },
+    })
+    const answer = { invoice: receiving.invoice, status: payments.find(p => p.payment_request === receiving.invoice)?.status ?? 'unpaid' }
+    if (answer.status !== 'unpaid') settled.current = answer
+    return answer
+  }, [receiving], 2000)
   const appName = app || apps.data?.[0]?.name || ''
 
   const done = (message: string) => {
