@@ -15,6 +15,30 @@ export async function runStart(opts: StartOptions): Promise<void> {
   let daemon: Daemon | undefined
   let reloadWanted = false
   process.on('SIGHUP', () => (daemon ? daemon.reload(load) : (reloadWanted = true)))
+  // SIGINT and SIGTERM are taken from the first line too: the daemon writes daemon.json (its pid) before the start
+  // returns, and a supervisor that stops it at once must get a clean stop, not the signal's default (the process
+  // killed mid-start, a shell above it printing "Terminated"). One that arrives during the start stops the daemon as
+  // soon as it runs.
+  let stopWanted = false
+  let stopping = false
+  const stop = () => {
+    if (!daemon) {
+      stopWanted = true
+      return
+    }
+    // A second signal while stopping must not kill the process half-way: in-flight calls are still finishing.
+    if (stopping) return
+    stopping = true
+    daemon.stop().then(
+      () => process.exit(0),
+      err => {
+        process.stderr.write(`relaypay: stop failed: ${(err as Error).message}\n`)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
   const { loadConfig, ConfigError } = await import('../config/index.js')
   const { startDaemon } = await import('../daemon.js')
   // The same file, environment and flags at start and at every SIGHUP.
@@ -40,21 +64,6 @@ export async function runStart(opts: StartOptions): Promise<void> {
     process.stderr.write(err instanceof ConfigError ? `relaypay: ${err.message}\n` : `relaypay: cannot start: ${(err as Error).message}\n`)
     process.exit(1)
   }
+  if (stopWanted) return stop()
   if (reloadWanted) daemon.reload(load)
-  const running = daemon
-  let stopping = false
-  // A second signal while stopping must not kill the process half-way: in-flight calls are still finishing.
-  const stop = () => {
-    if (stopping) return
-    stopping = true
-    running.stop().then(
-      () => process.exit(0),
-      err => {
-        process.stderr.write(`relaypay: stop failed: ${(err as Error).message}\n`)
-        process.exit(1)
-      },
-    )
-  }
-  process.on('SIGINT', stop)
-  process.on('SIGTERM', stop)
 }

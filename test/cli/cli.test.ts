@@ -5,7 +5,9 @@ import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
-import { cliPath, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
+import { cliPath, relaypayArgs, startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
+import { spawnCollecting } from '../support/spawned.js'
+import { until } from '../support/until.js'
 import { repoRoot } from '../support/paths.js'
 import { duplicateKeyLines } from '../support/log-keys.js'
 
@@ -182,6 +184,20 @@ cli('SIGTERM lets an in-flight request finish, then exits 0', async () => {
 
 cli('SIGINT (Ctrl-C) does the same', async () => {
   await stopsGracefully(await startDaemon(), 'SIGINT')
+})
+
+cli('a SIGTERM while it is still starting stops it cleanly once it runs (exit 0, "stopped"), not half-way', async () => {
+  // The daemon writes its first lines (and daemon.json, its pid) long before its start returns; a supervisor that
+  // stops it then must not kill it with the signal's default action.
+  const dataDir = path.join(tempDataDir(), 'data')
+  const env = { ...process.env, RELAYPAY_NODE_MOCK: 'true', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', RELAYPAY_LOG_FORMAT: 'json' }
+  const child = spawnCollecting(process.execPath, relaypayArgs(cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), { env })
+  await until(() => child.output().includes('"msg"') || child.exitCode !== null, 'the first log line', 60_000)
+  process.kill(child.pid!, 'SIGTERM')
+  await until(() => !child.running, 'the daemon to exit', 60_000)
+  assert.is(child.exitCode, 0, child.output())
+  assert.match(child.output(), /"msg":"stopped"/)
+  assert.not.ok(fs.existsSync(path.join(dataDir, 'daemon.json')), 'daemon.json removed')
 })
 
 cli.run()
