@@ -91,6 +91,8 @@ export interface NodeInvoice {
   receivedMsat?: number
   /** Known to the node from the start; revealed here only once the invoice is paid. */
   preimage?: string
+  /** Its place in settlement order once paid, where the backend reports it (the embedded node; LND's listings). */
+  settleIndex?: number
 }
 
 /** One settlement of one of this node's invoices, emitted once, after it is stored. */

@@ -58,7 +58,7 @@ export function invoiceBook({ db, key, params, clock, random }: InvoiceBookDeps)
     expiresAt: row.expires_at,
     state: row.settled_at !== null ? 'paid' : clock.now() >= row.expires_at ? 'expired' : 'unpaid',
     ...(row.settled_at !== null
-      ? { settledAt: row.settled_at, receivedMsat: row.received_msat!, preimage: row.preimage }
+      ? { settledAt: row.settled_at, receivedMsat: row.received_msat!, preimage: row.preimage, settleIndex: row.settle_index! }
       : {}),
   })
 
