@@ -185,7 +185,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   registry.register(modelHandlers(models, recordings), 'models')
   registry.register(nodeHandlers({
     node,
-    usersBalanceMsat: () => wallet.accounts.usersBalanceMsat(),
+    books: wallet.booked,
     settlementApplied: (index, withinMs) => wallet.settlementApplied(index, withinMs),
   }), 'node')
   // LNURL and zaps; built before the wallet starts so payments credited at start-up still get zap receipts.

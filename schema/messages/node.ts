@@ -2,6 +2,7 @@
 // liabilities. Our Node* names replace upstream's Lnd* ones (docs/pub-protocol.md, "Names and JSON"); nested Lnd*
 // types, which no published name replaces, keep upstream's. Fields: upstream's structs.proto.
 import { Empty, bool, enumOf, int, list, message, oneof, optional, text } from '../dsl.js'
+import { OperationsCursor } from './operations.js'
 
 export const NodeGetInfoRequest = message('NodeGetInfoRequest', {
   nodeId: int(), // ignored by server (send 0)
@@ -103,6 +104,7 @@ export const TrackedOperation = message('TrackedOperation', {
   ts: int(),
   amount: int(),
   type: TrackedOperationType,
+  user_id: optional(text()), // USER matches: the wallet (users.user_id) the operation belongs to
 })
 
 export const AssetOperation = message('AssetOperation', {
@@ -141,6 +143,76 @@ export const AssetsAndLiabilities = message('AssetsAndLiabilities', {
   users_balance: int(),
   lnds: list(LndAssetProvider),
   liquidity_providers: list(LiquidityAssetProvider),
+})
+
+// Version 2: every list a page with its cursor, so that a node with a long history answers in bounded time.
+export const LndProviderFilter = message('LndProviderFilter', {
+  pubkey: text(),
+  limit_invoices: optional(int()), // default 20, clamped to 1..50
+  invoice_index_offset: optional(int()), // 0 or absent: from the newest
+  limit_payments: optional(int()),
+  payment_index_offset: optional(int()),
+  limit_transactions: optional(int()),
+  tx_index_offset: optional(int()),
+  tx_start_height: optional(int()), // absent: the chain tip; send back the start_height of the first page
+})
+
+export const LiquidityProviderFilter = message('LiquidityProviderFilter', {
+  pubkey: text(),
+  latestIncomingInvoice: optional(OperationsCursor),
+  latestOutgoingInvoice: optional(OperationsCursor),
+  limit: optional(int()),
+})
+
+export const AssetsAndLiabilitiesReqV2 = message('AssetsAndLiabilitiesReqV2', {
+  lnd_providers: list(LndProviderFilter),
+  liquidity_providers: list(LiquidityProviderFilter),
+})
+
+export const LndAssetOperationsPage = message('LndAssetOperationsPage', {
+  operations: list(AssetOperation),
+  has_more: bool(),
+  next_index_offset: optional(int()), // when has_more: the next page's *_index_offset
+  start_height: optional(int()), // chain pages: the next page's tx_start_height
+})
+
+export const LiquidityAssetOperationsPage = message('LiquidityAssetOperationsPage', {
+  operations: list(AssetOperation),
+  has_more: bool(),
+  next_cursor: optional(OperationsCursor),
+  timeout: bool(),
+})
+
+export const TrackedLndProviderV2 = message('TrackedLndProviderV2', {
+  confirmed_balance: int(),
+  unconfirmed_balance: int(),
+  channels_balance: int(),
+  payments: LndAssetOperationsPage,
+  invoices: LndAssetOperationsPage,
+  incoming_tx: LndAssetOperationsPage,
+  outgoing_tx: LndAssetOperationsPage,
+})
+
+export const LndAssetProviderV2 = message('LndAssetProviderV2', {
+  pubkey: text(),
+  tracked: optional(TrackedLndProviderV2),
+})
+
+export const TrackedLiquidityProviderV2 = message('TrackedLiquidityProviderV2', {
+  balance: int(),
+  payments: LiquidityAssetOperationsPage,
+  invoices: LiquidityAssetOperationsPage,
+})
+
+export const LiquidityAssetProviderV2 = message('LiquidityAssetProviderV2', {
+  pubkey: text(),
+  tracked: optional(TrackedLiquidityProviderV2),
+})
+
+export const AssetsAndLiabilitiesV2 = message('AssetsAndLiabilitiesV2', {
+  users_balance: int(),
+  lnds: list(LndAssetProviderV2),
+  liquidity_providers: list(LiquidityAssetProviderV2),
 })
 
 export const RoutingEvent = message('RoutingEvent', {

@@ -3,7 +3,7 @@
 import { operation } from '../operation.js'
 import { Empty } from '../messages/common.js'
 import {
-  AddPeerRequest, AssetsAndLiabilities, AssetsAndLiabilitiesReq, BumpTx, CloseChannelRequest, CloseChannelResponse,
+  AddPeerRequest, AssetsAndLiabilities, AssetsAndLiabilitiesReq, AssetsAndLiabilitiesReqV2, AssetsAndLiabilitiesV2, BumpTx, CloseChannelRequest, CloseChannelResponse,
   NodeChannels, NodeGetInfoRequest, NodeGetInfoResponse, NodeSeed, OpenChannelRequest, OpenChannelResponse,
   UpdateChannelPolicyRequest,
 } from '../messages/node.js'
@@ -31,7 +31,13 @@ export const adminOperations = [
     name: 'GetAssetsAndLiabilities', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true,
     http: { method: 'POST', path: '/api/admin/assets/liabilities' },
     input: AssetsAndLiabilitiesReq, output: AssetsAndLiabilities,
-    summary: "Users' total balance against the node's on-chain and channel balances and each liquidity provider's, with recent operations tagged USER or ROOT; `limit_*` caps the lists.",
+    summary: "Users' total balance (wallets not locked) against the node's on-chain and channel balances, with the node's recent payments (`limit_payments`, default 20), settled invoices (`limit_invoices`, default 100) and newest 50 chain transactions, at most 50 a list; each operation a wallet booked is tracked USER with its `user_id`.",
+  }),
+  operation({
+    name: 'GetAssetsAndLiabilitiesV2', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true,
+    http: { method: 'POST', path: '/api/admin/assets/liabilities/v2' },
+    input: AssetsAndLiabilitiesReqV2, output: AssetsAndLiabilitiesV2,
+    summary: "Users' total balance (wallets not locked) against the node's balances, each of its lists a page (20 unless asked, 1 to 50) with its cursor: hand `next_index_offset` back as the list's `*_index_offset`, and for the chain lists `start_height` as `tx_start_height`. Operations a wallet booked are tracked USER with their `user_id`. Both request arrays are required (send `[]`).",
   }),
   operation({
     name: 'BumpTx', area: 'admin', auth: 'admin', dialect: 'pub', nostr: true,

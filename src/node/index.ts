@@ -7,6 +7,7 @@ import type { HandlerTable } from '../bus/index.js'
 import { chainHandlers } from './handlers/chain.js'
 import { channelHandlers } from './handlers/channels.js'
 import { infoHandlers } from './handlers/info.js'
+import { assetHandlers, type OperationBooks } from './handlers/assets.js'
 import { invoiceHandlers } from './handlers/invoices.js'
 import { resolveLndConnection } from './lnd/lnd-settings.js'
 
@@ -18,6 +19,8 @@ export type {
   ChainConfirmation,
   ChainFeeEstimate,
   ChainFeeEstimateRequest,
+  ChainHistoryPage,
+  ChainHistoryRequest,
   ChainSend,
   ChannelPolicy,
   CloseChannelRequest,
@@ -26,17 +29,22 @@ export type {
   CreateInvoiceRequest,
   DecodedInvoice,
   ForwardingHistoryRequest,
+  HistoryPage,
+  HistoryPageRequest,
   InvoiceState,
   LightningNode,
   LndConnectionConfig,
   NodeBalances,
+  NodeChainTransaction,
   NodeChannel,
   NodeConfig,
   NodeDeps,
   NodeForward,
   NodeInfo,
   NodeInvoice,
+  NodeInvoiceRecord,
   NodeMockControls,
+  NodePaymentRecord,
   NodePeer,
   OpenChannelRequest,
   OpenedChannel,
@@ -88,6 +96,7 @@ export async function createNode(config: NodeConfig, deps: NodeDeps): Promise<Li
   }
 }
 export { nodeNotReadyReason } from './readiness.js'
+export type { BookedOperation, OperationBooks } from './handlers/assets.js'
 
 /**
  * The node room's operations, answered from the configured LightningNode: the operator's node administration
@@ -95,15 +104,16 @@ export { nodeNotReadyReason } from './readiness.js'
  */
 export interface NodeHandlerDeps {
   node: LightningNode
-  /** Sum of every wallet's balance (the users' liabilities), in msat. */
-  usersBalanceMsat(): Promise<number>
+  /** What the wallets' books say of the node's operations (GetAssetsAndLiabilities). */
+  books: OperationBooks
   /** Settles once the wallet has credited the node's settlement `settleIndex` (or after `withinMs`). */
   settlementApplied?(settleIndex: number, withinMs: number): Promise<void>
 }
 
 export function nodeHandlers(deps: NodeHandlerDeps): HandlerTable {
   return {
-    ...infoHandlers(deps),
+    ...infoHandlers(deps.node),
+    ...assetHandlers(deps),
     ...chainHandlers(deps.node),
     ...channelHandlers(deps.node),
     ...invoiceHandlers(deps.node, deps.settlementApplied),

@@ -5,6 +5,7 @@
 import type { AccountDirectory } from '../auth/index.js'
 import type { SqlExecutor } from '../store/index.js'
 import type { HandlerTable, InputOf, OutputOf } from '../bus/index.js'
+import type { OperationBooks } from '../node/index.js'
 import type { AppRow, AppUserRow, UserRow } from './accounts.js'
 import type { AddressSwapPayer } from './handlers/addresses.js'
 import type {
@@ -95,6 +96,8 @@ export interface Wallet {
   /** An invoice for a product (`p:<id>` CLINK offers); undefined when there is no such product. */
   productInvoiceFor(productId: string, appId?: string): Promise<CreatedInvoice | undefined>
 
+  /** The wallets' records of operations the node reports (GetAssetsAndLiabilities): by payment hash, and the unlocked total. */
+  booked: OperationBooks
   /** GetAppsMetrics: per application, its users' balances and the money its wallets moved in a window. */
   appsMetrics(request: InputOf<'GetAppsMetrics'>): Promise<OutputOf<'GetAppsMetrics'>>
   /**

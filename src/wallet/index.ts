@@ -6,6 +6,7 @@ import type { SqlStore } from '../store/index.js'
 import type { TokenSigner } from '../auth/index.js'
 import { Subject, type DomainEvent, type EventOf, type HandlerTable, systemTimers } from '../bus/index.js'
 import { nodeNotReadyReason, type LightningNode, type Timers } from '../node/index.js'
+import { bookedOperations } from './booked-operations.js'
 import { relayRefusal } from '../callbacks/index.js'
 import { accountStore, type Random } from './accounts.js'
 import { appHandlers } from './handlers/apps.js'
@@ -178,6 +179,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
     defaultApp,
     handlers,
     directory: accounts.directory(),
+    booked: bookedOperations(deps.sql),
     appsMetrics,
     openBalanceReader: () => openBalanceReader(deps.sql, deps.file),
     ...walletMoneyViews({ issue, payer, invoices, payments }),

@@ -195,6 +195,28 @@ export function nodeContract(name: string, makeNode: MakeNode, options: Contract
   )
 
   test(
+    "the invoice history pages as LND's reversed listing: the newest window, oldest first within it, then the one before",
+    withNode(async ({ node }) => {
+      const made = []
+      for (const sats of [1, 2, 3]) made.push(await node.createInvoice({ amountMsat: sats * 1000, description: `history ${sats}` }))
+      const newest = await node.listInvoices({ indexOffset: 0, max: 2 })
+      assert.equal(newest.items.map(i => i.paymentHash), [made[1]!.paymentHash, made[2]!.paymentHash])
+      assert.equal(newest.items.map(i => ({ settled: i.settled, at: i.settledAtSeconds, paid: i.paidSats })), [
+        { settled: false, at: 0, paid: 0 },
+        { settled: false, at: 0, paid: 0 },
+      ])
+      assert.is(newest.items[1]!.paymentRequest, made[2]!.paymentRequest)
+      const before = await node.listInvoices({ indexOffset: newest.firstIndexOffset, max: 1 })
+      assert.equal(before.items.map(i => i.paymentHash), [made[0]!.paymentHash])
+      assert.ok(before.firstIndexOffset < newest.firstIndexOffset)
+      // A node with no payments lists none; the chain lists at most what was asked, newest first.
+      const chain = await node.listChainTransactions({ startHeight: (await node.getInfo()).blockHeight, indexOffset: 0, max: 2 })
+      assert.ok(chain.transactions.length <= 2)
+      assert.is(chain.nextIndexOffset, chain.transactions.length)
+    }),
+  )
+
+  test(
     'unknown hashes are absent, not errors',
     withNode(async ({ node }) => {
       assert.is(await node.lookupInvoice('00'.repeat(32)), undefined)

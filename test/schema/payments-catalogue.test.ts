@@ -191,15 +191,16 @@ const walletHostUserOperations = ['GetWalletKeys', 'RotateWalletKeys', 'CreateWa
  */
 const additions = {
   // human-readable Lightning addresses and the LNURL-channel flow (LUD-02); upstream's next version's admin views
-  operations: ['SetLightningAddress', 'GetLnurlChannelInfo', 'HandleLnurlChannel', 'GetUsersAdminInfo', 'GetUserOperationsFromAdmin'],
+  operations: ['SetLightningAddress', 'GetLnurlChannelInfo', 'HandleLnurlChannel', 'GetUsersAdminInfo', 'GetUserOperationsFromAdmin', 'GetAssetsAndLiabilitiesV2'],
   // LUD-12 comments
   query: { HandleLnurlPay: ['comment'] } as Record<string, string[]>,
   // upstream's next version: whose operations are read
   inputs: { GetUserOperations: ['user_id'] } as Record<string, string[]>,
-  // NodeGetInfo says when test mode (`[node] mock`) is on; upstream's next version names whose operations are read
+  // NodeGetInfo says when test mode (`[node] mock`) is on; upstream's next version names whose operations are read,
+  // and the wallet a tracked operation of the node belongs to
   fields: {
     LnurlPayInfoResponse: ['commentAllowed'], NodeGetInfoResponse: ['mock'],
-    GetUserOperationsRequest: ['user_id'], GetUserOperationsResponse: ['user_id'],
+    GetUserOperationsRequest: ['user_id'], GetUserOperationsResponse: ['user_id'], TrackedOperation: ['user_id'],
   } as Record<string, string[]>,
 }
 const withoutAdded = (names: readonly string[], added: readonly string[] | undefined) =>

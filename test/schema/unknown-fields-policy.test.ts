@@ -18,7 +18,7 @@ const spec = JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/spec/pub
   operationIndex: { rpcName: string; seedName?: string }[]
 }
 /** Operations of upstream's next version (its dashboard branch), served already: its clients may send more too. */
-const nextVersion = ['GetUsersAdminInfo', 'GetUserOperationsFromAdmin']
+const nextVersion = ['GetUsersAdminInfo', 'GetUserOperationsFromAdmin', 'GetAssetsAndLiabilitiesV2']
 const upstream = new Set([
   ...spec.seedOperations.map(op => op.name),
   ...spec.operationIndex.flatMap(op => [op.rpcName, op.seedName ?? op.rpcName]),

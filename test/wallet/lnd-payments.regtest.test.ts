@@ -178,6 +178,57 @@ function payments(net: Regtest): void {
     await assertAuditClean(daemon.dataDir)
   })
 
+  test("the operator's assets and liabilities from LND's own lists: users' operations tracked to them, A's own not; every page's cursor reaches the next with no gap or repeat", async () => {
+    const admin = `Bearer ${daemon.adminToken}`
+    const v2 = async (filter: object) =>
+      (await ok(daemon, '/api/admin/assets/liabilities/v2', admin, { lnd_providers: [{ pubkey: net.node('A').pubkey, ...filter }], liquidity_providers: [] })).lnds[0]
+    // An invoice A made outside the wallets (lncli), paid by B: LND lists it, no wallet booked it.
+    const own = await net.addInvoice('A', 1_234, 'not a wallet invoice')
+    assert.is((await net.pay('B', own.paymentRequest)).status, 'SUCCEEDED')
+    const userInvoice = await invoiceOf(payer.userToken, 4_321)
+    assert.is((await net.pay('B', userInvoice)).status, 'SUCCEEDED')
+    // Tracked once the wallet has booked it (the credit follows LND's settlement stream).
+    await net.waitFor('the user invoice settled and booked', async () => {
+      const newest = (await v2({ limit_invoices: 2 })).tracked.invoices.operations
+      return newest.some((op: any) => op.amount === 4_321 && op.tracked) ? newest : undefined
+    })
+    const lnd = await v2({ limit_invoices: 50, limit_payments: 50, limit_transactions: 50 })
+    assert.is(lnd.pubkey, net.node('A').pubkey)
+    const tracked = lnd.tracked
+    const invoices = tracked.invoices.operations
+    assert.equal(invoices.find((op: any) => op.amount === 1_234), { ts: invoices.find((op: any) => op.amount === 1_234).ts, amount: 1_234 }, "A's own invoice is untracked")
+    const user = invoices.find((op: any) => op.amount === 4_321)
+    assert.equal({ type: user.tracked.type, user_id: user.tracked.user_id, amount: user.tracked.amount }, { type: 'USER', user_id: payer.userId, amount: 4_321 })
+    // Every payment A made in this file was a user's (through the wallet), and each is tracked to its payer.
+    const { payments: atLnd } = await net.lncli<{ payments: LndPayment[] }>('A', ['listpayments'])
+    assert.is(tracked.payments.operations.length, atLnd.filter(p => p.status === 'SUCCEEDED').length)
+    for (const op of tracked.payments.operations) assert.is(op.tracked?.user_id, payer.userId, JSON.stringify(op))
+    // The chain: A's wallet was funded, then it opened its channel; both lists come from one window at one height.
+    const chainTxs = (await net.lncli<{ transactions: { amount: string; num_confirmations: number }[] }>('A', ['listchaintxns'])).transactions
+    assert.ok(tracked.incoming_tx.operations.length >= 1 && tracked.outgoing_tx.operations.length >= 1, JSON.stringify(tracked.incoming_tx))
+    assert.is(tracked.outgoing_tx.operations.length, chainTxs.filter(tx => Number(tx.amount) < 0 && tx.num_confirmations > 0).length)
+    for (const op of tracked.outgoing_tx.operations) assert.ok(op.amount < 0, 'a send is the wallet\'s net change')
+    assert.is(tracked.incoming_tx.start_height, (await net.lncli<{ block_height: number }>('A', ['getinfo'])).block_height, "A's tip")
+
+    // One at a time, each list walked by its cursor gives what one big page gives, in the same order.
+    const walk = async (list: 'payments' | 'invoices' | 'incoming_tx', limit: string, offset: string) => {
+      const windows: any[][] = []
+      let filter: Record<string, number> = { [limit]: 1 }
+      for (let i = 0; i < 200; i++) {
+        const page = (await v2(filter)).tracked[list]
+        windows.push(page.operations)
+        if (!page.has_more) return windows
+        filter = { [limit]: 1, [offset]: page.next_index_offset, ...(page.start_height !== undefined ? { tx_start_height: page.start_height } : {}) }
+      }
+      throw new Error(`${list}: no end after 200 pages`)
+    }
+    // Lightning windows run newest first and are oldest first inside: the big page is the windows reversed.
+    assert.equal((await walk('payments', 'limit_payments', 'payment_index_offset')).reverse().flat(), tracked.payments.operations)
+    assert.equal((await walk('invoices', 'limit_invoices', 'invoice_index_offset')).reverse().flat(), invoices)
+    // Chain windows are newest first throughout.
+    assert.equal((await walk('incoming_tx', 'limit_transactions', 'tx_index_offset')).flat(), tracked.incoming_tx.operations)
+  })
+
   test('a payment LND never got (the connection dropped with SendPaymentV2 sent): pending, then refunded once when LND says it never began', async () => {
     // The daemon reaches A through a proxy that drops the connection once the next SendPaymentV2 request is through.
     const proxy = await startCuttingProxy(net.connection)

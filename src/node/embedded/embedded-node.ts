@@ -9,6 +9,7 @@ import { decodeInvoice, preloadBolt11 } from './bolt11-invoice.js'
 import { assertSats, blockHeightAt, chainWallet, defaultSatPerVbyte, txVbytes } from './chain-wallet.js'
 import { channelBook } from './channels.js'
 import { forwardLog } from './forwards.js'
+import { nodeHistory } from './history.js'
 import { invoiceBook } from './invoices.js'
 import { mockControls } from './mock-controls.js'
 import { loadOrCreateNodeKey, seedWords } from './node-key.js'
@@ -34,6 +35,7 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
   const peers = peerList({ db, ownPubkey: key.pubkey, clock })
   const channels = channelBook({ db, chain, peers, clock, random })
   const forwards = forwardLog({ db, channels, clock })
+  const history = nodeHistory({ db, clock })
   const payments = paymentDesk({
     db,
     key,
@@ -132,6 +134,9 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
       },
 
       forwardingHistory: request => forwards.history(request),
+      listPayments: async request => history.listPayments(request),
+      listInvoices: async request => history.listInvoices(request),
+      listChainTransactions: async request => history.listChainTransactions(request),
     }),
     ...(config.mock
       ? { mock: mockControls({ db, key, params, invoices, forwards, clock, onSettled: emit }) }

@@ -1,16 +1,8 @@
-// What the operator reads about the node: NodeGetInfo (alias LndGetInfo), GetSeed and GetAssetsAndLiabilities.
+// What the operator reads about the node: NodeGetInfo (alias LndGetInfo) and GetSeed.
 import type { HandlerTable } from '../../bus/index.js'
 import type { LightningNode } from '../lightning-node.js'
-import { requireNonNegative } from './input-rules.js'
-import { msatAsSats } from '../../units/index.js'
 
-export interface InfoHandlerDeps {
-  node: LightningNode
-  /** Sum of every wallet's balance (the users' liabilities), in msat. */
-  usersBalanceMsat(): Promise<number>
-}
-
-export function infoHandlers({ node, usersBalanceMsat }: InfoHandlerDeps): HandlerTable {
+export function infoHandlers(node: LightningNode): HandlerTable {
   return {
     // `nodeId` is ignored: there is one node (upstream does the same).
     NodeGetInfo: async () => {
@@ -27,34 +19,5 @@ export function infoHandlers({ node, usersBalanceMsat }: InfoHandlerDeps): Handl
     },
 
     GetSeed: async () => ({ seed: await node.getSeed() }),
-
-    GetAssetsAndLiabilities: async input => {
-      for (const field of ['limit_invoices', 'limit_payments', 'limit_providers'] as const) {
-        const limit = input[field]
-        if (limit !== undefined) requireNonNegative(limit, field)
-      }
-      const [info, balances] = await Promise.all([node.getInfo(), node.getBalances()])
-      return {
-        users_balance: msatAsSats(await usersBalanceMsat()),
-        lnds: [
-          {
-            pubkey: info.pubkey,
-            tracked: {
-              confirmed_balance: balances.chainBalanceSats,
-              unconfirmed_balance: balances.unconfirmedChainBalanceSats,
-              channels_balance: msatAsSats(balances.channelsLocalMsat),
-              // The node interface does not list past invoices, payments or chain transactions yet, so the recent
-              // operations (tagged USER or ROOT upstream) stay empty; the balances above are complete.
-              payments: [],
-              invoices: [],
-              incoming_tx: [],
-              outgoing_tx: [],
-            },
-          },
-        ],
-        // No liquidity provider (an upstream Pub the node leans on) is supported.
-        liquidity_providers: [],
-      }
-    },
   }
 }

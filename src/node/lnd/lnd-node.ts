@@ -12,6 +12,7 @@ import { lndInvoices } from './invoices.js'
 import { connectLnd } from './lnd-connection.js'
 import { getInfo, networkOf } from './get-info.js'
 import { lndError } from './lnd-errors.js'
+import { lndHistory } from './history.js'
 import { lndPayments } from './payments.js'
 
 /** Connects (or waits for LND, with `waitForNode`); settlements are subscribed to by whoever follows them. */
@@ -35,6 +36,7 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
   const chain = lndChain({ lnd })
   const confirmations = lndConfirmations({ lnd })
   const channels = lndChannels({ lnd, ownPubkey, timers })
+  const history = lndHistory({ lnd })
   // The settlement streams open now, each with the subscriber told when the node closes.
   const streams = new Map<InvoiceStream, () => void>()
   log?.info({ socket: client.socket, pubkey: ownPubkey, version: started.version }, 'connected to LND')
@@ -100,6 +102,9 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
       updateChannelPolicy: request => channels.updateChannelPolicy(request),
 
       forwardingHistory: request => channels.forwardingHistory(request),
+      listPayments: request => history.listPayments(request),
+      listInvoices: request => history.listInvoices(request),
+      listChainTransactions: request => history.listChainTransactions(request),
     }),
 
     settlementsAfter(settleIndex) {
