@@ -63,6 +63,11 @@ async function scenario(mode: 'fast' | 'immediate'): Promise<void> {
         if (!daemon) continue // the server away: its start failed, and the supervisor tries again
         running.push(daemon)
         unit.daemon = daemon
+        // Started while the scenario was stopping its units: nobody else will stop this one.
+        if (unit.stopped) {
+          await daemon.stop()
+          break
+        }
         const code = await daemon.exited
         if (!unit.stopped) unit.exits.push(code)
       }
