@@ -199,10 +199,20 @@ function payments(net: Regtest): void {
     assert.equal(invoices.find((op: any) => op.amount === 1_234), { ts: invoices.find((op: any) => op.amount === 1_234).ts, amount: 1_234 }, "A's own invoice is untracked")
     const user = invoices.find((op: any) => op.amount === 4_321)
     assert.equal({ type: user.tracked.type, user_id: user.tracked.user_id, amount: user.tracked.amount }, { type: 'USER', user_id: payer.userId, amount: 4_321 })
-    // Every payment A made in this file was a user's (through the wallet), and each is tracked to its payer.
-    const { payments: atLnd } = await net.lncli<{ payments: LndPayment[] }>('A', ['listpayments'])
-    assert.is(tracked.payments.operations.length, atLnd.filter(p => p.status === 'SUCCEEDED').length)
-    for (const op of tracked.payments.operations) assert.is(op.tracked?.user_id, payer.userId, JSON.stringify(op))
+    // The users paid B; the operator paid R once from A with lncli (the test of A's reserve): that one is untracked.
+    const { payments: atLnd } = await net.lncli<{ payments: (LndPayment & { value_sat: string; payment_request: string })[] }>('A', ['listpayments'])
+    const succeeded = atLnd.filter(p => p.status === 'SUCCEEDED')
+    assert.is(tracked.payments.operations.length, succeeded.length)
+    const toR = new Set<number>()
+    for (const p of succeeded) {
+      const { destination } = await net.lncli<{ destination: string }>('A', ['decodepayreq', p.payment_request])
+      if (destination === net.node('R').pubkey) toR.add(Number(p.value_sat))
+    }
+    assert.is(toR.size, 1, "the operator's own payment to R")
+    for (const op of tracked.payments.operations) {
+      if (toR.has(op.amount)) assert.is(op.tracked, undefined, `the operator's payment: ${JSON.stringify(op)}`)
+      else assert.is(op.tracked?.user_id, payer.userId, JSON.stringify(op))
+    }
     // The chain: A's wallet was funded, then it opened its channel; both lists come from one window at one height.
     const chainTxs = (await net.lncli<{ transactions: { amount: string; num_confirmations: number }[] }>('A', ['listchaintxns'])).transactions
     assert.ok(tracked.incoming_tx.operations.length >= 1 && tracked.outgoing_tx.operations.length >= 1, JSON.stringify(tracked.incoming_tx))
@@ -211,22 +221,27 @@ function payments(net: Regtest): void {
     assert.is(tracked.incoming_tx.start_height, (await net.lncli<{ block_height: number }>('A', ['getinfo'])).block_height, "A's tip")
 
     // One at a time, each list walked by its cursor gives what one big page gives, in the same order.
-    const walk = async (list: 'payments' | 'invoices' | 'incoming_tx', limit: string, offset: string) => {
+    const walk = async (list: 'payments' | 'invoices' | 'incoming_tx', limit: string, offset: string, size: number, pages: number) => {
       const windows: any[][] = []
-      let filter: Record<string, number> = { [limit]: 1 }
-      for (let i = 0; i < 200; i++) {
+      let filter: Record<string, number> = { [limit]: size }
+      for (let i = 0; i < pages; i++) {
         const page = (await v2(filter)).tracked[list]
         windows.push(page.operations)
         if (!page.has_more) return windows
-        filter = { [limit]: 1, [offset]: page.next_index_offset, ...(page.start_height !== undefined ? { tx_start_height: page.start_height } : {}) }
+        filter = { [limit]: size, [offset]: page.next_index_offset, ...(page.start_height !== undefined ? { tx_start_height: page.start_height } : {}) }
       }
-      throw new Error(`${list}: no end after 200 pages`)
+      return windows
     }
-    // Lightning windows run newest first and are oldest first inside: the big page is the windows reversed.
-    assert.equal((await walk('payments', 'limit_payments', 'payment_index_offset')).reverse().flat(), tracked.payments.operations)
-    assert.equal((await walk('invoices', 'limit_invoices', 'invoice_index_offset')).reverse().flat(), invoices)
-    // Chain windows are newest first throughout.
-    assert.equal((await walk('incoming_tx', 'limit_transactions', 'tx_index_offset')).flat(), tracked.incoming_tx.operations)
+    // Lightning windows run newest first and are oldest first inside: the big page is the windows reversed, and
+    // the walk ends (fewer than 50 of each here).
+    assert.ok(!tracked.payments.has_more && !tracked.invoices.has_more)
+    assert.equal((await walk('payments', 'limit_payments', 'payment_index_offset', 1, 60)).reverse().flat(), tracked.payments.operations)
+    assert.equal((await walk('invoices', 'limit_invoices', 'invoice_index_offset', 1, 60)).reverse().flat(), invoices)
+    // Chain windows are newest first throughout. A's wallet was funded by mining to it (a transaction a block):
+    // five windows of ten are the big page's fifty, and the walk goes on from there.
+    const chainWindows = await walk('incoming_tx', 'limit_transactions', 'tx_index_offset', 10, 6)
+    assert.equal(chainWindows.slice(0, 5).flat(), tracked.incoming_tx.operations)
+    assert.is(tracked.incoming_tx.has_more, chainWindows.length > 5)
   })
 
   test('a payment LND never got (the connection dropped with SendPaymentV2 sent): pending, then refunded once when LND says it never began', async () => {
