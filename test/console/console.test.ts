@@ -196,6 +196,11 @@ e2e('add an app and two users, fund one in test mode, pay the other; the payment
   await page.getByLabel('Identifier, user id or npub').fill('bob')
   await page.getByRole('button', { name: 'Search' }).click()
   await eventually(async () => (await page.getByTestId('balance-bob').textContent()) === '1,200 sats', "bob's balance")
+  // Every wallet, most recently active first (the admin's user view, GetUsersAdminInfo): bob with what he holds.
+  const everyWallet = page.getByRole('region', { name: 'All wallets, most recently active first' })
+  await eventually(async () => ((await everyWallet.getByRole('row').filter({ hasText: 'bob' }).first().textContent()) ?? '').includes('1,200 sats'), 'bob among all wallets')
+  const total = (await daemon.request('POST', '/api/admin/users/info', { body: {}, ...admin })).json.total
+  assert.is(await page.getByTestId('wallets-range').textContent(), `1–${Math.min(20, total)} of ${total}`)
 
   await open('payments')
   await page.getByLabel('Hash, user id or identifier').fill('bob')

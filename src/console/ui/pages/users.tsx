@@ -1,9 +1,11 @@
-// Users and wallets: search by identifier, user id or npub; balance, history (the payments page filtered to the
-// wallet), ban; add a user to an app; fund it in test mode; pay from one user to another.
+// Users and wallets: search by identifier, user id or npub; every wallet a page at a time (all-wallets.tsx);
+// balance, history (the payments page filtered to the wallet), ban; add a user to an app; fund it in test mode;
+// pay from one user to another.
 import { useRef, useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
 import { appToken, listApps } from './apps.js'
+import { AllWallets } from './all-wallets.js'
 
 export interface UserRow {
   user_id: string
@@ -53,8 +55,11 @@ export function Users() {
   }, [receiving], 2000)
   const appName = app || apps.data?.[0]?.name || ''
 
+  // Bumped by every change made here, so that the list of all wallets is read again too.
+  const [changes, setChanges] = useState(0)
   const done = (message: string) => {
     users.reload()
+    setChanges(n => n + 1)
     return message
   }
   return (
@@ -86,6 +91,7 @@ export function Users() {
             </span>,
           ])} />
       </Section>
+      <AllWallets reloadKey={changes} />
       <Status error={action.error} ok={action.ok} />
       <div class="grid">
         <Section title="Add a user">
