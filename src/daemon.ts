@@ -225,6 +225,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     allowLoopbackCallbacks: config.callbacks.allow_loopback,
     zapRelayRefusal: relayRefusal(relayUrls, { allowLoopback: config.callbacks.allow_loopback }),
     debitRequestLifetimeMs: config.clink.debit_request_seconds * 1000,
+    enroll: { powBits: config.clink.enroll_pow_bits, maxDeltaMs: config.clink.enroll_max_delta_ms },
   })
   registry.register(clink.handlers, 'clink')
   const rates = createRates({
@@ -325,6 +326,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     nostr = await startNostrTransport({
       relays: relayUrls,
       ...(publicRelays.configured ? { publicRelays: publicRelays.urls } : {}),
+      enrollDifficulty: config.clink.enroll_pow_bits,
       dispatcher,
       claims: { sql: books.sql, local: books.raw },
       apps: () => wallet.accounts.apps(),

@@ -3,7 +3,8 @@
 // or full-access request is answered "ok" under a grant; a payment request is paid under the grant's rules. A key
 // with no grant (or an expired one) is the user's to decide: the request is parked in SQLite and pushed as a
 // LiveDebitRequest to the user's linked key, and answered when the user calls RespondToDebit, or GFY 3 once its
-// lifetime has passed (debit-expiry.ts).
+// lifetime has passed (debit-expiry.ts). The account's own key needs no grant; an account opened by CLINK enroll
+// refuses at once what it would otherwise ask its user about.
 import type { Logger } from 'pino'
 import { type Clock, type DomainEvent } from '../bus/index.js'
 import type { LightningNode } from '../node/index.js'
@@ -28,14 +29,17 @@ export interface DebitRequestDeps {
 }
 
 const isPositiveInt = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0
+/** Whether the request comes from the account's own key (the one its wallet is linked to). */
+const isOwner = (req: ClinkRequest, appUser: AppUserRow) =>
+  appUser.nostr_public_key !== null && appUser.nostr_public_key.toLowerCase() === req.requester.toLowerCase()
 
 export function debitRequests({ store, payer, wallet, node, emit, clock, lifetimeMs, log }: DebitRequestDeps) {
   const answer = (payload: DebitAnswer): ClinkAnswer => ({ payload })
 
   /** Parks the request for the user's decision; undefined = no answer now. */
   const park = async (req: ClinkRequest, appUser: AppUserRow, debit: ParkedDebit, k1: string | undefined): Promise<ClinkAnswer | undefined> => {
-    // Nobody to ask: the decision could never be made.
-    if (!appUser.nostr_public_key) return answer(gfy(1))
+    // Nobody to ask: the decision could never be made. An enrolled account asks nobody about a stranger's key.
+    if (!appUser.nostr_public_key || appUser.owner_only_clink === 1) return answer(gfy(1))
     const now = clock.now()
     await store.park({
       requestId: req.id,
@@ -60,6 +64,8 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, lifetim
   /** Budget and full-access requests: "ok" under a grant, refused under a ban, else the user decides. */
   const accessRequest = async (req: ClinkRequest, appUser: AppUserRow, debit: ParkedDebit, k1: string | undefined) => {
     let row = await store.access(appUser.user_id, req.requester)
+    // The account's own key needs no grant; a ban the user gave it still holds.
+    if (isOwner(req, appUser)) return answer(row?.authorized === 0 ? gfy(1) : ok())
     if (row?.authorized === 1 && expired(rulesOf(row), clock.now())) {
       // Forgotten only while it is still the expired grant; a decision the user made meanwhile is read again.
       await store.resetExpired(appUser.user_id, req.requester, clock.now())
@@ -110,15 +116,17 @@ export function debitRequests({ store, payer, wallet, node, emit, clock, lifetim
     if (isPositiveInt(amount_sats) && amount_sats * 1000 !== invoiceMsat) return answer(gfy(5))
 
     const row = await store.access(appUser.user_id, req.requester)
-    if (!row) return park(req, appUser, { type: 'invoice', invoice: bolt11 }, k1)
-    if (row.authorized === 0) return answer(gfy(1))
+    // The account's own key pays without a grant, rules or budget (as the user would from the wallet itself).
+    const owner = isOwner(req, appUser)
+    if (!row && !owner) return park(req, appUser, { type: 'invoice', invoice: bolt11 }, k1)
+    if (row?.authorized === 0) return answer(gfy(1))
     const paid = await payer.pay({
       userId: appUser.user_id,
       requester: req.requester,
       appId: req.appId,
       requestId: req.id,
       invoice: bolt11,
-      mode: 'rules',
+      mode: owner ? 'approved' : 'rules',
     })
     return paid.status === 'later' ? undefined : answer(paid.answer)
   }

@@ -1,6 +1,6 @@
 export { createClink, type Clink, type ClinkDeps, type ClinkPart } from './room.js'
 export {
-  clinkOfferKind, clinkDebitKind, clinkManageKind, clinkKinds, isClinkKind,
+  clinkOfferKind, clinkDebitKind, clinkManageKind, clinkEnrollKind, clinkKinds, isClinkKind,
   type ClinkKind, type ClinkRequest, type ClinkAnswer, type ClinkMessage, type ClinkSender, type ClinkServer,
 } from './wire.js'
 export { debitNpubLimits } from './debit-budget.js'

@@ -1,4 +1,4 @@
-// The CLINK room: offers (kind 21001), debits (21002) and remote management (21003)
+// The CLINK room: offers (kind 21001), debits (21002), remote management (21003) and enroll (21004)
 // served over the relays, and the user operations that steer them. Each request is a catalogue operation
 // (ClinkOfferRequest, ClinkDebitRequest, ClinkManageRequest; caller kind clinkRequester): the relay
 // transport's CLINK codec decrypts it, claims it once and dispatches it here; this room answers it, or parks it for
@@ -10,13 +10,14 @@ import type { SqlStore } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
 import type { LightningNode } from '../node/index.js'
 import {
-  clinkDebitKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkSender, type ClinkRequest, type ClinkAnswer, type ClinkServer,
+  clinkDebitKind, clinkEnrollKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkSender, type ClinkRequest, type ClinkAnswer, type ClinkServer,
 } from './wire.js'
 import { createDebits } from './debit-part.js'
 import { offerStore } from './offer-store.js'
 import { createOffersPart } from './handlers/offers.js'
 import { createManagePart } from './handlers/manage.js'
 import { liveRequestHandlers } from './handlers/live-requests.js'
+import { createEnrollPart, type EnrollSettings } from './handlers/enroll.js'
 
 export interface ClinkDeps {
   /** The room's tables. */
@@ -36,6 +37,8 @@ export interface ClinkDeps {
   zapRelayRefusal(url: string): string | undefined
   /** How long a parked debit request waits for the user's decision (`[clink] debit_request_seconds`; default 10 min). */
   debitRequestLifetimeMs?: number
+  /** CLINK enroll's proof of work and clock window (`[clink] enroll_*`). */
+  enroll: EnrollSettings
 }
 
 /** One kind's half of the room: what it answers and the user operations it serves. */
@@ -64,6 +67,7 @@ const requestOperations: Record<ClinkKind, string> = {
   [clinkOfferKind]: 'ClinkOfferRequest',
   [clinkDebitKind]: 'ClinkDebitRequest',
   [clinkManageKind]: 'ClinkManageRequest',
+  [clinkEnrollKind]: 'ClinkEnrollRequest',
 }
 
 /** A request as the codec hands it to the dispatcher. */
@@ -71,6 +75,7 @@ interface RequestInput {
   body: unknown
   created_at: number
   clink_version?: string
+  nonce_target?: string
 }
 
 /** Makes the room; resolves once what a stopped run left half done is adopted (debit payments it was making). */
@@ -92,11 +97,12 @@ export async function createClink(deps: ClinkDeps): Promise<Clink> {
     now: () => deps.clock.now(),
     allowLoopbackCallbacks: deps.allowLoopbackCallbacks ?? false,
   }
-  // Each kind's part registers here: offers (21001), debits (21002), manage (21003).
+  // Each kind's part registers here: offers (21001), debits (21002), manage (21003), enroll (21004).
   const parts: Partial<Record<ClinkKind, ClinkPart>> = {
     [clinkOfferKind]: createOffersPart(common, currentOutbox),
     [clinkDebitKind]: await createDebits(deps, currentOutbox),
     [clinkManageKind]: createManagePart(common, currentOutbox),
+    [clinkEnrollKind]: createEnrollPart(common),
   }
   const all = Object.values(parts)
   const requestHandlers = Object.fromEntries(
@@ -110,7 +116,10 @@ export async function createClink(deps: ClinkDeps): Promise<Clink> {
           requester: ctx.caller.pubkey,
           appId: ctx.caller.appId,
           createdAt: input.created_at,
-          tags: input.clink_version === undefined ? [] : [['clink_version', input.clink_version]],
+          tags: [
+            ...(input.clink_version === undefined ? [] : [['clink_version', input.clink_version]]),
+            ...(input.nonce_target === undefined ? [] : [['nonce', '', input.nonce_target]]),
+          ],
           body: input.body,
         }
         const answer = await handle(request)

@@ -1,4 +1,4 @@
-// What a CLINK request is to this room and what it answers (docs/pub-protocol.md, "CLINK"): the three kinds, the
+// What a CLINK request is to this room and what it answers (docs/pub-protocol.md, "CLINK"): the four kinds, the
 // decrypted request, the answer, and the messages the room sends on its own later (receipts, answers to parked
 // requests). The relay transport's CLINK codec builds requests from events and sends answers and messages; the room
 // never sees an event or a key, and sends its own messages as `clink.answer` domain events.
@@ -6,7 +6,9 @@
 export const clinkOfferKind = 21001
 export const clinkDebitKind = 21002
 export const clinkManageKind = 21003
-export const clinkKinds = [clinkOfferKind, clinkDebitKind, clinkManageKind] as const
+/** CLINK enroll: a key opens its account and gets its three pointers in one request (upstream's next version). */
+export const clinkEnrollKind = 21004
+export const clinkKinds = [clinkOfferKind, clinkDebitKind, clinkManageKind, clinkEnrollKind] as const
 export type ClinkKind = (typeof clinkKinds)[number]
 
 export function isClinkKind(kind: number): kind is ClinkKind {
@@ -26,7 +28,7 @@ export interface ClinkRequest {
   body: unknown
 }
 
-/** What a request is answered with; `clinkVersion` adds `["clink_version","1"]` (offer answers and receipts). */
+/** What a request is answered with. Every CLINK answer carries `["clink_version","1"]`; `clinkVersion` is kept for the stored replies of earlier runs. */
 export interface ClinkAnswer {
   payload: Record<string, unknown>
   clinkVersion?: boolean

@@ -176,6 +176,12 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** How long a CLINK debit request parked for the user's decision waits before its requester hears GFY 3. */
       debit_request_seconds: z.int().min(1).max(86_400).default(600),
+      /**
+       * CLINK enroll (kind 21004): the proof of work a new key's request must carry (NIP-13 leading zero bits of its
+       * id; 0: none), and how far its created_at may be from now.
+       */
+      enroll_pow_bits: z.int().min(0).max(32).default(18),
+      enroll_max_delta_ms: z.int().min(1000).max(300_000).default(30_000),
     })
     .prefault({}),
   lnurl: z

@@ -1,5 +1,6 @@
 // CLINK pointers: bech32 strings (limit 5000 characters) carrying
-// type-length-value records. Decoding does not depend on record order: the SDK writes them in reverse.
+// type-length-value records. Written in descending type order, as the CLINK SDK (and so upstream) writes them, so
+// that a pointer is the same string whoever encodes it; decoding does not depend on the order.
 import { bech32 } from '@scure/base'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 
@@ -90,7 +91,7 @@ function encode(hrp: string, records: [number, Uint8Array][]): string {
   const size = records.reduce((sum, [, value]) => sum + 2 + value.length, 0)
   const bytes = new Uint8Array(size)
   let at = 0
-  for (const [type, value] of records) {
+  for (const [type, value] of [...records].sort((a, b) => b[0] - a[0])) {
     if (value.length > 255) throw new RangeError(`${hrp}: record ${type} is longer than 255 bytes`)
     bytes[at++] = type
     bytes[at++] = value.length

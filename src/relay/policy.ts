@@ -9,8 +9,8 @@
 // So no second list has to be kept in step: the relay takes requests for exactly the keys someone listens for.
 import type { NostrEvent } from './nostr-event.js'
 
-/** Kinds a stranger sends to the daemon: Lightning.Pub RPC, CLINK offers, debits and manage, NWC requests. */
-export const requestKinds: ReadonlySet<number> = new Set([21000, 21001, 21002, 21003, 23194])
+/** Kinds a stranger sends to the daemon: Lightning.Pub RPC, CLINK offers, debits, manage and enroll, NWC requests. */
+export const requestKinds: ReadonlySet<number> = new Set([21000, 21001, 21002, 21003, 21004, 23194])
 /**
  * Kinds the daemon publishes: its RPC and CLINK replies (same kinds), NWC responses and notifications
  * (23195–23197) and info (13194), zap receipts (9735), the service beacon (30078, NIP-78), metadata (0), and

@@ -41,6 +41,8 @@ export interface AppUserRow {
   callback_url: string
   topic_id: string
   created_at: number
+  /** 1 for an account opened by CLINK enroll: debits and management by its own key only, unless granted. */
+  owner_only_clink: number
 }
 
 export interface AccountsDeps {

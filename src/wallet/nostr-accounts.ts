@@ -29,7 +29,17 @@ export interface NostrAccounts {
   /** Links (or re-links) an app user to a pubkey; a pubkey already linked elsewhere is a conflict. */
   linkPubkey(identifier: string, pubkey: string): Promise<void>
   /** A new app user of an app (own account and wallet, random identifier) owned by a pubkey without an account. */
-  createForPubkey(appId: string, pubkey: string): Promise<AppUserRow>
+  createForPubkey(appId: string, pubkey: string, opts?: NewAccountOptions): Promise<AppUserRow>
+  /**
+   * A new account a key opens on its own: forbidden when the app does not allow user creation, limit_exceeded
+   * (with its retry time) beyond the node's new accounts a minute, conflict when the key has an account.
+   */
+  openForPubkey(appId: string, pubkey: string, opts?: NewAccountOptions): Promise<AppUserRow>
+}
+
+export interface NewAccountOptions {
+  /** CLINK enroll's accounts: debits and management by their own key only, unless granted. */
+  ownerOnlyClink?: boolean
 }
 
 const identifierBytes = 32 // 64 hex, like upstream's auto-created identifiers
@@ -37,6 +47,7 @@ const identifierBytes = 32 // 64 hex, like upstream's auto-created identifiers
 const texts = {
   byPubkey: 'SELECT * FROM app_users WHERE nostr_public_key = ?',
   setPubkey: 'UPDATE app_users SET nostr_public_key = ? WHERE identifier = ?',
+  setOwnerOnly: 'UPDATE app_users SET owner_only_clink = 1 WHERE identifier = ?',
 }
 
 const alreadyLinked = () => new OperationError('conflict', 'this key already has an account')
@@ -49,13 +60,14 @@ export function nostrAccounts({ sql, accounts, random, now, newAccounts }: Nostr
 
   // The key's check and its new user commit together; two first requests of one key at once race on the unique
   // pubkey column: the loser's transaction rolls back whole and it answers as for a linked key.
-  const createForPubkey = async (appId: string, pubkey: string): Promise<AppUserRow> => {
+  const createForPubkey = async (appId: string, pubkey: string, opts: NewAccountOptions = {}): Promise<AppUserRow> => {
     try {
       return await sql.transaction(async tx => {
         if (await tx.one(texts.byPubkey, [pubkey])) throw alreadyLinked()
         const identifier = bytesToHex(random(identifierBytes))
         await accounts.createAppUserOn(tx, appId, identifier)
         await tx.run(texts.setPubkey, [pubkey, identifier])
+        if (opts.ownerOnlyClink) await tx.run(texts.setOwnerOnly, [identifier])
         return (await accounts.appUserOn(tx, identifier))!
       })
     } catch (err) {
@@ -66,18 +78,23 @@ export function nostrAccounts({ sql, accounts, random, now, newAccounts }: Nostr
     }
   }
 
+  const openForPubkey = async (appId: string, pubkey: string, opts: NewAccountOptions = {}): Promise<AppUserRow> => {
+    const app = await accounts.appById(appId)
+    if (!app || !app.allow_user_creation) {
+      throw new OperationError('forbidden', 'user creation by client is not allowed in this app')
+    }
+    if (opening) takeOrRefuse(opening, 'node', now(), "new accounts on this node (the operator's [apps] new_accounts_per_minute)")
+    return createForPubkey(appId, pubkey, opts)
+  }
+
   return {
     appUserByPubkey,
     createForPubkey,
+    openForPubkey,
     async userForPubkey(pubkey, appId) {
       const found = await appUserByPubkey(pubkey)
       if (found) return { kind: 'user', userId: found.user_id, appId, appUserId: found.identifier }
-      const app = await accounts.appById(appId)
-      if (!app || !app.allow_user_creation) {
-        throw new OperationError('forbidden', 'user creation by client is not allowed in this app')
-      }
-      if (opening) takeOrRefuse(opening, 'node', now(), "new accounts on this node (the operator's [apps] new_accounts_per_minute)")
-      const created = await createForPubkey(appId, pubkey).catch(async (err: unknown) => {
+      const created = await openForPubkey(appId, pubkey).catch(async (err: unknown) => {
         // Another request of the same key created its user meanwhile: that user is the answer.
         const winner = err instanceof OperationError && err.code === 'conflict' ? await appUserByPubkey(pubkey) : undefined
         if (!winner) throw err

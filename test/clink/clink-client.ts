@@ -61,6 +61,18 @@ export class ClinkClient {
     return exchange
   }
 
+  /** Publishes an event this client built and signed itself (a mined one) and collects its answers. */
+  async publish(request: Event): Promise<Exchange> {
+    const exchange = this.follow(request)
+    await this.relay.publish(request)
+    return exchange
+  }
+
+  /** Encrypts a body to the service key, as every request of this client is. */
+  encrypt(body: unknown): string {
+    return nip44.v2.encrypt(JSON.stringify(body), this.conversationKey)
+  }
+
   /** Collects the answers to a request sent earlier (perhaps through another relay connection). */
   follow(request: Event): Exchange {
     const replies: Reply[] = []

@@ -90,7 +90,7 @@ test('an undecided request is answered GFY 3 with its delta when its time runs o
   assert.is(answer.payload.error, 'Expired Request')
   assert.is(answer.payload.delta.max_delta_ms, 2000)
   assert.ok(answer.payload.delta.actual_delta_ms >= 2000, JSON.stringify(answer.payload))
-  assert.equal(answer.event.tags, [['p', client.pubkey], ['e', request.id]])
+  assert.equal(answer.event.tags, [['p', client.pubkey], ['e', request.id], ['clink_version', '1']])
 
   for (const response of [{ type: 'invoice', invoice: request.id }, { type: 'denied', denied: {} }]) {
     const decided = await owner.call('RespondToDebit', { request_id: request.id, npub: client.pubkey, response })

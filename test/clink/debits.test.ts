@@ -95,7 +95,7 @@ test('a payment request from an unknown key is parked, pushed, and paid when the
   const answer = await app.answer(request.id)
   assert.equal(answer.payload, { res: 'ok', preimage: '' }, 'paid internally: the preimage is empty, as upstream')
   assert.is(answer.event.kind, 21002)
-  assert.equal(answer.event.tags, [['p', app.pubkey], ['e', request.id]], 'debit answers carry no clink_version')
+  assert.equal(answer.event.tags, [['p', app.pubkey], ['e', request.id], ['clink_version', '1']], 'debit answers carry clink_version, as every CLINK answer')
   assert.is(await balance(), before - 110, '100 sats + the 10-sat service fee floor')
   assert.is(await payeeBalance(), payeeBefore + 100)
   // A one-off approval is not a grant.

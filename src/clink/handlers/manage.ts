@@ -1,7 +1,9 @@
 // CLINK manage (kind 21003; the CLINK manage spec, docs/pub-protocol.md "Manage"): another key creates, updates,
 // deletes, reads and lists offers of a user who granted it that right — only the offers it created. A request from
 // a key without a grant is parked (one per key) and pushed to the user as GetLiveManageRequests; AuthorizeManage
-// grants or bans the key and replays the parked request. Answers: `{res:"ok", resource:"offer", details?}` or GFY.
+// grants or bans the key and replays the parked request. The account's own key needs no grant and manages all its
+// offers; an account opened by CLINK enroll refuses other keys at once instead of asking. Answers:
+// `{res:"ok", resource:"offer", details?}` or GFY.
 import type { Logger } from 'pino'
 import { decode as decodeNip19 } from 'nostr-tools/nip19'
 import { type DomainEvent, OperationError, type HandlerTable } from '../../bus/index.js'
@@ -35,6 +37,8 @@ type Payload = Record<string, unknown>
 type Outcome = { answer: Payload } | { ask: string }
 
 const gfy = (code: number, error: string, extra: Payload = {}): Outcome => ({ answer: { res: 'GFY', code, error, ...extra } })
+const ownedBy = (appUser: { nostr_public_key: string | null } | undefined, requester: string) =>
+  appUser?.nostr_public_key != null && appUser.nostr_public_key.toLowerCase() === requester.toLowerCase()
 
 export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender | undefined): ClinkPart {
   const { wallet, log } = deps
@@ -73,27 +77,34 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
 
     let userId: string | undefined
     let row: OfferRow | undefined
+    // The account's own key (the one its wallet is linked to) manages every offer of it without a grant.
+    let isOwner = false
     if (action === 'create' || action === 'list') {
       if (pointer === undefined) return gfy(1, 'Request Denied: No pointer provided')
       userId = await userOfPointer(tx, pointer, appId)
       if (!userId) return gfy(1, 'Request Denied: unknown pointer')
+      isOwner = ownedBy(await wallet.accounts.appUserOf(userId, tx), requester)
     } else {
       const id = offerObject?.id
       if (typeof id !== 'string') return gfy(6, 'Invalid Request: offer.id is required')
       row = await offers.byId(id)
       const owner = row && (await wallet.accounts.appUserOf(row.user_id, tx))
       if (!row || row.deleted_at !== null || owner?.app_id !== appId) return gfy(1, 'Request Denied: Offer not found')
+      isOwner = ownedBy(owner, requester)
       // Only the offers this key created, whatever else it may manage.
-      if (row.management_pubkey !== requester) return gfy(1, 'Request Denied: this key does not manage the offer')
+      if (!isOwner && row.management_pubkey !== requester) return gfy(1, 'Request Denied: this key does not manage the offer')
       userId = row.user_id
     }
 
     const grant = await manageStore(tx, deps.now).grant(userId, requester, { lock: true })
-    if (!grant || (grant.expires_at > 0 && grant.expires_at < deps.now())) return { ask: userId }
-    if (grant.banned) return gfy(1, 'Request Denied: App is banned')
+    if (grant?.banned) return gfy(1, 'Request Denied: App is banned')
+    if (!isOwner && (!grant || (grant.expires_at > 0 && grant.expires_at < deps.now()))) return { ask: userId }
 
     const ok = (details?: unknown): Outcome => ({ answer: { res: 'ok', resource: 'offer', ...(details === undefined ? {} : { details }) } })
-    if (action === 'list') return ok((await offers.managedBy(userId, requester)).map(r => offerData(r, appPubkey)))
+    if (action === 'list') {
+      const listed = isOwner ? await offers.ofUser(userId) : await offers.managedBy(userId, requester)
+      return ok(listed.map(r => offerData(r, appPubkey)))
+    }
     if (action === 'get') return ok(offerData(row!, appPubkey))
     if (action === 'delete') {
       await offers.remove(row!.offer_id)
@@ -121,8 +132,10 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
     const rateLimited = { payload: { res: 'GFY', code: 4, error: 'Rate Limited', retry_after: retryAfterSeconds } }
     const waiting = await store.parked(request.requester)
     if (waiting && deps.now() - waiting.parked_at < retryAfterSeconds * 1000) return rateLimited
-    const linked = (await wallet.accounts.appUserOf(userId))?.nostr_public_key
-    if (!linked) return { payload: { res: 'GFY', code: 1, error: 'Request Denied: the user cannot be asked' } }
+    const account = await wallet.accounts.appUserOf(userId)
+    if (!account?.nostr_public_key) return { payload: { res: 'GFY', code: 1, error: 'Request Denied: the user cannot be asked' } }
+    // An account opened by CLINK enroll asks its user about no other key.
+    if (account.owner_only_clink === 1) return { payload: { res: 'GFY', code: 1, error: 'Request Denied' } }
     if (waiting && (await store.unpark(waiting.requester, waiting.request_id))) {
       // Unanswered past the retry window: replaced by the new request.
       send(waiting, { res: 'GFY', code: 1, error: 'Request Denied: not approved in time' })

@@ -1,5 +1,7 @@
-// The service beacon: every 60 s each app publishes a kind-30078 (NIP-78,
-// addressable) event `d` = "Lightning.Pub" with its name and fees. Wallets read it for liveness, name and fees.
+// The service beacons: every 60 s (and when the relays change) each app publishes two kind-30078 (NIP-78,
+// addressable) events: `d` = "Lightning.Pub" with its name and fees, which wallets read for liveness, name and fees;
+// then `d` = "clink-node" (upstream's next version), which tells CLINK clients the relays, fees, the CLINK kinds
+// served and the proof of work an enroll needs.
 // The timer can be stopped and the clock injected, so a test drives it with `announce()` instead of waiting.
 import type { Event } from 'nostr-tools/pure'
 import { type Clock } from '../../bus/index.js'
@@ -9,6 +11,9 @@ import { unixSeconds } from '../../units/index.js'
 
 export const beaconKind = 30078
 export const beaconTag = 'Lightning.Pub'
+export const clinkBeaconTag = 'clink-node'
+/** The CLINK kinds served: offers, debits, manage, enroll. */
+const supportedKinds = [21001, 21002, 21003, 21004]
 export const beaconIntervalMs = 60_000
 
 export interface BeaconDeps {
@@ -18,6 +23,10 @@ export interface BeaconDeps {
   send: SendEvent
   clock: Clock
   intervalMs?: number
+  /** The relays clients reach the node on (the public ones when the operator names them). */
+  relays(): readonly string[]
+  /** The proof of work a CLINK enroll of a new key needs (`[clink] enroll_pow_bits`); 0: none, left out. */
+  enrollDifficulty: number
 }
 
 export interface Beacon {
@@ -35,6 +44,15 @@ export function serviceBeacon(deps: BeaconDeps): Beacon {
     for (const app of deps.apps()) {
       const content = JSON.stringify({ type: 'service', name: app.name, fees: deps.fees })
       deps.send({ kind: beaconKind, created_at: createdAt, tags: [['d', beaconTag]], content }, app.secretKey)
+      const clink = {
+        name: app.name,
+        relays: [...deps.relays()],
+        fees: deps.fees,
+        supported_kinds: supportedKinds,
+        ...(deps.enrollDifficulty > 0 ? { enroll_difficulty: deps.enrollDifficulty } : {}),
+      }
+      const tags = [['d', clinkBeaconTag], ['clink_version', '1']]
+      deps.send({ kind: beaconKind, created_at: createdAt, tags, content: JSON.stringify(clink) }, app.secretKey)
     }
   }
   return {

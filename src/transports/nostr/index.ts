@@ -49,6 +49,8 @@ export interface NostrTransportDeps {
   relays: readonly string[]
   /** Named in the nprofile instead of `relays` when the operator gives the relays' public address. */
   publicRelays?: readonly string[]
+  /** The proof of work a CLINK enroll of a new key needs, announced in the clink-node beacon (0: none). */
+  enrollDifficulty?: number
   dispatcher: Dispatcher
   /** Where the exactly-once claims of request events live (processed-requests.ts). */
   claims: ProcessedRequestsStore
@@ -210,7 +212,15 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   const pushDeps = { events$: deps.events$, users: deps.users, apps, sender, log, streams }
   const pushes = [pushLiveUserOperations(pushDeps), pushUserStreams(pushDeps)]
   if (deps.keyPushes$) pushes.push(pushToKeys(deps.keyPushes$, pushDeps))
-  const beacon = serviceBeacon({ apps: apps.all, fees: deps.fees, send, clock })
+  let servedRelays = deps.relays
+  const beacon = serviceBeacon({
+    apps: apps.all,
+    fees: deps.fees,
+    send,
+    clock,
+    relays: () => deps.publicRelays ?? servedRelays,
+    enrollDifficulty: deps.enrollDifficulty ?? 0,
+  })
   const pruner = setInterval(() => {
     processed
       .prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
@@ -244,6 +254,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     relayStatus: () => pool.status(),
     async setRelays(urls) {
       await pool.setUrls(urls)
+      servedRelays = urls
       nprofile = profileOn(deps.publicRelays ?? urls)
       beacon.announce() // the new relays learn the service at once
       // Published to every relay of the pool; the ones that had it already keep the same replaceable event.

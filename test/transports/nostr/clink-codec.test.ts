@@ -1,6 +1,6 @@
 // The transport half of CLINK (kinds 21001–21003), its codec on the one inbound pipeline: a signed, NIP-44 v2
 // encrypted request reaches the room once,
-// its answer goes back on the same kind tagged p/e (and clink_version for offers), a redelivery re-sends the stored
+// its answer goes back on the same kind tagged p/e (and clink_version), a redelivery re-sends the stored
 // answer without running the room again, a request taken by a run that died is answered "Temporary Failure"
 // instead of being run twice, a parked request is answered later through the outbox.
 import { suite } from 'uvu'
@@ -152,7 +152,7 @@ test('bad signatures and undecryptable content never reach the room', async () =
   store.close()
 })
 
-test('a parked request is answered later by the room\'s message; debit answers carry no clink_version', async () => {
+test('a parked request is answered later by the room\'s message; debit answers carry clink_version too', async () => {
   const { store, transport, published } = await setup({ handle: async () => undefined })
   // The room's later answer (its clink.answer domain event) is delivered by the transport.
   const outbox = { send: transport.deliver }
@@ -163,7 +163,7 @@ test('a parked request is answered later by the room\'s message; debit answers c
   assert.ok(outbox.send({ appId: 'app-1', to: clientPubkey, kind: 21002, replyTo: event.id, payload: { res: 'ok' } }))
   assert.is(published.length, 1)
   assert.is(tag(published[0]!, 'e'), event.id)
-  assert.is(tag(published[0]!, 'clink_version'), undefined)
+  assert.is(tag(published[0]!, 'clink_version'), '1')
   assert.equal(open(published[0]!), { res: 'ok' })
   assert.not.ok(outbox.send({ appId: 'no-such-app', to: clientPubkey, kind: 21002, replyTo: event.id, payload: { res: 'ok' } }))
   store.close()

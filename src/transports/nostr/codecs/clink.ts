@@ -1,4 +1,4 @@
-// Kinds 21001–21003 (CLINK offers, debits, manage: docs/pub-protocol.md, "CLINK"): addressed to an app key,
+// Kinds 21001–21004 (CLINK offers, debits, manage, enroll: docs/pub-protocol.md, "CLINK"): addressed to an app key,
 // NIP-44 decrypted, the request as a catalogue call (ClinkOfferRequest …, caller kind clinkRequester) and the answer
 // on the same kind, tags `p` = requester and `e` = request id, encrypted the way the request was. What a request
 // means is the CLINK room's business (src/clink): a parked request is answered later by the room's `clink.answer`
@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import { isOperationError, type Clock } from '../../../bus/index.js'
 import { catalogue } from '../../../../schema/catalogue.js'
 import {
-  clinkDebitKind, clinkKinds, clinkManageKind, clinkOfferKind, isClinkKind,
+  clinkDebitKind, clinkEnrollKind, clinkKinds, clinkManageKind, clinkOfferKind, isClinkKind,
   type ClinkAnswer, type ClinkKind, type ClinkMessage, type ClinkRequest, type ClinkServer,
 } from '../../../clink/index.js'
 import { decryptPayload, encryptWith, type CipherScheme } from '../cipher.js'
@@ -31,6 +31,7 @@ const interruptedAnswers: Record<ClinkKind, Record<string, unknown>> = {
   [clinkOfferKind]: { code: 2, error: 'Temporary Failure' },
   [clinkDebitKind]: { res: 'GFY', code: 2, error: 'Temporary Failure' },
   [clinkManageKind]: { res: 'GFY', code: 2, error: 'Temporary Failure' },
+  [clinkEnrollKind]: { res: 'GFY', code: 2, error: 'Temporary Failure / Service unavailable' },
 }
 
 /**
@@ -41,6 +42,7 @@ const invalidAnswers: Record<ClinkKind, Record<string, unknown>> = {
   [clinkOfferKind]: { code: 1, error: 'Invalid Offer' },
   [clinkDebitKind]: { res: 'GFY', code: 6, error: 'Invalid Request' },
   [clinkManageKind]: { res: 'GFY', code: 6, error: 'Invalid Request' },
+  [clinkEnrollKind]: { res: 'GFY', code: 6, error: 'Invalid Request' },
 }
 
 export interface ClinkCodecDeps {
@@ -66,9 +68,9 @@ export interface ClinkCodec extends NostrCodec<AppKey, ClinkInbound> {
   deliver(message: ClinkMessage): boolean
 }
 
-/** An answer's tags: the requester, the request it answers, and the CLINK version where the answer carries it. */
-function answerTags(to: string, replyTo: string, clinkVersion: boolean | undefined): string[][] {
-  return [['p', to], ['e', replyTo], ...(clinkVersion ? [['clink_version', '1']] : [])]
+/** An answer's tags: the requester, the request it answers, and the CLINK version (every answer of every kind). */
+function answerTags(to: string, replyTo: string): string[][] {
+  return [['p', to], ['e', replyTo], ['clink_version', '1']]
 }
 
 export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
@@ -82,7 +84,7 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
   }
   /** Signs and publishes a sealed answer on the request's kind, tagged p = requester and e = the request. */
   function publish(app: AppKey, to: string, kind: number, replyTo: string, sealed: StoredReply): void {
-    const tags = answerTags(to, replyTo, sealed.clinkVersion)
+    const tags = answerTags(to, replyTo)
     deps.send({ kind, created_at: sealed.sentAt, tags, content: sealed.contents[0]! }, app.secretKey)
   }
   const reply = ({ app, scheme, request }: ClinkInbound, answer: ClinkAnswer) => seal(app, request.requester, scheme, answer)
@@ -116,11 +118,18 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
         body,
       }
       const version = event.tags.find(tag => tag[0] === 'clink_version')?.[1]
+      // NIP-13: the target the author committed to (its proof of work is the id's leading zero bits, checked by the room).
+      const nonceTarget = event.tags.find(tag => tag[0] === 'nonce' && tag.length >= 3)?.[2]
       const call = {
         // No operation for the kind (CLINK not served): the dispatcher refuses it; the requester hears Temporary Failure.
         op: operations.get(request.kind) ?? `kind ${request.kind}`,
         credentials: { nostr: { pubkey: request.requester, appId: request.appId } },
-        input: { body, created_at: request.createdAt, ...(version !== undefined ? { clink_version: version } : {}) },
+        input: {
+          body,
+          created_at: request.createdAt,
+          ...(version !== undefined ? { clink_version: version } : {}),
+          ...(nonceTarget !== undefined ? { nonce_target: nonceTarget } : {}),
+        },
         requestId: request.id,
       }
       return { type: 'call', request: { app, scheme: opened.scheme, request }, call }

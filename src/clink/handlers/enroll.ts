@@ -1,0 +1,158 @@
+// CLINK enroll (kind 21004, from upstream's next version; docs/pub-protocol.md "Enroll"): a key opens an account in
+// the app it addressed and gets the account's noffer, ndebit and nmanage pointers in one request. A key that has an
+// account gets its pointers again (no proof of work, no limit); a new key's request must carry NIP-13 proof of work
+// on its event id, and new accounts count against the node's new accounts a minute. An enrolled account is
+// owner-only for debits and management: another key's request that would wait for the user is refused at once.
+// Each request runs once (the transport claims its event id); a key hears at most three answers a minute.
+import type { Logger } from 'pino'
+import { isOperationError } from '../../bus/index.js'
+import { BoundedMap } from '../../limits/index.js'
+import type { Wallet } from '../../wallet/index.js'
+import { encodeNdebit, encodeNmanage, encodeNoffer } from '../../nostr-codecs/index.js'
+import type { ClinkAnswer, ClinkRequest } from '../wire.js'
+import type { ClinkPart } from '../room.js'
+
+export interface EnrollSettings {
+  /** Leading zero bits a new key's request id must have (0: no proof of work asked). */
+  powBits: number
+  /** How far a request's created_at may be from now, in ms. */
+  maxDeltaMs: number
+}
+
+export interface EnrollPartDeps {
+  wallet: Pick<Wallet, 'accounts' | 'nostr'>
+  relayUrl(): string
+  now(): number
+  log: Logger
+  enroll: EnrollSettings
+}
+
+/** Answers a key hears a minute, and how many keys are counted at once (a flood of fresh keys hears nothing more). */
+const repliesPerKey = 3
+const replyWindowMs = 60_000
+const keysCounted = 2000
+
+const gfy = (code: number, error: string, extra: Record<string, unknown> = {}): ClinkAnswer => ({
+  payload: { res: 'GFY', code, error, ...extra },
+  clinkVersion: true,
+})
+const denied = () => gfy(1, 'Denied / not allowed')
+const temporary = () => gfy(2, 'Temporary Failure / Service unavailable')
+const invalid = () => gfy(6, 'Invalid Request')
+
+/** NIP-13 difficulty: leading zero bits of a hex id, counted a nibble at a time to the first that is not zero. */
+export function leadingZeroBits(hexId: string): number {
+  let bits = 0
+  for (const char of hexId) {
+    const nibble = parseInt(char, 16)
+    if (Number.isNaN(nibble)) return 0
+    if (nibble === 0) {
+      bits += 4
+      continue
+    }
+    return bits + Math.clz32(nibble) - 28
+  }
+  return bits
+}
+
+export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
+  const { wallet, log, enroll } = deps
+  const answered = new BoundedMap<string, number[]>(keysCounted)
+
+  /** Whether the requester may hear one more answer now; counts it. */
+  const mayAnswer = (requester: string): boolean => {
+    const now = deps.now()
+    const recent = (answered.get(requester) ?? []).filter(at => now - at < replyWindowMs)
+    if (recent.length >= repliesPerKey) return false
+    recent.push(now)
+    answered.set(requester, recent)
+    return true
+  }
+
+  const pointersOf = async (appId: string, identifier: string): Promise<ClinkAnswer> => {
+    const appPubkey = (await wallet.accounts.appById(appId))?.nostr_public_key
+    const relay = deps.relayUrl()
+    if (!appPubkey || !relay) return temporary()
+    const pointer = { pubkey: appPubkey, relay, pointer: identifier }
+    return {
+      payload: {
+        res: 'ok',
+        // The default offer's id is the account's identifier, with an amount the payer chooses (as AppUser answers).
+        noffer: encodeNoffer({ pubkey: appPubkey, relay, offer: identifier, priceType: 'spontaneous' }),
+        ndebit: encodeNdebit(pointer),
+        nmanage: encodeNmanage(pointer),
+      },
+      clinkVersion: true,
+    }
+  }
+
+  /** The account of a key that has one: its pointers, unless it is another app's or banned. */
+  const existing = async (request: ClinkRequest, identifier: string, appId: string, userId: string): Promise<ClinkAnswer> => {
+    if (appId !== request.appId) return denied()
+    const user = await wallet.accounts.userById(userId)
+    if (!user || Number(user.locked) === 1) return denied()
+    return pointersOf(appId, identifier)
+  }
+
+  async function decide(request: ClinkRequest): Promise<ClinkAnswer> {
+    const body = request.body
+    const version = request.tags.find(tag => tag[0] === 'clink_version')?.[1]
+    if (version !== '1' || typeof body !== 'object' || body === null || Array.isArray(body)) return invalid()
+    const actualDeltaMs = Math.abs(deps.now() - request.createdAt * 1000)
+    if (!Number.isFinite(actualDeltaMs)) return invalid()
+    if (actualDeltaMs > enroll.maxDeltaMs) {
+      return gfy(3, 'Expired Request', { delta: { max_delta_ms: enroll.maxDeltaMs, actual_delta_ms: actualDeltaMs } })
+    }
+    const requester = request.requester.toLowerCase()
+    const found = await wallet.nostr.appUserByPubkey(requester)
+    if (found) return existing(request, found.identifier, found.app_id, found.user_id)
+
+    if (enroll.powBits > 0) {
+      const committed = Number(request.tags.find(tag => tag[0] === 'nonce' && tag.length >= 3)?.[2])
+      if (!Number.isInteger(committed) || committed < enroll.powBits || leadingZeroBits(request.id) < committed) {
+        return gfy(5, 'Insufficient proof of work', { required_difficulty: enroll.powBits })
+      }
+    }
+    try {
+      const created = await wallet.nostr.openForPubkey(request.appId, requester, { ownerOnlyClink: true })
+      log.info({ id: request.id, requester, appId: request.appId }, 'CLINK enroll opened an account')
+      return pointersOf(request.appId, created.identifier)
+    } catch (err) {
+      if (!isOperationError(err)) throw err
+      if (err.code === 'limit_exceeded') {
+        const retryAfter = Math.ceil(deps.now() / 1000) + (err.retryAfterSeconds ?? 60)
+        return gfy(4, 'Rate limited', { retry_after: retryAfter })
+      }
+      // Another request of the same key opened it meanwhile: that account is the answer.
+      if (err.code === 'conflict') {
+        const winner = await wallet.nostr.appUserByPubkey(requester)
+        if (winner) return existing(request, winner.identifier, winner.app_id, winner.user_id)
+      }
+      return denied()
+    }
+  }
+
+  return {
+    handlers: {},
+    // A request a stopped run had taken: the account it opened (if it got that far) is the answer.
+    async resume(request) {
+      const found = await wallet.nostr.appUserByPubkey(request.requester.toLowerCase())
+      return found ? existing(request, found.identifier, found.app_id, found.user_id) : undefined
+    },
+    async handle(request) {
+      let answer: ClinkAnswer
+      try {
+        answer = await decide(request)
+      } catch (err) {
+        log.error({ err, id: request.id }, 'CLINK enroll failed')
+        answer = temporary()
+      }
+      // Past its answers for the minute a key hears nothing (what the request did, it did).
+      if (!mayAnswer(request.requester.toLowerCase())) {
+        log.info({ id: request.id, requester: request.requester }, 'CLINK enroll answer held back: the key had its answers for the minute')
+        return undefined
+      }
+      return answer
+    },
+  }
+}
