@@ -27,7 +27,10 @@ export interface EnrollPartDeps {
   enroll: EnrollSettings
 }
 
-/** Answers a key hears a minute, and how many keys are counted at once (a flood of fresh keys hears nothing more). */
+/**
+ * Answers a key hears a minute, and how many keys are counted at once: the most recent ones (under a flood of fresh
+ * keys an older key's count is forgotten; the node's budget of new accounts still bounds what the flood opens).
+ */
 const repliesPerKey = 3
 const replyWindowMs = 60_000
 const keysCounted = 2000
