@@ -8,9 +8,11 @@
 // - relay store: bytes counted against its budget and the files' size; payments database growth: its logical size
 //   (page_count × page_size, WAL included) over the attack's second half, when no bench payment runs (so what grows
 //   is the attack's doing);
-// - `relaypay audit` on the data dir after the daemon stopped.
+// - `relaypay audit` on the data dir after the daemon stopped;
+// - for the enroll flood, the accounts opened during the attack (GetUsersAdminInfo's total before and after).
 // Floors: health p99 < 100 ms, fresh RPC < 1 s, payments >= 50 % of quiet, store within its quota,
-// payments database growth < 1 MB, audit clean. The machine is shared: figures are as measured.
+// payments database growth < 1 MB, audit clean; the enroll flood opens no more accounts than the node's budget
+// (`[apps] new_accounts_burst` + new_accounts_per_minute over the attack). The machine is shared: figures are as measured.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -44,11 +46,13 @@ export interface AttackFigures {
   paymentsDbGrowthBytes: number
   /** The daemon's CPU over the attack (all its threads; the bench's payments run in the first half). */
   daemonCpuMsDuringAttack: number | null
+  /** Accounts opened while the attack ran (enroll flood only). */
+  accountsOpened?: number
   auditClean: boolean
   floors: Record<string, boolean>
 }
 
-/** `only`: the attacks to run (readFlood, storeFill, connectionHog, guestOrders); all when absent. */
+/** `only`: the attacks to run (readFlood, storeFill, connectionHog, guestOrders, enrollFlood); all when absent. */
 export async function benchAttack(opts: { attackMs?: number; quietMs?: number; only?: string[] } = {}): Promise<Record<string, AttackFigures>> {
   const attackMs = opts.attackMs ?? 10_000
   const quietMs = opts.quietMs ?? 5000
@@ -82,17 +86,37 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
       plan: { mode: 'guest-orders', connections: 16, url: `${rd.daemon.url}/restaurant/api/v1/orders`, order: { restaurant_id: menu.id, items } },
     }
   })
+  if (wanted('enrollFlood')) out.enrollFlood = await measure(attackMs, quietMs, async () => {
+    // No proof of work asked: the flood is as cheap for the attacker as it can be, and only the cap holds it.
+    const config = `${jwtSecretConfig(benchSecret)}[clink]\nenroll_pow_bits = 0\n`
+    const daemon = await startDaemon({ config, env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    return {
+      daemon,
+      secret: benchSecret,
+      plan: { mode: 'enroll-flood', connections: 8, appPubkey: appProfile(daemon.dataDir).pubkey },
+      // The default budget: a burst of 300, then 60 a minute.
+      accountCap: (ms: number) => 300 + Math.ceil((60 * ms) / 60_000),
+    }
+  })
   return out
+}
+
+/** Every wallet on the daemon, as the operator counts them. */
+async function walletCount(daemon: TestDaemon): Promise<number> {
+  const res = await daemon.request('POST', '/api/admin/users/info', { body: {}, headers: { authorization: `Bearer ${daemon.adminToken}` } })
+  return res.json.total as number
 }
 
 interface Setup {
   daemon: TestDaemon
   secret: string
   plan: Omit<AttackPlan, 'url' | 'durationMs' | 'localAddress'> & { url?: string }
+  /** The most accounts the attack may open in `ms` (an attack that opens accounts). */
+  accountCap?: (ms: number) => number
 }
 
 async function measure(attackMs: number, quietMs: number, setup: () => Promise<Setup>): Promise<AttackFigures> {
-  const { daemon, secret, plan } = await setup()
+  const { daemon, secret, plan, accountCap } = await setup()
   process.stderr.write(`attack bench: ${plan.mode}\n`)
   let stopped = false
   try {
@@ -104,6 +128,8 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
     await warm.stop()
     const watch = watchDaemon(daemon, { healthEveryMs: 100, rpcEveryMs: 1000 })
     const relayUrl = appProfile(daemon.dataDir).relays[0]!
+    const walletsBefore = accountCap ? await walletCount(daemon) : 0
+    const attackStarted = Date.now()
     const cpuBefore = processCpuMs(daemon.process.pid)
     const attack = runAttacker({ url: relayUrl, durationMs: attackMs, localAddress: attacker, ...plan })
     const underAttack = await pay.run(attackMs / 2)
@@ -112,6 +138,9 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
     const report = await attack
     const cpuAfter = processCpuMs(daemon.process.pid)
     await watch.stop()
+    // Requests the relay took during the attack may still be in the daemon's queue: counted once it is idle.
+    const walletsAfter = accountCap ? await settledWalletCount(daemon) : 0
+    const openingMs = Date.now() - attackStarted
     const dbAfter = logicalSize(path.join(daemon.dataDir, 'relaypay.sqlite'))
     const relay = relayStore(daemon.dataDir)
     await daemon.stop()
@@ -137,6 +166,7 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
       relayFileBytes: relay.files,
       paymentsDbGrowthBytes: dbAfter - dbBefore,
       daemonCpuMsDuringAttack: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+      ...(accountCap ? { accountsOpened: walletsAfter - walletsBefore } : {}),
       auditClean: audit.status === 0,
     }
     return {
@@ -148,10 +178,23 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
         storeWithinQuota: relay.counted <= quotaBytes,
         paymentsDbGrowthUnder1MB: figures.paymentsDbGrowthBytes < 1024 * 1024,
         auditClean: figures.auditClean,
+        // The budget refills while the queue drains: the cap is the one for the whole time accounts could open.
+        ...(accountCap ? { accountsWithinCap: walletsAfter - walletsBefore <= accountCap(openingMs) } : {}),
       },
     }
   } finally {
     if (!stopped) await daemon.stop()
+  }
+}
+
+/** The wallet count once it stops changing (two reads a second apart agree). */
+async function settledWalletCount(daemon: TestDaemon): Promise<number> {
+  let last = await walletCount(daemon)
+  for (;;) {
+    await new Promise(resolve => setTimeout(resolve, 1000))
+    const now = await walletCount(daemon)
+    if (now === last) return now
+    last = now
   }
 }
 

@@ -6,10 +6,11 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import { WebSocket } from 'ws'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
+import * as nip44 from 'nostr-tools/nip44'
 import { signSchnorr } from 'tiny-secp256k1'
 
 export interface AttackPlan {
-  mode: 'read-flood' | 'store-fill' | 'conn-hog' | 'guest-orders'
+  mode: 'read-flood' | 'store-fill' | 'conn-hog' | 'guest-orders' | 'enroll-flood'
   /** The relay (ws://) or, for guest orders, the daemon's HTTP URL. */
   url: string
   durationMs: number
@@ -17,7 +18,7 @@ export interface AttackPlan {
   localAddress?: string
   /** Parallel connections (read flood, store fill), sockets to hold (connection hog) or loops (guest orders). */
   connections: number
-  /** The app key the store fill addresses its requests to. */
+  /** The app key the store fill and the enroll flood address their requests to. */
   appPubkey?: string
   /** Bytes of content per event (store fill). */
   eventBytes?: number
@@ -196,7 +197,48 @@ async function guestOrders(): Promise<void> {
   )
 }
 
-const attacks = { 'read-flood': readFlood, 'store-fill': storeFill, 'conn-hog': connectionHog, 'guest-orders': guestOrders }
+/**
+ * CLINK enroll requests (kind 21004), each from a fresh key, as fast as the relay takes them: every one that passes
+ * would open an account. Proof of work is not mined (the daemon under test asks none, the worst case for its cap).
+ * `received` counts the events the relay accepted.
+ */
+async function enrollFlood(): Promise<void> {
+  const app = plan.appPubkey!
+  await Promise.all(
+    Array.from({ length: plan.connections }, async () => {
+      while (Date.now() < deadline) {
+        const socket = await connect()
+        if (!socket) {
+          await pause(50)
+          continue
+        }
+        let inFlight = 0
+        socket.on('message', data => {
+          const [type, , accepted, reason] = JSON.parse(data.toString()) as [string, string, boolean, string]
+          if (type !== 'OK') return
+          inFlight--
+          if (accepted) report.received++
+          else note(reason)
+        })
+        while (Date.now() < deadline && socket.readyState === socket.OPEN) {
+          if (inFlight >= 8) {
+            await pause(5)
+            continue
+          }
+          const secret = generateSecretKey()
+          const key = { secret, pubkey: getPublicKey(secret) }
+          const content = nip44.v2.encrypt('{}', nip44.v2.utils.getConversationKey(secret, app))
+          socket.send(JSON.stringify(['EVENT', sign(21004, [['p', app], ['clink_version', '1']], content, key)]))
+          report.sent++
+          inFlight++
+        }
+        socket.terminate()
+      }
+    }),
+  )
+}
+
+const attacks = { 'read-flood': readFlood, 'store-fill': storeFill, 'conn-hog': connectionHog, 'guest-orders': guestOrders, 'enroll-flood': enrollFlood }
 await attacks[plan.mode]()
 process.stdout.write(JSON.stringify(report) + '\n')
 process.exit(0)
