@@ -16,16 +16,14 @@ export async function runStart(opts: StartOptions): Promise<void> {
   let reloadWanted = false
   process.on('SIGHUP', () => (daemon ? daemon.reload(load) : (reloadWanted = true)))
   // SIGINT and SIGTERM are taken from the first line too: the daemon writes daemon.json (its pid) before the start
-  // returns, and a supervisor that stops it at once must get a clean stop, not the signal's default (the process
-  // killed mid-start, a shell above it printing "Terminated"). One that arrives during the start stops the daemon as
-  // soon as it runs.
-  let stopWanted = false
+  // returns, and a supervisor may stop it then. One that arrives during the start ends the process at once with
+  // status 0, as a stop asked for: a start may wait without end (a standby for the active daemon's lock, a daemon for
+  // its LND), and nothing is served before it returns. Ending there is what a crash at that moment is, which the
+  // books are made for; the signal's own default would do the same but report a death by signal (a shell above it
+  // prints "Terminated").
   let stopping = false
   const stop = () => {
-    if (!daemon) {
-      stopWanted = true
-      return
-    }
+    if (!daemon) process.exit(0)
     // A second signal while stopping must not kill the process half-way: in-flight calls are still finishing.
     if (stopping) return
     stopping = true
@@ -64,6 +62,5 @@ export async function runStart(opts: StartOptions): Promise<void> {
     process.stderr.write(err instanceof ConfigError ? `relaypay: ${err.message}\n` : `relaypay: cannot start: ${(err as Error).message}\n`)
     process.exit(1)
   }
-  if (stopWanted) return stop()
   if (reloadWanted) daemon.reload(load)
 }

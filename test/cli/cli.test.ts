@@ -186,9 +186,10 @@ cli('SIGINT (Ctrl-C) does the same', async () => {
   await stopsGracefully(await startDaemon(), 'SIGINT')
 })
 
-cli('a SIGTERM while it is still starting stops it cleanly once it runs (exit 0, "stopped"), not half-way', async () => {
-  // The daemon writes its first lines (and daemon.json, its pid) long before its start returns; a supervisor that
-  // stops it then must not kill it with the signal's default action.
+cli('a SIGTERM while it is still starting ends it at once with status 0, not by the signal', async () => {
+  // The daemon writes its first lines (and daemon.json, its pid) long before its start returns, and a start may wait
+  // without end (a standby for the lock, a daemon for its LND): a supervisor that stops it then must see it exit, and
+  // exit as asked, not killed by the signal's default.
   const dataDir = path.join(tempDataDir(), 'data')
   const env = { ...process.env, RELAYPAY_NODE_MOCK: 'true', RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: '0', RELAYPAY_LOG_FORMAT: 'json' }
   const child = spawnCollecting(process.execPath, relaypayArgs(cliPath, ['start', '--data-dir', dataDir, '--http-port', '0']), { env })
@@ -196,8 +197,6 @@ cli('a SIGTERM while it is still starting stops it cleanly once it runs (exit 0,
   process.kill(child.pid!, 'SIGTERM')
   await until(() => !child.running, 'the daemon to exit', 60_000)
   assert.is(child.exitCode, 0, child.output())
-  assert.match(child.output(), /"msg":"stopped"/)
-  assert.not.ok(fs.existsSync(path.join(dataDir, 'daemon.json')), 'daemon.json removed')
 })
 
 cli.run()
