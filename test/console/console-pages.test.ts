@@ -112,7 +112,7 @@ pages('users: found by npub; a ban seizes the balance; History opens the wallet\
   await open('users')
   await page.getByLabel('Identifier, user id or npub').fill(npub)
   await page.getByRole('button', { name: 'Search' }).click()
-  const wallets = page.getByRole('region', { name: 'Wallets' })
+  const wallets = page.getByRole('region', { name: 'Wallets', exact: true })
   await eventually(async () => (await wallets.locator('tbody tr').count()) === 1 && ((await wallets.textContent()) ?? '').includes(found[0].identifier), 'the wallet found by npub')
 
   await page.getByLabel('Identifier, user id or npub').fill('mallory')
