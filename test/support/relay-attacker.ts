@@ -123,6 +123,19 @@ async function storeFill(): Promise<void> {
     const secret = generateSecretKey()
     return { secret, pubkey: getPublicKey(secret) }
   })
+  await floodEvents(i => {
+    // Alternately a foreign kind and a request addressed to the daemon, each from a new key.
+    const foreign = (report.sent + i) % 2 === 0
+    const tags = foreign || !plan.appPubkey ? [] : [['p', plan.appPubkey]]
+    return sign(foreign ? 1 : 21000, tags, content, keys[report.sent % keys.length]!)
+  })
+}
+
+/**
+ * `plan.connections` connections publishing the events `next` makes (given the connection's number), at most 8 in
+ * flight on each, until the deadline; a connection the relay closes is opened again. `received` counts accepted ones.
+ */
+async function floodEvents(next: (connection: number) => object): Promise<void> {
   await Promise.all(
     Array.from({ length: plan.connections }, async (_, i) => {
       while (Date.now() < deadline) {
@@ -144,11 +157,7 @@ async function storeFill(): Promise<void> {
             await pause(5)
             continue
           }
-          // Alternately a foreign kind and a request addressed to the daemon, each from a new key.
-          const foreign = (report.sent + i) % 2 === 0
-          const tags = foreign || !plan.appPubkey ? [] : [['p', plan.appPubkey]]
-          const event = sign(foreign ? 1 : 21000, tags, content, keys[report.sent % keys.length]!)
-          socket.send(JSON.stringify(['EVENT', event]))
+          socket.send(JSON.stringify(['EVENT', next(i)]))
           report.sent++
           inFlight++
         }
@@ -204,38 +213,12 @@ async function guestOrders(): Promise<void> {
  */
 async function enrollFlood(): Promise<void> {
   const app = plan.appPubkey!
-  await Promise.all(
-    Array.from({ length: plan.connections }, async () => {
-      while (Date.now() < deadline) {
-        const socket = await connect()
-        if (!socket) {
-          await pause(50)
-          continue
-        }
-        let inFlight = 0
-        socket.on('message', data => {
-          const [type, , accepted, reason] = JSON.parse(data.toString()) as [string, string, boolean, string]
-          if (type !== 'OK') return
-          inFlight--
-          if (accepted) report.received++
-          else note(reason)
-        })
-        while (Date.now() < deadline && socket.readyState === socket.OPEN) {
-          if (inFlight >= 8) {
-            await pause(5)
-            continue
-          }
-          const secret = generateSecretKey()
-          const key = { secret, pubkey: getPublicKey(secret) }
-          const content = nip44.v2.encrypt('{}', nip44.v2.utils.getConversationKey(secret, app))
-          socket.send(JSON.stringify(['EVENT', sign(21004, [['p', app], ['clink_version', '1']], content, key)]))
-          report.sent++
-          inFlight++
-        }
-        socket.terminate()
-      }
-    }),
-  )
+  await floodEvents(() => {
+    const secret = generateSecretKey()
+    const key = { secret, pubkey: getPublicKey(secret) }
+    const content = nip44.v2.encrypt('{}', nip44.v2.utils.getConversationKey(secret, app))
+    return sign(21004, [['p', app], ['clink_version', '1']], content, key)
+  })
 }
 
 const attacks = { 'read-flood': readFlood, 'store-fill': storeFill, 'conn-hog': connectionHog, 'guest-orders': guestOrders, 'enroll-flood': enrollFlood }
