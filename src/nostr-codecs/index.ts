@@ -2,7 +2,7 @@
 // (noffer/ndebit/nmanage), NIP-57 zap requests, and the Pub RPC wire of kind 21000 (its nip44v1 cipher and reply
 // shards), which the daemon's transport and the CLI's relay client both speak. Pure functions, beneath the domains.
 export {
-  encodeNoffer, decodeNoffer, encodeNdebit, decodeNdebit, encodeNmanage, decodeNmanage,
+  encodeNoffer, decodeNoffer, encodeNdebit, decodeNdebit, encodeNmanage, decodeNmanage, encodeAccountPointers,
   type OfferPointer, type AccessPointer, type OfferPriceType,
 } from './pointers.js'
 export { validateZapRequest, receiptCandidates, receiptRelays, type ZapRequest } from './zap-request.js'

@@ -128,3 +128,13 @@ function pubkeyOf(tlv: Tlv): string {
   if (key.length !== 32) throw new Error('pointer pubkey must be 32 bytes')
   return bytesToHex(key)
 }
+
+/** An account's three pointers: its default offer (its identifier, an amount the payer chooses), debit and manage. */
+export function encodeAccountPointers(appPubkey: string, relay: string, identifier: string): { noffer: string; ndebit: string; nmanage: string } {
+  const pointer = { pubkey: appPubkey, relay, pointer: identifier }
+  return {
+    noffer: encodeNoffer({ pubkey: appPubkey, relay, offer: identifier, priceType: 'spontaneous' }),
+    ndebit: encodeNdebit(pointer),
+    nmanage: encodeNmanage(pointer),
+  }
+}

@@ -2,7 +2,7 @@
 // wallets pay, debit and manage this user over Nostr.
 import type { z } from 'zod'
 import type { UserInfo } from '../../schema/messages/users.js'
-import { encodeNdebit, encodeNmanage, encodeNoffer } from '../nostr-codecs/index.js'
+import { encodeAccountPointers } from '../nostr-codecs/index.js'
 import type { AccountStore, AppUserRow, UserRow } from './accounts.js'
 import { maxWithdrawableSats, type FeePolicy } from './fees.js'
 import { msatAsSats } from '../units/index.js'
@@ -26,15 +26,8 @@ export interface UserPointers {
 
 export type ClinkPointers = (appPubkey: string, relay: string, identifier: string) => UserPointers
 
-function encodePointers(appPubkey: string, relay: string, identifier: string): UserPointers {
-  const pointer = { pubkey: appPubkey, relay, pointer: identifier }
-  return {
-    // The default offer's id is the app user's identifier (docs/pub-protocol.md, "Offers"): spontaneous amount.
-    noffer: encodeNoffer({ pubkey: appPubkey, relay, offer: identifier, priceType: 'spontaneous' }),
-    ndebit: encodeNdebit(pointer),
-    nmanage: encodeNmanage(pointer),
-  }
-}
+// The default offer's id is the app user's identifier (docs/pub-protocol.md, "Offers"): spontaneous amount.
+const encodePointers: ClinkPointers = encodeAccountPointers
 
 /** A bounded memo of users' CLINK pointers; the relay is part of the key, so a changed relay list is never stale. */
 export function clinkPointerCache(capacity = 10_000): ClinkPointers {

@@ -8,7 +8,8 @@ import type { Logger } from 'pino'
 import { isOperationError } from '../../bus/index.js'
 import { BoundedMap } from '../../limits/index.js'
 import type { Wallet } from '../../wallet/index.js'
-import { encodeNdebit, encodeNmanage, encodeNoffer } from '../../nostr-codecs/index.js'
+import { getPow } from 'nostr-tools/nip13'
+import { encodeAccountPointers } from '../../nostr-codecs/index.js'
 import type { ClinkAnswer, ClinkRequest } from '../wire.js'
 import type { ClinkPart } from '../room.js'
 
@@ -43,21 +44,6 @@ const denied = () => gfy(1, 'Denied / not allowed')
 const temporary = () => gfy(2, 'Temporary Failure / Service unavailable')
 const invalid = () => gfy(6, 'Invalid Request')
 
-/** NIP-13 difficulty: leading zero bits of a hex id, counted a nibble at a time to the first that is not zero. */
-export function leadingZeroBits(hexId: string): number {
-  let bits = 0
-  for (const char of hexId) {
-    const nibble = parseInt(char, 16)
-    if (Number.isNaN(nibble)) return 0
-    if (nibble === 0) {
-      bits += 4
-      continue
-    }
-    return bits + Math.clz32(nibble) - 28
-  }
-  return bits
-}
-
 export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
   const { wallet, log, enroll } = deps
   const answered = new BoundedMap<string, number[]>(keysCounted)
@@ -76,17 +62,8 @@ export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
     const appPubkey = (await wallet.accounts.appById(appId))?.nostr_public_key
     const relay = deps.relayUrl()
     if (!appPubkey || !relay) return temporary()
-    const pointer = { pubkey: appPubkey, relay, pointer: identifier }
-    return {
-      payload: {
-        res: 'ok',
-        // The default offer's id is the account's identifier, with an amount the payer chooses (as AppUser answers).
-        noffer: encodeNoffer({ pubkey: appPubkey, relay, offer: identifier, priceType: 'spontaneous' }),
-        ndebit: encodeNdebit(pointer),
-        nmanage: encodeNmanage(pointer),
-      },
-      clinkVersion: true,
-    }
+    // The same pointers AppUser answers carry: the identifier as default offer, debit and manage pointer.
+    return { payload: { res: 'ok', ...encodeAccountPointers(appPubkey, relay, identifier) }, clinkVersion: true }
   }
 
   /** The account of a key that has one: its pointers, unless it is another app's or banned. */
@@ -112,7 +89,7 @@ export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
 
     if (enroll.powBits > 0) {
       const committed = Number(request.tags.find(tag => tag[0] === 'nonce' && tag.length >= 3)?.[2])
-      if (!Number.isInteger(committed) || committed < enroll.powBits || leadingZeroBits(request.id) < committed) {
+      if (!Number.isInteger(committed) || committed < enroll.powBits || getPow(request.id) < committed) {
         return gfy(5, 'Insufficient proof of work', { required_difficulty: enroll.powBits })
       }
     }

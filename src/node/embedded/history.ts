@@ -10,7 +10,7 @@ import type {
   HistoryPageRequest,
   NodeInvoiceRecord,
   NodePaymentRecord,
-} from '../lightning-node.js'
+} from '../node-history.js'
 import { msatAsSats, unixSeconds } from '../../units/index.js'
 import { blockHeightAt, type ChainTxKind } from './chain-wallet.js'
 

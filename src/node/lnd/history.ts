@@ -10,7 +10,7 @@ import type {
   HistoryPageRequest,
   NodeInvoiceRecord,
   NodePaymentRecord,
-} from '../lightning-node.js'
+} from '../node-history.js'
 import { lndError } from './lnd-errors.js'
 
 type Long = string | number
