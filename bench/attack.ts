@@ -3,14 +3,15 @@
 // - health p50/p99: GET /api/health every 100 ms;
 // - a fresh wallet's RPC: a new key connects to the embedded relay and calls GetUserInfo, every second (connect
 //   included);
-// - payments/s: internal HTTP payments (4 in flight) during the first half of the attack, as a share of the same
-//   load measured quiet just before;
+// - payments/s: internal payments (4 in flight) during the first half of the attack, as a share of the same load
+//   measured quiet just before; over HTTP, or over Nostr (PayInvoice through the embedded relay, from 127.0.0.1)
+//   for the attacks on the relay's request path (the REQ flood, big requests), whose victims are Nostr clients;
 // - relay store: bytes counted against its budget and the files' size; payments database growth: its logical size
 //   (page_count × page_size, WAL included) over the attack's second half, when no bench payment runs (so what grows
 //   is the attack's doing);
 // - `relaypay audit` on the data dir after the daemon stopped;
 // - for the enroll flood, the accounts opened during the attack (GetUsersAdminInfo's total before and after).
-// Floors: health p99 < 100 ms, fresh RPC < 1 s, payments >= 50 % of quiet, store within its quota,
+// Floors: health p99 < 100 ms, fresh RPC < 1 s, payments >= 50 % of quiet (Nostr payments: 80 %), store within its quota,
 // payments database growth < 1 MB, audit clean; the enroll flood opens no more accounts than the node's budget
 // (`[apps] new_accounts_burst` + new_accounts_per_minute over the attack). The machine is shared: figures are as measured.
 import { spawnSync } from 'node:child_process'
@@ -20,7 +21,7 @@ import Database from 'better-sqlite3'
 import { startDaemon, cliPath, tempDataDir, type TestDaemon } from '../test/support/daemon.js'
 import { createAppWithUser, addAppUser, jwtSecretConfig } from '../test/support/accounts.js'
 import { buildMenu, startRestaurantDaemon, jwtSecret as restaurantSecret } from '../test/extensions/restaurant/restaurant-daemon.js'
-import { appProfile } from '../test/support/pub-client.js'
+import { appProfile, PubClient } from '../test/support/pub-client.js'
 import { percentile, runAttacker, seedRelayStore, watchDaemon, type AttackPlan, type AttackReport } from '../test/support/attack.js'
 import { RawConnection, rawRequest } from './raw-http.js'
 import { processCpuMs } from './process-stats.js'
@@ -40,7 +41,7 @@ export interface AttackFigures {
   healthFailed: number
   /** max is null (Infinity) when a call failed or got no answer within 10 s. */
   freshRpcMs: { p50: number; max: number; calls: number; failed: number; slowest: { connectMs: number; callMs: number } | null }
-  paymentsPerSecond: { quiet: number; underAttack: number; share: number }
+  paymentsPerSecond: { over: 'http' | 'nostr'; quiet: number; underAttack: number; share: number }
   relayStoreBytes: number
   relayFileBytes: number
   paymentsDbGrowthBytes: number
@@ -52,7 +53,7 @@ export interface AttackFigures {
   floors: Record<string, boolean>
 }
 
-/** `only`: the attacks to run (readFlood, storeFill, connectionHog, guestOrders, enrollFlood); all when absent. */
+/** `only`: the attacks to run (readFlood, storeFill, bigRequests, connectionHog, guestOrders, enrollFlood); all when absent. */
 export async function benchAttack(opts: { attackMs?: number; quietMs?: number; only?: string[] } = {}): Promise<Record<string, AttackFigures>> {
   const attackMs = opts.attackMs ?? 10_000
   const quietMs = opts.quietMs ?? 5000
@@ -64,11 +65,16 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
     // What a busy relay holds: 20,000 stored requests of others and 5,000 stored notes (from a general relay's days).
     seedRelayStore(dataDir, { ephemeral: 20_000, stored: 5000 })
     const daemon = await startDaemon({ dataDir, config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
-    return { daemon, secret: benchSecret, plan: { mode: 'read-flood', connections: 50 } }
+    return { daemon, secret: benchSecret, plan: { mode: 'read-flood', connections: 50 }, payOver: 'nostr' }
   })
   if (wanted('storeFill')) out.storeFill = await measure(attackMs, quietMs, async () => {
     const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     return { daemon, secret: benchSecret, plan: { mode: 'store-fill', connections: 8, eventBytes: 60_000, appPubkey: appProfile(daemon.dataDir).pubkey } }
+  })
+  if (wanted('bigRequests')) out.bigRequests = await measure(attackMs, quietMs, async () => {
+    // Signed requests of 250 KB addressed to the app, from eight keys, as fast as the relay reads them.
+    const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    return { daemon, secret: benchSecret, plan: { mode: 'big-requests', connections: 8, eventBytes: 250_000, appPubkey: appProfile(daemon.dataDir).pubkey }, payOver: 'nostr' }
   })
   if (wanted('connectionHog')) out.connectionHog = await measure(attackMs, quietMs, async () => {
     const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
@@ -113,14 +119,16 @@ interface Setup {
   plan: Omit<AttackPlan, 'url' | 'durationMs' | 'localAddress'> & { url?: string }
   /** The most accounts the attack may open in `ms` (an attack that opens accounts). */
   accountCap?: (ms: number) => number
+  /** How the measured payments are made (HTTP unless said). */
+  payOver?: 'http' | 'nostr'
 }
 
 async function measure(attackMs: number, quietMs: number, setup: () => Promise<Setup>): Promise<AttackFigures> {
-  const { daemon, secret, plan, accountCap } = await setup()
+  const { daemon, secret, plan, accountCap, payOver = 'http' } = await setup()
   process.stderr.write(`attack bench: ${plan.mode}\n`)
   let stopped = false
   try {
-    const pay = await payments(daemon, secret)
+    const pay = payOver === 'nostr' ? await nostrPayments(daemon, secret) : await payments(daemon, secret)
     const quiet = await pay.run(quietMs)
     // Warm this process's clients, then watch while the attacker runs.
     const warm = watchDaemon(daemon, { healthEveryMs: 50, rpcEveryMs: 100 })
@@ -161,7 +169,7 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
         // Where the slowest call spent its time: connecting to the relay, or the request after it.
         slowest: slowestParts(watch.rpcParts),
       },
-      paymentsPerSecond: { quiet: round(quiet), underAttack: round(underAttack), share: round(underAttack / quiet) },
+      paymentsPerSecond: { over: payOver, quiet: round(quiet), underAttack: round(underAttack), share: round(underAttack / quiet) },
       relayStoreBytes: relay.counted,
       relayFileBytes: relay.files,
       paymentsDbGrowthBytes: dbAfter - dbBefore,
@@ -174,7 +182,9 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
       floors: {
         healthP99Under100Ms: figures.healthP99Ms < 100,
         freshRpcUnder1s: figures.freshRpcMs.max < 1000,
-        paymentsAtLeastHalf: figures.paymentsPerSecond.share >= 0.5,
+        ...(payOver === 'nostr'
+          ? { nostrPaymentsAtLeast80Percent: figures.paymentsPerSecond.share >= 0.8 }
+          : { paymentsAtLeastHalf: figures.paymentsPerSecond.share >= 0.5 }),
         storeWithinQuota: relay.counted <= quotaBytes,
         paymentsDbGrowthUnder1MB: figures.paymentsDbGrowthBytes < 1024 * 1024,
         auditClean: figures.auditClean,
@@ -233,6 +243,49 @@ async function payments(daemon: TestDaemon, secret: string) {
       return (paid / payingMs) * 1000 * payWorkers
     },
     close: () => connections.forEach(connection => connection.close()),
+  }
+}
+
+/**
+ * The same load over Nostr: four wallets (keys of their own, funded through the mock node) pay a payee's invoices
+ * with PayInvoice through the embedded relay, one in flight each; the invoices are made over HTTP on the way.
+ */
+async function nostrPayments(daemon: TestDaemon, secret: string) {
+  const url = new URL(daemon.url)
+  const tag = Math.random().toString(36).slice(2, 8)
+  const owner = await createAppWithUser(daemon, { jwtSecret: secret, identifier: `attack-owner-${tag}` })
+  const payee = await addAppUser(daemon, { appToken: owner.appToken, appId: owner.appId, jwtSecret: secret, identifier: `attack-payee-${tag}` })
+  const { relays, pubkey } = appProfile(daemon.dataDir)
+  const payers = await Promise.all(Array.from({ length: payWorkers }, () => PubClient.connect({ relays, appPubkey: pubkey, timeoutMs: 30_000 })))
+  const connections = await Promise.all(Array.from({ length: payWorkers }, () => RawConnection.connect(Number(url.port), url.hostname)))
+  for (const payer of payers) {
+    const funding = await payer.ok('NewInvoice', { amountSats: 10_000_000, memo: 'attack bench funding' })
+    const paid = await connections[0]!.send(rawRequest(url.host, 'POST', '/api/node/mock/invoice/paid', {}, JSON.stringify({ invoice: funding.invoice, amount: 0 })))
+    if (paid.status !== 200) throw new Error(`funding a bench wallet failed (needs [node] mock on): ${paid.status} ${paid.body}`)
+  }
+  const newInvoice = rawRequest(url.host, 'POST', '/api/user/invoice/new', { authorization: payee.userToken }, JSON.stringify({ amountSats: paymentSats, memo: 'attack bench' }))
+  return {
+    async run(ms: number): Promise<number> {
+      let paid = 0
+      let payingMs = 0
+      const until = performance.now() + ms
+      await Promise.all(
+        payers.map(async (payer, i) => {
+          while (performance.now() < until) {
+            const invoice = JSON.parse((await connections[i]!.send(newInvoice)).body).invoice as string
+            const t0 = performance.now()
+            const answer = await payer.call('PayInvoice', { invoice, amount: 0 }).catch(() => undefined)
+            payingMs += performance.now() - t0
+            if (answer?.status === 'OK') paid++
+          }
+        }),
+      )
+      return (paid / payingMs) * 1000 * payWorkers
+    },
+    close: () => {
+      connections.forEach(connection => connection.close())
+      payers.forEach(payer => payer.close())
+    },
   }
 }
 

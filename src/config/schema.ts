@@ -122,6 +122,8 @@ export const configSchema = z.strictObject({
       // The embedded relay's limits (src/relay/limits.ts, docs/exposing.md); the daemon's own connections are exempt.
       /** false: only requests addressed to keys this daemon serves (and its own events); true: a general relay. */
       relay_open_writes: z.boolean().default(false),
+      /** true: requests and replies go only to their author or addressee, authenticated by NIP-42 (src/relay/private-reads.ts). */
+      relay_private_requests: z.boolean().default(false),
       relay_max_connections: z.int().min(1).default(1024),
       relay_max_connections_per_address: z.int().min(1).default(32),
       relay_connections_per_second_per_address: z.number().positive().default(20),
@@ -136,6 +138,10 @@ export const configSchema = z.strictObject({
       relay_events_per_second_per_author: z.number().positive().default(50),
       relay_events_per_second_per_address: z.number().positive().default(200),
       relay_messages_per_second_per_address: z.number().positive().default(1000),
+      // The request kinds' own budgets per address (a request costs the daemon work whatever the storage budgets say).
+      relay_max_request_bytes: z.int().min(4096).default(96 * 1024),
+      relay_request_bytes_per_second_per_address: z.int().min(1024).default(256 * 1024),
+      relay_new_keys_per_minute_per_address: z.int().min(1).default(20),
       relay_max_store_bytes: z.int().min(1024 * 1024).default(256 * 1024 * 1024),
       relay_max_author_bytes: z.int().min(1024).default(4 * 1024 * 1024),
       relay_max_address_bytes: z.int().min(1024).default(16 * 1024 * 1024),
@@ -143,6 +149,11 @@ export const configSchema = z.strictObject({
       relay_min_free_bytes: z.int().min(0).default(1024 * 1024 * 1024),
       /** Reverse proxies (peer addresses) whose X-Forwarded-For names the relay client. */
       relay_trusted_proxies: z.array(z.string()).default([]),
+    })
+    .refine(nostr => 5 * nostr.relay_request_bytes_per_second_per_address >= nostr.relay_max_request_bytes, {
+      // The budget's burst is five seconds' worth: below one request of the largest size, such a request never passes.
+      message: 'relay_request_bytes_per_second_per_address must be at least a fifth of relay_max_request_bytes',
+      path: ['relay_request_bytes_per_second_per_address'],
     })
     .prefault({}),
   fees: z

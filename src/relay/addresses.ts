@@ -49,6 +49,12 @@ export interface AddressState {
   messages: TokenBucket
   /** New connections from this address. */
   attempts: TokenBucket
+  /** Bytes of request events accepted from this address. */
+  requestBytes: TokenBucket
+  /** Keys this address has not sent requests from before (within `keys`). */
+  newKeys: TokenBucket
+  /** The keys this address sent requests from lately, oldest first (at most `rememberedKeys`). */
+  keys: Map<string, true>
 }
 
 export interface AddressBook {
@@ -71,6 +77,9 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
           writes: tokenBucket(clock, () => limits().eventsPerSecondPerAddress, () => 5 * limits().eventsPerSecondPerAddress),
           messages: tokenBucket(clock, () => limits().messagesPerSecondPerAddress, () => 2 * limits().messagesPerSecondPerAddress),
           attempts: tokenBucket(clock, () => limits().connectionsPerSecondPerAddress, () => 5 * limits().connectionsPerSecondPerAddress),
+          requestBytes: tokenBucket(clock, () => limits().requestBytesPerSecondPerAddress, () => 5 * limits().requestBytesPerSecondPerAddress),
+          newKeys: tokenBucket(clock, () => limits().newKeysPerMinutePerAddress / 60, () => limits().newKeysPerMinutePerAddress),
+          keys: new Map(),
         }
         states.set(address, state)
       }
@@ -78,7 +87,9 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
     },
     prune() {
       for (const [address, state] of states) {
-        if (state.connections === 0 && state.reads.full() && state.writes.full() && state.messages.full() && state.attempts.full()) states.delete(address)
+        const budgets = [state.reads, state.writes, state.messages, state.attempts, state.requestBytes, state.newKeys]
+        // A full new-key budget forgets the keys too: the address could spend it on them again anyway.
+        if (state.connections === 0 && budgets.every(budget => budget.full())) states.delete(address)
       }
     },
     size: () => states.size,

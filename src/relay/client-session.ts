@@ -8,14 +8,16 @@ import type { WebSocket } from 'ws'
 import { getEventHash } from 'nostr-tools/pure'
 import type { Clock } from '../bus/index.js'
 import type { EventStore } from './event-store.js'
-import type { SaveQueue } from './save-queue.js'
+import { okOfSave, type SaveQueue } from './save-queue.js'
 import { liveFilter, matchOf, mayMatchEphemeral, parseFilter, type Filter, type LiveFilter } from './filter.js'
 import { tokenBucket, type RelayLimits, type TokenBucket } from './limits.js'
 import { expirationOf, isHex64, kindClass, parseEventShape, parseMessage, rawOf, type NostrEvent } from './nostr-event.js'
 import type { AddressState } from './addresses.js'
+import { requestRefusal } from './request-budgets.js'
 import type { Reader } from './reader.js'
-import { writeRefusal, type ServedKeys } from './policy.js'
+import { requestKinds, writeRefusal, type ServedKeys } from './policy.js'
 import { unixSeconds } from '../units/index.js'
+import { privateKinds, readerIdentity } from './private-reads.js'
 
 /** What a session needs from the relay it belongs to. */
 export interface RelayCore {
@@ -58,6 +60,8 @@ export interface SessionContext {
    * with one system call (see send).
    */
   tcp?: Pick<Duplex, 'cork' | 'uncork'>
+  /** The Host header of the upgrade request: the relay an AUTH event must name (NIP-42). */
+  host?: string
 }
 
 export interface ClientSession {
@@ -85,6 +89,11 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   const bucket = tokenBucket(clock, () => core.limits.messagesPerSecond, () => core.limits.messageBurst)
   const reads: TokenBucket = tokenBucket(clock, () => core.limits.storedEventsPerSecond, () => 2 * core.limits.storedEventsPerSecond)
   let lastActivity = clock.now()
+  /** NIP-42: the keys this connection authenticated as; what it may read of the private kinds in private mode. */
+  const identity = readerIdentity()
+  let challenged = false
+  /** In private mode a stranger's connection is sent only the private-kind events it is party to. */
+  const hidden = (event: Pick<NostrEvent, 'kind' | 'pubkey' | 'tags'>) => !ctx.own && core.limits.privateRequests && !identity.mayRead(event)
   let released = false
   let paused = false
   let corked = false
@@ -152,10 +161,14 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
    * meanwhile waits in its own TCP buffers, and costs this thread nothing (answering each with a refusal would).
    */
   function pauseUntilRefilled(): void {
+    pauseReading(Math.max(bucket.msUntilOne(), ctx.state.messages.msUntilOne()))
+  }
+
+  function pauseReading(ms: number): void {
     if (paused) return
     paused = true
     socket.pause()
-    const wait = Math.max(bucket.msUntilOne(), ctx.state.messages.msUntilOne(), minPauseMs)
+    const wait = Math.max(ms, minPauseMs)
     setTimeout(() => {
       paused = false
       if (socket.readyState === socket.OPEN) socket.resume()
@@ -178,9 +191,10 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       return
     }
     try {
-      if (message[0] === 'EVENT') onEvent(message[1])
+      if (message[0] === 'EVENT') onEvent(message[1], data.length)
       else if (message[0] === 'REQ') onReq(message[1], message.slice(2))
       else if (message[0] === 'CLOSE') onClose(message[1])
+      else if (message[0] === 'AUTH') onAuth(message[1])
       else notice(`unsupported: message type ${JSON.stringify(message[0]).slice(0, 40)}`)
     } catch (err) {
       const errorId = randomUUID()
@@ -189,7 +203,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     }
   }
 
-  function onEvent(value: unknown): void {
+  function onEvent(value: unknown, bytes: number): void {
     const limits = core.limits
     let event: NostrEvent
     try {
@@ -213,6 +227,13 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     }
     const policy = limits.openWrites ? undefined : writeRefusal(event, core.served)
     if (policy) return ok(event.id, false, policy)
+    const overBudget = requestKinds.has(event.kind) ? requestRefusal(ctx.state, limits, event.pubkey, bytes) : undefined
+    if (overBudget) {
+      ok(event.id, false, overBudget.reason)
+      // What the client sends meanwhile waits in its own TCP buffers until this one could pass.
+      if (overBudget.pauseMs !== undefined) pauseReading(overBudget.pauseMs)
+      return
+    }
     if (!core.verifyLater) return verified(event, core.verify(event), now)
     const later = event
     core.verifyLater(later, valid => {
@@ -256,24 +277,9 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
         ok(event.id, false, `error: internal error ${errorId}`)
         return
       }
-      const outcome = result.outcome
-      if (outcome === 'stored') {
-        ok(event.id, true, '')
-        core.broadcast(event, rawOf(event))
-      } else if (outcome === 'duplicate') {
-        ok(event.id, true, 'duplicate: already have this event')
-      } else if (outcome === 'newer-exists') {
-        // As khatru does: the address already holds a newer version, which is what the client wants kept anyway.
-        ok(event.id, true, 'duplicate: have a newer version of this event')
-      } else if (outcome === 'full') {
-        ok(event.id, false, `blocked: the relay's storage is full (${core.limits.maxStoreBytes} bytes)`)
-      } else if (outcome === 'author-full') {
-        ok(event.id, false, `blocked: this author's storage budget (${core.limits.maxAuthorBytes} bytes) is used up`)
-      } else if (outcome === 'address-full') {
-        ok(event.id, false, `blocked: your address's storage budget (${core.limits.maxAddressBytes} bytes) is used up`)
-      } else {
-        ok(event.id, false, 'blocked: the author deleted this event (NIP-09)')
-      }
+      const [accepted, reason] = okOfSave(result.outcome, core.limits)
+      ok(event.id, accepted, reason)
+      if (result.outcome === 'stored') core.broadcast(event, rawOf(event))
     }, { address: ctx.address, own: ctx.own })
   }
 
@@ -324,6 +330,10 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       for (const filter of filters) {
         if (mayMatchEphemeral(filter) && !filter.authors && !filter.tags.has('p')) filter.limit = Math.min(filter.limit, limits.maxEphemeralLimit)
       }
+      if (limits.privateRequests && !identity.authenticated() && filters.some(filter => filter.kinds?.some(kind => privateKinds.has(kind)))) {
+        challenge()
+        return closed(subId, 'auth-required: this relay sends requests and replies only to their author or addressee (NIP-42)')
+      }
       const wantsStored = filters.some(filter => filter.limit > 0)
       if (wantsStored && (reads.available() < 1 || ctx.state.reads.available() < 1)) {
         return closed(subId, 'rate-limited: too many stored events requested, try again in a few seconds')
@@ -340,10 +350,24 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       address: ctx.address,
       budgets: ctx.own ? [] : [reads, ctx.state.reads],
       send: raw => send(prefix + raw + ']'),
+      ...(!ctx.own && limits.privateRequests ? { visible: (raw: string) => !hidden(JSON.parse(raw) as NostrEvent) } : {}),
       done: () => send(JSON.stringify(['EOSE', subId])),
       cancelled: () => released || generations.get(subId) !== generation || socket.readyState !== socket.OPEN,
       unsent: () => socket.bufferedAmount,
     })
+  }
+
+  /** Sends this connection's NIP-42 challenge, once. */
+  function challenge(): void {
+    if (challenged) return
+    challenged = true
+    send(JSON.stringify(['AUTH', identity.challenge]))
+  }
+
+  function onAuth(value: unknown): void {
+    const answer = identity.answer(value, { challenged, host: ctx.host, nowSeconds: unixSeconds(clock.now()), limits: core.limits, verify: core.verify })
+    if ('notice' in answer) notice(answer.notice)
+    else ok(answer.id, answer.refusal === undefined, answer.refusal ?? '')
   }
 
   function onClose(subId: unknown): void {
@@ -360,6 +384,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
 
   /** Sends the event to each matching subscription; true when a filter that matched names it by `#p`. */
   function deliver(event: NostrEvent, raw: string): boolean {
+    if (hidden(event)) return false
     let addressed = false
     for (const [subId, filters] of subscriptions) {
       const match = matchOf(filters, event)
@@ -369,6 +394,9 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     }
     return addressed
   }
+
+  // In private mode a stranger is asked to authenticate at once (NIP-42): a client that can, does so before it asks.
+  if (!ctx.own && core.limits.privateRequests) challenge()
 
   return {
     receive,

@@ -52,6 +52,18 @@ export interface RelayLimits {
   /** Events accepted per second from one author and from one address (bursts: five seconds' worth). */
   eventsPerSecondPerAuthor: number
   eventsPerSecondPerAddress: number
+  /**
+   * The request kinds strangers send to the daemon (policy.ts) cost it a decryption and a parse each, and they reach
+   * it whatever the storage budgets say (an ephemeral event is relayed, not stored). So they have budgets of their
+   * own, per address: the largest request event accepted (bytes of the whole EVENT message), the bytes of requests
+   * accepted per second (burst: five seconds' worth; over it the connection also stops being read until the budget
+   * has refilled), and the keys not seen from the address before that may send requests per minute (burst: one
+   * minute's worth). A fresh key is what a new account costs a stranger; the daemon's own cap is node-wide, as a
+   * relay does not tell it where an event came from.
+   */
+  maxRequestBytes: number
+  requestBytesPerSecondPerAddress: number
+  newKeysPerMinutePerAddress: number
   /** Storage budgets in bytes: in all, per author and per writing address (the daemon's own events are exempt). */
   maxStoreBytes: number
   maxAuthorBytes: number
@@ -60,6 +72,11 @@ export interface RelayLimits {
   minFreeBytes: number
   /** false: only what the daemon serves is accepted (policy.ts); true: a general relay, still under every quota. */
   openWrites: boolean
+  /**
+   * true: the request and reply kinds go to a stranger only when it authenticated (NIP-42) as their author or
+   * addressee (private-reads.ts); false: to any subscriber, as on any relay.
+   */
+  privateRequests: boolean
   /** Peer addresses of reverse proxies whose X-Forwarded-For names the client; no one else's is read. */
   trustedProxies: string[]
   /** Bytes queued unsent to one connection before it is dropped as a slow consumer. */
@@ -106,11 +123,15 @@ export const defaultRelayLimits: RelayLimits = {
   idleTimeoutMs: 60_000,
   eventsPerSecondPerAuthor: 1_000_000,
   eventsPerSecondPerAddress: 1_000_000,
+  maxRequestBytes: 256 * 1024,
+  requestBytesPerSecondPerAddress: 1024 * 1024 * 1024,
+  newKeysPerMinutePerAddress: 1_000_000,
   maxStoreBytes: 256 * 1024 * 1024,
   maxAuthorBytes: 4 * 1024 * 1024,
   maxAddressBytes: 16 * 1024 * 1024,
   minFreeBytes: 1024 * 1024 * 1024,
   openWrites: true,
+  privateRequests: false,
   trustedProxies: [],
   maxBufferedBytes: 16 * 1024 * 1024,
   heartbeatMs: 30_000,
@@ -128,6 +149,10 @@ export function resolveLimits(overrides: Partial<RelayLimits> = {}): RelayLimits
   if (limits.maxFrameBytes < limits.maxMessageBytes) {
     throw new Error('relay limit maxFrameBytes must be at least maxMessageBytes')
   }
+  if (5 * limits.requestBytesPerSecondPerAddress < limits.maxRequestBytes) {
+    // Its burst must hold one request of the largest size, or such a request could never pass.
+    throw new Error('relay limit requestBytesPerSecondPerAddress must be at least a fifth of maxRequestBytes')
+  }
   return limits
 }
 
@@ -135,14 +160,16 @@ export function resolveLimits(overrides: Partial<RelayLimits> = {}): RelayLimits
  * A token bucket refilled from the injected clock on each take, so it needs no timer and a test can drive it.
  */
 export interface TokenBucket {
-  /** Takes one token; false when there is none. */
-  take(): boolean
+  /** Takes `n` tokens (one by default) if there are that many; false, taking none, when there are not. */
+  take(n?: number): boolean
   /** Takes up to `n` tokens; returns how many it took. */
   takeUpTo(n: number): number
   /** Whole tokens available now. */
   available(): number
   /** Milliseconds until one token is back. */
   msUntilOne(): number
+  /** Milliseconds until `n` tokens are there (never, for more than the burst: then until the bucket is full). */
+  msUntil(n: number): number
   /** True when the bucket is full again (its owner may forget it). */
   full(): boolean
 }
@@ -159,11 +186,16 @@ export function tokenBucket(clock: Clock, perSecond: number | (() => number), bu
     tokens = Math.min(cap(), tokens + (Math.max(0, now - refilledAt) / 1000) * rate())
     refilledAt = now
   }
+  const msUntil = (n: number) => {
+    refill()
+    const wanted = Math.min(n, cap())
+    return tokens >= wanted ? 0 : Math.ceil(((wanted - tokens) / rate()) * 1000)
+  }
   return {
-    take: () => {
+    take: (n = 1) => {
       refill()
-      if (tokens < 1) return false
-      tokens -= 1
+      if (tokens < n) return false
+      tokens -= n
       return true
     },
     takeUpTo(n) {
@@ -176,10 +208,8 @@ export function tokenBucket(clock: Clock, perSecond: number | (() => number), bu
       refill()
       return Math.floor(tokens)
     },
-    msUntilOne() {
-      refill()
-      return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) / rate()) * 1000)
-    },
+    msUntilOne: () => msUntil(1),
+    msUntil,
     full() {
       refill()
       return tokens >= cap()

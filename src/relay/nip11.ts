@@ -36,8 +36,9 @@ export function relayInformation(limits: RelayLimits): RelayInformation {
       `queryable for ${limits.ephemeralRetentionSeconds} s so a reconnecting daemon or wallet misses nothing (those ` +
       'heard live in memory only, bounded; the others on disk as well); a filter that ' +
       `can match them gets at most ${limits.maxEphemeralLimit} stored events.` +
-      (limits.openWrites ? '' : ' Writes: only requests addressed to the wallets this relay serves.'),
-    supported_nips: supportedNips,
+      (limits.openWrites ? '' : ' Writes: only requests addressed to the wallets this relay serves.') +
+      (limits.privateRequests ? ' Requests and replies are sent only to their author or addressee, authenticated (NIP-42).' : ''),
+    supported_nips: limits.privateRequests ? [...supportedNips, 42].sort((a, b) => a - b) : supportedNips,
     software: 'relaypay',
     version: packageVersion(),
     limitation: {

@@ -18,6 +18,8 @@ export interface ReadJob {
   filters: Filter[]
   /** Sends one stored event (its raw JSON). */
   send(raw: string): void
+  /** Whether the client may be sent this stored event (private mode, private-reads.ts); all when absent. */
+  visible?(raw: string): boolean
   /** All stored events are sent. */
   done(): void
   /** The subscription was closed or replaced, or the connection is gone: the job is dropped. */
@@ -143,6 +145,7 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
         if (running.sent.has(event.id)) continue
         running.sent.add(event.id)
       }
+      if (job.visible && !job.visible(event.raw)) continue
       job.send(event.raw)
       sent++
     }

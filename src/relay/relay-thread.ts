@@ -171,6 +171,7 @@ export async function startRelayThread(opts: RelayThreadOptions): Promise<RelayT
 export function relayLimitsOf(nostr: Config['nostr']): Partial<RelayLimits> {
   return {
     openWrites: nostr.relay_open_writes,
+    privateRequests: nostr.relay_private_requests,
     maxConnections: nostr.relay_max_connections,
     maxConnectionsPerAddress: nostr.relay_max_connections_per_address,
     connectionsPerSecondPerAddress: nostr.relay_connections_per_second_per_address,
@@ -185,6 +186,9 @@ export function relayLimitsOf(nostr: Config['nostr']): Partial<RelayLimits> {
     eventsPerSecondPerAuthor: nostr.relay_events_per_second_per_author,
     eventsPerSecondPerAddress: nostr.relay_events_per_second_per_address,
     messagesPerSecondPerAddress: nostr.relay_messages_per_second_per_address,
+    maxRequestBytes: nostr.relay_max_request_bytes,
+    requestBytesPerSecondPerAddress: nostr.relay_request_bytes_per_second_per_address,
+    newKeysPerMinutePerAddress: nostr.relay_new_keys_per_minute_per_address,
     maxStoreBytes: nostr.relay_max_store_bytes,
     maxAuthorBytes: nostr.relay_max_author_bytes,
     maxAddressBytes: nostr.relay_max_address_bytes,

@@ -10,6 +10,7 @@ import type { Logger } from 'pino'
 import { startBatchWorker } from '../threads/index.js'
 import type { EventStore, SaveOutcome, SaveSource } from './event-store.js'
 import type { NostrEvent } from './nostr-event.js'
+import type { RelayLimits } from './limits.js'
 
 export type SaveResult = { outcome: SaveOutcome } | { error: unknown }
 
@@ -50,5 +51,26 @@ export function saveQueue(store: EventStore, opts: { log?: Logger } = {}): SaveQ
       )
     },
     close: () => batches.close(),
+  }
+}
+
+/** The OK a client gets for an event offered for storage: accepted, and the reason with its NIP-01 prefix. */
+export function okOfSave(outcome: SaveOutcome, limits: Pick<RelayLimits, 'maxStoreBytes' | 'maxAuthorBytes' | 'maxAddressBytes'>): [boolean, string] {
+  switch (outcome) {
+    case 'stored':
+      return [true, '']
+    case 'duplicate':
+      return [true, 'duplicate: already have this event']
+    case 'newer-exists':
+      // As khatru does: the address already holds a newer version, which is what the client wants kept anyway.
+      return [true, 'duplicate: have a newer version of this event']
+    case 'full':
+      return [false, `blocked: the relay's storage is full (${limits.maxStoreBytes} bytes)`]
+    case 'author-full':
+      return [false, `blocked: this author's storage budget (${limits.maxAuthorBytes} bytes) is used up`]
+    case 'address-full':
+      return [false, `blocked: your address's storage budget (${limits.maxAddressBytes} bytes) is used up`]
+    case 'deleted':
+      return [false, 'blocked: the author deleted this event (NIP-09)']
   }
 }

@@ -181,7 +181,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     }
     state.connections++
     const clientLog = log.child({ client: `${req.socket.remoteAddress}:${req.socket.remotePort}`, ...(isOwn ? { own: true } : {}) })
-    const session = clientSession(socket, core, clientLog, { own: isOwn, address, state, tcp: req.socket })
+    const session = clientSession(socket, core, clientLog, { own: isOwn, address, state, tcp: req.socket, ...(req.headers.host ? { host: req.headers.host } : {}) })
     sessions.set(socket, session)
     if (isOwn) own.add(socket)
     answeredPing.set(socket, true)

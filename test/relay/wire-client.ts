@@ -19,8 +19,9 @@ export interface WireClient {
   close(): void
 }
 
-export async function connectWire(url: string): Promise<WireClient> {
-  const socket = new WebSocket(url)
+/** `localAddress`: the source address (another 127.x address stands for another client). */
+export async function connectWire(url: string, opts: { localAddress?: string } = {}): Promise<WireClient> {
+  const socket = new WebSocket(url, opts.localAddress ? { localAddress: opts.localAddress } : {})
   const inbox: RelayMessage[] = []
   const waiters: { match: (m: RelayMessage) => boolean; resolve: (m: RelayMessage) => void }[] = []
   socket.on('message', data => {

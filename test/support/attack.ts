@@ -76,7 +76,10 @@ export interface Watch {
   stop(): Promise<void>
 }
 
-/** Samples health every `healthEveryMs` and a fresh wallet's RPC every `rpcEveryMs` until stopped. */
+/**
+ * Samples health every `healthEveryMs` and a fresh wallet's RPC every `rpcEveryMs` until stopped; each fresh wallet
+ * connects from an address of its own (127.0.x.y).
+ */
 export function watchDaemon(daemon: TestDaemon, opts: { healthEveryMs?: number; rpcEveryMs?: number } = {}): Watch {
   const health: number[] = []
   const rpc: number[] = []
@@ -96,13 +99,17 @@ export function watchDaemon(daemon: TestDaemon, opts: { healthEveryMs?: number; 
       await new Promise(resolve => setTimeout(resolve, opts.healthEveryMs ?? 100))
     }
   })()
+  let wallets = 0
   const rpcLoop = (async () => {
     while (running) {
+      // Each from an address of its own, as new users are: the relay budgets keys per address.
+      const n = wallets++
+      const localAddress = `127.0.${1 + (Math.floor(n / 250) % 250)}.${1 + (n % 250)}`
       const started = performance.now()
       let client: PubClient | undefined
       let connectMs = Infinity
       try {
-        client = await PubClient.connect({ relays, appPubkey: pubkey, timeoutMs: 10_000 })
+        client = await PubClient.connect({ relays, appPubkey: pubkey, timeoutMs: 10_000, localAddress })
         connectMs = performance.now() - started
         await client.ok('GetUserInfo')
         rpc.push(performance.now() - started)

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto'
 import { WebSocket } from 'ws'
 import { AbstractRelay } from 'nostr-tools/abstract-relay'
-import { generateSecretKey, getPublicKey, setNostrWasm, verifyEvent, type Event, type EventTemplate } from 'nostr-tools/wasm'
+import { generateSecretKey, getPublicKey, setNostrWasm, verifyEvent, type Event, type EventTemplate, type VerifiedEvent } from 'nostr-tools/wasm'
 import { v2 as nip44 } from 'nostr-tools/nip44'
 import { streamXOR } from '@stablelib/xchacha20'
 import { initNostrWasm } from 'nostr-wasm'
@@ -50,6 +50,16 @@ class ReconnectingSocket extends WebSocket {
   }
 }
 
+/** The socket class nostr-tools makes its connections with, bound to a source address when one is given. */
+function socketFrom(localAddress: string | undefined): typeof ReconnectingSocket {
+  if (!localAddress) return ReconnectingSocket
+  return class extends ReconnectingSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols, { localAddress })
+    }
+  }
+}
+
 export type Scheme = 'nip44v1' | 'nip44v2'
 export type Reply = Record<string, any> & { status: string; requestId: string }
 
@@ -63,6 +73,10 @@ export interface PubClientOptions {
   timeoutMs?: number
   /** Check the signature of every message (default true); a load generator may skip it to stay out of the way. */
   verifyMessages?: boolean
+  /** Source address of the connections (another 127.x address stands for another client on the internet). */
+  localAddress?: string
+  /** Answer a relay's NIP-42 challenge with this client's key, as nostr-tools does when `onauth` is set. */
+  authenticate?: boolean
 }
 
 export interface RequestOptions {
@@ -237,8 +251,17 @@ export class PubClient {
     for (;;) {
       if (this.closed) return
       const check = this.opts.verifyMessages === false ? () => true : verifyEvent
-      const relay = new AbstractRelay(url, { verifyEvent: check, websocketImplementation: ReconnectingSocket as unknown as typeof globalThis.WebSocket })
+      const relay = new AbstractRelay(url, { verifyEvent: check, websocketImplementation: socketFrom(this.opts.localAddress) as unknown as typeof globalThis.WebSocket })
       relay.publishTimeout = 5_000
+      // NIP-42: nostr-tools answers the relay's challenge through onauth; the subscription below waits for that.
+      let challenged = () => {}
+      const authStarted = new Promise<void>(resolve => (challenged = resolve))
+      if (this.opts.authenticate) {
+        relay.onauth = async template => {
+          challenged()
+          return signEvent(template, this.secretKey, this.pubkey) as VerifiedEvent
+        }
+      }
       let dropped = false
       relay.onclose = () => {
         if (dropped) return
@@ -255,6 +278,11 @@ export class PubClient {
           continue
         }
         return // onclose already scheduled the next attempt
+      }
+      if (this.opts.authenticate) {
+        // A relay that sends no challenge within the connect timeout is used as it is.
+        const heard = await Promise.race([authStarted.then(() => true), sleep(3_000).then(() => false)])
+        if (heard) await relay.auth(relay.onauth!)
       }
       this.relays.set(url, relay)
       // Replies from a little before the newest one taken (from the start, the first time): a reconnect gets what

@@ -10,7 +10,7 @@ import * as nip44 from 'nostr-tools/nip44'
 import { signSchnorr } from 'tiny-secp256k1'
 
 export interface AttackPlan {
-  mode: 'read-flood' | 'store-fill' | 'conn-hog' | 'guest-orders' | 'enroll-flood'
+  mode: 'read-flood' | 'store-fill' | 'big-requests' | 'conn-hog' | 'guest-orders' | 'enroll-flood'
   /** The relay (ws://) or, for guest orders, the daemon's HTTP URL. */
   url: string
   durationMs: number
@@ -20,7 +20,7 @@ export interface AttackPlan {
   connections: number
   /** The app key the store fill and the enroll flood address their requests to. */
   appPubkey?: string
-  /** Bytes of content per event (store fill). */
+  /** Bytes of content per event (store fill, big requests). */
   eventBytes?: number
   /** POST body of a guest order (guest orders). */
   order?: unknown
@@ -132,6 +132,19 @@ async function storeFill(): Promise<void> {
 }
 
 /**
+ * Signed kind-21000 requests of `eventBytes` addressed to the app, one key per connection (so that neither the
+ * author's budgets nor the address's new keys are what stops them: only the request-byte budgets may).
+ */
+async function bigRequests(): Promise<void> {
+  const content = 'x'.repeat(plan.eventBytes ?? 250_000)
+  const keys = Array.from({ length: plan.connections }, () => {
+    const secret = generateSecretKey()
+    return { secret, pubkey: getPublicKey(secret) }
+  })
+  await floodEvents(i => sign(21000, [['p', plan.appPubkey!]], content, keys[i]!))
+}
+
+/**
  * `plan.connections` connections publishing the events `next` makes (given the connection's number), at most 8 in
  * flight on each, until the deadline; a connection the relay closes is opened again. `received` counts accepted ones.
  */
@@ -221,7 +234,7 @@ async function enrollFlood(): Promise<void> {
   })
 }
 
-const attacks = { 'read-flood': readFlood, 'store-fill': storeFill, 'conn-hog': connectionHog, 'guest-orders': guestOrders, 'enroll-flood': enrollFlood }
+const attacks = { 'read-flood': readFlood, 'store-fill': storeFill, 'big-requests': bigRequests, 'conn-hog': connectionHog, 'guest-orders': guestOrders, 'enroll-flood': enrollFlood }
 await attacks[plan.mode]()
 process.stdout.write(JSON.stringify(report) + '\n')
 process.exit(0)
