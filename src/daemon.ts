@@ -327,6 +327,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       relays: relayUrls,
       ...(publicRelays.configured ? { publicRelays: publicRelays.urls } : {}),
       enrollDifficulty: config.clink.enroll_pow_bits,
+      beaconAbout: { operator: config.clink.operator, website: config.clink.beacon_website, description: config.clink.beacon_description },
       dispatcher,
       claims: { sql: books.sql, local: books.raw },
       apps: () => wallet.accounts.apps(),

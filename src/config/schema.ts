@@ -2,9 +2,24 @@
 // the two in step.
 import path from 'node:path'
 import { z } from 'zod'
+import { decode as nip19Decode } from 'nostr-tools/nip19'
 
 const port = z.int().min(0).max(65535)
 const url = z.url({ protocol: /^https?$/ })
+
+/** A Nostr public key given as an npub or 64 hex characters, read as lower-case hex; '' stays ''. */
+const nostrPubkey = z.string().transform((value, ctx) => {
+  const text = value.trim()
+  if (text === '' || /^[0-9a-fA-F]{64}$/.test(text)) return text.toLowerCase()
+  try {
+    const decoded = nip19Decode(text)
+    if (decoded.type === 'npub') return decoded.data
+  } catch {
+    // reported below
+  }
+  ctx.addIssue({ code: 'custom', message: 'must be an npub or 64 hex characters' })
+  return z.NEVER
+})
 
 export const configSchema = z.strictObject({
   data_dir: z.string().min(1).default('./data'),
@@ -193,6 +208,10 @@ export const configSchema = z.strictObject({
        */
       enroll_pow_bits: z.int().min(0).max(32).default(18),
       enroll_max_delta_ms: z.int().min(1000).max(300_000).default(30_000),
+      /** What the clink-node beacon says about this node, when set: its operator's key, a website, a description. */
+      operator: nostrPubkey.default(''),
+      beacon_website: z.string().trim().max(500).default(''),
+      beacon_description: z.string().trim().max(1000).default(''),
     })
     .prefault({}),
   lnurl: z

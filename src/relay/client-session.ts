@@ -88,6 +88,8 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   const generations = new Map<string, object>()
   const bucket = tokenBucket(clock, () => core.limits.messagesPerSecond, () => core.limits.messageBurst)
   const reads: TokenBucket = tokenBucket(clock, () => core.limits.storedEventsPerSecond, () => 2 * core.limits.storedEventsPerSecond)
+  /** One event from the connection's and the address's read budgets, or none when either is spent. */
+  const takeRead = () => reads.available() >= 1 && ctx.state.reads.available() >= 1 && reads.take() && ctx.state.reads.take()
   let lastActivity = clock.now()
   /** NIP-42: the keys this connection authenticated as; what it may read of the private kinds in private mode. */
   const identity = readerIdentity()
@@ -385,10 +387,15 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   /** Sends the event to each matching subscription; true when a filter that matched names it by `#p`. */
   function deliver(event: NostrEvent, raw: string): boolean {
     if (hidden(event)) return false
+    const ephemeral = kindClass(event.kind) === 'ephemeral'
     let addressed = false
     for (const [subId, filters] of subscriptions) {
       const match = matchOf(filters, event)
       if (match === 'none') continue
+      // Others' requests and replies, to a stranger's filter that does not name an addressee: each is charged to the
+      // read budgets, and over them not sent (NIP-01 promises no delivery of ephemeral events). Every payment's
+      // events sent to each of a flooder's subscriptions slowed the payments to a third.
+      if (match === 'matched' && ephemeral && !ctx.own && !takeRead()) continue
       send(`["EVENT",${JSON.stringify(subId)},${raw}]`)
       if (match === 'addressed') addressed = true
     }

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
 import { finalizeEvent, generateSecretKey, getEventHash, getPublicKey, type Event } from 'nostr-tools/pure'
 import { getPow } from 'nostr-tools/nip13'
+import * as nip19 from 'nostr-tools/nip19'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { appProfile } from '../support/pub-client.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
@@ -20,6 +21,8 @@ const { ClinkSDK, nofferEncode, ndebitEncode, nmanageEncode, newListRequest, new
 
 const jwtSecret = 'clink-enroll-test-secret-0123456789abcdef'
 const powBits = 8
+/** The operator the clink-node beacon names. */
+const operator = getPublicKey(generateSecretKey())
 const test = suite('CLINK enroll')
 let daemon: TestDaemon
 let appPubkey: string
@@ -76,7 +79,7 @@ const walletOf = async (npub: string) =>
 
 test.before(async () => {
   daemon = await startDaemon({
-    config: `${jwtSecretConfig(jwtSecret)}[clink]\nenroll_pow_bits = ${powBits}\n[apps]\nnew_accounts_per_minute = 1\nnew_accounts_burst = 4\n`,
+    config: `${jwtSecretConfig(jwtSecret)}[clink]\nenroll_pow_bits = ${powBits}\noperator = "${nip19.npubEncode(operator)}"\nbeacon_website = " https://node.example "\nbeacon_description = "A test node"\n[apps]\nnew_accounts_per_minute = 1\nnew_accounts_burst = 4\n`,
   })
   const profile = appProfile(daemon.dataDir)
   appPubkey = profile.pubkey
@@ -174,9 +177,12 @@ test("each app's clink-node beacon names its relays, fees, the CLINK kinds and t
       },
     })
   })
-  assert.equal(beacon.tags, [['d', 'clink-node'], ['clink_version', '1']])
+  // The operator given as an npub is named in hex; the texts are trimmed; upstream's order of keys.
+  assert.equal(beacon.tags, [['d', 'clink-node'], ['clink_version', '1'], ['operator', operator]])
   const content = JSON.parse(beacon.content)
-  assert.equal(Object.keys(content), ['name', 'relays', 'fees', 'supported_kinds', 'enroll_difficulty'])
+  assert.equal(Object.keys(content), ['name', 'relays', 'fees', 'supported_kinds', 'website', 'description', 'enroll_difficulty'])
+  assert.is(content.website, 'https://node.example')
+  assert.is(content.description, 'A test node')
   assert.equal(content.relays, [relayUrl])
   assert.equal(content.supported_kinds, [21001, 21002, 21003, 21004])
   assert.is(content.enroll_difficulty, powBits)

@@ -1,5 +1,6 @@
 // Configuration as an operator meets it: the example file, environment overrides, and one clear line for a
 // bad value.
+import { npubEncode, nsecEncode } from 'nostr-tools/nip19'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
@@ -85,6 +86,18 @@ config('a bad value is one line naming the key and where it came from', () => {
     () => loadConfig({ env: { RELAYPAY_NODE_BACKEND: 'c-lightning' } }),
     (err: Error) => /node\.backend/.test(err.message),
   )
+})
+
+config("the beacon's operator is an npub or 64 hex characters, read as lower-case hex", () => {
+  const hex = 'AB'.repeat(32)
+  assert.is(loadConfig({ env: { RELAYPAY_CLINK_OPERATOR: hex } }).clink.operator, hex.toLowerCase())
+  assert.is(loadConfig({ env: { RELAYPAY_CLINK_OPERATOR: npubEncode(hex.toLowerCase()) } }).clink.operator, hex.toLowerCase())
+  assert.throws(
+    () => loadConfig({ env: { RELAYPAY_CLINK_OPERATOR: 'npub1notakey' } }),
+    (err: Error) => /clink\.operator \(from RELAYPAY_CLINK_OPERATOR\): must be an npub or 64 hex characters/.test(err.message),
+  )
+  // A private key (nsec) is refused the same way: it is not what the beacon may name.
+  assert.throws(() => loadConfig({ env: { RELAYPAY_CLINK_OPERATOR: nsecEncode(new Uint8Array(32).fill(7)) } }), (err: Error) => /clink\.operator/.test(err.message))
 })
 
 config('an unknown key in the file is refused by name', () => {

@@ -90,6 +90,34 @@ test('an address may send requests from so many new keys a minute; keys it used 
   }),
 )
 
+test("others' requests are sent live to a filter without #p only within the read budgets; an addressed filter gets all", () =>
+  withRelay({ storedEventsPerSecondPerAddress: 5 }, async (relay, watcher) => {
+    const addressee = await connectWire(relay.url, { localAddress: '127.0.0.2' })
+    const sender = await connectWire(relay.url, { localAddress: '127.0.0.3' })
+    try {
+      await watcher.query('all', { kinds: [21000, 1] })
+      await addressee.query('mine', { kinds: [21000], '#p': [wallet] })
+      const key = generateSecretKey()
+      const requests = Array.from({ length: 15 }, () => request(key, 10))
+      for (const event of requests) assert.equal(await sender.publish(event), [true, ''])
+      const marker = finalizeEvent({ kind: 1, created_at: Math.floor(nowMs / 1000), tags: [], content: 'marker' }, key)
+      assert.equal(await sender.publish(marker), [true, ''])
+      const seen: string[] = []
+      for (;;) {
+        const event = (await watcher.next(m => m[0] === 'EVENT' && m[1] === 'all'))[2] as { id: string }
+        if (event.id === marker.id) break
+        seen.push(event.id)
+      }
+      // The address's burst is twice its rate (the clock stands still: nothing refills); a stored kind is not charged.
+      assert.equal(seen, requests.slice(0, 10).map(e => e.id), 'the first ten, then the note')
+      for (const event of requests) assert.is(((await addressee.next(m => m[0] === 'EVENT' && m[1] === 'mine'))[2] as { id: string }).id, event.id)
+    } finally {
+      addressee.close()
+      sender.close()
+    }
+  }),
+)
+
 test('limits that would refuse every request of the largest size are refused', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-relay-'))
   const started = startRelay({ host: '127.0.0.1', port: 0, dataDir, clock, limits: { maxRequestBytes: 100_000, requestBytesPerSecondPerAddress: 10_000 } })

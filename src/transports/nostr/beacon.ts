@@ -1,7 +1,8 @@
 // The service beacons: every 60 s (and when the relays change) each app publishes two kind-30078 (NIP-78,
 // addressable) events: `d` = "Lightning.Pub" with its name and fees, which wallets read for liveness, name and fees;
 // then `d` = "clink-node" (upstream's next version), which tells CLINK clients the relays, fees, the CLINK kinds
-// served and the proof of work an enroll needs.
+// served and the proof of work an enroll needs, and, when the operator gives them, the operator's key, a website and
+// a description (in upstream's order; an app avatar, which upstream also sends, relaypay's apps do not have).
 // The timer can be stopped and the clock injected, so a test drives it with `announce()` instead of waiting.
 import type { Event } from 'nostr-tools/pure'
 import { type Clock } from '../../bus/index.js'
@@ -27,6 +28,15 @@ export interface BeaconDeps {
   relays(): readonly string[]
   /** The proof of work a CLINK enroll of a new key needs (`[clink] enroll_pow_bits`); 0: none, left out. */
   enrollDifficulty: number
+  /** The node's self-description in the clink-node beacon; each left out when empty. */
+  about?: BeaconAbout
+}
+
+export interface BeaconAbout {
+  /** The operator's key (hex), as an `operator` tag. */
+  operator?: string
+  website?: string
+  description?: string
 }
 
 export interface Beacon {
@@ -38,6 +48,7 @@ export interface Beacon {
 }
 
 export function serviceBeacon(deps: BeaconDeps): Beacon {
+  const about = deps.about ?? {}
   let timer: NodeJS.Timeout | undefined
   const announce = () => {
     const createdAt = unixSeconds(deps.clock.now())
@@ -49,9 +60,11 @@ export function serviceBeacon(deps: BeaconDeps): Beacon {
         relays: [...deps.relays()],
         fees: deps.fees,
         supported_kinds: supportedKinds,
+        ...(about.website ? { website: about.website } : {}),
+        ...(about.description ? { description: about.description } : {}),
         ...(deps.enrollDifficulty > 0 ? { enroll_difficulty: deps.enrollDifficulty } : {}),
       }
-      const tags = [['d', clinkBeaconTag], ['clink_version', '1']]
+      const tags = [['d', clinkBeaconTag], ['clink_version', '1'], ...(about.operator ? [['operator', about.operator]] : [])]
       deps.send({ kind: beaconKind, created_at: createdAt, tags, content: JSON.stringify(clink) }, app.secretKey)
     }
   }

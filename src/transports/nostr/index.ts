@@ -19,7 +19,7 @@ import { createRelayPool, type Backoff } from './relay-pool.js'
 import { isOwnRelay } from '../../callbacks/index.js'
 import { createEventSigner, type SendEvent } from './sign.js'
 import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
-import { serviceBeacon } from './beacon.js'
+import { serviceBeacon, type BeaconAbout } from './beacon.js'
 import { isClinkKind, type ClinkServer } from '../../clink/index.js'
 import type { NwcRelayView } from '../../nwc/index.js'
 import { pubRpcCodec } from './codecs/pub-rpc.js'
@@ -51,6 +51,8 @@ export interface NostrTransportDeps {
   publicRelays?: readonly string[]
   /** The proof of work a CLINK enroll of a new key needs, announced in the clink-node beacon (0: none). */
   enrollDifficulty?: number
+  /** What the clink-node beacon says about the node (operator, website, description). */
+  beaconAbout?: BeaconAbout
   dispatcher: Dispatcher
   /** Where the exactly-once claims of request events live (processed-requests.ts). */
   claims: ProcessedRequestsStore
@@ -220,6 +222,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     clock,
     relays: () => deps.publicRelays ?? servedRelays,
     enrollDifficulty: deps.enrollDifficulty ?? 0,
+    ...(deps.beaconAbout ? { about: deps.beaconAbout } : {}),
   })
   const pruner = setInterval(() => {
     processed
