@@ -13,6 +13,7 @@ import { createAppWithUser, jwtSecretConfig } from '../support/accounts.js'
 import { NwcTestClient } from '../support/nwc-client.js'
 import { ok } from '../support/money.js'
 import { until } from '../support/until.js'
+import { connectWire } from '../relay/wire-client.js'
 
 const jwtSecret = 'reload-relays-secret-0123456789abcdef'
 const test = suite('SIGHUP moves the daemon to other relays')
@@ -62,6 +63,18 @@ test('after a SIGHUP the daemon serves on the new relay only, and says so', asyn
   const profile = appProfile(daemon.dataDir)
   assert.equal(profile.relays, [second.url])
   assert.equal(JSON.parse(fs.readFileSync(path.join(daemon.dataDir, 'daemon.json'), 'utf8')).relays, [second.url])
+
+  // Both service beacons are on the new relay at once (not a minute later), the clink-node one naming it.
+  const wire = await connectWire(second.url)
+  closers.push(wire)
+  const beacons = async () => {
+    const events = await wire.query(`beacons-${Date.now()}`, { kinds: [30078], authors: [profile.pubkey] })
+    return new Map(events.map(event => [event.tags.find(tag => tag[0] === 'd')?.[1], event]))
+  }
+  await until(async () => (await beacons()).size === 2, 'both beacons on the new relay')
+  const clinkNode = (await beacons()).get('clink-node')!
+  assert.equal(JSON.parse(clinkNode.content).relays, [second.url])
+  assert.ok((await beacons()).has('Lightning.Pub'))
 
   // Kind 21000 on the new relay is answered.
   const client = await PubClient.connect({ relays: [second.url], appPubkey: profile.pubkey, timeoutMs: 10_000 })
