@@ -2,15 +2,13 @@
 // app calls with kind 23194 on a connection's service key. Those arrive through the relay transport's 23194 codec
 // and the dispatcher like every request; the caller is the connection (auth kind nwcConnection).
 import { operation } from '../operation.js'
+import { nwcRequestKind as nip47Kind } from '../../src/nostr-kinds/index.js'
 import { Empty } from '../messages/common.js'
 import {
   CreatedNwcConnection, CreateNwcConnectionRequest, NwcConnection, NwcConnectionId, NwcConnections,
   UpdateNwcConnectionRequest, Nip47Balance, Nip47Info, Nip47ListTransactions, Nip47LookupInvoice, Nip47MakeInvoice,
   Nip47Paid, Nip47PayInvoice, Nip47Transaction, Nip47Transactions,
 } from '../messages/nwc.js'
-
-/** The kind NIP-47 requests arrive with. */
-const nip47Kind = 23194
 
 export const nwcOperations = [
   operation({

@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
 import { commandConfig, daemonEndpoint } from './command-config.js'
+import { nwcRequestKind } from '../nostr-kinds/index.js'
 
 export interface CallOptions {
   url?: string
@@ -173,7 +174,7 @@ function die(message: string): never {
 function refuseCodecOnly(entry: { name: string }): void {
   const codec = (entry as { nostrCodec?: { kind: number; request: string } }).nostrCodec
   if (codec) {
-    const client = codec.kind === 23194 ? 'a Nostr Wallet Connect client and a connection URI (CreateNwcConnection)' : 'a CLINK client and a noffer / ndebit / nmanage pointer'
+    const client = codec.kind === nwcRequestKind ? 'a Nostr Wallet Connect client and a connection URI (CreateNwcConnection)' : 'a CLINK client and a noffer / ndebit / nmanage pointer'
     die(`${entry.name} is the Nostr kind ${codec.kind} request "${codec.request}": send it with ${client}`)
   }
 }

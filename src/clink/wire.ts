@@ -3,13 +3,9 @@
 // requests). The relay transport's CLINK codec builds requests from events and sends answers and messages; the room
 // never sees an event or a key, and sends its own messages as `clink.answer` domain events.
 
-export const clinkOfferKind = 21001
-export const clinkDebitKind = 21002
-export const clinkManageKind = 21003
-/** CLINK enroll: a key opens its account and gets its three pointers in one request (upstream's next version). */
-export const clinkEnrollKind = 21004
-export const clinkKinds = [clinkOfferKind, clinkDebitKind, clinkManageKind, clinkEnrollKind] as const
-export type ClinkKind = (typeof clinkKinds)[number]
+import { clinkKinds, type ClinkKind } from '../nostr-kinds/index.js'
+
+export { clinkOfferKind, clinkDebitKind, clinkManageKind, clinkEnrollKind, clinkKinds, type ClinkKind } from '../nostr-kinds/index.js'
 
 export function isClinkKind(kind: number): kind is ClinkKind {
   return (clinkKinds as readonly number[]).includes(kind)

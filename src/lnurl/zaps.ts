@@ -5,6 +5,7 @@ import { hexToBytes } from '@noble/hashes/utils.js'
 import { mergeMap, type Observable, type Subscription, ofType, type DomainEvent } from '../bus/index.js'
 import type { Logger } from 'pino'
 import { receiptCandidates, validateZapRequest, type ZapRequest } from '../nostr-codecs/index.js'
+import { zapReceiptKind } from '../nostr-kinds/index.js'
 import type { LnurlKeysStore } from './keys-store.js'
 
 /** The kind-9735 receipt's unsigned template (NIP-57 appendix E). */
@@ -18,7 +19,7 @@ export function zapReceiptTemplate(
   if (zap.eventKind !== null) tags.push(['k', zap.eventKind])
   tags.push(['bolt11', paid.paymentRequest], ['description', zap.description])
   if (paid.preimage) tags.push(['preimage', paid.preimage])
-  return { kind: 9735, content: '', tags, created_at: Math.floor(paid.paidAtMs / 1000) }
+  return { kind: zapReceiptKind, content: '', tags, created_at: Math.floor(paid.paidAtMs / 1000) }
 }
 
 export interface ZapPublisher {

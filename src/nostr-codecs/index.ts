@@ -9,5 +9,3 @@ export { validateZapRequest, receiptCandidates, receiptRelays, type ZapRequest }
 export { CipherError, conversationKeyV1, encryptV1, decryptV1, strictBase64 } from './nip44v1.js'
 export { shardPlaintexts, type Shard } from './shards.js'
 
-/** Kind of Pub RPC requests, replies, pushes and shards. */
-export const pubRpcKind = 21000

@@ -8,15 +8,16 @@
 // renews them the moment it adds a key (a new app, a new NWC connection), before it hands that key to anyone.
 // So no second list has to be kept in step: the relay takes requests for exactly the keys someone listens for.
 import type { NostrEvent } from './nostr-event.js'
+import { appDataKind, deletionKind, metadataKind, nwcAnswerKinds, nwcInfoKind, requestKinds, zapReceiptKind } from '../nostr-kinds/index.js'
 
-/** Kinds a stranger sends to the daemon: Lightning.Pub RPC, CLINK offers, debits, manage and enroll, NWC requests. */
-export const requestKinds: ReadonlySet<number> = new Set([21000, 21001, 21002, 21003, 21004, 23194])
+export { requestKinds }
 /**
- * Kinds the daemon publishes: its RPC and CLINK replies (same kinds), NWC responses and notifications
- * (23195–23197) and info (13194), zap receipts (9735), the service beacon (30078, NIP-78), metadata (0), and
- * deletions of what it published (5).
+ * Kinds the daemon publishes: its RPC and CLINK replies (the request kinds), NWC responses, notifications and info,
+ * zap receipts, the service beacons, metadata, and deletions of what it published.
  */
-export const publishedKinds: ReadonlySet<number> = new Set([...requestKinds, 23195, 23196, 23197, 13194, 9735, 30078, 0, 5])
+export const publishedKinds: ReadonlySet<number> = new Set([
+  ...requestKinds, ...nwcAnswerKinds, nwcInfoKind, zapReceiptKind, appDataKind, metadataKind, deletionKind,
+])
 
 export interface ServedKeys {
   has(pubkey: string): boolean

@@ -9,13 +9,10 @@
 import { randomBytes } from 'node:crypto'
 import { parseEventShape, type NostrEvent } from './nostr-event.js'
 import type { RelayLimits } from './limits.js'
-import { requestKinds } from './policy.js'
+import { nwcAnswerKinds, relayAuthKind as authKind, requestKinds } from '../nostr-kinds/index.js'
 
 /** The kinds a stranger sees only as their author or addressee in private mode: requests, replies, NWC's answers. */
-export const privateKinds: ReadonlySet<number> = new Set([...requestKinds, 23195, 23196, 23197])
-
-/** NIP-42's kind of the signed answer to a challenge. */
-const authKind = 22242
+export const privateKinds: ReadonlySet<number> = new Set([...requestKinds, ...nwcAnswerKinds])
 /** How far an AUTH event's date may be from now (NIP-42 suggests about ten minutes). */
 const authWindowSeconds = 600
 /** Keys one connection may authenticate as (NIP-42 allows several). */

@@ -1,6 +1,6 @@
 // The house's rules that are not import arrows (docs/architecture.md), read with the TypeScript compiler: every
 // Nostr request kind is served by a codec file that declares a NostrCodec, every room keeps its operations in a
-// handlers/ folder, and every table is read and written by one room only.
+// handlers/ folder, every table is read and written by one room only, and Nostr kinds are numbered in one place.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
@@ -136,6 +136,24 @@ test('every table is named in the SQL of one room only: rooms own their tables',
   assert.ok(byTable.get('payments')?.has('src/wallet'), 'the wallet names its payments table (the reader works)')
   const shared = [...byTable].filter(([, rooms]) => rooms.size > 1).map(([table, rooms]) => `${table}: ${[...rooms].sort().join(', ')}`)
   assert.equal(shared, [])
+})
+
+
+test('Nostr kind numbers are written in src/nostr-kinds only: every other file names them', () => {
+  const kindNumbers = new Set([13194, 21000, 21001, 21002, 21003, 21004, 22242, 23194, 23195, 23196, 23197, 30078])
+  const written: string[] = []
+  for (const file of [...filesUnder('src'), ...filesUnder('schema')]) {
+    if (file === 'src/nostr-kinds/index.ts') continue
+    const source = ts.createSourceFile(file, fs.readFileSync(path.join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true)
+    const visit = (node: ts.Node): void => {
+      if (ts.isNumericLiteral(node) && kindNumbers.has(Number(node.text))) {
+        written.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.text}`)
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+  }
+  assert.equal(written, [])
 })
 
 test.run()

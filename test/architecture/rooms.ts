@@ -4,7 +4,7 @@ import type { Plan } from './import-graph.js'
 
 /** From the bottom up; a room may import rooms of its own layer or below. */
 export const layers: { name: string; rooms: string[] }[] = [
-  { name: 'store and config', rooms: ['schema', 'src/store', 'src/config', 'src/version', 'src/threads', 'src/daemon-files.ts', 'src/limits', 'src/units', 'src/logging'] },
+  { name: 'store and config', rooms: ['schema', 'src/store', 'src/config', 'src/version', 'src/threads', 'src/daemon-files.ts', 'src/limits', 'src/units', 'src/logging', 'src/nostr-kinds'] },
   { name: 'bus', rooms: ['src/bus', 'src/auth'] },
   { name: 'node and codecs', rooms: ['src/node', 'src/nostr-codecs', 'src/nostr-crypto'] },
   {

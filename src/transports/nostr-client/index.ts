@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto'
 import { WebSocket } from 'ws'
 import { AbstractRelay } from 'nostr-tools/abstract-relay'
 import { finalizeEvent, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'
-import { conversationKeyV1, decryptV1, encryptV1, pubRpcKind, type Shard } from '../../nostr-codecs/index.js'
+import { conversationKeyV1, decryptV1, encryptV1, type Shard } from '../../nostr-codecs/index.js'
+import { pubRpcKind } from '../../nostr-kinds/index.js'
 import { unixSeconds } from '../../units/index.js'
 
 export interface RelayCall {

@@ -9,12 +9,10 @@ import { type Clock } from '../../bus/index.js'
 import type { AppKey } from './app-keys.js'
 import type { SendEvent } from './sign.js'
 import { unixSeconds } from '../../units/index.js'
+import { appDataKind as beaconKind, clinkKinds } from '../../nostr-kinds/index.js'
 
-export const beaconKind = 30078
 export const beaconTag = 'Lightning.Pub'
 export const clinkBeaconTag = 'clink-node'
-/** The CLINK kinds served: offers, debits, manage, enroll. */
-const supportedKinds = [21001, 21002, 21003, 21004]
 export const beaconIntervalMs = 60_000
 
 export interface BeaconDeps {
@@ -59,7 +57,7 @@ export function serviceBeacon(deps: BeaconDeps): Beacon {
         name: app.name,
         relays: [...deps.relays()],
         fees: deps.fees,
-        supported_kinds: supportedKinds,
+        supported_kinds: clinkKinds, // the CLINK kinds served: offers, debits, manage, enroll
         ...(about.website ? { website: about.website } : {}),
         ...(about.description ? { description: about.description } : {}),
         ...(deps.enrollDifficulty > 0 ? { enroll_difficulty: deps.enrollDifficulty } : {}),

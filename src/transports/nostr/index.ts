@@ -31,7 +31,6 @@ import { unixSeconds } from '../../units/index.js'
 
 export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
 export { type KeyPush } from './pushes.js'
-export { pubRpcKind } from './reply-sender.js'
 
 /** Where the default app's connection string is written (upstream's `app.nprofile`). */
 export const appProfileFile = 'app.nprofile'

@@ -7,14 +7,14 @@ import { encryptWith, type CipherScheme } from './cipher.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import type { AppKey } from './app-keys.js'
 import type { SendEvent } from './sign.js'
-import { shardPlaintexts, pubRpcKind } from '../../nostr-codecs/index.js'
+import { shardPlaintexts } from '../../nostr-codecs/index.js'
+import { pubRpcKind } from '../../nostr-kinds/index.js'
 import type { Event } from 'nostr-tools/pure'
 import { type Clock } from '../../bus/index.js'
 import { BoundedMap } from '../../limits/index.js'
 import type { StoredReply } from './processed-requests.js'
 import { unixSeconds } from '../../units/index.js'
 
-export { pubRpcKind }
 /** Peers whose last scheme is remembered for pushes; older ones get the default again. */
 const schemeMemory = 10_000
 

@@ -15,11 +15,9 @@ import type { SendEvent } from '../sign.js'
 import type { Addressee, Decoded, Inbound, NostrCodec } from '../codec.js'
 import { unixSeconds } from '../../../units/index.js'
 
-export const nwcInfoKind = 13194
-export const nwcRequestKind = 23194
-export const nwcResponseKind = 23195
-export const nwcNotificationKindNip04 = 23196
-export const nwcNotificationKindNip44 = 23197
+import {
+  nwcInfoKind, nwcNotificationKindNip04, nwcNotificationKindNip44, nwcRequestKind, nwcResponseKind,
+} from '../../../nostr-kinds/index.js'
 
 type NwcEncryption = 'nip44_v2' | 'nip04'
 /** What the info event's `encryption` tag announces. */

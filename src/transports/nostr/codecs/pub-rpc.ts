@@ -13,7 +13,7 @@ import type { AppKey, AppKeyring } from '../app-keys.js'
 import type { ReplySender } from '../reply-sender.js'
 import { envelopeInput, errorReply, okReply, parseEnvelope, type RequestEnvelope } from '../envelope.js'
 import type { LiveStreams } from '../live-streams.js'
-import { pubRpcKind } from '../../../nostr-codecs/index.js'
+import { pubRpcKind } from '../../../nostr-kinds/index.js'
 import { noReply, type Decoded, type Inbound, type NostrCodec } from '../codec.js'
 
 /** Said to a client whose request was taken by a daemon run that stopped before answering it. */
