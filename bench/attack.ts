@@ -53,7 +53,7 @@ export interface AttackFigures {
   floors: Record<string, boolean>
 }
 
-/** `only`: the attacks to run (readFlood, storeFill, bigRequests, connectionHog, guestOrders, enrollFlood); all when absent. */
+/** `only`: the attacks to run (readFlood, storeFill, bigRequests, connectionHog, guestOrders, enrollFlood, enrollFloodMany); all when absent. */
 export async function benchAttack(opts: { attackMs?: number; quietMs?: number; only?: string[] } = {}): Promise<Record<string, AttackFigures>> {
   const attackMs = opts.attackMs ?? 10_000
   const quietMs = opts.quietMs ?? 5000
@@ -101,6 +101,18 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
       secret: benchSecret,
       plan: { mode: 'enroll-flood', connections: 8, appPubkey: appProfile(daemon.dataDir).pubkey },
       // The default budget: a burst of 300, then 60 a minute.
+      accountCap: (ms: number) => 300 + Math.ceil((60 * ms) / 60_000),
+    }
+  })
+  if (wanted('enrollFloodMany')) out.enrollFloodMany = await measure(attackMs, quietMs, async () => {
+    // The same flood from 32 addresses (127.0.2.1–32), each within its own new-key budget: only the node's cap holds.
+    const config = `${jwtSecretConfig(benchSecret)}[clink]\nenroll_pow_bits = 0\n`
+    const daemon = await startDaemon({ config, env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    const localAddresses = Array.from({ length: 32 }, (_, i) => `127.0.2.${i + 1}`)
+    return {
+      daemon,
+      secret: benchSecret,
+      plan: { mode: 'enroll-flood', connections: 32, localAddresses, appPubkey: appProfile(daemon.dataDir).pubkey },
       accountCap: (ms: number) => 300 + Math.ceil((60 * ms) / 60_000),
     }
   })

@@ -78,7 +78,7 @@ const parts: Record<string, () => Promise<unknown>> = {
   // BENCH_LEAN_START_RUNS). Not in the default set: it compares builds.
   leanStart: () => benchLeanStart(leanStartOptionsFromEnv()),
   // Each attack for BENCH_ATTACK_MS (default 10 s) after a quiet window of BENCH_DURATION_MS;
-  // BENCH_ATTACKS=readFlood,storeFill,bigRequests,connectionHog,guestOrders,enrollFlood picks some.
+  // BENCH_ATTACKS=readFlood,storeFill,bigRequests,connectionHog,guestOrders,enrollFlood,enrollFloodMany picks some.
   attack: () =>
     benchAttack({
       attackMs: Number(process.env.BENCH_ATTACK_MS ?? 10_000),

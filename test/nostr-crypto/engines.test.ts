@@ -21,7 +21,7 @@ import {
   useEngine,
   type CurveEngine,
 } from '../../src/nostr-crypto/index.js'
-import { decryptV2, encryptV2 } from '../../src/transports/nostr/nip44.js'
+import { decryptV2, encryptV2 } from '../../src/nostr-codecs/nip44v2.js'
 import { repoRoot } from '../support/paths.js'
 import { nip44v1Key } from '../support/pub-client.js'
 

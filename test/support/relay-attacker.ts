@@ -16,6 +16,8 @@ export interface AttackPlan {
   durationMs: number
   /** Source address of every connection (another 127.x address stands for another client on the internet). */
   localAddress?: string
+  /** Source addresses by connection (connection i uses the i-th, round the list): one attacker behind many addresses. */
+  localAddresses?: string[]
   /** Parallel connections (read flood, store fill), sockets to hold (connection hog) or loops (guest orders). */
   connections: number
   /** The app key the store fill and the enroll flood address their requests to. */
@@ -48,9 +50,11 @@ const note = (reason: string) => {
   report.reasons[key] = (report.reasons[key] ?? 0) + 1
 }
 
-function connect(): Promise<WebSocket | undefined> {
+/** A connection from the plan's address (connection `i`'s, when the plan gives several). */
+function connect(i = 0): Promise<WebSocket | undefined> {
+  const localAddress = plan.localAddresses?.length ? plan.localAddresses[i % plan.localAddresses.length] : plan.localAddress
   return new Promise(resolve => {
-    const socket = new WebSocket(plan.url, plan.localAddress ? { localAddress: plan.localAddress } : {})
+    const socket = new WebSocket(plan.url, localAddress ? { localAddress } : {})
     socket.on('error', err => {
       note(err.message) // e.g. "Unexpected server response: 429": refused before the handshake
       resolve(undefined)
@@ -152,7 +156,7 @@ async function floodEvents(next: (connection: number) => object): Promise<void> 
   await Promise.all(
     Array.from({ length: plan.connections }, async (_, i) => {
       while (Date.now() < deadline) {
-        const socket = await connect()
+        const socket = await connect(i)
         if (!socket) {
           await pause(50)
           continue

@@ -1,6 +1,6 @@
 // Conversation keys per (scheme, app key, peer). The ECDH behind a key costs milliseconds in pure JS while the
 // cipher itself costs microseconds, so a busy peer must not pay it per request.
-import { conversationKey, type CipherScheme } from './cipher.js'
+import { conversationKey, type CipherScheme } from '../../nostr-codecs/index.js'
 import { BoundedMap } from '../../limits/index.js'
 
 /** Peers remembered; the least recently used key is forgotten beyond this. */

@@ -11,7 +11,7 @@
 // without losing anything a subscriber would have had.
 import type { Logger } from 'pino'
 import { type Subscription, type Dispatcher, isOperationError } from '../../bus/index.js'
-import type { CipherScheme } from './cipher.js'
+import type { CipherScheme } from '../../nostr-codecs/index.js'
 import type { AppKey } from './app-keys.js'
 import type { ReplySender } from './reply-sender.js'
 import type { StoredReply } from './processed-requests.js'

@@ -3,7 +3,7 @@
 // pushes share it. A reply is sealed (encrypted, dated) first and published once it is stored, so that it can be
 // re-sent as it was and never leaves before a repeat of its request would find it.
 import { randomBytes } from 'node:crypto'
-import { encryptWith, type CipherScheme } from './cipher.js'
+import { encryptWith, type CipherScheme } from '../../nostr-codecs/index.js'
 import type { ConversationKeys } from './conversation-keys.js'
 import type { AppKey } from './app-keys.js'
 import type { SendEvent } from './sign.js'

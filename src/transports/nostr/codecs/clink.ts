@@ -10,7 +10,7 @@ import {
   clinkDebitKind, clinkEnrollKind, clinkKinds, clinkManageKind, clinkOfferKind, isClinkKind,
   type ClinkAnswer, type ClinkKind, type ClinkMessage, type ClinkRequest, type ClinkServer,
 } from '../../../clink/index.js'
-import { decryptPayload, encryptWith, type CipherScheme } from '../cipher.js'
+import { decryptPayload, encryptWith, type CipherScheme } from '../../../nostr-codecs/index.js'
 import type { ConversationKeys } from '../conversation-keys.js'
 import type { AppKey, AppKeyring } from '../app-keys.js'
 import type { StoredReply } from '../processed-requests.js'

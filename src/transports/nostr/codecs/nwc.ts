@@ -3,13 +3,12 @@
 // (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme, one
 // access line per answer in NIP-47's words. The connections' info events (13194) and payment notifications (23197
 // NIP-44, 23196 NIP-04) leave here too.
-import * as nip04 from 'nostr-tools/nip04'
 import { isOperationError, type ErrorCode, type AccessLog, type Clock, type DomainEvent } from '../../../bus/index.js'
 import { catalogue } from '../../../../schema/catalogue.js'
 import type { NwcRelayView } from '../../../nwc/index.js'
 import { nwcConnectionOf } from '../../../auth/index.js'
 import type { ConversationKeys } from '../conversation-keys.js'
-import { encryptWith, decryptWith } from '../cipher.js'
+import { encryptWith, decryptWith, encryptNip04, decryptNip04 } from '../../../nostr-codecs/index.js'
 import type { StoredReply } from '../processed-requests.js'
 import type { SendEvent } from '../sign.js'
 import type { Addressee, Decoded, Inbound, NostrCodec } from '../codec.js'
@@ -92,11 +91,11 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
   const encrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, text: string) =>
     scheme === 'nip44_v2'
       ? encryptWith('nip44v2', text, deps.keys.get('nip44v2', secret, servicePubkey, peer))
-      : nip04.encrypt(secret, peer, text)
+      : encryptNip04(secret, peer, text)
   const decrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, payload: string) =>
     scheme === 'nip44_v2'
       ? decryptWith('nip44v2', payload, deps.keys.get('nip44v2', secret, servicePubkey, peer))
-      : nip04.decrypt(secret, peer, payload)
+      : decryptNip04(secret, peer, payload)
 
   /** Encrypts and dates an answer (sent by `publish` once stored), and writes its access line. */
   function respond({ request: { event, to, arrivedAt }, scheme }: NwcInbound, response: NwcResponse): StoredReply {

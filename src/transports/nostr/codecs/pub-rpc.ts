@@ -7,7 +7,7 @@
 // client to time out).
 import { type Dispatcher, isOperationError, type AccessLog } from '../../../bus/index.js'
 import type { Logger } from 'pino'
-import { decryptPayload, type CipherScheme } from '../cipher.js'
+import { decryptPayload, type CipherScheme } from '../../../nostr-codecs/index.js'
 import type { ConversationKeys } from '../conversation-keys.js'
 import type { AppKey, AppKeyring } from '../app-keys.js'
 import type { ReplySender } from '../reply-sender.js'

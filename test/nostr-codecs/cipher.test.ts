@@ -8,7 +8,7 @@ import {
   decryptPayload,
   encryptWith,
   schemeOf,
-} from '../../../src/transports/nostr/cipher.js'
+} from '../../src/nostr-codecs/cipher.js'
 
 const detect = suite('a payload tells which scheme encrypted it')
 const client = generateSecretKey()

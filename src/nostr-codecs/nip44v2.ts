@@ -1,8 +1,8 @@
 // NIP-44 v2 (ChaCha20 + HMAC-SHA256, padded), the standard scheme of kinds 21001–21003 and NWC. A thin wrapper
 // over nostr-tools so that both schemes have the same shape and the same error type (see cipher.ts).
 import { v2 as nip44v2 } from 'nostr-tools/nip44'
-import { conversationKeyV2 as keyV2 } from '../../nostr-crypto/index.js'
-import { CipherError } from '../../nostr-codecs/index.js'
+import { conversationKeyV2 as keyV2 } from '../nostr-crypto/index.js'
+import { CipherError } from './nip44v1.js'
 
 /**
  * The NIP-44 v2 conversation key (ECDH x-coordinate through HKDF-extract with salt "nip44-v2"); symmetric. The ECDH

@@ -8,9 +8,9 @@ import { streamXOR } from '@stablelib/xchacha20'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { v2 as nostrToolsNip44 } from 'nostr-tools/nip44'
-import { CipherError, conversationKeyV1, decryptV1, encryptV1 } from '../../../src/nostr-codecs/index.js'
-import { conversationKeyV2, decryptV2, encryptV2 } from '../../../src/transports/nostr/nip44.js'
-import { repoRoot } from '../../support/paths.js'
+import { CipherError, conversationKeyV1, decryptV1, encryptV1 } from '../../src/nostr-codecs/index.js'
+import { conversationKeyV2, decryptV2, encryptV2 } from '../../src/nostr-codecs/nip44v2.js'
+import { repoRoot } from '../support/paths.js'
 
 interface Vector {
   sec1: string
@@ -24,7 +24,7 @@ interface Vector {
   payload_json: string
 }
 const { vectors } = JSON.parse(
-  fs.readFileSync(path.join(repoRoot, 'test/transports/nostr/nip44v1.vectors.json'), 'utf8'),
+  fs.readFileSync(path.join(repoRoot, 'test/nostr-codecs/nip44v1.vectors.json'), 'utf8'),
 ) as { vectors: Vector[] }
 
 // An implementation that shares no code with ours: node's OpenSSL ECDH and SHA-256, and stablelib's XChaCha20.

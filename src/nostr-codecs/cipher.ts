@@ -1,8 +1,11 @@
+// The ciphers of every kind relaypay speaks, together: nip44v1 (nip44v1.ts), NIP-44 v2 (nip44v2.ts) and NIP-04.
 // Which scheme a payload uses, so that a reply is encrypted the way its request was. Upstream kind-21000 traffic
 // uses nip44v1 (docs/pub-protocol.md, "Kind 21000"), CLINK kinds and NWC use NIP-44 v2; a client that speaks one
-// must be answered in the same one, whatever kind it arrived on.
-import { conversationKeyV2, decryptV2, encryptV2 } from './nip44.js'
-import { CipherError, conversationKeyV1, decryptV1, encryptV1, strictBase64 } from '../../nostr-codecs/index.js'
+// must be answered in the same one, whatever kind it arrived on. NIP-04 is NWC's older scheme, named by its
+// `encryption` tag, never detected.
+import * as nip04 from 'nostr-tools/nip04'
+import { conversationKeyV2, decryptV2, encryptV2 } from './nip44v2.js'
+import { CipherError, conversationKeyV1, decryptV1, encryptV1, strictBase64 } from './nip44v1.js'
 
 export { CipherError }
 
@@ -49,4 +52,17 @@ export function decryptPayload(
 ): { scheme: CipherScheme; plaintext: string } {
   const scheme = schemeOf(payload)
   return { scheme, plaintext: decryptWith(scheme, payload, keyFor(scheme)) }
+}
+
+/** NIP-04 (AES-CBC with the ECDH secret), for NWC clients that ask for it; a bad payload is a CipherError. */
+export function encryptNip04(secretKey: Uint8Array, peer: string, plaintext: string): string {
+  return nip04.encrypt(secretKey, peer, plaintext)
+}
+
+export function decryptNip04(secretKey: Uint8Array, peer: string, payload: string): string {
+  try {
+    return nip04.decrypt(secretKey, peer, payload)
+  } catch (err) {
+    throw new CipherError(`nip04 payload rejected: ${(err as Error).message}`)
+  }
 }
