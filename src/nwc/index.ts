@@ -18,6 +18,7 @@ import type { NodeFacts, NwcWallet } from './methods.js'
 
 export type { NwcWallet, NodeFacts } from './methods.js'
 export type { NwcRelayView, NwcAnnouncement, NwcNotice } from './relay-view.js'
+export { nip47CodeOf } from './nip47-errors.js'
 
 export interface NwcDeps {
   sql: SqlStore

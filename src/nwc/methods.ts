@@ -5,30 +5,13 @@
 // embedded node needs, to encode and sign its invoices, and which loads bitcoinjs-lib and a second secp256k1.
 import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import type { Logger } from 'pino'
-import { OperationError, isOperationError, type ErrorCode, type Clock } from '../bus/index.js'
+import { isOperationError, type Clock } from '../bus/index.js'
 import type { CreatedInvoice, InvoiceForWallet, WalletPayment } from '../wallet/index.js'
 import type { NwcConnectionStore, ConnectionRow } from './connection-store.js'
 import type { NwcTransaction, TransactionQuery, WalletHistory, WalletTransactionReader } from './transactions.js'
+import { NwcError, nip47CodeOf, type NwcErrorCode } from './nip47-errors.js'
 
-/** NIP-47 error codes. */
-export type NwcErrorCode =
-  | 'RATE_LIMITED' | 'NOT_IMPLEMENTED' | 'INSUFFICIENT_BALANCE' | 'QUOTA_EXCEEDED' | 'RESTRICTED' | 'UNAUTHORIZED'
-  | 'INTERNAL' | 'UNSUPPORTED_ENCRYPTION' | 'OTHER' | 'PAYMENT_FAILED' | 'NOT_FOUND'
-
-/** The nearest of our own codes (metrics, access lines); the NIP-47 code rides along as `wireCode`. */
-const ownCode: Record<NwcErrorCode, ErrorCode> = {
-  RATE_LIMITED: 'limit_exceeded', NOT_IMPLEMENTED: 'not_implemented', INSUFFICIENT_BALANCE: 'insufficient_balance',
-  QUOTA_EXCEEDED: 'limit_exceeded', RESTRICTED: 'forbidden', UNAUTHORIZED: 'unauthenticated', INTERNAL: 'internal',
-  UNSUPPORTED_ENCRYPTION: 'invalid_input', OTHER: 'invalid_input', PAYMENT_FAILED: 'upstream_failed', NOT_FOUND: 'not_found',
-}
-
-/** An OperationError that answers in NIP-47's words: the 23194 codec sends `wireCode` as the error code. */
-export class NwcError extends OperationError {
-  constructor(nwcCode: NwcErrorCode, message: string) {
-    super(ownCode[nwcCode], message, { wireCode: nwcCode })
-    this.name = 'NwcError'
-  }
-}
+export { NwcError, type NwcErrorCode }
 
 export const nwcMethods = [
   'pay_invoice', 'make_invoice', 'lookup_invoice', 'list_transactions', 'get_balance', 'get_info',
@@ -186,30 +169,8 @@ async function walletCall<T>(fn: () => Promise<T>, upstreamCode: NwcErrorCode = 
     return await fn()
   } catch (err) {
     if (err instanceof NwcError) throw err
-    if (isOperationError(err)) throw new NwcError(nwcCodeOf(err, upstreamCode), err.message)
+    if (isOperationError(err)) throw new NwcError(nip47CodeOf(err, upstreamCode), err.message)
     throw err
-  }
-}
-
-function nwcCodeOf(err: OperationError, upstreamCode: NwcErrorCode): NwcErrorCode {
-  switch (err.code) {
-    case 'insufficient_balance':
-      return 'INSUFFICIENT_BALANCE'
-    case 'forbidden':
-      return 'RESTRICTED'
-    case 'not_found':
-      return 'NOT_FOUND'
-    case 'limit_exceeded':
-      return 'RATE_LIMITED'
-    case 'upstream_failed':
-    case 'node_unavailable':
-      return upstreamCode
-    case 'not_implemented':
-      return 'NOT_IMPLEMENTED'
-    case 'internal':
-      return 'INTERNAL'
-    default:
-      return upstreamCode === 'PAYMENT_FAILED' && err.code === 'conflict' ? 'PAYMENT_FAILED' : 'OTHER'
   }
 }
 

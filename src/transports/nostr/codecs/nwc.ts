@@ -3,9 +3,9 @@
 // (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme, one
 // access line per answer in NIP-47's words. The connections' info events (13194) and payment notifications (23197
 // NIP-44, 23196 NIP-04) leave here too.
-import { isOperationError, type ErrorCode, type AccessLog, type Clock, type DomainEvent } from '../../../bus/index.js'
+import { isOperationError, type AccessLog, type Clock, type DomainEvent } from '../../../bus/index.js'
 import { catalogue } from '../../../../schema/catalogue.js'
-import type { NwcRelayView } from '../../../nwc/index.js'
+import { nip47CodeOf, type NwcRelayView } from '../../../nwc/index.js'
 import { nwcConnectionOf } from '../../../auth/index.js'
 import type { ConversationKeys } from '../conversation-keys.js'
 import { encryptWith, decryptWith, encryptNip04, decryptNip04 } from '../../../nostr-codecs/index.js'
@@ -29,17 +29,6 @@ const operations = new Map(
     return codec?.kind === nwcRequestKind ? [[codec.request, entry.name] as const] : []
   }),
 )
-
-/** Our error codes in NIP-47's words, for errors that carry no NIP-47 code of their own. */
-const nip47Codes: Partial<Record<ErrorCode, string>> = {
-  unauthenticated: 'UNAUTHORIZED',
-  forbidden: 'RESTRICTED',
-  not_found: 'NOT_FOUND',
-  insufficient_balance: 'INSUFFICIENT_BALANCE',
-  limit_exceeded: 'RATE_LIMITED',
-  not_implemented: 'NOT_IMPLEMENTED',
-  internal: 'INTERNAL',
-}
 
 interface NwcResponse {
   result_type: string
@@ -141,7 +130,7 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
         nwcConnectionOf(credentials, { nwc: view, now: () => deps.clock.now() })
       } catch (err) {
         if (!isOperationError(err)) throw err
-        return { type: 'refuse', request: { ...inbound, refusal: failure(method, nip47Codes[err.code] ?? 'OTHER', err.message) } }
+        return { type: 'refuse', request: { ...inbound, refusal: failure(method, nip47CodeOf(err), err.message) } }
       }
       return { type: 'refuse', request: { ...inbound, refusal: failure(method, 'NOT_IMPLEMENTED', `method ${method} is not supported`) } }
     }
@@ -170,7 +159,7 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
     answer: (inbound, result) => respond(inbound, { result_type: inbound.method, error: null, result: result as object }),
     fail(inbound, err) {
       if (!isOperationError(err)) throw err
-      const code = err.wireCode ?? nip47Codes[err.code] ?? 'OTHER'
+      const code = nip47CodeOf(err)
       return respond(inbound, failure(inbound.method, code, code === 'INTERNAL' ? 'internal error' : err.message))
     },
     refuse: inbound => respond(inbound, inbound.refusal!),
