@@ -3,36 +3,10 @@
 import type { Logger } from 'pino'
 import { OperationError, isOperationError } from '../bus/index.js'
 import { clinkDebitKind, type ClinkSender } from './wire.js'
+import { gfy, gfyText } from './gfy.js'
 import type { ParkedRequest } from './debit-store.js'
 
-export type GfyCode = 1 | 2 | 3 | 4 | 5 | 6
 export type DebitAnswer = Record<string, unknown>
-
-const gfyText: Record<GfyCode, string> = {
-  1: 'Request Denied',
-  2: 'Temporary Failure',
-  3: 'Expired Request',
-  4: 'Rate Limited',
-  5: 'Invalid Amount',
-  6: 'Invalid Request',
-}
-
-export interface GfyExtra {
-  error?: string
-  range?: { min: number; max: number }
-  /** Code 3: how old the request may be and how old it was, in ms (the CLINK debits spec's `delta`). */
-  delta?: { max_delta_ms: number; actual_delta_ms: number }
-}
-
-export function gfy(code: GfyCode, extra: GfyExtra = {}): DebitAnswer {
-  return {
-    res: 'GFY',
-    code,
-    error: extra.error ?? gfyText[code],
-    ...(extra.range ? { range: extra.range } : {}),
-    ...(extra.delta ? { delta: extra.delta } : {}),
-  }
-}
 
 export const ok = (preimage?: string): DebitAnswer => (preimage === undefined ? { res: 'ok' } : { res: 'ok', preimage })
 

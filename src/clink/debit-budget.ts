@@ -9,7 +9,8 @@
 // commits or rolls back with the payment and may be run again with it (PostgreSQL's retries).
 import { OperationError } from '../bus/index.js'
 import type { SpendLimit } from '../wallet/index.js'
-import { DebitRefusal, gfy } from './debit-answers.js'
+import { DebitRefusal } from './debit-answers.js'
+import { gfy } from './gfy.js'
 import { expired, windowMs } from './debit-rules.js'
 import { rulesOf } from './debit-store.js'
 import { debitLimitStore, type DebitLimitStore } from './debit-limit-store.js'

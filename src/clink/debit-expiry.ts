@@ -7,7 +7,8 @@
 import type { Logger } from 'pino'
 import { type Clock } from '../bus/index.js'
 import type { ClinkSender } from './wire.js'
-import { gfy, type DebitAnswer } from './debit-answers.js'
+import type { DebitAnswer } from './debit-answers.js'
+import { gfy } from './gfy.js'
 import type { DebitStore, ParkedRequest } from './debit-store.js'
 
 export const defaultDebitRequestLifetimeMs = 10 * 60_000

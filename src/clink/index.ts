@@ -4,3 +4,4 @@ export {
   type ClinkKind, type ClinkRequest, type ClinkAnswer, type ClinkMessage, type ClinkSender, type ClinkServer,
 } from './wire.js'
 export { debitNpubLimits } from './debit-budget.js'
+export { interruptedAnswer, invalidAnswer } from './gfy.js'

@@ -12,6 +12,7 @@ import { getPow } from 'nostr-tools/nip13'
 import { encodeAccountPointers } from '../../nostr-codecs/index.js'
 import type { ClinkAnswer, ClinkRequest } from '../wire.js'
 import type { ClinkPart } from '../room.js'
+import { enrollTemporaryText } from '../gfy.js'
 
 export interface EnrollSettings {
   /** Leading zero bits a new key's request id must have (0: no proof of work asked). */
@@ -41,7 +42,7 @@ const gfy = (code: number, error: string, extra: Record<string, unknown> = {}): 
   clinkVersion: true,
 })
 const denied = () => gfy(1, 'Denied / not allowed')
-const temporary = () => gfy(2, 'Temporary Failure / Service unavailable')
+const temporary = () => gfy(2, enrollTemporaryText)
 const invalid = () => gfy(6, 'Invalid Request')
 
 export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {

@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import { isOperationError, type Clock } from '../../../bus/index.js'
 import { catalogue } from '../../../../schema/catalogue.js'
 import {
-  clinkDebitKind, clinkEnrollKind, clinkKinds, clinkManageKind, clinkOfferKind, isClinkKind,
+  clinkKinds, clinkOfferKind, interruptedAnswer, invalidAnswer, isClinkKind,
   type ClinkAnswer, type ClinkKind, type ClinkMessage, type ClinkRequest, type ClinkServer,
 } from '../../../clink/index.js'
 import { decryptPayload, encryptWith, type CipherScheme } from '../../../nostr-codecs/index.js'
@@ -25,25 +25,6 @@ const operations = new Map(
     return codec && isClinkKind(codec.kind) ? [[codec.kind, entry.name] as const] : []
   }),
 )
-
-/** Said to a requester whose request was taken by a daemon run that stopped before answering it (never re-run). */
-const interruptedAnswers: Record<ClinkKind, Record<string, unknown>> = {
-  [clinkOfferKind]: { code: 2, error: 'Temporary Failure' },
-  [clinkDebitKind]: { res: 'GFY', code: 2, error: 'Temporary Failure' },
-  [clinkManageKind]: { res: 'GFY', code: 2, error: 'Temporary Failure' },
-  [clinkEnrollKind]: { res: 'GFY', code: 2, error: 'Temporary Failure / Service unavailable' },
-}
-
-/**
- * Said to a request the dispatcher refused before the room saw it: one whose input it cannot read (nested deeper than
- * it reads) gets the kind's invalid-request answer, the same the room gives a body that is no object.
- */
-const invalidAnswers: Record<ClinkKind, Record<string, unknown>> = {
-  [clinkOfferKind]: { code: 1, error: 'Invalid Offer' },
-  [clinkDebitKind]: { res: 'GFY', code: 6, error: 'Invalid Request' },
-  [clinkManageKind]: { res: 'GFY', code: 6, error: 'Invalid Request' },
-  [clinkEnrollKind]: { res: 'GFY', code: 6, error: 'Invalid Request' },
-}
 
 export interface ClinkCodecDeps {
   /** The CLINK room's say on requests a stopped run had taken; without a room those get "Temporary Failure". */
@@ -146,7 +127,7 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
       const { request } = inbound
       const invalid = isOperationError(err) && err.code === 'invalid_input'
       log.info({ kind: request.kind, id: request.id, from: request.requester, err: String(err) }, 'CLINK request refused before the room')
-      const payload = (invalid ? invalidAnswers : interruptedAnswers)[request.kind]
+      const payload = (invalid ? invalidAnswer : interruptedAnswer)(request.kind)
       return reply(inbound, { payload, clinkVersion: request.kind === clinkOfferKind })
     },
     // Every request reads as a call; the room answers what is wrong with it in the kind's own error shape.
@@ -155,7 +136,7 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
       const { request } = inbound
       const resumed = await deps.server?.resume?.(request)
       if (resumed === 'later') return noReply
-      return reply(inbound, resumed ?? { payload: interruptedAnswers[request.kind], clinkVersion: request.kind === clinkOfferKind })
+      return reply(inbound, resumed ?? { payload: interruptedAnswer(request.kind), clinkVersion: request.kind === clinkOfferKind })
     },
     publish: ({ event, to: app }, sealed) => publish(app, event.pubkey, event.kind, event.id, sealed),
     resend({ event, to: app }, stored) {
