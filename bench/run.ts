@@ -18,6 +18,7 @@ import { benchLayers } from './layers.js'
 import { benchLndStart, lndStartOptionsFromEnv } from './lnd-start.js'
 import { benchLeanStart, leanStartOptionsFromEnv } from './lean-start.js'
 import { benchAttack } from './attack.js'
+import { benchSoak } from './soak.js'
 import { benchLndPayments, lndPaymentsOptionsFromEnv } from './payments-lnd.js'
 import { benchFlatCost, flatCostOptionsFromEnv } from './flat-cost.js'
 import { benchSideBySide, sideBySideOptionsFromEnv } from './side-by-side.js'
@@ -85,8 +86,15 @@ const parts: Record<string, () => Promise<unknown>> = {
       quietMs: Math.max(durationMs, 3000),
       ...(process.env.BENCH_ATTACKS ? { only: process.env.BENCH_ATTACKS.split(',') } : {}),
     }),
+  // BENCH_SOAK_MS long (default an hour), sampled every BENCH_SOAK_SAMPLE_MS (default a minute). Not in the default
+  // set: it takes the hour.
+  soak: () =>
+    benchSoak({
+      durationMs: Number(process.env.BENCH_SOAK_MS ?? 3_600_000),
+      sampleMs: Number(process.env.BENCH_SOAK_SAMPLE_MS ?? 60_000),
+    }),
 }
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'leanStart', 'paymentsLnd', 'paymentsRegtest', 'flatCost', 'sideBySide', 'paymentsEngines', 'storeEngine', 'nostrBuilds'].includes(name))
+const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(parts).filter(name => !['lndStart', 'leanStart', 'paymentsLnd', 'paymentsRegtest', 'flatCost', 'sideBySide', 'paymentsEngines', 'storeEngine', 'nostrBuilds', 'soak'].includes(name))
 
 async function benchEngines(runs: number) {
   const rounds = []

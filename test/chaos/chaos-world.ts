@@ -93,10 +93,11 @@ export function steadily(daemon: TestDaemon): TestDaemon {
   }
 }
 
-export async function createChaosWorld(): Promise<ChaosWorld> {
+/** `env`: more environment for the daemon (a bench's preload). */
+export async function createChaosWorld(opts: { env?: Record<string, string> } = {}): Promise<ChaosWorld> {
   // The campaigns stress ordering from one loopback address; the guest limits have their own tests.
   const config = `${jwtSecretConfig(jwtSecret)}\n[node]\nsimulate_payments = true\n[payroll]\nfirst_tick_seconds = 3600\n${unlimitedGuestsConfig}`
-  const env = { RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(await freePort()) }
+  const env = { RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(await freePort()), ...opts.env }
   const startTimeoutMs = 90_000 // restarts on a loaded 2-core machine
   let lastStartMs = Date.now()
   let daemon = await startDaemon({ config, env, startTimeoutMs })
