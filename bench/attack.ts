@@ -236,24 +236,11 @@ async function payments(daemon: TestDaemon, secret: string) {
   const pay = (invoice: string) => rawRequest(url.host, 'POST', '/api/user/invoice/pay', { authorization: payer.userToken }, JSON.stringify({ invoice, amount: 0 }))
   return {
     /** Pays for `ms` (invoices made on the way, outside the timing of each payment); returns payments per second. */
-    async run(ms: number): Promise<number> {
-      let paid = 0
-      let payingMs = 0
-      const until = performance.now() + ms
-      await Promise.all(
-        connections.map(async connection => {
-          while (performance.now() < until) {
-            const invoice = JSON.parse((await connection.send(newInvoice)).body).invoice as string
-            const t0 = performance.now()
-            const answer = await connection.send(pay(invoice))
-            payingMs += performance.now() - t0
-            if (answer.status === 200 && answer.body.startsWith('{"status":"OK"')) paid++
-          }
-        }),
-      )
-      // Per worker, payments per second of paying (invoice creation is the bench's set-up, not the measure).
-      return (paid / payingMs) * 1000 * payWorkers
-    },
+    run: (ms: number) =>
+      payFor(ms, connections, newInvoice, async (i, invoice) => {
+        const answer = await connections[i]!.send(pay(invoice))
+        return answer.status === 200 && answer.body.startsWith('{"status":"OK"')
+      }),
     close: () => connections.forEach(connection => connection.close()),
   }
 }
@@ -277,28 +264,33 @@ async function nostrPayments(daemon: TestDaemon, secret: string) {
   }
   const newInvoice = rawRequest(url.host, 'POST', '/api/user/invoice/new', { authorization: payee.userToken }, JSON.stringify({ amountSats: paymentSats, memo: 'attack bench' }))
   return {
-    async run(ms: number): Promise<number> {
-      let paid = 0
-      let payingMs = 0
-      const until = performance.now() + ms
-      await Promise.all(
-        payers.map(async (payer, i) => {
-          while (performance.now() < until) {
-            const invoice = JSON.parse((await connections[i]!.send(newInvoice)).body).invoice as string
-            const t0 = performance.now()
-            const answer = await payer.call('PayInvoice', { invoice, amount: 0 }).catch(() => undefined)
-            payingMs += performance.now() - t0
-            if (answer?.status === 'OK') paid++
-          }
-        }),
-      )
-      return (paid / payingMs) * 1000 * payWorkers
-    },
+    run: (ms: number) => payFor(ms, connections, newInvoice, async (i, invoice) => (await payers[i]!.call('PayInvoice', { invoice, amount: 0 }).catch(() => undefined))?.status === 'OK'),
     close: () => {
       connections.forEach(connection => connection.close())
       payers.forEach(payer => payer.close())
     },
   }
+}
+
+/**
+ * One loop per connection for `ms`: an invoice made over it (outside the timing), then `pay` timed. Returns
+ * payments per second of paying, per worker times the workers (invoice creation is the bench's set-up, not the measure).
+ */
+async function payFor(ms: number, connections: RawConnection[], newInvoice: Buffer, pay: (worker: number, invoice: string) => Promise<boolean>): Promise<number> {
+  let paid = 0
+  let payingMs = 0
+  const until = performance.now() + ms
+  await Promise.all(
+    connections.map(async (connection, i) => {
+      while (performance.now() < until) {
+        const invoice = JSON.parse((await connection.send(newInvoice)).body).invoice as string
+        const t0 = performance.now()
+        if (await pay(i, invoice)) paid++
+        payingMs += performance.now() - t0
+      }
+    }),
+  )
+  return (paid / payingMs) * 1000 * connections.length
 }
 
 function logicalSize(file: string): number {

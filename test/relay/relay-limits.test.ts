@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { finalizeEvent, generateSecretKey, getPublicKey, type NostrEvent } from 'nostr-tools/pure'
 import { startRelay, type RelayLimits, type RunningRelay } from '../../src/relay/index.js'
 import { repoRoot } from '../support/paths.js'
-import { connectWire, type WireClient } from './wire-client.js'
+import { connectWire, withRelay as withRelayOn, type WireClient } from './wire-client.js'
 
 const alice = generateSecretKey()
 let nowMs = Date.now()
@@ -18,16 +18,7 @@ const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-relay-'))
 const note = (content: string, createdAt = nowSeconds()): NostrEvent =>
   finalizeEvent({ kind: 1, created_at: createdAt, tags: [], content }, alice)
 
-async function withRelay(limits: Partial<RelayLimits>, run: (relay: RunningRelay, wire: WireClient) => Promise<void>) {
-  const relay = await startRelay({ host: '127.0.0.1', port: 0, dataDir: tempDir(), clock, limits })
-  const wire = await connectWire(relay.url)
-  try {
-    await run(relay, wire)
-  } finally {
-    wire.close()
-    await relay.close()
-  }
-}
+const withRelay = (limits: Partial<RelayLimits>, run: (relay: RunningRelay, wire: WireClient) => Promise<void>) => withRelayOn(limits, clock, run)
 const closedReason = (wire: WireClient, subId: string) =>
   wire.next(m => m[0] === 'CLOSED' && m[1] === subId).then(m => m[2] as string)
 

@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { startRelay, type RelayLimits, type RunningRelay } from '../../src/relay/index.js'
-import { connectWire, type WireClient } from './wire-client.js'
+import { connectWire, withRelay as withRelayOn, type WireClient } from './wire-client.js'
 
 let nowMs = Date.now()
 const clock = { now: () => nowMs }
@@ -20,16 +20,7 @@ const request = (key: Uint8Array, bytes: number, kind = 21000) =>
 /** The size of the EVENT message the client sends for `event`, as the relay counts it. */
 const messageBytes = (event: object) => Buffer.byteLength(JSON.stringify(['EVENT', event]))
 
-async function withRelay(limits: Partial<RelayLimits>, run: (relay: RunningRelay, wire: WireClient) => Promise<void>) {
-  const relay = await startRelay({ host: '127.0.0.1', port: 0, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-relay-')), clock, limits })
-  const wire = await connectWire(relay.url)
-  try {
-    await run(relay, wire)
-  } finally {
-    wire.close()
-    await relay.close()
-  }
-}
+const withRelay = (limits: Partial<RelayLimits>, run: (relay: RunningRelay, wire: WireClient) => Promise<void>) => withRelayOn(limits, clock, run)
 
 const test = suite('request budgets per address')
 

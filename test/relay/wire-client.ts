@@ -1,8 +1,12 @@
 // A bare NIP-01 client over `ws` for the tests that must see exactly what the relay sends: nostr-tools' Relay
 // re-checks every received event against the subscription's filters and drops misses, which would hide a relay
 // that sends too much.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import WebSocket from 'ws'
 import type { NostrEvent } from 'nostr-tools/pure'
+import { startRelay, type RelayLimits, type RunningRelay } from '../../src/relay/index.js'
 
 export type RelayMessage = [string, ...unknown[]]
 
@@ -78,5 +82,21 @@ export async function connectWire(url: string, opts: { localAddress?: string } =
     },
     closed,
     close: () => socket.close(),
+  }
+}
+
+/** A standalone relay on a fresh data dir, with these limits and clock, and a wire client on it, for `run`. */
+export async function withRelay(
+  limits: Partial<RelayLimits>,
+  clock: { now(): number },
+  run: (relay: RunningRelay, wire: WireClient) => Promise<void>,
+): Promise<void> {
+  const relay = await startRelay({ host: '127.0.0.1', port: 0, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-relay-')), clock, limits })
+  const wire = await connectWire(relay.url)
+  try {
+    await run(relay, wire)
+  } finally {
+    wire.close()
+    await relay.close()
   }
 }
