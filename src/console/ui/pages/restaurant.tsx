@@ -85,7 +85,7 @@ export function Restaurant() {
               return `${made.name} created.`
             }))}>
               <Field label="New restaurant name" name="restaurant-name" required value={form.name} onInput={e => setForm({ ...form, name: e.currentTarget.value })} />
-              <Field label="Address name (slug)" name="restaurant-slug" required pattern="[a-z0-9-]+" value={form.slug} onInput={e => setForm({ ...form, slug: e.currentTarget.value })} />
+              <Field label="Address name (slug)" name="restaurant-slug" required pattern="[a-z0-9\-]+" value={form.slug} onInput={e => setForm({ ...form, slug: e.currentTarget.value })} />
               <Field label="Currency" name="restaurant-currency" required value={form.currency} onInput={e => setForm({ ...form, currency: e.currentTarget.value })} />
               <button type="submit">Create restaurant</button>
             </form>
