@@ -95,6 +95,8 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
       'relay_events_per_second_per_address = 100000',
       'relay_messages_per_second_per_address = 100000',
       'relay_connections_per_second_per_address = 100000',
+      `relay_request_bytes_per_second_per_address = ${1024 ** 3}`,
+      'relay_new_keys_per_minute_per_address = 100000',
       `relay_max_author_bytes = ${1024 ** 3}`,
       `relay_max_address_bytes = ${1024 ** 3}`,
       '',
