@@ -7,7 +7,8 @@
 // event-loop delay (p99 over the interval, from bench/loop-delay-preload.ts), the relay's store (bytes counted
 // against its quota, and its files) and the payments database's files. At the end: `relaypay audit` on the stopped
 // daemon's data and the whole (what all wallets hold = what came in from outside less what left).
-// The payments database is reported, not judged: the books keep every payment by design.
+// The payments database and the relay's write-ahead log are reported, not judged: the books keep every payment by
+// design, and the log is bounded by SQLite's checkpoints.
 // "Grows without bound" is judged on the second half: a series whose last sample is more than a quarter above the
 // largest of the first half grows (the first half is the warm-up: caches and pools fill). BENCH_SOAK_MS sets the
 // length (default an hour).
@@ -46,7 +47,10 @@ export interface SoakSample {
   openFds: number | null
   loopDelayP99Ms: number | null
   relayStoreBytes: number | null
+  /** The relay's database file, and its write-ahead log apart: the log is reused from its start after each
+   * checkpoint (SQLite's, every 1,000 pages), so it grows to about 4 MB and no further. */
   relayFileBytes: number
+  relayWalBytes: number
   paymentsDbFileBytes: number
   cycles: number
 }
@@ -213,7 +217,8 @@ function sample(world: ChaosWorld, minute: number, delayFile: string, cycles: nu
     openFds,
     loopDelayP99Ms,
     relayStoreBytes: relayUsage(path.join(world.dataDir, 'relay.sqlite')),
-    relayFileBytes: files(path.join(world.dataDir, 'relay.sqlite')),
+    relayFileBytes: size(path.join(world.dataDir, 'relay.sqlite')),
+    relayWalBytes: size(path.join(world.dataDir, 'relay.sqlite-wal')),
     paymentsDbFileBytes: files(path.join(world.dataDir, 'relaypay.sqlite')),
     cycles,
   }
