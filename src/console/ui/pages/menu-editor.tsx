@@ -96,6 +96,13 @@ function ItemEditor(props: { apiKey: string; item: Item; currency: string; reloa
     return message
   }
   const label = (text: string) => `${text} of ${item.name}`
+  /** Deletes one part of the item (an option, a group, hours) after the operator confirms. */
+  const remove = (path: string, question: string, done: string) =>
+    confirm(question) &&
+    action.run(async () => {
+      await call(path, { method: 'DELETE', apiKey })
+      return saved(done)
+    })
   return (
     <li class="menu-item" data-item-id={item.id}>
       <form class="row" onSubmit={submit(() => action.run(async () => {
@@ -118,9 +125,24 @@ function ItemEditor(props: { apiKey: string; item: Item; currency: string; reloa
         <div class="item-extra">
           <ul>
             {item.modifier_groups.map(g => (
-              <li>{g.name}: {g.modifiers.map(m => `${m.name}${m.price_delta !== '0' ? ` (+${m.price_delta})` : ''}`).join(', ') || 'no option yet'}</li>
+              <li>
+                {g.name}:{' '}
+                {g.modifiers.length === 0 && 'no option yet'}
+                {g.modifiers.map(m => (
+                  <span class="option">
+                    {m.name}{m.price_delta !== '0' ? ` (+${m.price_delta})` : ''}{' '}
+                    <button type="button" class="link danger" aria-label={`Remove option ${m.name} of ${item.name}`} onClick={() => remove(`${base}/modifiers/${m.id}`, `Remove the option ${m.name}?`, 'Option removed.')}>×</button>{' '}
+                  </span>
+                ))}
+                <button type="button" class="link danger" aria-label={`Remove group ${g.name} of ${item.name}`} onClick={() => remove(`${base}/modifier_groups/${g.id}`, `Remove the group ${g.name} and its options?`, 'Option group removed.')}>Remove group</button>
+              </li>
             ))}
-            {item.availability_windows.map(w => <li>Available {w.days.join(' ')} {w.start}–{w.end}</li>)}
+            {item.availability_windows.map(w => (
+              <li>
+                Available {w.days.join(' ')} {w.start}–{w.end}{' '}
+                <button type="button" class="link danger" aria-label={`Remove hours ${w.days.join(' ')} ${w.start}–${w.end} of ${item.name}`} onClick={() => remove(`${base}/availability_windows/${w.id}`, `Remove the hours ${w.start}–${w.end}?`, 'Hours removed.')}>Remove</button>
+              </li>
+            ))}
           </ul>
           <form class="row" onSubmit={submit(() => action.run(async () => {
             await call(`${base}/modifier_groups`, { apiKey, body: { item_id: item.id, name: group.name.trim(), min_select: 0, max_select: Number(group.max) || null } })
