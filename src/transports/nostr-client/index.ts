@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { WebSocket } from 'ws'
 import { AbstractRelay } from 'nostr-tools/abstract-relay'
-import { finalizeEvent, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'
+import { finalizeEvent, getPublicKey, verifyEvent, type Event, type EventTemplate } from 'nostr-tools/pure'
 import { conversationKeyV1, decryptV1, encryptV1, type Shard } from '../../nostr-codecs/index.js'
 import { pubRpcKind } from '../../nostr-kinds/index.js'
 import { unixSeconds } from '../../units/index.js'
@@ -58,16 +58,29 @@ export async function callOverRelay(call: RelayCall): Promise<Record<string, unk
         resolve(message)
       }
       const opts = { verifyEvent, websocketImplementation: WebSocket as unknown as typeof globalThis.WebSocket }
+      // A relay that sends requests and replies only to their parties (NIP-42) asks for a signed answer to its
+      // challenge: the request's own key gives it, and a subscription it closed for want of one is made again.
+      const sign = async (template: EventTemplate) => finalizeEvent(template, call.secretKey)
       Promise.allSettled(
         call.relays.map(async url => {
-          const relay = await AbstractRelay.connect(url, { ...opts, timeout: 5_000 })
+          const relay = new AbstractRelay(url, opts)
+          relay.onauth = sign
+          await relay.connect({ timeout: 5_000 })
           connected.push(relay)
-          await new Promise<void>(subscribed =>
-            relay.subscribe([{ kinds: [pubRpcKind], '#p': [pubkey], authors: [call.appPubkey], since }], {
-              onevent: onEvent,
-              oneose: subscribed,
-            }),
-          )
+          const subscribe = () =>
+            new Promise<string | undefined>(done =>
+              relay.subscribe([{ kinds: [pubRpcKind], '#p': [pubkey], authors: [call.appPubkey], since }], {
+                onevent: onEvent,
+                oneose: () => done(undefined),
+                onclose: reason => done(reason),
+              }),
+            )
+          let closed = await subscribe()
+          if (closed?.startsWith('auth-required:')) {
+            await relay.auth(sign)
+            closed = await subscribe()
+          }
+          if (closed !== undefined) throw new Error(`${url} closed the subscription: ${closed}`)
           await relay.publish(request)
         }),
       ).then(results => {

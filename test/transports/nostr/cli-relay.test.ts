@@ -57,4 +57,15 @@ cli('an operation that is not served over the relay is refused before sending', 
   assert.match(httpOnly.stderr, /not served over the relay/)
 })
 
+cli('with the relay keeping requests private (NIP-42), the CLI answers its challenge and is served', async () => {
+  const privateDaemon = await startDaemon({ config: '[nostr]\nrelay_private_requests = true\n' })
+  try {
+    const call = await relaypay('call', 'NodeGetInfo', '{"nodeId":0}', '--relay', '--data-dir', privateDaemon.dataDir)
+    assert.is(call.code, 0, call.stderr + call.stdout)
+    assert.is(JSON.parse(call.stdout).status, 'OK')
+  } finally {
+    await privateDaemon.stop()
+  }
+})
+
 cli.run()
