@@ -46,6 +46,9 @@ export interface SoakSample {
   rssMb: number | null
   openFds: number | null
   loopDelayP99Ms: number | null
+  /** The main thread's V8 heap in use, and memory outside it held by JS objects (external), at the sample. */
+  heapUsedMb: number | null
+  externalMb: number | null
   relayStoreBytes: number | null
   /** The relay's database file, and its write-ahead log apart: the log is reused from its start after each
    * checkpoint (SQLite's, every 1,000 pages), so it grows to about 4 MB and no further. */
@@ -118,7 +121,7 @@ export async function benchSoak(opts: SoakOptions = {}): Promise<SoakReport> {
     stopped = true
     const books = await audit(world.dataDir)
     const growth = Object.fromEntries(
-      (['rssMb', 'openFds', 'loopDelayP99Ms', 'relayStoreBytes', 'relayFileBytes'] as const).map(series => [
+      (['rssMb', 'heapUsedMb', 'openFds', 'loopDelayP99Ms', 'relayStoreBytes', 'relayFileBytes'] as const).map(series => [
         series,
         growthOf(samples.map(s => s[series])),
       ]),
@@ -205,9 +208,9 @@ function sample(world: ChaosWorld, minute: number, delayFile: string, cycles: nu
   } catch {
     // not Linux
   }
-  let loopDelayP99Ms: number | null = null
+  let main: { p99Ms: number; heapUsedMb: number; externalMb: number } | undefined
   try {
-    loopDelayP99Ms = (JSON.parse(fs.readFileSync(delayFile, 'utf8')) as { p99Ms: number }).p99Ms
+    main = JSON.parse(fs.readFileSync(delayFile, 'utf8')) as typeof main
   } catch {
     // not written yet
   }
@@ -215,7 +218,9 @@ function sample(world: ChaosWorld, minute: number, delayFile: string, cycles: nu
     minute,
     rssMb: processRssMb(pid),
     openFds,
-    loopDelayP99Ms,
+    loopDelayP99Ms: main?.p99Ms ?? null,
+    heapUsedMb: main?.heapUsedMb ?? null,
+    externalMb: main?.externalMb ?? null,
     relayStoreBytes: relayUsage(path.join(world.dataDir, 'relay.sqlite')),
     relayFileBytes: size(path.join(world.dataDir, 'relay.sqlite')),
     relayWalBytes: size(path.join(world.dataDir, 'relay.sqlite-wal')),
