@@ -54,6 +54,8 @@ export const OrderItem = message('OrderItem', {
 
 export const Order = message('Order', {
   id: text(),
+  /** The short number the customer, the kitchen board and the ticket show (`#ABC123`). */
+  number: text(),
   restaurant_id: text(),
   status: OrderStatus,
   items: list(OrderItem),
@@ -112,6 +114,8 @@ export const PrintJob = message('PrintJob', {
   id: text(),
   restaurant_id: text(),
   order_id: text(),
+  /** The order's short number, as on the ticket. */
+  order_number: text(),
   status: PrintJobStatus,
   /** The kitchen ticket. */
   text: text(),

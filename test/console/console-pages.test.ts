@@ -272,19 +272,28 @@ pages('restaurant: a nested category, hours, sold out on the customer page; the 
   await teaItem.getByLabel('Until').fill('10:00')
   await teaItem.getByRole('button', { name: 'Add hours' }).click()
   await teaItem.getByText('Available mon 09:00–10:00').waitFor()
-  await teaItem.getByLabel('New option group of Tea').fill('Milk')
-  await teaItem.getByRole('button', { name: 'Add group' }).click()
-  await teaItem.getByLabel('New option of Tea').fill('Oat')
-  await teaItem.getByRole('button', { name: 'Add option' }).click()
-  await teaItem.getByRole('button', { name: 'Remove option Oat of Tea' }).click()
-  await teaItem.getByText('no option yet').waitFor()
-  await teaItem.getByRole('button', { name: 'Remove group Milk of Tea' }).click()
+  for (const group of ['Size', 'Milk']) {
+    await teaItem.getByLabel('New option group of Tea').fill(group)
+    await teaItem.getByRole('button', { name: 'Add group' }).click()
+    await teaItem.getByText(new RegExp(`^${group}:`)).waitFor()
+  }
+  // Milk gets Oat (kept, ordered below) and Soy (removed).
+  await teaItem.getByLabel('Group', { exact: true }).selectOption({ label: 'Milk' })
+  for (const option of ['Oat', 'Soy']) {
+    await teaItem.getByLabel('New option of Tea').fill(option)
+    await teaItem.getByRole('button', { name: 'Add option' }).click()
+    await teaItem.getByRole('button', { name: `Remove option ${option} of Tea` }).waitFor()
+  }
+  await teaItem.getByRole('button', { name: 'Remove option Soy of Tea' }).click()
+  await teaItem.getByText('Option removed.').waitFor()
+  await teaItem.getByRole('button', { name: 'Remove group Size of Tea' }).click()
   await teaItem.getByText('Option group removed.').waitFor()
   await teaItem.getByRole('button', { name: 'Remove hours mon 09:00–10:00 of Tea' }).click()
   await teaItem.getByText('Hours removed.').waitFor()
   assert.is(await teaItem.getByText('Available mon 09:00–10:00').count(), 0)
-  assert.is(await teaItem.getByText(/^Milk:/).count(), 0)
-  assert.ok(['Remove the option Oat?', 'Remove the group Milk and its options?', 'Remove the hours 09:00–10:00?'].every(q => asked.includes(q)), asked.join(' | '))
+  assert.is(await teaItem.getByText(/^Size:/).count(), 0)
+  assert.is(await teaItem.getByRole('button', { name: 'Remove option Soy of Tea' }).count(), 0)
+  assert.ok(['Remove the option Soy?', 'Remove the group Size and its options?', 'Remove the hours 09:00–10:00?'].every(q => asked.includes(q)), asked.join(' | '))
   const juice = page.locator('li.menu-item').filter({ has: page.getByLabel('Name of Juice') })
   await juice.getByLabel('Sold out').check()
   await juice.getByRole('button', { name: 'Save' }).click()
@@ -296,20 +305,31 @@ pages('restaurant: a nested category, hours, sold out on the customer page; the 
   assert.is(itemEnd('Tea'), '<button type="button" class="add" data-add')
   assert.match(menu, /<h2>Drinks<\/h2>[\s\S]*<h3>Hot<\/h3>/, 'Hot is nested inside Drinks')
 
-  // A guest orders two teas over the restaurant's public route.
+  // A guest orders two teas with oat milk, a note on the line and one for the kitchen, at table 4.
   const data = JSON.parse(/<script type="application\/json" id="menu-data">([\s\S]*?)<\/script>/.exec(menu)![1]!)
-  const tea = data.items.find((item: { name: string }) => item.name === 'Tea').id
-  const placed = await daemon.request('POST', '/restaurant/api/v1/orders', { body: { restaurant_id: data.restaurant.id, items: [{ item_id: tea, quantity: 2, modifier_ids: [] }] } })
+  const teaData = data.items.find((item: { name: string }) => item.name === 'Tea')
+  const tea = teaData.id
+  const oat = teaData.modifier_groups.find((g: { name: string }) => g.name === 'Milk').modifiers.find((m: { name: string }) => m.name === 'Oat').id
+  const placed = await daemon.request('POST', '/restaurant/api/v1/orders', {
+    body: { restaurant_id: data.restaurant.id, table: '4', customer_note: 'by the window', items: [{ item_id: tea, quantity: 2, modifier_ids: [oat], note: 'no sugar' }] },
+  })
   assert.is(placed.status, 201, placed.text)
-  const number = placed.json.order.id.replace(/[-_]/g, '').slice(0, 6).toUpperCase()
+  // One order number everywhere: the order's `number`, its six first letters and digits.
+  const number = (placed.json.order.number as string).slice(1)
+  assert.is(number, placed.json.order.id.replace(/[-_]/g, '').slice(0, 6).toUpperCase())
   const column = (name: string) => page.getByRole('region', { name: `${name} orders` })
   await column('New').getByText(`#${number}`).waitFor()
   const paid = await daemon.request('POST', '/api/node/mock/invoice/paid', { body: { invoice: placed.json.invoice.payment_request, amount: 0 } })
   assert.is(paid.status, 200, paid.text)
   await column('Paid').getByText(`#${number}`).waitFor()
   await column('Paid').getByText('ticket waiting').waitFor()
+  // The card says what the printed ticket says: table, each line's options and note, the order's note.
+  const card = column('Paid').locator('article.order').filter({ hasText: `#${number}` })
+  assert.match((await card.textContent()) ?? '', /table 4[\s\S]*2 × Tea[\s\S]*\+ Oat[\s\S]*note: no sugar[\s\S]*Note: by the window/)
   const tickets = page.getByRole('region', { name: 'Kitchen tickets' })
-  assert.match((await tickets.getByRole('row').filter({ hasText: `#${number}` }).textContent()) ?? '', /pending[\s\S]*Tea/)
+  const ticket = (await tickets.getByRole('row').filter({ hasText: `#${number}` }).textContent()) ?? ''
+  assert.match(ticket, /pending[\s\S]*Tea/)
+  assert.match(ticket, new RegExp(`Order #${number}[\\s\\S]*Table 4[\\s\\S]*\\+ Oat[\\s\\S]*note: no sugar[\\s\\S]*Note: by the window`))
   await column('Paid').getByRole('button', { name: `Mark the ticket of #${number} printed` }).click()
   await column('Printed').getByText(`#${number}`).waitFor()
   await column('Printed').getByText('ticket printed').waitFor()

@@ -8,6 +8,14 @@ export function newId(random: Random): string {
   return Buffer.from(random(16)).toString('base64url')
 }
 
+/**
+ * The short order number a customer, the kitchen board and the printed ticket all show (`#ABC123`): the first six
+ * letters and digits of the order id, upper-cased. Said aloud across a counter; the id stays the key.
+ */
+export function orderNumber(id: string): string {
+  return `#${id.replace(/[-_]/g, '').slice(0, 6).toUpperCase()}`
+}
+
 /** A secp256k1 secret key from the host's randomness; a value outside the curve order is drawn again. */
 export function newNostrSecretKey(random: Random): Uint8Array {
   for (;;) {

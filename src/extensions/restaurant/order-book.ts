@@ -12,6 +12,7 @@ import { orderStore } from './order-store.js'
 import type { OrderLine } from './pricing.js'
 import { kitchenTicket, printJobStore } from './print-job-store.js'
 import { isoTime, isoTimeOrNull } from './wire.js'
+import { orderNumber } from './ids.js'
 
 export const orderStatuses = ['pending', 'paid', 'accepted', 'ready', 'completed', 'canceled', 'refunded', 'expired'] as const
 export type OrderStatus = (typeof orderStatuses)[number]
@@ -195,6 +196,7 @@ export function orderBook(deps: OrderDeps): OrderBook {
 export function order(row: OrderRow) {
   return {
     id: row.id,
+    number: orderNumber(row.id),
     restaurant_id: row.restaurant_id,
     status: row.status,
     items: JSON.parse(row.items) as OrderLine[],

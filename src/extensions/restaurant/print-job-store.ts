@@ -2,6 +2,7 @@
 // for (`status=pending`) and acknowledges once printed. The ticket is plain text for a 32-column receipt printer.
 // Written once on the engine-neutral SqlStore: the same statements on SQLite and PostgreSQL.
 import type { SqlExecutor } from '../../store/index.js'
+import { orderNumber } from './ids.js'
 import type { OrderLine } from './pricing.js'
 import { isoTime, isoTimeOrNull } from './wire.js'
 
@@ -60,6 +61,7 @@ export function printJob(row: PrintJobRow) {
     id: row.id,
     restaurant_id: row.restaurant_id,
     order_id: row.order_id,
+    order_number: orderNumber(row.order_id),
     status: row.status,
     text: row.text,
     created_at: isoTime(row.created_at),
@@ -85,7 +87,7 @@ export function kitchenTicket(order: TicketOrder): string {
     dateStyle: 'short',
     timeStyle: 'short',
   }).format(new Date(order.paidAt))
-  const out = [order.restaurantName, `Order ${order.id}`]
+  const out = [order.restaurantName, `Order ${orderNumber(order.id)}`]
   if (order.table) out.push(`Table ${order.table}`)
   out.push(`Paid ${when}`, rule)
   for (const line of order.lines) {

@@ -19,24 +19,26 @@ export interface RestaurantRow {
 
 interface Order {
   id: string
+  /** The short number the customer and the ticket show (`#ABC123`). */
+  number: string
   status: string
-  items: { name: string; quantity: number }[]
+  items: { name: string; quantity: number; modifiers: { name: string }[]; note: string | null }[]
   subtotal: string
   currency: string
   table: string | null
+  customer_note: string | null
   created_at: string
 }
 
 interface PrintJob {
   id: string
   order_id: string
+  order_number: string
   status: string
   text: string
   created_at: string
 }
 
-/** The short order number customers see on the order page (the first characters of the order id). */
-export const orderNumber = (id: string) => id.replace(/[-_]/g, '').slice(0, 6).toUpperCase()
 
 export function Restaurant() {
   const [identifier, setIdentifier] = useState('')
@@ -158,13 +160,23 @@ function RestaurantDetail(props: { apiKey: string; restaurant: RestaurantRow; on
                 const ticket = ticketOf.get(o.id)
                 return (
                   <article class="order" data-status={o.status}>
-                    <strong>#{orderNumber(o.id)}</strong> {o.table ? `table ${o.table}` : ''} · {o.status}
-                    <ul>{o.items.map(i => <li>{i.quantity} × {i.name}</li>)}</ul>
+                    <strong>{o.number}</strong> {o.table ? `table ${o.table}` : ''} · {o.status}
+                    {/* What the kitchen cooks, as the printed ticket says it: each line's options and note. */}
+                    <ul>
+                      {o.items.map(i => (
+                        <li>
+                          {i.quantity} × {i.name}
+                          {i.modifiers.map(m => <div class="modifier">+ {m.name}</div>)}
+                          {i.note && <div class="note">note: {i.note}</div>}
+                        </li>
+                      ))}
+                    </ul>
+                    {o.customer_note && <p class="note">Note: {o.customer_note}</p>}
                     <span>{o.currency === 'sat' ? sats(Number(o.subtotal)) : `${o.subtotal} ${o.currency}`}</span>
                     {inKitchen(o) && ticket && <span> · ticket {ticket.status === 'printed' ? 'printed' : 'waiting'}</span>}
                     <span class="actions">
                       {inKitchen(o) && ticket?.status === 'pending' && (
-                        <button type="button" class="secondary" aria-label={`Mark the ticket of #${orderNumber(o.id)} printed`} onClick={() => ack(ticket)}>Mark printed</button>
+                        <button type="button" class="secondary" aria-label={`Mark the ticket of ${o.number} printed`} onClick={() => ack(ticket)}>Mark printed</button>
                       )}
                       {next[o.status] && <button type="button" class="secondary" onClick={() => move(o, next[o.status]!)}>Mark {next[o.status]}</button>}
                     </span>
@@ -178,11 +190,11 @@ function RestaurantDetail(props: { apiKey: string; restaurant: RestaurantRow; on
       <Section title="Print jobs">
         <Table caption="Kitchen tickets" head={['Order', 'Status', 'Ticket', '']}
           rows={jobs.map(job => [
-            `#${orderNumber(job.order_id)}`,
+            job.order_number,
             job.status,
             <pre class="ticket">{job.text}</pre>,
             job.status === 'pending' ? (
-              <button type="button" class="secondary" aria-label={`Mark ticket #${orderNumber(job.order_id)} printed`} onClick={() => ack(job)}>Mark printed</button>
+              <button type="button" class="secondary" aria-label={`Mark ticket ${job.order_number} printed`} onClick={() => ack(job)}>Mark printed</button>
             ) : '',
           ])} empty="No ticket yet." />
       </Section>

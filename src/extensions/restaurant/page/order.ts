@@ -15,6 +15,8 @@ interface Line { key: string; item: Item; modifiers: Modifier[]; quantity: numbe
 interface OrderItem { item_id: string; quantity: number; modifiers: { id: string }[]; note: string | null }
 interface Order {
   id: string
+  /** The short number the counter and the kitchen know the order by (`#ABC123`). */
+  number: string
   status: string
   items: OrderItem[]
   subtotal: string
@@ -81,9 +83,6 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   if (!res.ok) throw new Error(json?.detail || `HTTP ${res.status}`)
   return json as T
 }
-
-/** The short number a customer tells the counter: the first characters of the order id. */
-const orderNumber = (id: string) => id.replace(/[-_]/g, '').slice(0, 6).toUpperCase()
 
 // The options dialog: one fieldset per modifier group, radios when exactly one must be chosen.
 let editing: Item | undefined
@@ -231,7 +230,7 @@ function showInvoice(order: Order): void {
   $<HTMLAnchorElement>('open-wallet').href = `lightning:${bolt11}`
   $<HTMLTextAreaElement>('bolt11').value = bolt11
   $('invoice').dataset.orderId = order.id
-  $('order-number').textContent = `Order #${orderNumber(order.id)}`
+  $('order-number').textContent = `Order ${order.number}`
   const sats = satsText(satsCovering(order.required_msat))
   $('invoice-amount').textContent = order.currency === 'sat' ? sats : `${sats} (${order.subtotal} ${order.currency})`
   $('invoice').hidden = false
