@@ -3,80 +3,19 @@
 // client can branch on them. The daemon's own connections (`own`) skip the stranger's budgets and write policy.
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import { getEventHash } from 'nostr-tools/pure'
-import type { Clock } from '../bus/index.js'
-import type { EventStore } from './event-store.js'
-import { okOfSave, type SaveQueue } from './save-queue.js'
+import { okOfSave } from './save-queue.js'
 import { liveFilter, matchOf, mayMatchEphemeral, parseFilter, type Filter, type LiveFilter } from './filter.js'
-import { tokenBucket, type RelayLimits, type TokenBucket } from './limits.js'
+import { tokenBucket, type TokenBucket } from './limits.js'
 import { expirationOf, isHex64, kindClass, parseEventShape, parseMessage, rawOf, type NostrEvent } from './nostr-event.js'
-import type { AddressState } from './addresses.js'
 import { requestRefusal } from './request-budgets.js'
-import type { Reader } from './reader.js'
-import { requestKinds, writeRefusal, type ServedKeys } from './policy.js'
+import { requestKinds, writeRefusal } from './policy.js'
+import type { ClientSession, RelayCore, SessionContext } from './session-contract.js'
 import { unixSeconds } from '../units/index.js'
 import { privateKinds, readerIdentity } from './private-reads.js'
 
-/** What a session needs from the relay it belongs to. */
-export interface RelayCore {
-  /** Replaced whole when the limits change at run time: read it at each use, never keep a copy. */
-  limits: RelayLimits
-  clock: Clock
-  log: Logger
-  store: EventStore
-  /** Stores an event with the others of this turn (save-queue.ts); answers after the commit. */
-  saves: SaveQueue
-  verify(event: NostrEvent): boolean
-  /** When set, used instead of `verify`: the verdict may come later (a signature checked on another thread). */
-  verifyLater?: (event: NostrEvent, done: (valid: boolean) => void) => void
-  /**
-   * Hands a newly accepted event to every session's live subscriptions; true when one that heard it names it by
-   * `#p`: whoever it is addressed to was listening.
-   */
-  broadcast(event: NostrEvent, raw: string): boolean
-  reader: Reader
-  /** Keys the daemon serves (policy.ts). */
-  served: ServedKeys
-  /** True while the data dir has less free space than `minFreeBytes`. */
-  diskLow(): boolean
-  /** An own session's subscriptions changed: the served keys are learnt again. */
-  ownSubscriptionsChanged(): void
-  /** Counts a refusal by its NIP-01 prefix, for the relay's stats. */
-  refused(reason: string): void
-  /** Write budgets per author, shared by every session; the relay forgets full ones now and then. */
-  authorBuckets: Map<string, TokenBucket>
-}
-
-/** Who is on the other end. */
-export interface SessionContext {
-  /** One of the daemon's own connections (it presented the relay's secret). */
-  own: boolean
-  address: string
-  state: AddressState
-  /**
-   * The connection's TCP socket (the upgrade request's): what is sent in one turn of the event loop is written
-   * with one system call (see send).
-   */
-  tcp?: Pick<Duplex, 'cork' | 'uncork'>
-  /** The Host header of the upgrade request: the relay an AUTH event must name (NIP-42). */
-  host?: string
-}
-
-export interface ClientSession {
-  /** Handles one client message (a WebSocket text frame). */
-  receive(data: Buffer): void
-  /** Sends a newly accepted event to the matching subscriptions; true when one of them names it by `#p`. */
-  deliver(event: NostrEvent, raw: string): boolean
-  subscriptionCount(): number
-  /** When the client last sent a message (clock ms). */
-  lastActivity(): number
-  /** The `#p` values of its subscriptions (the keys an own session serves). */
-  addressedKeys(): string[]
-  /** The connection closed: its subscriptions no longer count against its address. */
-  release(): void
-}
+export type { ClientSession, RelayCore, SessionContext }
 
 /** Shortest pause of a client over its message budget (ms). */
 const minPauseMs = 100
