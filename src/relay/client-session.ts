@@ -323,6 +323,8 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     return b
   }
 
+  const toDaemon = (event: NostrEvent) => event.tags.some(tag => tag[0] === 'p' && typeof tag[1] === 'string' && core.served.has(tag[1]))
+
   /** Sends the event to each matching subscription; true when a filter that matched names it by `#p`. */
   function deliver(event: NostrEvent, raw: string): boolean {
     if (hidden(event)) return false
@@ -333,8 +335,10 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       if (match === 'none') continue
       // Others' requests and replies, to a stranger's filter that does not name an addressee: each is charged to the
       // read budgets, and over them not sent (NIP-01 promises no delivery of ephemeral events). Every payment's
-      // events sent to each of a flooder's subscriptions slowed the payments to a third.
-      if (match === 'matched' && ephemeral && !ctx.own && !takeRead()) continue
+      // events sent to each of a flooder's subscriptions slowed the payments to a third. A request to a key the
+      // daemon serves is charged even to a filter naming that key: a wallet names its own key, only a watcher the
+      // daemon's.
+      if (ephemeral && !ctx.own && (match === 'matched' || toDaemon(event)) && !takeRead()) continue
       send(`["EVENT",${JSON.stringify(subId)},${raw}]`)
       if (match === 'addressed') addressed = true
     }

@@ -9,6 +9,8 @@ import path from 'node:path'
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { startRelay, type RelayLimits, type RunningRelay } from '../../src/relay/index.js'
 import { connectWire, withRelay as withRelayOn, type WireClient } from './wire-client.js'
+import { startDaemon } from '../support/daemon.js'
+import { appProfile, PubClient } from '../support/pub-client.js'
 
 let nowMs = Date.now()
 const clock = { now: () => nowMs }
@@ -108,6 +110,30 @@ test("others' requests are sent live to a filter without #p only within the read
     }
   }),
 )
+
+test("through a daemon: requests to the app reach a stranger who names the app's key only within its read budget", async () => {
+  // A read budget of one a second (burst two): a watcher's subscription to the app's requests gets two or three of
+  // ten sent at once; the replies, addressed to the wallet, all come (the watcher names the wallet's key too).
+  const daemon = await startDaemon({ config: '[nostr]\nrelay_stored_events_per_second = 1\nrelay_stored_events_per_second_per_address = 1\n' })
+  const { relays, pubkey } = appProfile(daemon.dataDir)
+  const client = await PubClient.connect({ relays, appPubkey: pubkey })
+  const watcher = await connectWire(relays[0]!, { localAddress: '127.0.0.2' })
+  try {
+    await watcher.query('watch', { kinds: [21000], '#p': [pubkey] }, { kinds: [21000], '#p': [client.pubkey] })
+    await Promise.all(Array.from({ length: 10 }, () => client.ok('GetUserInfo')))
+    let requests = 0
+    for (let replies = 0; replies < 10; ) {
+      const event = (await watcher.next(m => m[0] === 'EVENT' && m[1] === 'watch', 10_000))[2] as { pubkey: string }
+      if (event.pubkey === client.pubkey) requests++
+      else replies++
+    }
+    assert.ok(requests >= 1 && requests <= 6, `${requests} of the 10 requests reached the watcher`)
+  } finally {
+    watcher.close()
+    client.close()
+    await daemon.stop()
+  }
+})
 
 test('limits that would refuse every request of the largest size are refused', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-relay-'))
