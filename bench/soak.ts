@@ -31,6 +31,7 @@ import { decodeNoffer } from '../src/nostr-codecs/index.js'
 import { clinkOfferKind } from '../src/nostr-kinds/index.js'
 
 const loopDelayPreload = fileURLToPath(new URL('./loop-delay-preload.js', import.meta.url))
+const memoryPreload = fileURLToPath(new URL('./memory-preload.js', import.meta.url))
 
 export interface SoakOptions {
   durationMs?: number
@@ -49,6 +50,11 @@ export interface SoakSample {
   /** The main thread's V8 heap in use, and memory outside it held by JS objects (external), at the sample. */
   heapUsedMb: number | null
   externalMb: number | null
+  /**
+   * With BENCH_MEMORY_DIR set (bench/memory-preload.ts in the daemon too): the V8 heap committed by each of the
+   * daemon's threads, by its entry module ('main' for the main thread), in MB.
+   */
+  threadHeapsMb?: Record<string, number>
   relayStoreBytes: number | null
   /** The relay's database file, and its write-ahead log apart: the log is reused from its start after each
    * checkpoint (SQLite's, every 1,000 pages), so it grows to about 4 MB and no further. */
@@ -81,7 +87,15 @@ export async function benchSoak(opts: SoakOptions = {}): Promise<SoakReport> {
   const sampleMs = opts.sampleMs ?? 60_000
   const cycleMs = opts.cycleMs ?? 2000
   const delayFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-soak-')), 'loop-delay.json')
-  const env = { NODE_OPTIONS: `--import ${loopDelayPreload}`, BENCH_LOOP_DELAY_FILE: delayFile, BENCH_LOOP_DELAY_MS: String(sampleMs), RELAYPAY_LOG_LEVEL: 'warn' }
+  const memoryDir = process.env.BENCH_MEMORY_DIR
+  if (memoryDir) fs.mkdirSync(memoryDir, { recursive: true })
+  const env = {
+    NODE_OPTIONS: `--import ${loopDelayPreload}${memoryDir ? ` --import ${memoryPreload}` : ''}`,
+    BENCH_LOOP_DELAY_FILE: delayFile,
+    BENCH_LOOP_DELAY_MS: String(sampleMs),
+    RELAYPAY_LOG_LEVEL: 'warn',
+    ...(memoryDir ? { BENCH_MEMORY_DIR: memoryDir } : {}),
+  }
   const world = await createChaosWorld({ env })
   const hog = opts.hog === false ? undefined : spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })
   const random = seededRandom(Number(process.env.BENCH_SOAK_SEED ?? Date.now() % 1_000_000_007))
@@ -226,7 +240,23 @@ function sample(world: ChaosWorld, minute: number, delayFile: string, cycles: nu
     relayWalBytes: size(path.join(world.dataDir, 'relay.sqlite-wal')),
     paymentsDbFileBytes: files(path.join(world.dataDir, 'relaypay.sqlite')),
     cycles,
+    ...(process.env.BENCH_MEMORY_DIR ? { threadHeapsMb: threadHeaps(process.env.BENCH_MEMORY_DIR, pid) } : {}),
   }
+}
+
+/** The latest heap figures each thread of `pid` wrote (bench/memory-preload.ts), committed MB by entry module. */
+function threadHeaps(dir: string, pid: number | undefined): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const name of fs.readdirSync(dir).filter(name => name.startsWith(`${pid}-`) && name.endsWith('.json') && !name.includes('heapsnapshot'))) {
+    try {
+      const figures = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { main: boolean; module?: string; totalKb: number; threadId: number }
+      const label = figures.main ? 'main' : `${path.basename(figures.module ?? 'worker')}#${figures.threadId}`
+      out[label] = Math.round(figures.totalKb / 102.4) / 10
+    } catch {
+      // being written
+    }
+  }
+  return out
 }
 
 /** The bytes the relay counts against its quota (its `usage` table, read-only); null when it cannot be read. */
