@@ -59,3 +59,24 @@ export function availableAt(windows: readonly Window[], nowMs: number, timeZone:
   const at = localTime(nowMs, timeZone)
   return windows.some(window => inWindow(window, at))
 }
+
+/**
+ * When an item that is not available now next becomes so: the weekday and the start of the first window that opens
+ * after `nowMs` in the restaurant's timezone (within a week); undefined when it has no window.
+ */
+export function nextOpening(windows: readonly Window[], nowMs: number, timeZone: string): { weekday: Weekday; start: string; today: boolean } | undefined {
+  const at = localTime(nowMs, timeZone)
+  const today = weekdays.indexOf(at.weekday)
+  let best: { inMinutes: number; weekday: Weekday; start: string } | undefined
+  for (const window of windows) {
+    for (let ahead = 0; ahead <= 7; ahead++) {
+      const weekday = weekdays[(today + ahead) % 7]!
+      if (!window.days.includes(weekday)) continue
+      const inMinutes = ahead * 1440 + minutes(window.start) - at.minute
+      if (inMinutes <= 0) continue
+      if (!best || inMinutes < best.inMinutes) best = { inMinutes, weekday, start: window.start }
+      break
+    }
+  }
+  return best && { weekday: best.weekday, start: best.start, today: best.inMinutes < 1440 - at.minute }
+}

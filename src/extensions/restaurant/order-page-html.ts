@@ -3,7 +3,7 @@
 // (page/order.ts, bundled with its QR encoder by npm run build into build/console/order-page.js and inlined here)
 // adds modifiers, the cart, quoting, placing the order, the invoice as a QR code with its countdown, and the live
 // status. Every name and description is escaped: they are the owner's free text.
-import { availableAt } from './availability.js'
+import { availableAt, nextOpening } from './availability.js'
 import type { TreeNode } from './menu-tree.js'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
@@ -101,6 +101,14 @@ function pageHeaders(script: string): Record<string, string> {
   }
 }
 
+/** Why an item outside its hours cannot be ordered, and until when: "Not available now · from 11:00" (later today) or "· from Tue 11:00". */
+function notAvailableText(item: PageItem, nowMs: number, timeZone: string): string {
+  const next = nextOpening(item.availability_windows, nowMs, timeZone)
+  if (!next) return 'Not available now'
+  const day = next.weekday.charAt(0).toUpperCase() + next.weekday.slice(1)
+  return `Not available now · from ${next.today ? '' : `${day} `}${next.start}`
+}
+
 export function renderOrderPage(data: OrderPageData): string {
   const { restaurant } = data
   const itemsByNode = new Map<string | null, PageItem[]>()
@@ -115,7 +123,7 @@ export function renderOrderPage(data: OrderPageData): string {
 
   const itemHtml = (item: PageItem) => {
     const canOrder = restaurant.active && available.get(item.id)
-    const why = item.sold_out ? 'Sold out' : 'Not available now'
+    const why = item.sold_out ? 'Sold out' : notAvailableText(item, data.now, restaurant.timezone)
     const image = safeImage(item.image)
     return `<li class="item" data-item-id="${escapeHtml(item.id)}">
   ${image ? `<img class="thumb" src="${escapeHtml(image)}" alt="" loading="lazy">` : ''}
