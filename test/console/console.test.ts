@@ -404,6 +404,11 @@ e2e('every page has labels and fits a 375 px screen without sideways scrolling',
     }
     assert.equal(await unlabelled(), [], `labels on ${name}`)
     assert.ok(await noSidewaysScroll(), `${name} scrolls sideways at 375 px`)
+    // Every button and link of a table is on the screen: a row is a card there, not a frame to scroll sideways.
+    const beyond = await page.evaluate<number>(
+      `[...document.querySelectorAll('.table-wrap button, .table-wrap a')].map(el => el.getBoundingClientRect()).filter(box => box.width > 0 && box.right > window.innerWidth + 1).length`,
+    )
+    assert.is(beyond, 0, `${name}: ${beyond} table controls beyond the right edge at 375 px`)
     if (process.env.KEEP_SCREENSHOTS) await page.screenshot({ path: path.join(process.env.KEEP_SCREENSHOTS, `${name}-375.png`), fullPage: true })
   }
   await page.setViewportSize({ width: 1280, height: 900 })

@@ -69,7 +69,8 @@ export function Table(props: { caption: string; head: string[]; rows: ComponentC
               <td colSpan={props.head.length}>{props.empty ?? 'Nothing yet.'}</td>
             </tr>
           ) : (
-            props.rows.map(row => <tr>{row.map(cell => <td>{cell}</td>)}</tr>)
+            // Each cell carries its column's name: on a narrow screen a row is shown as a card of labelled lines.
+            props.rows.map(row => <tr>{row.map((cell, i) => <td data-label={props.head[i] ?? ''}>{cell}</td>)}</tr>)
           )}
         </tbody>
       </table>
