@@ -10,7 +10,8 @@ import { liveFilter, matchOf, mayMatchEphemeral, parseFilter, type Filter, type 
 import { tokenBucket, type TokenBucket } from './limits.js'
 import { expirationOf, isHex64, kindClass, parseEventShape, parseMessage, rawOf, type NostrEvent } from './nostr-event.js'
 import { requestRefusal } from './request-budgets.js'
-import { requestKinds, writeRefusal } from './policy.js'
+import { writeRefusal } from './policy.js'
+import { requestKinds } from '../nostr-kinds/index.js'
 import type { ClientSession, RelayCore, SessionContext } from './session-contract.js'
 import { unixSeconds } from '../units/index.js'
 import { privateKinds, readerIdentity } from './private-reads.js'
@@ -328,7 +329,9 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   /** Sends the event to each matching subscription; true when a filter that matched names it by `#p`. */
   function deliver(event: NostrEvent, raw: string): boolean {
     if (hidden(event)) return false
-    const ephemeral = kindClass(event.kind) === 'ephemeral'
+    // Charged to this stranger's read budget (see below); whether it goes to the daemon is read once, when needed.
+    const chargeable = !ctx.own && kindClass(event.kind) === 'ephemeral'
+    let daemonBound: boolean | undefined
     let addressed = false
     for (const [subId, filters] of subscriptions) {
       const match = matchOf(filters, event)
@@ -338,7 +341,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       // events sent to each of a flooder's subscriptions slowed the payments to a third. A request to a key the
       // daemon serves is charged even to a filter naming that key: a wallet names its own key, only a watcher the
       // daemon's.
-      if (ephemeral && !ctx.own && (match === 'matched' || toDaemon(event)) && !takeRead()) continue
+      if (chargeable && (match === 'matched' || (daemonBound ??= toDaemon(event))) && !takeRead()) continue
       send(`["EVENT",${JSON.stringify(subId)},${raw}]`)
       if (match === 'addressed') addressed = true
     }

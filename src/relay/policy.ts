@@ -10,7 +10,6 @@
 import type { NostrEvent } from './nostr-event.js'
 import { appDataKind, deletionKind, metadataKind, nwcAnswerKinds, nwcInfoKind, requestKinds, zapReceiptKind } from '../nostr-kinds/index.js'
 
-export { requestKinds }
 /**
  * Kinds the daemon publishes: its RPC and CLINK replies (the request kinds), NWC responses, notifications and info,
  * zap receipts, the service beacons, metadata, and deletions of what it published.
