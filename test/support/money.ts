@@ -1,12 +1,9 @@
 // What the wallet tests share: calling operations over HTTP as one caller, reading balances the way an app
-// does (GetAppUser, GetApp), and the independent check after every money test — `relaypay audit` run as a
-// separate process against the daemon's data dir.
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
+// does (GetAppUser, GetApp), and the independent check after every money test — the audit `relaypay audit` runs,
+// on a connection of the test's own to the daemon's books.
+import path from 'node:path'
 import * as assert from 'uvu/assert'
-import { cliPath, storeUrlOf, type TestDaemon } from './daemon.js'
-
-const run = promisify(execFile)
+import { storeUrlOf, type TestDaemon } from './daemon.js'
 
 /** One operation over HTTP with `token` in the authorization header; returns the parsed body. */
 export async function call(daemon: TestDaemon, path: string, token: string, body: unknown = {}): Promise<any> {
@@ -52,20 +49,21 @@ export interface AuditReport {
 }
 
 /**
- * Runs `relaypay audit --json` on the data dir (safe while the daemon runs) and returns its report; on the books in
- * PostgreSQL when the harness put that data dir's daemon there.
+ * The audit of `relaypay audit` (the same function, auditLedger) on the daemon's books, safe while it runs: the data
+ * dir's SQLite file on a read-only connection (one WAL snapshot), or the PostgreSQL database the harness gave that
+ * data dir's daemon. In the test's own process, not by spawning the command: a spawn loads the daemon's modules again
+ * (about half a second of CPU), and suites audit after every test. The command itself is tested in test/cli.
  */
 export async function audit(dataDir: string): Promise<AuditReport> {
+  const { auditLedger, auditLedgerFile } = await import('../../src/wallet/index.js')
   const storeUrl = storeUrlOf(dataDir)
-  const where = storeUrl ? ['--store-url', storeUrl] : ['--data-dir', dataDir]
+  if (!storeUrl) return auditLedgerFile(path.join(dataDir, 'relaypay.sqlite'))
+  const { postgresSqlStore } = await import('../../src/store/index.js')
+  const store = postgresSqlStore({ url: storeUrl })
   try {
-    const { stdout } = await run(process.execPath, [cliPath, 'audit', ...where, '--json'])
-    return JSON.parse(stdout)
-  } catch (err) {
-    // Exit 1 still prints the report.
-    const stdout = (err as { stdout?: string }).stdout
-    if (stdout) return JSON.parse(stdout)
-    throw err
+    return await auditLedger(store)
+  } finally {
+    await store.close()
   }
 }
 
