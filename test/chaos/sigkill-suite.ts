@@ -8,9 +8,13 @@ import { assertBalances, createChaosWorld, type ChaosWorld } from './chaos-world
 import { runCycle } from './mixed-load.js'
 import { loadMixes, type LoadMixName } from './load-mixes.js'
 import { chaosCycles, chaosSeed, seededRandom } from './seeded-random.js'
+import { shareOfRun } from '../support/run-share.js'
 
-/** Kills per file in CI: thirteen files, so at least 50 kills (and a quarter more while the daemon recovers). */
-const ciCycles = 4
+/**
+ * Kills per file in CI: thirteen files, so at least 50 kills a run (and a quarter more while the daemon recovers);
+ * in a run with a PostgreSQL half, half of them on each engine (run-share.ts).
+ */
+const ciCycles = 4 * shareOfRun()
 /**
  * In CI a file stops starting new cycles after this long, so that a machine loaded far beyond its cores (where a
  * daemon start takes a minute) ends with fewer kills, said in the output, rather than at the runner's 5-minute

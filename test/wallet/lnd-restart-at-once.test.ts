@@ -17,8 +17,6 @@ import { until } from '../support/until.js'
 
 const jwtSecret = 'lnd-restart-at-once-secret-0123456789abcd'
 const s = suite('a daemon on LND restarts at once, whatever LND holds')
-/** Generous: the old start took 10 s per pathfinding payment, one after the other (100 s here). */
-const serveWithinMs = 15_000
 let fake: FakeLnd
 let daemon: TestDaemon | undefined
 let user: TestAppUser
@@ -44,14 +42,22 @@ function servedBeforeResolving(logs: string) {
   assert.ok(resolved === -1 || resolved > served, 'the start waited for the pending payments before it served')
 }
 
-/** Spawns the daemon on `dataDir` and returns how long until /api/health answered 200. */
-async function restart(dataDir: string): Promise<number> {
-  const started = Date.now()
-  daemon = await startDaemon({ dataDir })
-  const health = await daemon.request('GET', '/api/health')
-  const tookMs = Date.now() - started
-  assert.is(health.status, 200)
-  return tookMs
+/**
+ * Spawns the daemon on `dataDir` while LND holds every TrackPaymentV2 unanswered, and releases them once /api/health
+ * has answered 200: a start that waited for LND's word on the pending payments would never serve (the harness gives
+ * up after a minute). The old start asked about each pathfinding payment in turn, 10 s each.
+ */
+async function restartWhileLndHoldsTracks(dataDir: string): Promise<void> {
+  let release!: () => void
+  fake.faults.trackHold = new Promise<void>(resolve => (release = resolve))
+  try {
+    daemon = await startDaemon({ dataDir })
+    const health = await daemon.request('GET', '/api/health')
+    assert.is(health.status, 200)
+  } finally {
+    fake.faults.trackHold = undefined
+    release()
+  }
 }
 
 s.before(async () => {
@@ -111,8 +117,7 @@ s('ten pathfinding payments and 100k invoices: served at once, each payment reso
   // A busy LND: each payment's state comes 5 s after it is asked for. A start that waited for them would serve after.
   fake.faults.trackDelayMs = 5_000
 
-  const firstMs = await restart(dataDir)
-  assert.ok(firstMs < serveWithinMs, `served ${firstMs} ms after spawn`)
+  await restartWhileLndHoldsTracks(dataDir)
   // Still being asked about: in flight to anyone who asks, refused if paid again, its sats still reserved.
   const pending = payments[0]
   const state = await ok(running(), '/api/user/payment/state', userAuth, { invoice: pending.request })
@@ -134,8 +139,7 @@ s('ten pathfinding payments and 100k invoices: served at once, each payment reso
   // Killed again while the payments are being asked about: nothing moved, nothing is moved twice.
   await running().kill()
   resetTraffic()
-  const secondMs = await restart(dataDir)
-  assert.ok(secondMs < serveWithinMs, `served ${secondMs} ms after spawn`)
+  await restartWhileLndHoldsTracks(dataDir)
   assert.is(await balance(), reserved + 3000)
   assert.is(fake.node.traffic.invoicesReplayed, 0)
 
@@ -164,7 +168,7 @@ s('ten pathfinding payments and 100k invoices: served at once, each payment reso
   // A clean restart replays nothing and changes nothing.
   await running().stop()
   resetTraffic()
-  await restart(dataDir)
+  daemon = await startDaemon({ dataDir })
   assert.is(await balance(), final)
   assert.is(fake.node.traffic.invoicesReplayed, 0)
   assert.is(asked('ListInvoices'), 0)

@@ -3,6 +3,7 @@
 import { OperationError, type HandlerTable, type Clock } from '../../bus/index.js'
 import type { Wallet } from '../../wallet/index.js'
 import type { LightningNode } from '../../node/index.js'
+import { unixSeconds } from '../../units/index.js'
 import { createMetricsArchiver } from '../archive.js'
 import { rootApp } from '../bundle.js'
 import { withDeadline } from '../deadline.js'
@@ -110,7 +111,7 @@ export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
       const state = deps.watch.state()
       const since = [reachable ? undefined : state.downSince, lockedSince].filter((at): at is number => at !== undefined)
       if (since.length === 0) return { disruptions: [] }
-      const sinceUnix = Math.floor(Math.min(...since) / 1000)
+      const sinceUnix = unixSeconds(Math.min(...since))
       return { disruptions: [{ provider_pubkey: state.pubkey ?? '', provider_type: 'lnd', since_unix: sinceUnix }] }
     },
 

@@ -3,6 +3,7 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { getPublicKey } from 'nostr-tools/pure'
 import { OperationError, type HandlerTable, type Clock } from '../../bus/index.js'
+import { unixSeconds } from '../../units/index.js'
 import { budgetWindowMs, type ConnectionRow, type NwcConnectionStore } from '../connection-store.js'
 import type { ConnectionDirectory } from '../connection-directory.js'
 import { methodsOf, nwcMethods } from '../methods.js'
@@ -35,8 +36,8 @@ export function nwcHandlers({ store, directory, clock, random, relays, changed }
       : {}),
     // Rounded up: a user reading the budget must never see less spent than was taken.
     spent_sats: Math.ceil((await store.spentMsat(connection, clock.now())) / msatPerSat),
-    expires_at_unix: connection.expires_at === null ? 0 : Math.floor(connection.expires_at / 1000),
-    created_at_unix: Math.floor(connection.created_at / 1000),
+    expires_at_unix: connection.expires_at === null ? 0 : unixSeconds(connection.expires_at),
+    created_at_unix: unixSeconds(connection.created_at),
     revoked: connection.revoked_at !== null,
   })
 

@@ -8,6 +8,7 @@ import { decode as decodeNip19 } from 'nostr-tools/nip19'
 import { OperationError, type HandlerTable } from '../../bus/index.js'
 import type { TokenSigner } from '../../auth/index.js'
 import type { SqlStore } from '../../store/index.js'
+import { msatAsSats, unixSeconds } from '../../units/index.js'
 import type { AuditReport } from '../audit.js'
 import { startAudit } from '../start-audit.js'
 
@@ -25,8 +26,8 @@ export interface OperatorViews {
   recordAudit(report: AuditReport, at: number): void
 }
 
-const seconds = (ms: number | null) => (ms === null ? 0 : Math.floor(ms / 1000))
-const sats = (msat: number | null) => Math.floor((msat ?? 0) / 1000)
+const seconds = (ms: number | null) => (ms === null ? 0 : unixSeconds(ms))
+const sats = (msat: number | null) => msatAsSats(msat ?? 0)
 const clampLimit = (limit: number | undefined) => Math.max(1, Math.min(500, limit ?? 50))
 /** LIKE with the caller's text taken literally. */
 const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, c => `\\${c}`)}%`

@@ -54,6 +54,8 @@ export interface Faults {
   pathfinding: boolean
   /** TrackPaymentV2 sends its first update only after this many ms (a busy LND). */
   trackDelayMs: number
+  /** While set, TrackPaymentV2 answers nothing until it settles (then waits trackDelayMs): an LND that holds every ask. */
+  trackHold?: Promise<void>
   /**
    * The next live-only SubscribeInvoices (no indexes) takes hold only after the next ListInvoices has answered, as
    * a busy LND may register it: this runs then, and must call `register` (it may settle invoices before).

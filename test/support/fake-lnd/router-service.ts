@@ -97,8 +97,12 @@ export function routerService(node: FakeNode): ServiceImpl {
           call.emit('error', { code: grpcCode.unknown, details: "payment isn't initiated" })
           return
         }
-        if (node.faults.trackDelayMs > 0) setTimeout(() => follow(node, call, paymentHash), node.faults.trackDelayMs)
-        else follow(node, call, paymentHash)
+        const answer = () => {
+          if (node.faults.trackDelayMs > 0) setTimeout(() => follow(node, call, paymentHash), node.faults.trackDelayMs)
+          else follow(node, call, paymentHash)
+        }
+        if (node.faults.trackHold) void node.faults.trackHold.then(answer)
+        else answer()
       },
     },
   }

@@ -3,6 +3,7 @@
 // every hole it hit, grouped by operation and problem. CI uses a fixed seed; `npm run fuzz` sets FUZZ_SEED=random
 // and FUZZ_SCALE for a longer campaign. The seed is printed so any run can be repeated.
 import fc from 'fast-check'
+import { shareOfRun } from '../run-share.js'
 
 export interface Violation {
   op: string
@@ -55,14 +56,17 @@ export function campaignSeed(fixed: number): number {
   return env ? Number(env) : fixed
 }
 
-/** FUZZ_SCALE multiplies every campaign's request count (`npm run fuzz`). */
+/**
+ * FUZZ_SCALE multiplies every campaign's request count (`npm run fuzz`); without it a run with a PostgreSQL half
+ * sends half in each half (run-share.ts).
+ */
 export function scaled(requests: number): number {
-  return Math.round(requests * Number(process.env.FUZZ_SCALE ?? 1))
+  return Math.round(requests * Number(process.env.FUZZ_SCALE ?? shareOfRun()))
 }
 
-/** FUZZ_TIME_LIMIT_S overrides a campaign's time limit (the longer `npm run fuzz` runs). */
+/** FUZZ_TIME_LIMIT_S overrides a campaign's time limit (the longer `npm run fuzz` runs); halved like `scaled`. */
 export function timeLimitMs(defaultSeconds: number): number {
-  return Number(process.env.FUZZ_TIME_LIMIT_S ?? defaultSeconds) * 1000
+  return (process.env.FUZZ_TIME_LIMIT_S ? Number(process.env.FUZZ_TIME_LIMIT_S) : defaultSeconds * shareOfRun()) * 1000
 }
 
 export async function runCampaign<C>(opts: CampaignOptions<C>): Promise<CampaignResult> {
