@@ -18,6 +18,8 @@ import { privateKinds, readerIdentity } from './private-reads.js'
 
 export type { ClientSession, RelayCore, SessionContext }
 
+/** How long a client refused for an open-subscription cap is not read (ms). */
+const overCapPauseMs = 500
 /** Shortest pause of a client over its message budget (ms). */
 const minPauseMs = 100
 
@@ -253,10 +255,14 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       return closed(subId, `invalid: more than ${limits.maxFilters} filters in one REQ`)
     }
     const isNew = !subscriptions.has(subId)
+    // A client over a cap that asks again at once would have this thread refuse it in a loop: its socket is not read
+    // for a while after each such refusal (what it sends meanwhile waits in its own buffers).
     if (isNew && subscriptions.size >= limits.maxSubscriptions && !ctx.own) {
+      pauseReading(overCapPauseMs)
       return closed(subId, `blocked: more than ${limits.maxSubscriptions} open subscriptions on this connection`)
     }
     if (isNew && ctx.state.subscriptions >= limits.maxSubscriptionsPerAddress && !ctx.own) {
+      pauseReading(overCapPauseMs)
       return closed(subId, `rate-limited: more than ${limits.maxSubscriptionsPerAddress} open subscriptions from your address`)
     }
     let filters: Filter[]
@@ -278,6 +284,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       }
       const wantsStored = filters.some(filter => filter.limit > 0)
       if (wantsStored && (reads.available() < 1 || ctx.state.reads.available() < 1)) {
+        pauseReading(Math.max(reads.msUntilOne(), ctx.state.reads.msUntilOne()))
         return closed(subId, 'rate-limited: too many stored events requested, try again in a few seconds')
       }
     }

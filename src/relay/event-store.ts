@@ -4,6 +4,7 @@ import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
 import { ensureDataDir } from '../store/index.js'
+import { BoundedMap } from '../limits/index.js'
 import { mayMatchEphemeral, type Filter } from './filter.js'
 import { mergePages, recentEvents } from './recent-events.js'
 import {
@@ -302,7 +303,8 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     }
   }
 
-  const statements = new Map<string, Database.Statement>()
+  // Prepared query shapes, the most used kept: a stranger choosing odd shapes costs a prepare each, never memory.
+  const statements = new BoundedMap<string, Database.Statement>(256)
 
   function query(filter: Filter, now: number): StoredEvent[] {
     return queryPage(filter, now, filter.limit)
@@ -314,6 +316,12 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     const kept = mayMatchEphemeral(filter) ? recent.page(filter, now, limit, cursor) : []
     return kept.length === 0 ? stored : mergePages(stored, kept, limit, id => recent.has(id))
   }
+
+  /**
+   * Kinds a filter may name for the query to read each kind's newest events from events_kind_created in order (one
+   * branch per kind, merged). Beyond it the kinds are one IN list, and SQLite reads and sorts every event of them.
+   */
+  const kindBranchesMax = 16
 
   function queryStored(filter: Filter, now: number, limit: number, cursor?: QueryCursor): StoredEvent[] {
     const lists = [filter.ids, filter.authors, filter.kinds, ...filter.tags.values()]
@@ -331,7 +339,6 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
     }
     if (filter.ids) add('id IN (SELECT value FROM json_each(@ids))', 'ids', JSON.stringify(filter.ids))
     if (filter.authors) add('pubkey IN (SELECT value FROM json_each(@authors))', 'authors', JSON.stringify(filter.authors))
-    if (filter.kinds) add('kind IN (SELECT value FROM json_each(@kinds))', 'kinds', JSON.stringify(filter.kinds))
     if (filter.since !== undefined) add('created_at >= @since', 'since', filter.since)
     if (filter.until !== undefined) add('created_at <= @until', 'until', filter.until)
     let i = 0
@@ -344,9 +351,22 @@ export function openEventStore(opts: EventStoreOptions): EventStore {
       )
       i++
     }
-    // Only parameter names vary, never values; the number of shapes is bounded (5 flags × 52 tag letters).
-    const sql = `SELECT id, created_at AS createdAt, raw FROM events WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id ASC LIMIT @limit`
-    let statement = statements.get(sql)
+    const select = (conditions: string[]) =>
+      `SELECT id, created_at AS createdAt, raw FROM events WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id ASC LIMIT @limit`
+    let sql: string
+    const kinds = filter.kinds
+    if (kinds && !filter.ids && kinds.length <= kindBranchesMax) {
+      // A kind's newest events come in created_at order from its index and the read stops at the page: reading
+      // 100 of 20,000 stored events of one kind took 41 ms as an IN list (all read, then sorted), 1 ms so.
+      kinds.forEach((kind, k) => (params[`kind${k}`] = kind))
+      const branches = kinds.map((_, k) => select([...where, `kind = @kind${k}`]))
+      sql = branches.length === 1 ? branches[0]! : `${branches.map(b => `SELECT * FROM (${b})`).join(' UNION ALL ')} ORDER BY createdAt DESC, id ASC LIMIT @limit`
+    } else {
+      if (kinds) add('kind IN (SELECT value FROM json_each(@kinds))', 'kinds', JSON.stringify(kinds))
+      sql = select(where)
+    }
+    // Only parameter names vary, never values; the number of shapes is bounded (kind branches × flags × tag letters).
+    let statement = statements.touch(sql)
     if (!statement) statements.set(sql, (statement = db.prepare(sql)))
     return statement.all(params) as StoredEvent[]
   }

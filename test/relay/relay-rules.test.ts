@@ -181,3 +181,40 @@ replaceable.run()
 deletion.run()
 timing.run()
 sweep.run()
+
+const pages = suite('stored events are read newest first, page by page, whatever the kinds named')
+
+pages('one, two, sixteen and seventeen kinds: every page in created_at DESC, id ASC order, nothing twice or missed', () => {
+  const store = openEventStore({ dataDir: tempDir(), ephemeralRetentionSeconds: 600 })
+  const now = nowSeconds()
+  const kinds = Array.from({ length: 17 }, (_, k) => 1000 + k)
+  const events: NostrEvent[] = []
+  // 340 events over 40 seconds: many share a second, so the id decides their order.
+  for (let n = 0; n < 340; n++) events.push(signed(n % 2 ? alice : bob, kinds[n % 17]!, `e${n}`, [], now - 40 + (n % 40)))
+  for (const event of events) assert.is(store.save(event, now), 'stored')
+  const expected = (named: number[]) =>
+    events
+      .filter(ev => named.includes(ev.kind))
+      .sort((x, y) => y.created_at - x.created_at || (x.id < y.id ? -1 : 1))
+      .map(ev => ev.id)
+  for (const named of [[1003], [1001, 1002], kinds.slice(0, 16), kinds]) {
+    const filter = parseFilter({ kinds: named, limit: 500 }, defaultRelayLimits)
+    const read: string[] = []
+    let cursor: { createdAt: number; id: string } | undefined
+    for (;;) {
+      const page = store.queryPage(filter, now, 7, cursor)
+      read.push(...page.map(ev => ev.id))
+      const last = page[page.length - 1]
+      if (page.length < 7 || !last) break
+      cursor = { createdAt: last.createdAt, id: last.id }
+    }
+    assert.equal(read, expected(named), `${named.length} kinds`)
+    // With another condition beside the kinds (an author), and a limit below what matches.
+    const authored = parseFilter({ kinds: named, authors: [alicePub], limit: 5 }, defaultRelayLimits)
+    const alices = events.filter(ev => ev.pubkey === alicePub).map(ev => ev.id)
+    assert.equal(store.query(authored, now).map(ev => ev.id), expected(named).filter(id => alices.includes(id)).slice(0, 5))
+  }
+  store.close()
+})
+
+pages.run()
