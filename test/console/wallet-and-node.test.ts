@@ -2,7 +2,9 @@
 // against the real daemon (embedded node): a wallet's ids copied to the clipboard, its history paged and showing a
 // payment made in the console, its NWC connection revoked; a payroll contract made by picking wallets by name; the
 // node's key, a peer, a channel opened and closed, a fresh address and the liquidity; invite links listed from the
-// daemon; and a dismissed confirmation that changes nothing.
+// daemon; an app's nprofile copied; and a dismissed confirmation that changes nothing.
+import fs from 'node:fs'
+import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Locator, Page } from 'playwright-core'
@@ -263,6 +265,15 @@ views('invite links are listed from the daemon, one made elsewhere too, each wit
   await invites.getByRole('row').filter({ hasText: made }).getByRole('button', { name: /^Copy invite/ }).click()
   await eventually(async () => (await clipboard()) === made, 'the invite copied')
   assert.equal(pageErrors, [], 'no script error and nothing the Content-Security-Policy refused')
+})
+
+views("an app's nprofile is copied by its button: the daemon's own for its default app", async () => {
+  if (!chromiumPath) return
+  const own = fs.readFileSync(path.join(daemon.dataDir, 'app.nprofile'), 'utf8').trim()
+  const defaultApp = (await operatorGet('/api/operator/apps')).apps.find((app: { npub: string }) => app.npub === appProfile(daemon.dataDir).pubkey)
+  await open('apps')
+  await page.getByRole('button', { name: `Copy the nprofile of ${defaultApp.name}`, exact: true }).click()
+  await eventually(async () => (await clipboard()) === own, 'the nprofile copied')
 })
 
 views('a dismissed token rotation keeps the old token working', async () => {

@@ -70,6 +70,7 @@ export function Node() {
   return (
     <>
       <h1>Node</h1>
+      <p><button type="button" class="secondary" onClick={reload}>Refresh</button></p>
       {embedded && (
         <p class="hint" data-testid="embedded-note">
           This is the embedded node, a simulation for trying relaypay out: it answers everything on this page, but it
@@ -127,7 +128,7 @@ export function Node() {
             p.address,
             p.inbound ? 'they connected' : 'we connected',
             when(p.connected_at),
-          ])} empty="No peer." />
+          ])} empty={peers.data ? 'No peer.' : 'Loading…'} />
         <form class="row" onSubmit={submit(() => action.run(async () => {
           const target = peerAddress(peer)
           if (!target) throw new Error('Give the peer as pubkey@host:port (66 hex characters, @, its address; the port is 9735 when left out).')
@@ -161,7 +162,7 @@ export function Node() {
                   return `Channel ${name} closing in transaction ${short(closed.closing_txid, 8)}.`
                 })}>Close</button>,
             ]
-          })} empty="No channel." />
+          })} empty={channels.data ? 'No channel.' : 'Loading…'} />
         <h3>Open a channel</h3>
         <form class="row" onSubmit={submit(() => action.run(async () => {
           const amount = Number(open.amount)

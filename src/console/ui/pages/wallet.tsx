@@ -86,7 +86,7 @@ export function Wallet() {
             p.memo || '—',
             <a href={`#/payments?query=${encodeURIComponent(p.payment_hash)}`} title={p.payment_hash}>{short(p.payment_hash, 6)}</a>,
           ])}
-          empty="No invoice or payment yet." />
+          empty={history.data ? 'No invoice or payment yet.' : 'Loading…'} />
         <div class="row">
           <span data-testid="history-range">{shown.length === 0 ? 'None' : `${page * pageSize + 1}–${page * pageSize + shown.length}`}</span>
           <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>Newer</button>
