@@ -74,3 +74,43 @@ export const OperatorAudit = message('OperatorAudit', {
   wallets_total_sats: int(),
   problems: list(text()),
 })
+
+// The node page: what the node is, who it talks to, what it holds. Sats throughout (LND's units for these).
+export const OperatorNode = message('OperatorNode', {
+  pubkey: text(),
+  alias: text(),
+  network: text(),
+  version: text(),
+  block_height: int(),
+  synced_to_chain: bool(),
+  synced_to_graph: bool(),
+  uris: list(text()), // pubkey@host:port the node listens on; empty when it listens nowhere
+  active_channels: int(),
+  pending_channels: int(),
+  peers: int(),
+  chain_balance_sats: int(), // confirmed on-chain
+  unconfirmed_chain_balance_sats: int(),
+  outbound_sats: int(), // our side of the open channels: what the node can send
+  inbound_sats: int(), // the peers' side: what the node can receive
+})
+
+export const OperatorPeer = message('OperatorPeer', {
+  pubkey: text(),
+  address: text(), // host:port
+  inbound: bool(), // the peer connected to us
+  connected_at: int(), // unix seconds
+})
+export const OperatorPeers = message('OperatorPeers', { peers: list(OperatorPeer) })
+
+export const OperatorNodeAddress = message('OperatorNodeAddress', { address: text() })
+
+export const OperatorInvite = message('OperatorInvite', {
+  invite_token: text(),
+  app_id: text(),
+  sats: optional(int()), // recorded when it was made, never credited
+  used: bool(),
+  used_by: text(), // the Nostr key (hex) that used it; '' while unused
+  created_at: int(), // unix seconds
+  used_at: int(), // unix seconds; 0 while unused
+})
+export const OperatorInvites = message('OperatorInvites', { invites: list(OperatorInvite) })

@@ -4,7 +4,7 @@ import { operation } from '../operation.js'
 import { Empty } from '../dsl.js'
 import {
   OperatorApps, OperatorAppToken, OperatorAudit, OperatorRotateAppTokenRequest, OperatorPaymentSearch, OperatorPayments, OperatorUserSearch, OperatorUserToken,
-  OperatorUserTokenRequest, OperatorUsers,
+  OperatorUserTokenRequest, OperatorUsers, OperatorNode, OperatorPeers, OperatorNodeAddress, OperatorInvites,
 } from '../messages/operator.js'
 import { ModelNameRequest, TranscriptionModel } from '../messages/models.js'
 
@@ -52,6 +52,30 @@ export const operatorOperations = [
     http: { method: 'POST', path: '/api/operator/audit', body: 'none' },
     input: Empty, output: OperatorAudit,
     summary: 'Runs the ledger audit (as `relaypay audit`) on a worker thread and returns its verdict.',
+  }),
+  operation({
+    name: 'OperatorGetNode', ...operator,
+    http: { method: 'GET', path: '/api/operator/node', body: 'none' },
+    input: Empty, output: OperatorNode,
+    summary: "The node: its key and the `pubkey@host:port` addresses it listens on, sync, channel and peer counts, its on-chain balance and its liquidity (outbound: our side of the channels; inbound: the peers' side), in sats.",
+  }),
+  operation({
+    name: 'OperatorListPeers', ...operator,
+    http: { method: 'GET', path: '/api/operator/node/peers', body: 'none' },
+    input: Empty, output: OperatorPeers,
+    summary: 'The peers the node is connected to, with their address and which side connected.',
+  }),
+  operation({
+    name: 'OperatorNewNodeAddress', ...operator,
+    http: { method: 'POST', path: '/api/operator/node/address', body: 'none' },
+    input: Empty, output: OperatorNodeAddress,
+    summary: "A fresh on-chain (P2WPKH) address of the node's own wallet, to fund channels; what it receives credits no user.",
+  }),
+  operation({
+    name: 'OperatorListInvites', ...operator,
+    http: { method: 'GET', path: '/api/operator/invites', body: 'none' },
+    input: Empty, output: OperatorInvites,
+    summary: 'Every one-time invite link (CreateOneTimeInviteLink), newest first, with whether and when it was used and by which key.',
   }),
   operation({
     name: 'OperatorDeleteModel', ...operator,

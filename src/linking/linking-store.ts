@@ -37,6 +37,8 @@ export interface LinkingStore {
 
   insertInvite(row: { token: string; appId: string; sats: number | null; createdAt: number }): Promise<void>
   invite(token: string): Promise<InviteRow | undefined>
+  /** Every invite, the newest first (the operator's list). */
+  invites(): Promise<InviteRow[]>
   /** Marks an unused invite of this app used by `pubkey`; false when it is unknown, of another app or used. */
   useInvite(token: string, appId: string, pubkey: string, now: number): Promise<boolean>
   /** Undoes `useInvite` when the account it was used for could not be opened. */
@@ -109,6 +111,8 @@ export function linkingStore(sql: SqlStore): LinkingStore {
     },
     invite: token =>
       sql.one<InviteRow>('SELECT token, app_id, sats, used_by, created_at, used_at FROM invite_tokens WHERE token = ?', [token]),
+    invites: () =>
+      sql.many<InviteRow>('SELECT token, app_id, sats, used_by, created_at, used_at FROM invite_tokens ORDER BY created_at DESC, token'),
     async useInvite(token, appId, pubkey, now) {
       const { changes } = await sql.run(
         'UPDATE invite_tokens SET used_by = ?, used_at = ? WHERE token = ? AND app_id = ? AND used_by IS NULL',

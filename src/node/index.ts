@@ -9,6 +9,7 @@ import { channelHandlers } from './handlers/channels.js'
 import { infoHandlers } from './handlers/info.js'
 import { assetHandlers, type OperationBooks } from './handlers/assets.js'
 import { invoiceHandlers } from './handlers/invoices.js'
+import { nodeViewHandlers } from './handlers/node-view.js'
 import { resolveLndConnection } from './lnd/lnd-settings.js'
 
 export type {
@@ -100,7 +101,7 @@ export type { BookedOperation, OperationBooks } from './handlers/assets.js'
 
 /**
  * The node room's operations, answered from the configured LightningNode: the operator's node administration
- * (info, seed, assets, peers, channels, on-chain bumps) and the node-only invoice operations (handlers/).
+ * (info, seed, assets, peers, channels, on-chain bumps, the console's node page) and the node-only invoice operations (handlers/).
  */
 export interface NodeHandlerDeps {
   node: LightningNode
@@ -117,5 +118,6 @@ export function nodeHandlers(deps: NodeHandlerDeps): HandlerTable {
     ...chainHandlers(deps.node),
     ...channelHandlers(deps.node),
     ...invoiceHandlers(deps.node, deps.settlementApplied),
+    ...nodeViewHandlers(deps.node),
   }
 }

@@ -345,8 +345,8 @@ pages('payroll: Pay now makes a run, listed and in the CSV export', async () => 
   const id = (identifier: string) => users.find((u: { identifier: string }) => u.identifier === identifier).user_id
   await open('payroll')
   await page.getByLabel('Contract name').fill('Bob monthly')
-  await page.getByLabel('Employee wallet id').fill(id('bob'))
-  await page.getByLabel('Paying wallet id').fill(id('alice'))
+  await page.getByLabel('Employee wallet').fill(id('bob'))
+  await page.getByLabel('Paying wallet').fill(id('alice'))
   await page.getByLabel('Amount per period').fill('250')
   await page.getByLabel('Periods').fill('3')
   const tomorrow = await page.evaluate<string>('new Date(Date.now() + 86400000).toISOString().slice(0, 10)')

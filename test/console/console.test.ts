@@ -29,7 +29,7 @@ let dir: string
 /** Uncaught errors and CSP refusals the console page reported: none allowed. */
 const pageErrors: string[] = []
 
-const pages = ['overview', 'apps', 'users', 'payments', 'nwc', 'links', 'charts', 'restaurant', 'payroll', 'models']
+const pages = ['overview', 'apps', 'users', 'payments', 'node', 'nwc', 'links', 'charts', 'restaurant', 'payroll', 'models']
 
 e2e.before(async () => {
   if (!chromiumPath) return
@@ -338,9 +338,8 @@ e2e('invite links, and a wallet\'s CLINK offers', async () => {
   if (!chromiumPath) return
   await open('links')
   await page.getByRole('button', { name: 'Create an invite' }).click()
-  await page.getByText('Invite created.').waitFor()
-  await page.getByRole('button', { name: 'Check invite 1' }).click()
-  await page.getByRole('button', { name: 'Check invite 1' }).filter({ hasText: 'unused' }).waitFor()
+  await page.getByText('Invite created: it is first in the list.').waitFor()
+  await page.getByRole('region', { name: 'Invite links' }).getByRole('row').filter({ has: page.getByTestId('invite-1') }).getByText('unused').waitFor()
   await page.getByLabel('User identifier').fill('alice')
   await page.getByRole('button', { name: 'Open' }).click()
   await page.getByLabel('Offer label').fill('Coffee')
@@ -357,8 +356,9 @@ e2e('payroll: a contract between two wallets, its schedule, and the payouts as C
   const id = (identifier: string) => users.find((u: { identifier: string }) => u.identifier === identifier).user_id
   await open('payroll')
   await page.getByLabel('Contract name').fill('Bob weekly')
-  await page.getByLabel('Employee wallet id').fill(id('bob'))
-  await page.getByLabel('Paying wallet id').fill(id('alice'))
+  // A pasted wallet id is taken as it is (the picker's list is for finding one by name).
+  await page.getByLabel('Employee wallet').fill(id('bob'))
+  await page.getByLabel('Paying wallet').fill(id('alice'))
   await page.getByLabel('Amount per period').fill('100')
   await page.getByLabel('Frequency').selectOption('weekly')
   await page.getByLabel('Periods').fill('4')
@@ -394,7 +394,9 @@ e2e('download a model from the model host: the progress reaches 100%', async () 
 e2e('every page has labels and fits a 375 px screen without sideways scrolling', async () => {
   if (!chromiumPath) return
   await page.setViewportSize({ width: 375, height: 800 })
-  for (const name of pages) {
+  // And one wallet's own page, reached from the lists of wallets (alice: an app user with a history).
+  const alice = (await daemon.request('GET', '/api/operator/users?query=alice', { headers: { authorization: `Bearer ${daemon.adminToken}` } })).json.users[0]
+  for (const name of [...pages, `wallet?id=${alice.user_id}`]) {
     await open(name)
     await page.waitForTimeout(300)
     if (name === 'nwc' || name === 'restaurant') {

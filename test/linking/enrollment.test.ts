@@ -1,4 +1,5 @@
-// The operator's relay key: admin.connect at first start, EnrollAdminToken, and one-time invites by the admin.
+// The operator's relay key: admin.connect at first start, EnrollAdminToken, and one-time invites by the admin (and
+// the operator's list of them).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
@@ -91,6 +92,17 @@ enroll('an invite from the admin opens exactly one account for the key that uses
   assert.is((await invitee.call('UseInviteLink', { invite_token: second })).reason, 'this key already has an account')
   assert.is((await admin.ok('GetInviteLinkState', { invite_token: second })).used, false)
   assert.is((await invitee.call('UseInviteLink', { invite_token: 'a'.repeat(64) })).reason, 'invalid invite token')
+
+  // The operator's list (the console's): both invites, newest first, the used one naming the key that used it.
+  const listed = await daemon.request('GET', '/api/operator/invites', { headers: { authorization: `Bearer ${daemon.adminToken}` } })
+  assert.is(listed.status, 200, listed.text)
+  const invites = listed.json.invites as { invite_token: string; sats?: number; used: boolean; used_by: string; used_at: number; created_at: number }[]
+  assert.equal(invites.map(invite => invite.invite_token), [second, token])
+  assert.equal([invites[1]!.used, invites[1]!.used_by, invites[1]!.sats], [true, invitee.pubkey, 100])
+  assert.ok(invites[1]!.used_at >= invites[1]!.created_at && invites[1]!.created_at > 1_700_000_000, 'unix seconds')
+  assert.equal([invites[0]!.used, invites[0]!.used_by, invites[0]!.used_at, invites[0]!.sats], [false, '', 0, undefined])
+  const stranger = await daemon.request('GET', '/api/operator/invites')
+  assert.is(stranger.status, 401, 'only the operator lists them')
 })
 
 enroll('invites are admin operations: another key is refused', async () => {

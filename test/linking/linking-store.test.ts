@@ -110,6 +110,13 @@ for (const engine of both.engines) {
     })
   })
 
+  test('invites are listed newest first, used or not', async () => {
+    const listed = await store.invites()
+    assert.equal(listed.map(invite => invite.token), [token(10), token(11)], 'made at the same time: by token')
+    await store.insertInvite({ token: token(14), appId: 'app2', sats: null, createdAt: now + 5 })
+    assert.equal((await store.invites()).map(invite => [invite.token, invite.app_id]), [[token(14), 'app2'], [token(10), 'app1'], [token(11), 'app1']])
+  })
+
   test('of 20 keys using one invite at once exactly one wins, and the row names it', async () => {
     await store.insertInvite({ token: token(13), appId: 'app1', sats: null, createdAt: now })
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.useInvite(token(13), 'app1', `pk${i}`, now)))

@@ -1,5 +1,6 @@
 // The operator's node operations over HTTP against the real daemon and its embedded node: info and seed, peers,
-// the life of a channel, policies, fee bumps, assets and liabilities, and the node-only invoice operations.
+// the life of a channel, policies, fee bumps, assets and liabilities, the console's node page, and the node-only
+// invoice operations.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { SignJWT } from 'jose'
@@ -168,6 +169,48 @@ channels('AddPeer, OpenChannel, ListChannels, UpdateChannelPolicy (one and all),
   assert.match(forced.closing_txid, txidPattern)
   assert.equal(await listChannels(daemon), [])
   assert.is((await ok(daemon, 'POST', '/api/admin/assets/liabilities', {})).lnds[0].tracked.channels_balance, 0)
+})
+
+channels("the console's node page: the node's key, its peers, a fresh address of its own, and its liquidity", async () => {
+  const admin = { authorization: `Bearer ${daemon.adminToken}` }
+  const get = async (path: string, method = 'GET') => {
+    const res = await daemon.request(method, path, { headers: admin })
+    assert.is(res.status, 200, `${path}: ${res.text}`)
+    return res.json
+  }
+  const before = await get('/api/operator/node')
+  const assets = (await ok(daemon, 'POST', '/api/admin/assets/liabilities', {})).lnds[0]
+  assert.is(before.pubkey, assets.pubkey)
+  assert.match(before.pubkey, /^0[23][0-9a-f]{64}$/)
+  assert.equal([before.network, before.synced_to_chain, before.uris], ['regtest', true, []], 'the embedded node listens nowhere')
+  assert.is(before.chain_balance_sats, assets.tracked.confirmed_balance)
+  assert.ok(before.block_height > 0)
+
+  const peer = randomNodePubkey()
+  await ok(daemon, 'POST', '/api/admin/peer', { pubkey: peer, host: '127.0.0.2', port: 9736 })
+  const { peers } = await get('/api/operator/node/peers')
+  const listed = peers.find((p: { pubkey: string }) => p.pubkey === peer)
+  assert.equal({ ...listed, connected_at: undefined }, { pubkey: peer, address: '127.0.0.2:9736', inbound: false, connected_at: undefined })
+  assert.ok(Math.abs(listed.connected_at - Date.now() / 1000) < 60, 'unix seconds')
+
+  const opened = await ok(daemon, 'POST', '/api/admin/channel/open', { node_pubkey: peer, local_funding_amount: 200_000, sat_per_v_byte: 0, push_sat: 30_000 })
+  const after = await get('/api/operator/node')
+  assert.is(after.outbound_sats - before.outbound_sats, 170_000, 'our side of the new channel')
+  assert.is(after.inbound_sats - before.inbound_sats, 30_000, "the peer's side: what the node can now receive")
+  assert.is(after.active_channels, before.active_channels + 1)
+  assert.ok(after.peers >= 1)
+  const point = (await listChannels(daemon)).find(c => c.capacity === 200_000)!.channel_point.split(':')
+  await ok(daemon, 'POST', '/api/admin/channel/close', { funding_txid: point[0], output_index: Number(point[1]), force: false, sat_per_v_byte: 0 })
+  assert.ok(opened.channel_id)
+
+  const first = (await get('/api/operator/node/address', 'POST')).address
+  const second = (await get('/api/operator/node/address', 'POST')).address
+  assert.match(first, /^bcrt1q[02-9ac-hj-np-z]{38}$/, 'a regtest P2WPKH address')
+  assert.is.not(first, second, 'a fresh one each time')
+  for (const path of ['/api/operator/node', '/api/operator/node/peers']) {
+    assert.is((await daemon.request('GET', path)).status, 401, `${path} is the operator's only`)
+  }
+  assert.is((await daemon.request('POST', '/api/operator/node/address')).status, 401)
 })
 
 channels('OpenChannel refuses a peer the node is not connected to', async () => {

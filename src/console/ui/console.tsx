@@ -16,12 +16,15 @@ import { Restaurant } from './pages/restaurant.js'
 import { Models } from './pages/models.js'
 import { Payroll } from './pages/payroll.js'
 import { Links } from './pages/links.js'
+import { Node } from './pages/node.js'
+import { Wallet } from './pages/wallet.js'
 
 const pages = [
   ['overview', 'Overview', Overview],
   ['apps', 'Apps', Apps],
   ['users', 'Users & wallets', Users],
   ['payments', 'Invoices & payments', Payments],
+  ['node', 'Node', Node],
   ['nwc', 'NWC', Nwc],
   ['links', 'Offers, LNURL & invites', Links],
   ['charts', 'Charts', Charts],
@@ -29,6 +32,9 @@ const pages = [
   ['payroll', 'Payroll', Payroll],
   ['models', 'Models', Models],
 ] as const
+
+// Pages reached from others, not from the navigation: one wallet's own page (#/wallet?id=…).
+const linkedPages = [['wallet', Wallet]] as const
 
 const currentPage = () => location.hash.replace(/^#\/?/, '').split('?')[0] || 'overview'
 
@@ -61,19 +67,22 @@ function App() {
   const [signedIn, setSignedIn] = useState<boolean | undefined>(undefined)
   const [reason, setReason] = useState<string | undefined>()
   const [page, setPage] = useState(currentPage())
+  // The whole address: one wallet's page opened from another's link is a new page, not the same one.
+  const [, setAddress] = useState(location.hash)
   useEffect(() => {
     resumeSession().then(setSignedIn)
     whenSignedOut(() => {
       setReason('Your session ended: sign in again.')
       setSignedIn(false)
     })
-    const onHash = () => setPage(currentPage())
+    const onHash = () => (setPage(currentPage()), setAddress(location.hash))
     addEventListener('hashchange', onHash)
     return () => removeEventListener('hashchange', onHash)
   }, [])
   if (signedIn === undefined) return <p class="loading">Loading…</p>
   if (!signedIn) return <SignIn reason={reason} onSignedIn={() => (setReason(undefined), setSignedIn(true))} />
   const Page = (pages.find(([id]) => id === page) ?? pages[0])[2]
+  const Linked = linkedPages.find(([id]) => id === page)?.[1]
   return (
     <div class="shell">
       <header class="top">
@@ -88,7 +97,7 @@ function App() {
         </button>
       </header>
       <main id="page">
-        <Page />
+        {Linked ? <Linked key={location.hash} /> : <Page />}
       </main>
     </div>
   )

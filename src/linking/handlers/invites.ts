@@ -1,10 +1,11 @@
-// One-time invites: the operator creates a token in its app, shares it out
+// One-time invites: the operator creates a token in its app (and lists them all), shares it out
 // of band, and the invitee's key presents it to the same app pubkey to get an account there, even in an app that
 // does not let clients open accounts on their own.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { type HandlerTable, OperationError } from '../../bus/index.js'
 import type { NostrAccounts } from '../../wallet/index.js'
 import type { LinkingStore } from '../linking-store.js'
+import { unixSeconds } from '../../units/index.js'
 
 const inviteTokenBytes = 32
 
@@ -48,6 +49,18 @@ export function inviteHandlers({ store, nostr, defaultAppId, random }: InviteDep
       if (!invite) throw new OperationError('not_found', 'invite token not found')
       return { used: invite.used_by !== null }
     },
+    // The operator's list, so an invite made elsewhere (another session, over Nostr) can be found and checked.
+    OperatorListInvites: async () => ({
+      invites: (await store.invites()).map(invite => ({
+        invite_token: invite.token,
+        app_id: invite.app_id,
+        ...(invite.sats === null ? {} : { sats: invite.sats }),
+        used: invite.used_by !== null,
+        used_by: invite.used_by ?? '',
+        created_at: unixSeconds(invite.created_at),
+        used_at: invite.used_at === null ? 0 : unixSeconds(invite.used_at),
+      })),
+    }),
     UseInviteLink: async (input, ctx) => {
       await redeem(input.invite_token.trim(), ctx.caller.appId, ctx.caller.pub, ctx.clock.now())
       return {}

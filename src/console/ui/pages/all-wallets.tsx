@@ -1,8 +1,9 @@
 // Every wallet, most recently active first, a page of twenty at a time: the admin's user view (GetUsersAdminInfo),
-// with each wallet's balance, ban state, the app identity it has and the app it owns.
+// with each wallet's balance, ban state, the app identity it has and the app it owns; each opens its own page.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Section, Status, Table, sats, short, useLoad } from '../parts.js'
+import { walletHref } from './wallet.js'
 
 interface AdminUser {
   user_id: string
@@ -31,7 +32,7 @@ export function AllWallets(props: { reloadKey: number }) {
           const appUser = user.app_users[0]
           const name = appUser?.app_user_id ?? short(user.user_id)
           return [
-            <span title={user.user_id} data-testid={`wallet-${name}`}>{name}</span>,
+            <a href={walletHref(user.user_id)} title={user.user_id} data-testid={`wallet-${name}`}>{name}</a>,
             appUser?.npub ? <span title={appUser.npub}>{short(appUser.npub, 6)}</span> : '—',
             sats(user.balance),
             user.locked ? 'banned' : 'active',

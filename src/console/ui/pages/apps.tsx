@@ -1,6 +1,8 @@
 // Apps: the list, adding one, and rotating an app's token (OperatorRotateAppToken: the old token stops working).
-// A token is shown once, here, and kept nowhere else.
+// A token is shown once, here, and kept nowhere else. Each app's nprofile (its key and the relays the daemon names in
+// connection strings) is there to copy, for a client that connects to the app over Nostr.
 import { useState } from 'preact/hooks'
+import { nprofileEncode } from 'nostr-tools/nip19'
 import { call } from '../api.js'
 import { Copy, Check, Field, Section, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
 
@@ -21,6 +23,7 @@ export const appToken = (name: string) => call<{ auth_token: string }>('/api/adm
 
 export function Apps() {
   const apps = useLoad(listApps)
+  const relays = useLoad(() => call<{ public_relays: { urls: string[] } }>('/console/api/about').then(r => r.public_relays.urls))
   const [name, setName] = useState('')
   const [allow, setAllow] = useState(true)
   const [token, setToken] = useState<{ app: string; token: string } | undefined>()
@@ -53,13 +56,14 @@ export function Apps() {
       </Section>
       <Section title="Applications">
         <Status error={apps.error} />
-        <Table caption="Applications" head={['Name', 'Users', 'Owner balance', 'Users may join', 'Created', 'Token']}
+        <Table caption="Applications" head={['Name', 'Users', 'Owner balance', 'Users may join', 'Created', 'nprofile', 'Token']}
           rows={(apps.data ?? []).map(app => [
             <span title={app.id}>{app.name}</span>,
             app.users,
             sats(app.owner_balance_sats),
             app.allow_user_creation ? 'yes' : 'no',
             when(app.created_at),
+            relays.data ? <Copy text={nprofileEncode({ pubkey: app.npub, relays: relays.data })} what={`the nprofile of ${app.name}`} /> : '…',
             <button type="button" class="secondary" aria-label={`Rotate the token of ${app.name}`}
               onClick={() => confirm(`Rotate the token of ${app.name}? Every token issued for it before stops working at once.`) && action.run(async () => {
                 const rotated = await call<{ auth_token: string }>('/api/operator/apps/token', { body: { app_id: app.id } })

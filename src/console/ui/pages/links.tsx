@@ -1,9 +1,18 @@
 // CLINK offers, LNURL links and Lightning addresses of one wallet (through a user token, as the NWC page), and
-// the operator's one-time invite links.
+// the operator's one-time invite links (every one the daemon holds, OperatorListInvites).
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Copy, Field, Qr, Section, Status, Table, sats, submit, useAction } from '../parts.js'
+import { Copy, Field, Qr, Section, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
+import { WalletPicker } from '../wallet-picker.js'
 import { actAs } from './nwc.js'
+
+interface Invite {
+  invite_token: string
+  used: boolean
+  used_by: string
+  created_at: number
+  used_at: number
+}
 
 interface Offer {
   offer_id: string
@@ -20,7 +29,7 @@ export function Links() {
   const [offer, setOffer] = useState({ label: '', price: '0' })
   const [lnurl, setLnurl] = useState<{ kind: string; lnurl: string } | undefined>()
   const [address, setAddress] = useState('')
-  const [invites, setInvites] = useState<{ token: string; used?: boolean }[]>([])
+  const invites = useLoad(() => call<{ invites: Invite[] }>('/api/operator/invites').then(r => r.invites))
   const action = useAction()
 
   const loadOffers = async (token: string) => setOffers((await call<{ offers: Offer[] }>('/api/user/offers/get', { bearer: token })).offers)
@@ -31,17 +40,17 @@ export function Links() {
       <Section title="Invite links">
         <p>A one-time invite lets a new person join through the service's app.</p>
         <button type="button" onClick={() => action.run(async () => {
-          const answer = await call('/api/admin/app/invite/create', { body: {} })
-          setInvites([{ token: answer.invitation_link }, ...invites])
-          return 'Invite created.'
+          await call('/api/admin/app/invite/create', { body: {} })
+          invites.reload()
+          return 'Invite created: it is first in the list.'
         })}>Create an invite</button>
-        <Table caption="Invites made in this session" head={['Invite token', 'State']}
-          rows={invites.map((invite, i) => [
-            <span class="mono wrap">{invite.token}</span>,
-            <button type="button" class="secondary" aria-label={`Check invite ${i + 1}`} onClick={() => action.run(async () => {
-              const state = await call('/api/admin/app/invite/get', { body: { invite_token: invite.token } })
-              setInvites(invites.map(x => (x === invite ? { ...x, used: state.used } : x)))
-            })}>{invite.used === undefined ? 'Check' : invite.used ? 'used' : 'unused'}</button>,
+        <Status error={invites.error} />
+        <Table caption="Invite links" head={['Invite token', 'Created', 'State', 'Copy']}
+          rows={(invites.data ?? []).map((invite, i) => [
+            <span class="mono wrap" data-testid={`invite-${i + 1}`}>{invite.invite_token}</span>,
+            when(invite.created_at),
+            invite.used ? <span title={invite.used_by}>used {when(invite.used_at)} by {short(invite.used_by, 6)}</span> : 'unused',
+            <Copy text={invite.invite_token} what={`invite ${i + 1}`} />,
           ])} empty="None yet." />
       </Section>
       <Section title="A wallet's offers and links">
@@ -51,7 +60,7 @@ export function Links() {
           setLnurl(undefined)
           await loadOffers(token)
         }))}>
-          <Field label="User identifier" name="links-user" required value={identifier} onInput={e => setIdentifier(e.currentTarget.value)} />
+          <WalletPicker label="User identifier" name="links-user" pick="identifier" required value={identifier} onChange={setIdentifier} />
           <button type="submit">Open</button>
         </form>
       </Section>
@@ -59,7 +68,7 @@ export function Links() {
         <div class="grid">
           <Section title="CLINK offers">
             <Table caption="Offers" head={['Label', 'Price', 'Offer']}
-              rows={offers.map(o => [o.label || (o.default_offer ? 'default' : ''), o.price_sats ? sats(o.price_sats) : 'payer chooses', <span class="mono wrap">{o.noffer}</span>])} />
+              rows={offers.map(o => [o.label || (o.default_offer ? 'default' : ''), o.price_sats ? sats(o.price_sats) : 'payer chooses', <span class="offer"><span class="mono wrap">{o.noffer}</span> <Copy text={o.noffer} what={`the offer ${o.label || o.offer_id}`} /></span>])} />
             <form onSubmit={submit(() => action.run(async () => {
               await call('/api/user/offer/add', { bearer, body: { label: offer.label.trim(), price_sats: Number(offer.price), callback_url: '', payer_data: [], token: '', rejectUnauthorized: true } })
               await loadOffers(bearer)

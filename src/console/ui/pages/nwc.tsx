@@ -4,12 +4,13 @@
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, when } from '../parts.js'
+import { WalletPicker } from '../wallet-picker.js'
 
 /** A user token for an app user, so a page can call the user's own operations. */
 export const actAs = (identifier: string) =>
   call<{ token: string; user_id: string }>('/api/operator/users/token', { body: { identifier: identifier.trim() } })
 
-interface Connection {
+export interface Connection {
   connection_id: string
   name: string
   client_pubkey: string
@@ -43,7 +44,7 @@ export function Nwc() {
           setCreated(undefined)
           await refresh(bearer)
         }))}>
-          <Field label="User identifier" name="nwc-user" required value={identifier} onInput={e => setIdentifier(e.currentTarget.value)} />
+          <WalletPicker label="User identifier" name="nwc-user" pick="identifier" required value={identifier} onChange={setIdentifier} />
           <button type="submit">Open</button>
         </form>
       </Section>

@@ -2,8 +2,9 @@
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Field, Section, Select, Status, Table, sats, short, submit, useLoad, when } from '../parts.js'
+import { walletHref } from './wallet.js'
 
-interface PaymentRow {
+export interface PaymentRow {
   direction: 'incoming' | 'outgoing'
   payment_hash: string
   user_id: string
@@ -52,7 +53,7 @@ export function Payments() {
         rows={(list.data ?? []).map(p => [
           when(p.created_at),
           p.direction === 'incoming' ? 'in' : 'out',
-          p.identifier || short(p.user_id, 6),
+          <a href={walletHref(p.user_id)} title={p.user_id}>{p.identifier || short(p.user_id, 6)}</a>,
           sats(p.amount_sats),
           p.direction === 'outgoing' ? `${sats(p.service_fee_sats)} + ${sats(p.routing_fee_sats)} routing` : '—',
           p.status,
@@ -64,7 +65,7 @@ export function Payments() {
           <dl class="details">
             <dt>Payment hash</dt><dd class="mono">{open.payment_hash}</dd>
             <dt>Direction</dt><dd>{open.direction}{open.internal ? ' (between wallets of this service)' : ' (over Lightning)'}</dd>
-            <dt>User</dt><dd>{open.identifier} <span class="mono">{open.user_id}</span></dd>
+            <dt>User</dt><dd><a href={walletHref(open.user_id)}>{open.identifier || 'wallet'}</a> <span class="mono">{open.user_id}</span></dd>
             <dt>Amount</dt><dd>{sats(open.amount_sats)}</dd>
             <dt>Service fee</dt><dd>{sats(open.service_fee_sats)}</dd>
             <dt>Routing fee</dt><dd>{sats(open.routing_fee_sats)}</dd>

@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Field, Section, Select, Status, Table, submit, useAction, useLoad } from '../parts.js'
+import { WalletPicker } from '../wallet-picker.js'
 
 const base = '/payroll/api/v1'
 
@@ -55,8 +56,8 @@ export function Payroll() {
       <Section title="New contract">
         <form class="row" onSubmit={submit(() => act('Contract created.', () => call(`${base}/contracts`, { body: { ...form, total_periods: Number(form.total_periods) } })))}>
           <Field label="Contract name" required value={form.name} onInput={input('name')} />
-          <Field label="Employee wallet id" required value={form.employee_wallet} onInput={input('employee_wallet')} />
-          <Field label="Paying wallet id" required value={form.source_wallet} onInput={input('source_wallet')} />
+          <WalletPicker label="Employee wallet" pick="user_id" required value={form.employee_wallet} onChange={employee_wallet => setForm({ ...form, employee_wallet })} />
+          <WalletPicker label="Paying wallet" pick="user_id" required value={form.source_wallet} onChange={source_wallet => setForm({ ...form, source_wallet })} />
           <Field label="Amount per period" required inputMode="decimal" value={form.amount} onInput={input('amount')} />
           <Field label="Currency" required value={form.currency} onInput={input('currency')} />
           <Select label="Frequency" value={form.frequency} onChange={frequency => setForm({ ...form, frequency })}

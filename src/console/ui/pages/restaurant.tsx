@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Check, Field, Section, Select, Status, Table, sats, submit, useAction } from '../parts.js'
+import { WalletPicker } from '../wallet-picker.js'
 import { actAs } from './nwc.js'
 import { MenuEditor, type Menu } from './menu-editor.js'
 
@@ -66,7 +67,7 @@ export function Restaurant() {
           setSelected(undefined)
           await loadRestaurants(keys.admin_key)
         }))}>
-          <Field label="Owner's user identifier" name="owner" required value={identifier} onInput={e => setIdentifier(e.currentTarget.value)} />
+          <WalletPicker label="Owner's user identifier" name="owner" pick="identifier" required value={identifier} onChange={setIdentifier} />
           <button type="submit">Open</button>
         </form>
       </Section>

@@ -6,6 +6,8 @@ import { call } from '../api.js'
 import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
 import { appToken, listApps } from './apps.js'
 import { AllWallets } from './all-wallets.js'
+import { walletHref } from './wallet.js'
+import { WalletPicker } from '../wallet-picker.js'
 
 export interface UserRow {
   user_id: string
@@ -73,7 +75,7 @@ export function Users() {
         <Status error={users.error} />
         <Table caption="Wallets" head={['Identifier', 'App', 'Balance', 'State', 'Created', 'Actions']}
           rows={(users.data ?? []).map(user => [
-            <span title={user.user_id}>{user.identifier || `owner of ${user.app_name}`}</span>,
+            <a href={walletHref(user.user_id)} title={user.user_id}>{user.identifier || `owner of ${user.app_name}`}</a>,
             user.app_name,
             <span data-testid={`balance-${user.identifier}`}>{sats(user.balance_sats)}</span>,
             user.locked ? 'banned' : 'active',
@@ -108,11 +110,12 @@ export function Users() {
         </Section>
         <Section title="Fund (test mode)">
           <form onSubmit={submit(() => action.run(async () => {
+            if (!confirm(`Set the balance of ${fund.identifier.trim()} to ${sats(Number(fund.amount))}? Test mode: no payment stands behind it.`)) return 'Nothing was changed.'
             const token = await appToken(await appOf(fund.identifier.trim()))
             await call('/api/app/mock/user/blance/set', { bearer: token, body: { user_identifier: fund.identifier.trim(), amount: Number(fund.amount) } })
             return done(`Balance of ${fund.identifier.trim()} set to ${sats(Number(fund.amount))}.`)
           }))}>
-            <Field label="User to fund" name="fund-identifier" required value={fund.identifier} onInput={e => setFund({ ...fund, identifier: e.currentTarget.value })} />
+            <WalletPicker label="User to fund" name="fund-identifier" pick="identifier" required value={fund.identifier} onChange={identifier => setFund({ ...fund, identifier })} />
             <Field label="New balance (sats)" name="fund-amount" type="number" min="0" required value={fund.amount} onInput={e => setFund({ ...fund, amount: e.currentTarget.value })} />
             <button type="submit" disabled={action.busy}>Set balance</button>
           </form>
@@ -143,8 +146,8 @@ export function Users() {
             const paid = await call('/api/app/invoice/pay', { bearer: token, body: { user_identifier: from, invoice, amount: 0 } })
             return done(`Paid ${sats(paid.amount_paid)} from ${from} to ${to} (service fee ${sats(paid.service_fee)}).`)
           }))}>
-            <Field label="From user" name="pay-from" required value={pay.from} onInput={e => setPay({ ...pay, from: e.currentTarget.value })} />
-            <Field label="To user" name="pay-to" required value={pay.to} onInput={e => setPay({ ...pay, to: e.currentTarget.value })} />
+            <WalletPicker label="From user" name="pay-from" pick="identifier" required value={pay.from} onChange={from => setPay({ ...pay, from })} />
+            <WalletPicker label="To user" name="pay-to" pick="identifier" required value={pay.to} onChange={to => setPay({ ...pay, to })} />
             <Field label="Amount (sats)" name="pay-amount" type="number" min="1" required value={pay.amount} onInput={e => setPay({ ...pay, amount: e.currentTarget.value })} />
             <button type="submit" disabled={action.busy}>Pay</button>
           </form>
@@ -161,7 +164,7 @@ export function Users() {
             setReceiving({ identifier, invoice, sats: amount })
             return `An invoice of ${sats(amount)} for ${identifier} is shown below.`
           }))}>
-            <Field label="Receiving user" name="receive-identifier" required value={receive.identifier} onInput={e => setReceive({ ...receive, identifier: e.currentTarget.value })} />
+            <WalletPicker label="Receiving user" name="receive-identifier" pick="identifier" required value={receive.identifier} onChange={identifier => setReceive({ ...receive, identifier })} />
             <Field label="Amount to receive (sats)" name="receive-amount" type="number" min="1" required value={receive.amount} onInput={e => setReceive({ ...receive, amount: e.currentTarget.value })} />
             <Field label="Memo" name="receive-memo" value={receive.memo} onInput={e => setReceive({ ...receive, memo: e.currentTarget.value })} />
             <button type="submit" disabled={action.busy}>Create invoice</button>
@@ -190,7 +193,7 @@ export function Users() {
             setBill({ ...bill, invoice: '' })
             return done(`Paid ${sats(paid.amount_paid)} from ${from} (service fee ${sats(paid.service_fee)}).`)
           }))}>
-            <Field label="Paying user" name="bill-from" required value={bill.from} onInput={e => setBill({ ...bill, from: e.currentTarget.value })} />
+            <WalletPicker label="Paying user" name="bill-from" pick="identifier" required value={bill.from} onChange={from => setBill({ ...bill, from })} />
             <Field label="Lightning invoice" name="bill-invoice" required value={bill.invoice} onInput={e => setBill({ ...bill, invoice: e.currentTarget.value })} />
             <button type="submit" disabled={action.busy}>Pay invoice</button>
           </form>
