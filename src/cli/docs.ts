@@ -5,6 +5,7 @@ import { describeType, fieldsOf, titleOf } from '../../schema/describe.js'
 import { callerNames } from '../../schema/operation.js'
 import { openApiDocument, type OpenApi } from '../api-docs/index.js'
 import { packageVersion } from '../version/index.js'
+import { handlerFiles } from './handler-files.js'
 
 /** The HTTP API as an OpenAPI 3.1 document, as the daemon serves it at GET /api/openapi.json. */
 export const openApi = (): OpenApi => openApiDocument(packageVersion())
@@ -30,14 +31,15 @@ export function operationsReference(): string {
   lines.push('## Contents', '')
   for (const area of areas.keys()) lines.push(`- [${area}](#${area.toLowerCase().replace(/[^a-z0-9]+/g, '-')})`)
   lines.push('')
+  const handlers = handlerFiles(catalogue.map(entry => entry.name))
   for (const [area, entries] of areas) {
     lines.push(`## ${area}`, '')
-    for (const entry of entries) lines.push(...describeOperation(entry))
+    for (const entry of entries) lines.push(...describeOperation(entry, handlers.get(entry.name) ?? []))
   }
   return lines.join('\n')
 }
 
-function describeOperation(entry: CatalogueEntry): string[] {
+function describeOperation(entry: CatalogueEntry, handlers: readonly string[]): string[] {
   const lines = [`### ${entry.name}`, '', entry.summary, '']
   const facts: string[] = []
   if (entry.http) {
@@ -56,6 +58,7 @@ function describeOperation(entry: CatalogueEntry): string[] {
   for (const alias of entry.aliases ?? []) {
     facts.push(`alias: ${[alias.name, alias.path && `\`${alias.path}\``].filter(Boolean).join(' ')}`)
   }
+  if (handlers.length > 0) facts.push(`handler: ${handlers.map(file => `\`${file}\``).join(', ')}`)
   lines.push(facts.map(fact => `- ${fact}`).join('\n'), '')
   lines.push(...messageTable('Input', entry.input), ...messageTable('Output', entry.output))
   return lines

@@ -1,20 +1,4 @@
-// The Health probe (`GET /api/health`): answers OK while the daemon can serve, ERROR with the reason otherwise.
-// The service-manager probes (`/healthz`, `/readyz`) are in probes.ts.
-import { type HandlerTable, OperationError } from '../bus/index.js'
-
+// The Health probe (`GET /api/health`, handlers/health.ts): answers OK while the daemon can serve, ERROR with the
+// reason otherwise. The service-manager probes (`/healthz`, `/readyz`) are in probes.ts.
 export { createProbes, type Probes, type CheckResult, type CheckName, type ProbeAnswer } from './probes.js'
-
-export interface HealthDeps {
-  /** Undefined when ready; otherwise why not (upstream answers `not ready` / `not synced`). */
-  notReadyReason(): Promise<string | undefined>
-}
-
-export function healthHandlers(deps: HealthDeps): HandlerTable {
-  return {
-    Health: async () => {
-      const reason = await deps.notReadyReason()
-      if (reason) throw new OperationError('node_unavailable', reason)
-      return {}
-    },
-  }
-}
+export { healthHandlers, type HealthDeps } from './handlers/health.js'

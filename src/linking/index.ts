@@ -7,6 +7,7 @@ import type { TokenSigner } from '../auth/index.js'
 import type { NostrAccounts, WalletAccounts } from '../wallet/index.js'
 import { linkingStore } from './linking-store.js'
 import { adminEnrollment } from './admin-enrollment.js'
+import { adminHandlers } from './handlers/admin.js'
 import { npubLinkingHandlers } from './handlers/npub-linking.js'
 import { inviteHandlers } from './handlers/invites.js'
 import { deviceHandlers } from './handlers/devices.js'
@@ -37,10 +38,7 @@ export async function createLinking(deps: LinkingDeps) {
   const store = linkingStore(deps.sql)
   const enrollment = await adminEnrollment({ store, dataDir: deps.dataDir, clock: deps.clock, random: deps.random, log: deps.log })
   const handlers: HandlerTable = {
-    EnrollAdminToken: async (input, ctx) => {
-      await enrollment.enroll((await deps.accounts.appUser(ctx.caller.appUserId))?.nostr_public_key ?? null, input.admin_token)
-      return {}
-    },
+    ...adminHandlers({ enrollment, accounts: deps.accounts }),
     ...npubLinkingHandlers({ store, accounts: deps.accounts, nostr: deps.nostr, random: deps.random }),
     ...inviteHandlers({ store, nostr: deps.nostr, defaultAppId: deps.defaultAppId, random: deps.random }),
     ...deviceHandlers({ store }),

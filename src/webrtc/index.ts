@@ -3,24 +3,20 @@
 // daemon's candidates go to the caller's key as SubToWebRtcCandidates pushes; over the data channel the caller
 // asks for usage and bundle metrics files (metrics-channel.ts). Uses werift, a WebRTC stack in TypeScript.
 import { randomBytes } from 'node:crypto'
-import { Subject, filter, map, type Observable, OperationError, type HandlerTable, type OutputOf } from '../bus/index.js'
+import { Subject, type Observable, type HandlerTable } from '../bus/index.js'
 import type { Logger } from 'pino'
 import type { MetricsFileRequest } from './metrics-channel.js'
-import { createPeerTable, type PeerOwner, type WebRtcSettings } from './peers.js'
-import { parseCandidate, parseOffer } from './signals.js'
+import { createPeerTable, type WebRtcSettings } from './peers.js'
+import { webRtcHandlers } from './handlers/webrtc.js'
+import type { KeyPush } from './key-push.js'
 
 export type { WebRtcSettings } from './peers.js'
+export type { KeyPush } from './key-push.js'
 export { packetDataBytes, packetType } from './metrics-channel.js'
 
 /** The request id upstream gives candidate pushes. */
 export const candidatesStream = 'SubToWebRtcCandidates'
 
-/** A message for the relay transport to send to one key, unasked (a push). */
-export interface KeyPush {
-  appId: string
-  pubkey: string
-  payload: Record<string, unknown>
-}
 
 export interface WebRtcDeps {
   settings: WebRtcSettings
@@ -52,30 +48,7 @@ export function createWebRtc(deps: WebRtcDeps): WebRtc {
   })
 
   return {
-    handlers: {
-      SubmitWebRtcMessage: async (input, ctx) => {
-        if (!deps.settings.enabled) throw new OperationError('forbidden', 'the WebRTC upgrade is disabled ([webrtc] enabled = false)')
-        const { caller } = ctx
-        // Upstream keys a connection by app and caller key. Candidates can only be pushed to a relay caller; an
-        // HTTP caller finds every candidate in the answer.
-        const owner: PeerOwner = {
-          key: `${caller.appId}:${caller.operatorId}`,
-          appId: caller.appId,
-          pubkey: ctx.transport === 'nostr' ? caller.operatorId : undefined,
-        }
-        const message = input.message
-        if (message.type === 'offer') return { answer: await peers.offer(owner, parseOffer(message.offer)) }
-        await peers.candidate(owner, parseCandidate(message.candidate))
-        return {}
-      },
-      // The candidates of the caller's own connection, as they are found after each offer; the relay transport
-      // pushes each under the stream's name.
-      SubToWebRtcCandidates: (_input, ctx) =>
-        pushes.pipe(
-          filter(push => push.appId === ctx.caller.appId && push.pubkey === ctx.caller.operatorId),
-          map(push => candidateOf(push) as OutputOf<'SubToWebRtcCandidates'>),
-        ),
-    },
+    handlers: webRtcHandlers({ settings: deps.settings, peers, pushes$: pushes }),
     pushes$: pushes.asObservable(),
     peerCount: () => peers.size(),
     stop: async () => {
@@ -83,10 +56,4 @@ export function createWebRtc(deps: WebRtcDeps): WebRtc {
       pushes.complete()
     },
   }
-}
-
-/** The item of a candidate push: the message without its envelope (the transport adds status and requestId). */
-function candidateOf(push: KeyPush): Record<string, unknown> {
-  const { status: _status, requestId: _requestId, ...item } = push.payload
-  return item
 }
