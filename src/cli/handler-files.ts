@@ -1,7 +1,6 @@
 // Which file serves each operation, for the operations reference: every handler table is an object literal in a
 // file under a room's handlers/ folder whose keys are operation names (`Name: async (input, ctx) => …`, or `const Name: Handler<…>` listed in it). Read from
-// the compiled tree this module runs from (an installed package has no src/), and named as its source file. An
-// operation whose handler a room builds from a table of names instead is found by its quoted name in the room.
+// the compiled tree this module runs from (an installed package has no src/), and named as its source file.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,18 +18,17 @@ function filesUnder(dir: string): string[] {
 
 /** The source files (`src/…/handlers/x.ts`) that define a handler of each named operation; none found: []. */
 export function handlerFiles(names: readonly string[]): Map<string, string[]> {
-  const files = filesUnder(srcRoot).map(file => ({
-    name: `src/${path.relative(srcRoot, file).split(path.sep).join('/').replace(/\.js$/, '.ts')}`,
-    handlers: file.split(path.sep).includes('handlers'),
-    text: fs.readFileSync(file, 'utf8'),
-  }))
+  const files = filesUnder(srcRoot)
+    .filter(file => file.split(path.sep).includes('handlers'))
+    .map(file => ({
+      name: `src/${path.relative(srcRoot, file).split(path.sep).join('/').replace(/\.js$/, '.ts')}`,
+      text: fs.readFileSync(file, 'utf8'),
+    }))
   const found = new Map<string, string[]>()
   for (const name of names) {
     // A key of the table (`Name: async (…) =>`, `async Name(…)`), or a function of that name the table lists.
     const key = new RegExp(`(?:^|[\\s{,])(?:async\\s+)?${name}\\s*[:(]|\\b(?:const|function)\\s+${name}\\b`, 'm')
-    let where = files.filter(file => file.handlers && key.test(file.text)).map(file => file.name)
-    if (where.length === 0) where = files.filter(file => file.text.includes(`'${name}'`) && !file.name.startsWith('src/cli/')).map(file => file.name)
-    found.set(name, where.sort())
+    found.set(name, files.filter(file => key.test(file.text)).map(file => file.name).sort())
   }
   return found
 }

@@ -1,4 +1,5 @@
-export { createClink, type Clink, type ClinkDeps, type ClinkPart } from './room.js'
+export { createClink, type Clink } from './room.js'
+export type { ClinkDeps, ClinkPart } from './parts.js'
 export {
   clinkOfferKind, clinkDebitKind, clinkManageKind, clinkEnrollKind, clinkKinds, isClinkKind,
   type ClinkKind, type ClinkRequest, type ClinkAnswer, type ClinkMessage, type ClinkSender, type ClinkServer,

@@ -10,16 +10,9 @@ import { BoundedMap } from '../../limits/index.js'
 import type { Wallet } from '../../wallet/index.js'
 import { getPow } from 'nostr-tools/nip13'
 import { encodeAccountPointers } from '../../nostr-codecs/index.js'
-import type { ClinkAnswer, ClinkRequest } from '../wire.js'
-import type { ClinkPart } from '../room.js'
+import { clinkEnrollKind, type ClinkAnswer, type ClinkRequest } from '../wire.js'
+import { requestHandler, type ClinkPart, type EnrollSettings } from '../parts.js'
 import { enrollTemporaryText } from '../gfy.js'
-
-export interface EnrollSettings {
-  /** Leading zero bits a new key's request id must have (0: no proof of work asked). */
-  powBits: number
-  /** How far a request's created_at may be from now, in ms. */
-  maxDeltaMs: number
-}
 
 export interface EnrollPartDeps {
   wallet: Pick<Wallet, 'accounts' | 'nostr'>
@@ -113,27 +106,28 @@ export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
     }
   }
 
+  async function handle(request: ClinkRequest): Promise<ClinkAnswer | undefined> {
+    let answer: ClinkAnswer
+    try {
+      answer = await decide(request)
+    } catch (err) {
+      log.error({ err, id: request.id }, 'CLINK enroll failed')
+      answer = temporary()
+    }
+    // Past its answers for the minute a key hears nothing (what the request did, it did).
+    if (!mayAnswer(request.requester.toLowerCase())) {
+      log.info({ id: request.id, requester: request.requester }, 'CLINK enroll answer held back: the key had its answers for the minute')
+      return undefined
+    }
+    return answer
+  }
+
   return {
-    handlers: {},
+    handlers: { ClinkEnrollRequest: requestHandler(clinkEnrollKind, handle) },
     // A request a stopped run had taken: the account it opened (if it got that far) is the answer.
     async resume(request) {
       const found = await wallet.nostr.appUserByPubkey(request.requester.toLowerCase())
       return found ? existing(request, found.identifier, found.app_id, found.user_id) : undefined
-    },
-    async handle(request) {
-      let answer: ClinkAnswer
-      try {
-        answer = await decide(request)
-      } catch (err) {
-        log.error({ err, id: request.id }, 'CLINK enroll failed')
-        answer = temporary()
-      }
-      // Past its answers for the minute a key hears nothing (what the request did, it did).
-      if (!mayAnswer(request.requester.toLowerCase())) {
-        log.info({ id: request.id, requester: request.requester }, 'CLINK enroll answer held back: the key had its answers for the minute')
-        return undefined
-      }
-      return answer
     },
   }
 }

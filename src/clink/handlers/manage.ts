@@ -10,7 +10,7 @@ import { type DomainEvent, OperationError, type HandlerTable } from '../../bus/i
 import type { SqlExecutor, SqlStore } from '../../store/index.js'
 import type { Wallet } from '../../wallet/index.js'
 import { clinkManageKind, type ClinkAnswer, type ClinkSender, type ClinkRequest } from '../wire.js'
-import type { ClinkPart } from '../room.js'
+import { requestHandler, type ClinkPart } from '../parts.js'
 import { checkOfferFields, maxOfferPriceSats, OfferFieldError } from '../offer-fields.js'
 import { offerStore, payerDataOf, type OfferRow } from '../offer-store.js'
 import { manageStore, type ParkedRow } from '../manage-store.js'
@@ -193,17 +193,18 @@ export function createManagePart(deps: ManagePartDeps, outbox: () => ClinkSender
     GetManageAuthorizations: async (_input, ctx) => ({ manages: (await store.grantsOf(ctx.caller.userId)).map(grantView) }),
   }
 
+  async function handle(request: ClinkRequest): Promise<ClinkAnswer | undefined> {
+    try {
+      const outcome = await deps.sql.transaction(tx => decide(tx, request.requester, request.appId, request.body))
+      return 'answer' in outcome ? { payload: outcome.answer } : await park(request, outcome.ask)
+    } catch (err) {
+      log.error({ err, id: request.id }, 'CLINK manage request failed')
+      return { payload: { res: 'GFY', code: 2, error: 'Temporary Failure' } }
+    }
+  }
+
   return {
-    handlers,
-    async handle(request) {
-      try {
-        const outcome = await deps.sql.transaction(tx => decide(tx, request.requester, request.appId, request.body))
-        return 'answer' in outcome ? { payload: outcome.answer } : await park(request, outcome.ask)
-      } catch (err) {
-        log.error({ err, id: request.id }, 'CLINK manage request failed')
-        return { payload: { res: 'GFY', code: 2, error: 'Temporary Failure' } }
-      }
-    },
+    handlers: { ...handlers, ClinkManageRequest: requestHandler(clinkManageKind, handle) },
     // Approvals given while the relays were down are replayed once they are up.
     async ready() {
       for (const parked of await store.allParked()) {

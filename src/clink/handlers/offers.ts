@@ -6,8 +6,8 @@ import { type Observable, type DomainEvent, OperationError, type HandlerTable } 
 import type { Logger } from 'pino'
 import type { SqlStore } from '../../store/index.js'
 import type { LightningNode } from '../../node/index.js'
-import type { ClinkSender } from '../wire.js'
-import type { ClinkPart } from '../room.js'
+import { clinkOfferKind, type ClinkSender } from '../wire.js'
+import { requestHandler, type ClinkPart } from '../parts.js'
 import { offerRequests } from '../offer-requests.js'
 import { receiptBook } from '../receipts.js'
 import { receiptStore } from '../receipt-store.js'
@@ -155,8 +155,7 @@ export function createOffersPart(deps: OffersPartDeps, outbox: () => ClinkSender
     offers: deps.offers, receipts, wallet: deps.wallet, node: deps.node, zapRelayRefusal: deps.zapRelayRefusal, log: deps.log,
   })
   return {
-    handlers: offerHandlers(deps),
-    handle: request => requests.answer(request),
+    handlers: { ...offerHandlers(deps), ClinkOfferRequest: requestHandler(clinkOfferKind, request => requests.answer(request)) },
     ready: () => receipts.flush(),
     stop: () => receipts.stop(),
   }
