@@ -2,7 +2,7 @@
 // printed the same by `relaypay docs --openapi`, valid by the OpenAPI 3.1 schema (@seriousme/openapi-schema-validator,
 // which checks against the specification's own JSON Schemas), and complete: every catalogue operation that has an
 // HTTP route is there once, at its method and path, with its parameters, body, answers and who may call it.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'

@@ -1,7 +1,7 @@
 // The house's rules that are not import arrows (docs/architecture.md), read with the TypeScript compiler: every
 // Nostr request kind is served by a codec file that declares a NostrCodec, every room keeps its operations in a
 // handlers/ folder, every table is read and written by one room only, and Nostr kinds are numbered in one place.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -167,6 +167,13 @@ test('every operation has its handler in a handlers/ folder: the file relaypay d
     if (files.length > 1 && !files.every(file => file.startsWith('src/swaps/handlers/'))) astray.push(`${name}: in ${files.join(' and ')}`)
   }
   assert.equal(astray, [])
+})
+
+test("test files take suite from test/support/suite.ts, which tells a hook's error (uvu's own drops it)", () => {
+  const direct = [...filesUnder('test'), ...filesUnder('bench')].filter(
+    file => file !== 'test/support/suite.ts' && /from 'uvu'/.test(fs.readFileSync(path.join(repoRoot, file), 'utf8')),
+  )
+  assert.equal(direct, [])
 })
 
 test.run()

@@ -2,7 +2,7 @@
 // download, its build and its audit). A runtime dependency is imported by src/ or bin/ at run time (a
 // type-only import is erased by tsc, so it belongs in devDependencies); a dev dependency is named by the source,
 // the tests, the benches or a script, and an @types package types one of the packages installed (or Node).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

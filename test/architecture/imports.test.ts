@@ -1,7 +1,7 @@
 // Imports point down (docs/architecture.md): no room imports a room of a higher layer (no domain imports a
 // transport), no room imports another room's files past its index.ts, and no two rooms import each other, however
 // far round. The graph is the one the TypeScript compiler resolves from src/ and bin/.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { repoRoot } from '../support/paths.js'
 import { checkImports, readImportGraph, type Exception, type ImportArrow } from './import-graph.js'

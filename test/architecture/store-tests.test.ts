@@ -3,7 +3,7 @@
 // PostgreSQL, which would only double the run's time.
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { repoRoot } from '../support/paths.js'
 import { storeTests } from '../store-tests.js'

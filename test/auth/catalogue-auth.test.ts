@@ -1,6 +1,6 @@
 // Walks the whole catalogue over HTTP and proves that every operation refuses every wrong kind of credential and
 // a missing one — saying which kind it needs and which was sent — and lets the right kind through authentication.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { SignJWT } from 'jose'
 import { catalogue } from '../../schema/catalogue.js'

@@ -3,7 +3,7 @@
 // folder a retry can still use). The forms: a file far larger inside the archive than the manifest says (a
 // compression bomb: a few KB that would unpack to 64 MiB), an entry the manifest does not list, the same entry twice,
 // a manifest without a numeric schema_version, and an archive that does not begin with its manifest.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,6 +1,6 @@
 // The access log, seen as an operator sees it: one JSON line per HTTP and per Nostr request naming the operation,
 // the caller kind, the outcome, the status, the duration and the request id — and nothing a caller sent.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import fs from 'node:fs'

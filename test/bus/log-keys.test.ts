@@ -1,6 +1,6 @@
 // The scan test/support/daemon.ts runs over every test daemon's log when it stops: a JSON line holding one key
 // twice fails the test that started the daemon. This file proves the scan finds what JSON.parse would hide.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { duplicateKeyIn, duplicateKeyLines } from '../support/log-keys.js'
 

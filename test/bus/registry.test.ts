@@ -1,5 +1,5 @@
 // Wiring mistakes fail at start, not at the first call.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { lastValueFrom, of, toArray } from 'rxjs'
 import { pino } from 'pino'

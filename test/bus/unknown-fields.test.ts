@@ -1,7 +1,7 @@
 // Fields an operation does not know, over HTTP: relaypay's own operations and the extensions' refuse them naming
 // the field (a misspelt budget must not leave the caller believing it is set); Lightning.Pub's operations accept
 // them, as upstream does for newer clients, and log them at debug. Text holding NUL is refused by every operation.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

@@ -1,6 +1,6 @@
 // The paid-invoice callback as an integrator's server receives it, and the guard that keeps it out of private
 // networks. No request in this file leaves loopback: forbidden targets are refused before any connection.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'

@@ -10,7 +10,7 @@
 // no payment of a valid invoice may have been refused as invalid. The seed is printed; CHAOS_SEED replays the load's
 // amounts, payers and moments (the network's own timing varies).
 // Runs on the newest LND version of the run only.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { assertAuditClean } from '../support/money.js'
 import { onRegtestNetworks, type Regtest } from '../support/regtest/index.js'

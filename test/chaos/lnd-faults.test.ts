@@ -5,7 +5,7 @@
 // answer is never followed by a refund, and `relaypay audit` is clean.
 import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'

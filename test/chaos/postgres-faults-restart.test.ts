@@ -4,7 +4,7 @@
 // "Database faults"), and the test starts it again as its supervisor would. Afterwards, as after a kill: every
 // acknowledged operation in the books once, nothing twice, the audit clean, every balance what the acknowledged
 // operations say.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { audit } from '../support/money.js'
 import type { PostgresServer } from '../support/postgres.js'

@@ -4,7 +4,7 @@
 // outcome is unknown, and afterwards every acknowledged operation is in the books once, nothing twice, the audit
 // clean. Its active-daemon lock session ended: it stops serving and exits 3 within 5 s, the test starts it again as
 // a supervisor would, and the same holds.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { audit } from '../support/money.js'
 import { until } from '../support/until.js'

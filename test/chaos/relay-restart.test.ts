@@ -4,7 +4,7 @@
 // request is answered OK exactly once; every event delivered again through the other relay is answered from the
 // stored reply and runs nothing; balances are exact and `relaypay audit` is clean.
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, tempDataDir, type TestDaemon } from '../support/daemon.js'
 import { appProfile, PubClient, sleep, type Reply } from '../support/pub-client.js'

@@ -1,7 +1,7 @@
 // A test file's worth of SIGKILL cycles under one load mix: CI runs each file's share (together at least 50
 // kills), `npm run chaos` runs them with CHAOS_CYCLES for the long campaign. The seed is printed first, so a
 // failure can be replayed with CHAOS_SEED.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { audit } from '../support/money.js'
 import { assertBalances, createChaosWorld, type ChaosWorld } from './chaos-world.js'

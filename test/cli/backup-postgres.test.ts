@@ -4,7 +4,7 @@
 // environment): audit audits PostgreSQL, backup refuses and says what to use; with no configuration at hand, the
 // note the daemon leaves in its data dir says where the books are. A `[backup]` schedule on PostgreSQL is refused
 // at start. On a real PostgreSQL 15.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

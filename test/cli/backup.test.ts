@@ -3,7 +3,7 @@
 // the balances are those of the snapshot (each wallet's balance is its journal sum, the total is conserved, the
 // payee holds a whole number of the payments made around the snapshot). A non-empty target and a corrupt archive
 // are refused with a clear message. `[backup]` writes archives on a schedule and keeps the newest N.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

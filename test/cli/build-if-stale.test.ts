@@ -1,6 +1,6 @@
 // `npm start` builds only when the build is missing or older than a source (scripts/build-if-stale.mjs, its prestart):
 // checked on a checkout of its own in a temp dir, by the script's `--check`, which says what it would do.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'

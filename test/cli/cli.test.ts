@@ -1,5 +1,5 @@
 // The relaypay command as an operator uses it.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import http from 'node:http'

@@ -1,6 +1,6 @@
 // `relaypay models download` on a daemon without the local engine: one line saying how to install it, exit 1, no
 // progress bar and no JSON.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
 import { cliPath, startDaemon, type TestDaemon } from '../support/daemon.js'

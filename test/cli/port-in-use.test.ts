@@ -1,6 +1,6 @@
 // A port already taken, as an operator meets it: `relaypay start` exits non-zero with one line naming the port
 // and the setting that picks it, and no stack trace.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import net from 'node:net'
 import path from 'node:path'

@@ -2,7 +2,7 @@
 // grants, parked debits, k1 ids and debit payments — the same cases on SQLite and on a real PostgreSQL 15, through
 // the room's storage interfaces. The decisions two callers may race for (unpark, an answer's move, a receipt's
 // claim, a k1 seen first, one parked manage request per key) are run concurrently: exactly one wins on each engine.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { offerStore } from '../../src/clink/offer-store.js'
 import { manageStore } from '../../src/clink/manage-store.js'

@@ -6,7 +6,7 @@
 import net from 'node:net'
 import { WebSocket } from 'ws'
 import pg from 'pg'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'

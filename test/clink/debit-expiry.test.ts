@@ -3,7 +3,7 @@
 // the expiry is stored with the request, so a restart neither forgets it nor recomputes it from a changed setting.
 // The user is a Nostr user (PubClient on the linked key the pushes go to); requesters are the independent client.
 import net from 'node:net'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { jwtSecretConfig } from '../support/accounts.js'

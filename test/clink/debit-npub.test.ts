@@ -3,7 +3,7 @@
 // budget, and counted toward the budget the key's own kind-21002 debits draw on. Over HTTP, as an app's backend
 // would call it, with the key's debits sent by the independent CLINK client.
 import { WebSocket } from 'ws'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

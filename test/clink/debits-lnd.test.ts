@@ -2,7 +2,7 @@
 // then the budget is released; the requester hears how it ended, also when the daemon died while it was in flight.
 import net from 'node:net'
 import { WebSocket } from 'ws'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'

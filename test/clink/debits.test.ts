@@ -3,7 +3,7 @@
 // @shocknet/clink-sdk unmodified, and a client written from the spec on nostr-tools (test/support). Money is read
 // the way an app reads it and `relaypay audit` checks the books after every test.
 import { WebSocket } from 'ws'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

@@ -1,7 +1,7 @@
 // CLINK enroll (kind 21004) delivered again, with the daemon on two standalone relays: the same signed request
 // published anew through the second relay reaches the daemon live and is answered again with the same answer,
 // and no second account is opened. One account per enroll event, however often it is delivered.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import path from 'node:path'
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure'

@@ -3,7 +3,7 @@
 // which must be exactly what @shocknet/clink-sdk encodes; each refusal in upstream's codes and words; then the
 // account in use with the SDK as a real client: its offer paid, its own key debiting and managing without a grant,
 // strangers refused at once; the node's budget of new accounts and a key's three answers a minute.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
 import { finalizeEvent, generateSecretKey, getEventHash, getPublicKey, type Event } from 'nostr-tools/pure'

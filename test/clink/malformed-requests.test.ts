@@ -3,7 +3,7 @@
 // `{code, error}`, debits and manage `{res: "GFY", code, error}`) instead of silence, so the requester does not
 // wait out its own timeout; so is a body the dispatcher will not read (nested too deep). Real signed, NIP-44 v2
 // events through the daemon's embedded relay.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { appProfile } from '../support/pub-client.js'

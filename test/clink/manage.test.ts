@@ -3,7 +3,7 @@
 // request; a granted key manages only the offers it created; bans, resets, field validation, and a parked request
 // that survives a restart. The user is a Nostr user (PubClient); managers use @shocknet/clink-sdk and a client
 // written from the spec on nostr-tools.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'

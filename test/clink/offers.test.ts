@@ -3,7 +3,7 @@
 // and a client written from the spec on nostr-tools — and get a receipt once the invoice is paid.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
 import { sha256 } from '@noble/hashes/sha2.js'

@@ -1,7 +1,7 @@
 // The receipt book follows paid invoices (src/clink/receipts.ts): for an offer invoice it reads the receipt owed
 // and sends it once; for any other invoice, which cannot owe one, it reads nothing (that read was one per payment
 // on the internal payment path); when the event does not say, it reads.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import pino from 'pino'
 import { Subject } from 'rxjs'

@@ -1,7 +1,7 @@
 // Offer receipts owed across a restart (the kind-21001 receipt a payer gets once paid): an invoice paid while the
 // relays are not up (the catch-up at start, or an outage) is receipted once the outbox is attached — by the next run
 // if this one stops first — and never twice. On a real SQLite file; the wallet is reduced to "is this invoice paid".
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { Subject } from 'rxjs'
 import { pino } from 'pino'

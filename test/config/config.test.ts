@@ -1,7 +1,7 @@
 // Configuration as an operator meets it: the example file, environment overrides, and one clear line for a
 // bad value.
 import { npubEncode, nsecEncode } from 'nostr-tools/nip19'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

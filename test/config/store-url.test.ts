@@ -1,6 +1,6 @@
 // `[store] url`: PostgreSQL named by the file or RELAYPAY_STORE_URL; anything but a postgres URL is refused
 // by name at load, before a daemon would try to connect to it; unset, the daemon stays on SQLite.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { loadConfig, ConfigError } from '../../src/config/index.js'
 

@@ -3,7 +3,7 @@
 // (swaps/swaps-off: the lists answer empty), LNURL (lnurl/pay), mock mode (security/mock-switch), the HTTP upgrade
 // (transports/nostr/rpc), balance migration (wallet/balance-migration), metrics reset (metrics/http), the models
 // engine (models/http: the list answers, a download is refused).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

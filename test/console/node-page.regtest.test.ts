@@ -3,7 +3,7 @@
 // balance, its channels' two sides); a fresh address from the page receives B's coins; B is added as a peer from the
 // page, a channel to it opened and, after a dismissed question that leaves it open, closed, its funds back on-chain.
 // Runs on the newest LND version of the run only.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { Page } from 'playwright-core'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

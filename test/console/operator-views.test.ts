@@ -1,7 +1,7 @@
 // The operator operations the console reads (schema/operations/operator.ts) over plain HTTP with the admin token:
 // the app list, the wallet search, invoices and payments across wallets with their filters and fees, a user token
 // to act for a wallet, and the ledger audit on demand. Callers other than the operator are refused.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 

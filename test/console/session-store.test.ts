@@ -1,7 +1,7 @@
 // The console's session store and wrong-token wait on their own, on a clock the test moves: a session is
 // short-lived (it ends after the idle time unless a request renews it), and the wait after wrong tokens doubles
 // per address up to 30 s and is cleared by the right token. (The HTTP side is in session.test.ts.)
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { createSessionStore, createSignInBackoff } from '../../src/console/sessions.js'
 

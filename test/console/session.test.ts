@@ -1,7 +1,7 @@
 // The console's sign-in over plain HTTP, as a browser or an attacker would send it: the page's security headers,
 // the cookie's flags, the CSRF header and Origin check that let a session stand for the admin token, the delay
 // after a wrong token, and sign-out.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 

@@ -5,7 +5,7 @@
 // daemon; an app's nprofile copied; and a dismissed confirmation that changes nothing.
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { Locator, Page } from 'playwright-core'
 import { npubEncode } from 'nostr-tools/nip19'

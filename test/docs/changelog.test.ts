@@ -1,6 +1,6 @@
 // CHANGELOG.md keeps a section for the package's version (or Unreleased work above it), and every version section
 // opens with what to do before upgrading, so an operator finds the upgrade steps in one place.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

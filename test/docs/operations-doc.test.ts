@@ -1,6 +1,6 @@
 // docs/operations.md is generated from the catalogue; this fails when someone changes the catalogue and forgets
 // `npm run docs`.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -3,7 +3,7 @@
 // daemon still answers, threw nothing unexpected, and its books balance.
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fc from 'fast-check'
 import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'

@@ -1,6 +1,6 @@
 // The holes the fuzz campaigns found, one case each, so they stay fixed even when a campaign's seed no longer hits
 // them.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import http from 'node:http'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

@@ -1,7 +1,7 @@
 // GET /healthz and GET /readyz as a service manager asks them: ready on a healthy daemon; not ready (503, the
 // failing check named) while the node is unreachable, both once running and during a start that waits for LND;
 // /api/health keeps its Lightning.Pub answer.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import net from 'node:net'
 import fs from 'node:fs'

@@ -3,7 +3,7 @@
 // the daemon runs. A preload in the daemon's process (NODE_OPTIONS=--import) sends the process a SIGHUP at the
 // moment the store's SQLite package (CommonJS, so seen by Module._load on the main thread) is loaded as part of the
 // daemon's modules, mid-start, and says whether a handler was there.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

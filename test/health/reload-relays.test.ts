@@ -1,7 +1,7 @@
 // SIGHUP with a new `[nostr] relays` list, as an operator moves the daemon from one relay to another: the daemon
 // leaves the old relay, serves kind 21000 and NIP-47 on the new one, names it in app.nprofile, daemon.json and new
 // NWC connection strings, and keeps serving HTTP throughout. Moving to or from the embedded relay needs a restart.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

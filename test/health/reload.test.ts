@@ -1,7 +1,7 @@
 // SIGHUP as an operator sends it: edit relaypay.toml, `kill -HUP`, read the one log line saying what was applied
 // and what needs a restart, see the change take effect (log level, body limit); a broken file is logged and the
 // running config kept; the daemon keeps serving throughout, and SIGTERM still stops it cleanly.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,5 +1,5 @@
 // The HTTP entry as a client sees it: routes from the catalogue, both dialects, limits and refusals.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { catalogue } from '../../schema/catalogue.js'

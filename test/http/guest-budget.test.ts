@@ -1,7 +1,7 @@
 // The per-address budget of unauthenticated routes ([http] guest_requests_per_minute, guest_burst): past the burst a
 // stranger gets 429 with Retry-After at once, before its body is read; /api/health and authenticated routes are not
 // counted, and other addresses are not affected (here: the same address after the refill).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import net from 'node:net'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

@@ -1,6 +1,6 @@
 // The route table answers the same through its literal-path map as a scan of every route in order would: for every
 // catalogue path, with and without a trailing slash, under every method.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { catalogue } from '../../schema/catalogue.js'
 import { buildRoutes, type Route } from '../../src/transports/http/routes.js'

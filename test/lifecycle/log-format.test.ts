@@ -2,7 +2,7 @@
 // manager, a collector), one readable line each in a terminal (under a real pseudo-terminal, by util-linux's
 // `script`), and readable on request (`[log] format = "pretty"`, here RELAYPAY_LOG_FORMAT) whatever stdout is. The
 // embedded relay's thread writes in the same format as the daemon.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

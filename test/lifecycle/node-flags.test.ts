@@ -1,6 +1,6 @@
 // The daemon's node flags (src/lifecycle/node-flags.ts) are where the daemon is launched — the relaypay command's
 // first line and `npm start` — and a daemon started without them says so in its log.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

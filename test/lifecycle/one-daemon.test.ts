@@ -3,7 +3,7 @@
 // data dir at once. `relaypay init` writes data_dir = "." into its config, so a backup of that data dir restored
 // elsewhere starts on the restored copy when started by its config file, never on the original; a config from an
 // older init, with the absolute path, is rewritten by restore.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -2,7 +2,7 @@
 // (NWC strings, the app's nprofile, CLINK offer, debit and manage pointers) is `[nostr] public_relays` when the
 // operator sets it (the embedded relay's public wss:// name behind a TLS proxy). Without it they name the embedded
 // relay's loopback address: the start log says so once, naming the setting, and so does the console's overview data.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import pg from 'pg'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { cliPath, startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../support/accounts.js'

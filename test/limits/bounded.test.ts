@@ -1,6 +1,6 @@
 // The bounded memos behind the token, app-user, key and signature caches: never more than their capacity, the
 // oldest entry dropped first, `touch` keeping a used entry, and a key set again not counted twice.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { BoundedMap, BoundedSet } from '../../src/limits/bounded.js'
 

@@ -1,7 +1,7 @@
 // The token buckets behind the guest limits (src/limits/rate-limit.ts): a burst, then one token per refill interval,
 // the wait until the next one, and the key a client address is counted under (IPv6 per /64); and the bus's refusal
 // when a bucket is empty.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { RateLimiter, addressKey } from '../../src/limits/rate-limit.js'
 import { isOperationError, takeOrRefuse } from '../../src/bus/errors.js'

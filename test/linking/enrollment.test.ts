@@ -1,6 +1,6 @@
 // The operator's relay key: admin.connect at first start, EnrollAdminToken, and one-time invites by the admin (and
 // the operator's list of them).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,7 +1,7 @@
 // The linking room's storage on both engines: the same cases on SQLite and on a real PostgreSQL 15,
 // through LinkingStore. What callers race on — a token, an invite, the admin seat — is taken by exactly one of
 // many concurrent callers.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { linkingStore, type LinkingStore } from '../../src/linking/linking-store.js'
 import type { SqlStore } from '../../src/store/index.js'

@@ -1,5 +1,5 @@
 // Linking tokens live two minutes on the injected clock, and survive a restart of the room (they are in SQLite).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { randomBytes } from 'node:crypto'
 import { pino } from 'pino'

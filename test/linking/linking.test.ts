@@ -1,6 +1,6 @@
 // Linking an app user to a relay key, the HTTP upgrade, devices and BatchUser, through the daemon's public doors:
 // the app's HTTP API and an independent relay client.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { appProfile, PubClient, sleep } from '../support/pub-client.js'

@@ -1,7 +1,7 @@
 // LNURL-channel (LUD-02) through the wire: the wallet reads the channelRequest, connects to the node (simulated
 // here with the operator's AddPeer, which is how the embedded node learns of a connected peer), and calls the
 // callback; the node opens a channel that ListChannels then shows. The link works once.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, type TestAppUser } from '../support/accounts.js'

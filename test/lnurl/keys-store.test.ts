@@ -2,7 +2,7 @@
 // through LnurlKeysStore. The key claims are what make a link pay (or open a channel) at most once: over HTTP the
 // daemon may finish one callback before it reads the next, so the races are run here, many callers at once.
 import { randomBytes } from 'node:crypto'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { lnurlKeysStore, type LnurlKeysStore } from '../../src/lnurl/keys-store.js'
 import { sqlErrorKind, type SqlStore } from '../../src/store/index.js'

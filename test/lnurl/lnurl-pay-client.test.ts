@@ -11,7 +11,7 @@
 //   the `fetchGet` below (the package's documented custom-fetch hook) sends each request to the test daemon's
 //   real address, keeping the path and query the package built. Like the package's own fetcher, it throws on an
 //   `{status: "ERROR"}` answer.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { requestInvoice, requestPayServiceParams, utils, type FetcGetArgs } from 'lnurl-pay'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

@@ -1,7 +1,7 @@
 // LNURL-pay and Lightning addresses through the wire, resolved and paid the way a wallet does: decode the lnurl,
 // fetch the payRequest, call the callback with an amount, check the invoice commits to the metadata (LUD-06),
 // then pay it from outside (test mode) or from another wallet of the daemon.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'

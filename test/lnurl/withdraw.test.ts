@@ -1,7 +1,7 @@
 // LNURL-withdraw (LUD-03) through the wire, the way a wallet uses a withdraw link: decode it, read the
 // withdrawRequest, present an invoice to the callback. The link pays once: a second use fails, and of two
 // concurrent uses exactly one is paid.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, type TestAppUser } from '../support/accounts.js'

@@ -4,7 +4,7 @@
 // request none of whose relays the outbound guard lets the receipt reach is refused when it is given.
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
 import { sha256 } from '@noble/hashes/sha2.js'

@@ -1,7 +1,7 @@
 // The metric byte formats against upstream's layout (Lightning.Pub's metrics files), decoded here by hand, not by
 // the code under test: usage records (TLV types 2–10, 4-byte big-endian integers, 1-byte flags), bundle samples
 // (unix ‖ value) and the list entries (type 64) a metrics file is made of.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import {
   decodeRecordList, decodeTlv, encodeBundleSample, encodeRecordList, encodeUsageRecord, uint32Bytes,

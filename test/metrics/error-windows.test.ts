@@ -1,6 +1,6 @@
 // GetErrorStats' windows: per-second counters summed over the last 24 h, 6 h, 1 h, 10 min and 1 min, kept across a
 // restart through their file, and forgotten once older than a day.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'

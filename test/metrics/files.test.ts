@@ -1,6 +1,6 @@
 // The metrics files: chunked append-only series on disk, and the zip archive of them. Files are read back here by
 // hand (and the archive by the system's `unzip` when present), not by the code that wrote them.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'

@@ -1,6 +1,6 @@
 // The Metrics caller's operations and `GET /metrics` through the real daemon over HTTP, the way an operator's
 // dashboard or a Prometheus server meets them. Records are decoded by hand (./harness.ts), not by the writer.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

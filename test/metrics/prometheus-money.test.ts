@@ -1,6 +1,6 @@
 // What `GET /metrics` adds for an operator's dashboard: which build runs, the money that moved (each settlement
 // counted once, however often it is reported), the relays and the size of the databases.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'

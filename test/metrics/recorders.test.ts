@@ -1,6 +1,6 @@
 // The metrics room fed the way the daemon feeds it (call outcomes, domain events), read back through its own
 // operations; records are decoded by hand in ./harness.ts, not by the writer.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

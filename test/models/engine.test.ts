@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { detectLocalEngine, localEnginePackage } from '../../src/models/index.js'
 import { silentLog, startFixture, type Fixture } from './fixture.js'

@@ -1,5 +1,5 @@
 // The model registry over HTTP as its clients see it: shapes, status codes and detail texts.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

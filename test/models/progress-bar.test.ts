@@ -1,5 +1,5 @@
 // The CLI progress bar for `relaypay models download <name>`, driven by a real registry and loopback host.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { followDownload, formatProgressBar } from '../../src/models/index.js'
 import { rejection, startFixture, type Fixture } from './fixture.js'

@@ -1,6 +1,6 @@
 // The transcription room's storage on both engines: the default model and recordings, the same cases
 // on SQLite and on a real PostgreSQL 15, through TranscriptionStore.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { transcriptionStore, type RecordingRow, type TranscriptionStore } from '../../src/models/transcription-store.js'
 import { sqlErrorKind, type SqlStore } from '../../src/store/index.js'

@@ -1,5 +1,5 @@
 // Uploaded WAV files become the engine's 16 kHz mono 16-bit PCM; everything else is refused with a reason.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { AudioRejected, engineSampleRate, toEngineAudio } from '../../src/models/index.js'
 import { testClipWav } from './synthetic-ggml.js'

@@ -2,7 +2,7 @@
 // (what a dashboard walks), each operation matched to the wallet that booked it, the first version bounded and
 // answered from the same pages, banned wallets left out of the users' total, and bad paging refused. What the
 // wallets did not book (untracked operations) needs a node others can pay: the regtest test shows it.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

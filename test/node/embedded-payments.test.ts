@@ -1,6 +1,6 @@
 // Payments from the embedded node: the not-connected refusal, simulate_payments (delay, fee, timeout, restart),
 // amount rules, and the mock controls that settle its invoices from outside.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { sha256Hex } from './contract.js'
 import { collect, delayMs, openEmbedded } from './embedded-harness.js'

@@ -3,7 +3,7 @@
 // already mined at or above the height hint), checks nothing about a transaction it never saw, and stops when
 // aborted; publishTransaction puts a transaction in the node's mempool. The embedded node refuses both.
 import { randomBytes } from 'node:crypto'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { Transaction, p2wpkh } from '@scure/btc-signer'

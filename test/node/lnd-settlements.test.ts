@@ -2,7 +2,7 @@
 // drops comes back from the last settle index it emitted; a subscriber from a stored index is replayed only what
 // came after it, and reads no invoice list; one with no index reads the list once, and does not skip a settlement
 // that LND made between its list and its live subscription.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { ManualTime } from '../support/manual-time.js'
 import { arrived, collect, replayed } from './settlements-seen.js'

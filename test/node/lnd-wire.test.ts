@@ -4,7 +4,7 @@
 // (HTLC times past 2^53 ns, feature maps, 64-bit values past 2^53, which are refused rather than rounded).
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import * as protoLoader from '@grpc/proto-loader'
 import {

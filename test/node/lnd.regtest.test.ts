@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { LightningNode } from '../../src/node/index.js'
 import { nodeContract, type NodeHarness } from './contract.js'

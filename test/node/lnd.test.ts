@@ -4,7 +4,7 @@
 // known yet, and a start that refuses clearly or waits for LND (the settlement streams: lnd-settlements.test.ts).
 import { createHash, randomBytes } from 'node:crypto'
 import fs from 'node:fs'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { createNode, resolveLndConnection, type LightningNode } from '../../src/node/index.js'
 import { nodeContract } from './contract.js'

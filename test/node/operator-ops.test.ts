@@ -1,7 +1,7 @@
 // The operator's node operations over HTTP against the real daemon and its embedded node: info and seed, peers,
 // the life of a channel, policies, fee bumps, assets and liabilities, the console's node page, and the node-only
 // invoice operations.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { SignJWT } from 'jose'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

@@ -1,7 +1,7 @@
 // CLINK pointers (noffer, ndebit, nmanage: bech32 TLV records) against the reference SDK's codec: what we encode the
 // SDK reads, what the SDK encodes (records in reverse order) we read, pointers far longer than BIP-173's 90 characters
 // work up to upstream's 5000, and malformed pointers are refused instead of misread.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { bech32 } from '@scure/base'
 import { decodeBech32, ndebitEncode, nmanageEncode, nofferEncode, OfferPriceType } from '@shocknet/clink-sdk'

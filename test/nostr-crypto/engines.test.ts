@@ -1,7 +1,7 @@
 // The three secp256k1 engines (native libsecp256k1, libsecp256k1 in wasm, pure JS) against the BIP-340 and NIP-44 v2
 // reference vectors (test/fixtures/) and against the pure-JS reference implementations (@noble/curves, nostr-tools)
 // on random keys and messages: every engine signs, checks and derives conversation keys exactly as the reference.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import { pino } from 'pino'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'

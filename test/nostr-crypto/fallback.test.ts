@@ -1,7 +1,7 @@
 // The daemon without its fast secp256k1 engines: when neither the native addon nor the wasm module loads, it says so
 // in one log line and serves Nostr requests on pure JS (the relay thread and the signature thread as well); with
 // them, it says which engine runs. Through the public interface: the real daemon, its log, a relay client.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { fileURLToPath } from 'node:url'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

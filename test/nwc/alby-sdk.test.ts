@@ -2,7 +2,7 @@
 // against the real daemon on its embedded relay. Connections are made over HTTP as a user; money is checked the
 // way an app reads it (GetAppUser) and by `relaypay audit` after every test.
 import { WebSocket } from 'ws'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

@@ -1,6 +1,6 @@
 // The NWC room's storage on both engines: connections and their budget spends, the same cases on SQLite
 // and on a real PostgreSQL 15, through the room's storage interface and its in-memory directory.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { nwcConnectionStore, type ConnectionRow } from '../../src/nwc/connection-store.js'
 import { loadConnectionDirectory } from '../../src/nwc/connection-directory.js'

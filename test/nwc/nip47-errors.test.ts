@@ -1,5 +1,5 @@
 // NIP-47's error codes and ours, both ways, from their one table (src/nwc/nip47-errors.ts).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { OperationError } from '../../src/bus/index.js'
 import { NwcError, nip47CodeOf } from '../../src/nwc/nip47-errors.js'

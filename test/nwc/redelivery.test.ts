@@ -1,7 +1,7 @@
 // NIP-47 requests delivered again, with the daemon on two standalone relays: a copy a relay replays to a renewed
 // subscription gets no second answer (test/nwc/wallet-connect.test.ts), but a copy published anew reaches the
 // daemon live and is answered again with the stored answer, and nothing runs twice.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import path from 'node:path'
 import { startRelay, type RunningRelay } from '../../src/relay/index.js'

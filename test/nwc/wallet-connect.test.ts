@@ -3,7 +3,7 @@
 // notifications, both encryptions, and a request delivered again after a restart answered without paying twice.
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

@@ -5,7 +5,7 @@
 // 2.5 minutes on two cores), so it runs only with TEST_NPM_INSTALL=1 (and TEST_FILE_TIMEOUT_MS=900000),
 // with the commands of docs/Dockerfile; the npm cache must hold every dependency (an earlier online install).
 // systemd-analyze verify checks docs/relaypay.service where systemd is installed.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,7 +1,7 @@
 // Fiat ↔ msat arithmetic is exact (docs/payroll.md, "Paying a period", step 2; a restaurant's fiat prices too): no
 // float ever decides how many msat an employee or a restaurant receives.
 import fc from 'fast-check'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { fiatToMsat, fiatToSats, normalizeDecimal, satsPerUnit } from '../../src/rates/index.js'
 import { parseJsonKeepingNumbers } from '../../src/rates/json-numbers.js'

@@ -1,7 +1,7 @@
 // Historical BTC rates by their reach (docs/payroll.md, "Paying a period"): Kraken's daily close for the currencies it
 // quotes, CoinGecko by date for the others under one year, and otherwise the exact failure payroll records,
 // `no BTC rate for <CUR> on <YYYY-MM-DD>: <reason>` — never today's rate in a past day's place.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { OperationError } from '../../src/bus/errors.js'
 import { coingeckoPrice, fakeRateProviders, krakenDailyClose } from '../support/rate-providers.js'

@@ -1,6 +1,6 @@
 // The rates room's storage on both engines (the pattern every room's storage test follows): the same cases on
 // SQLite and on a real PostgreSQL 15, through the room's storage interface.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { rateHistoryStore, type StoredDayRate } from '../../src/rates/rate-history-store.js'
 import { sqlErrorKind, type SqlStore } from '../../src/store/index.js'

@@ -1,6 +1,6 @@
 // The current BTC rate: several providers on loopback, failures dropped, outliers trimmed, median taken, and a
 // missing rate is an error naming the currency, never a made-up number (lnbits/tpos#52).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { OperationError } from '../../src/bus/errors.js'
 import { RateUnavailable } from '../../src/rates/index.js'

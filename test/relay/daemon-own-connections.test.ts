@@ -1,6 +1,6 @@
 // The daemon's own connections to its embedded relay: they show the per-process secret and get slots of
 // their own beyond the caps, and the relay learns the keys it serves from their subscriptions, at once.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { appProfile, PubClient } from '../support/pub-client.js'

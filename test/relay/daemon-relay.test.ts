@@ -1,5 +1,5 @@
 // The offline default runs the embedded relay; `relaypay relay` runs it alone.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,7 +1,7 @@
 // Ephemeral events through a real relay on loopback: one heard live by whoever it names (`#p`) is kept in memory
 // only; one that nobody it names heard is written to relay.sqlite too and survives a restart of the relay. Either
 // way a later `since` query finds it while the relay runs, and a copy sent again is a duplicate, relayed once.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'

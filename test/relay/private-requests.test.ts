@@ -2,7 +2,7 @@
 // only when it authenticated (NIP-42) as their author or addressee; without it, any subscriber sees who talks to
 // whom. Checked live and from storage, with a bare wire client (to see exactly what is sent) and, through a daemon,
 // with a wallet client that authenticates as nostr-tools does.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'

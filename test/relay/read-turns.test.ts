@@ -1,6 +1,6 @@
 // Stored reads take turns by client address (src/relay/reader.ts): a client holding twenty big REQs open gets no
 // more pages than one with a single REQ, so the single REQ is answered long before the flood is.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'

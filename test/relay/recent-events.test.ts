@@ -1,7 +1,7 @@
 // The relay's memory window of ephemeral events (src/relay/recent-events.ts) against a plain reading of the same
 // events: every page of every filter shape (ids, `#p`, neither) in NIP-01 order after a cursor, the byte bound (the
 // oldest leave first), NIP-09 by the author only, and the sweep of expired events.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { recentEvents, type PageCursor } from '../../src/relay/recent-events.js'

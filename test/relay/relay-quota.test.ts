@@ -1,6 +1,6 @@
 // Storage budgets (src/relay/event-store.ts) and paged reads (src/relay/reader.ts): what keeps a flood of events
 // from filling the disk and one large read from holding the relay.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'

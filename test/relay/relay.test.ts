@@ -1,4 +1,4 @@
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'

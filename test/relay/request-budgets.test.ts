@@ -1,7 +1,7 @@
 // The request kinds' own budgets per client address: the largest request event, the request bytes per second,
 // and the keys an address may send requests from that it has not used before. Driven by an injected clock, so
 // the refills are exact.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'

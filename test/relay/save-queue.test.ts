@@ -1,6 +1,6 @@
 // Events of one event-loop turn share one transaction (src/relay/save-queue.ts): each still gets its own outcome,
 // in order, and only after the commit; a later event sees the earlier ones of its batch.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'

@@ -1,7 +1,7 @@
 // While the daemon restarts, its embedded relay listens before the daemon's own links have subscribed. A wallet
 // that reconnects in that moment must not have its requests refused as "addressed to no key served": the relay
 // asks strangers to come back (HTTP 503) until the daemon listens on it, and takes their requests from then on.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { spawnCollecting } from '../support/spawned.js'
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure'

@@ -5,7 +5,7 @@
 // catalogue, a wrong method or a wrong caller kind fails here rather than in a client.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { AuthKind, Operation } from '../../schema/operation.js'
 import { walletHostOperations } from '../../schema/operations/wallet-host.js'

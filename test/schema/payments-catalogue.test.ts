@@ -2,7 +2,7 @@
 // service's Endpoints tables, and upstream's operation index and message tables, as extracted into the project's own
 // fixture test/fixtures/spec/pub-spec.json (its "source" line says from where and when). A typo in a path, a lost
 // `optional`, a field dropped from a message or a wrong nostr flag fails here, naming the place.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'

@@ -4,7 +4,7 @@
 // protocols the daemon speaks on their own Nostr kinds (NIP-47, CLINK), whose clients also send fields of later
 // versions. Upstream's operations are the project's fixture of the specification (test/fixtures/spec/pub-spec.json).
 // The default is the dispatcher's (src/bus/dispatcher.ts): 'ignore' in the pub dialect, 'refuse' in the detail one.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'

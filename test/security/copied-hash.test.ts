@@ -3,7 +3,7 @@
 // the service could pay the genuine invoice afterwards ("this invoice was already paid and failed"). Now a copy of
 // one of this service's hashes is refused before anything is written, a copy of another node's hash blocks
 // nothing once it failed, a failed payment may be retried, and an invoice is never paid twice, even by payers racing.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import bolt11 from 'bolt11'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

@@ -2,7 +2,7 @@
 // spellings) refuse a missing credential like their operation does, and forged or bent credentials are refused —
 // unsigned (alg none) and wrongly signed JWTs, other algorithms, tokens naming another app, the admin token with
 // something added or taken away, and a wallet key in the query string where an admin key is needed.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { SignJWT, UnsecuredJWT } from 'jose'
 import { catalogue } from '../../schema/catalogue.js'

@@ -6,7 +6,7 @@
 // comma reader. Hostile text goes in the way a caller enters it: contract names through the API (memos are built
 // from them; failure details from the daemon's own refusals), and the exported file is read back with the readers
 // written here.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { csvCell, toCsv } from '../../src/extensions/payroll/csv.js'
 import { contractBody, dayFromToday, startPayrollDaemon, type PayrollDaemon, type TestWallet } from '../extensions/payroll/payroll-daemon.js'

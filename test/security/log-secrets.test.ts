@@ -2,7 +2,7 @@
 // is covered) for the secrets that daemon holds or handed out; this file proves the scan finds what it should, and
 // runs one daemon at trace level through the paths that handle secrets — tokens, wallet keys, NWC secrets, app
 // keys, preimages, forged credentials and refused callbacks — so that its stop() would fail on any leak.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { SignJWT } from 'jose'
 import { startDaemon, storeUrlOf, type TestDaemon } from '../support/daemon.js'

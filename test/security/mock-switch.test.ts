@@ -1,7 +1,7 @@
 // Test mode mints money, so it is off unless asked for. A daemon started with no mock setting
 // refuses SetMockInvoiceAsPaid and both mock balance operations with an error naming the switch, whatever their
 // fields, and says it is off in NodeGetInfo; turned on, the start log warns in one line and NodeGetInfo says so.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig } from '../support/accounts.js'

@@ -5,7 +5,7 @@
 // guest) let any key through authentication — before enrollment, after it, and for the admin itself.
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { catalogue } from '../../schema/catalogue.js'
 import type { AuthKind } from '../../schema/operation.js'

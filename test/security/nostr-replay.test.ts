@@ -5,7 +5,7 @@
 // request answered with the stored reply, a tampered content dropped, redelivery after a restart) is not repeated.
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
 import { getEventHash, finalizeEvent, generateSecretKey, type Event } from 'nostr-tools/pure'

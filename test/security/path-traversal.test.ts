@@ -5,7 +5,7 @@
 // or changes outside where the daemon keeps its own, and the model host is never asked for such a name.
 import fs from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { startModelHost, type ModelHost } from '../support/model-host.js'

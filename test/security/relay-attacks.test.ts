@@ -2,7 +2,7 @@
 // another loopback address (127.0.0.2, standing for another client on the internet), while this process watches
 // what a user sees: GET /api/health and a fresh wallet's GetUserInfo over the same relay. The bounds are generous
 // (this machine is shared); `npm run bench -- attack` measures the same attacks longer.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
 import { configSchema } from '../../src/config/schema.js'

@@ -3,7 +3,7 @@
 // server's idle_session_timeout ends the frozen session), the thawed loser is told it lost, a holder whose main
 // thread stands still for seconds on a machine whose cores are all busy keeps the lock, and a money transaction
 // fenced with the old epoch is refused after the takeover.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { spawn, type ChildProcess } from 'node:child_process'
 import os from 'node:os'

@@ -1,6 +1,6 @@
 // WAL checkpoints on a worker thread: the daemon's connection never checkpoints inside a commit, yet the WAL is
 // copied into the database file and starts over, so it stays bounded under a steady write load.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import { openStore } from '../../src/store/index.js'

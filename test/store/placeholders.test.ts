@@ -1,6 +1,6 @@
 // One placeholder style for both engines: `?` and `@name` rewritten to PostgreSQL's $n once per text,
 // leaving literals, quoted names, comments, casts and operators alone.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { pgValues, toPgStatement } from '../../src/store/placeholders.js'
 

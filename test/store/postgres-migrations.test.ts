@@ -2,7 +2,7 @@
 // PostgreSQL 15 gives the same tables, columns, nullability and keys; amounts are BIGINT on PostgreSQL; a negative
 // balance is refused on both; daemons starting together migrate a database once; the PostgreSQL twins of the
 // migrations that move data (070, 073) leave the same rows as their SQLite originals, and 083 the same on both.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

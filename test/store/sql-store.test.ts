@@ -1,6 +1,6 @@
 // The engine-neutral SqlStore: the same cases on SQLite and on a real PostgreSQL 15, then what only one
 // engine has (PostgreSQL's retries, timeouts and lost sessions; SQLite's one connection shared in turn).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { rejects } from 'node:assert/strict'
 import pg from 'pg'

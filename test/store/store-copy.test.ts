@@ -4,7 +4,7 @@
 // the system accounts in), ids go on past the copied ones,
 // a second copy into the same database is refused, a copy of a served data dir is refused, and a copy that fails
 // half-way leaves the target without a row.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,5 +1,5 @@
 // The database as the operator's disk sees it: private files, migrations applied once and in order.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

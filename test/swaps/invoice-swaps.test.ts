@@ -2,7 +2,7 @@
 // provider pays the node's invoice and claims with our MuSig2 partial signature; a failed swap is refunded
 // cooperatively at once, or through the script path after the timeout when the provider will not help; asking
 // for a refund again answers the same transaction.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { hexToBytes } from '@noble/hashes/utils.js'
 import { Address, OutScript, Transaction } from '@scure/btc-signer'

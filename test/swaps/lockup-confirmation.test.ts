@@ -2,7 +2,7 @@
 // lockup sits in the mempool, not because the provider says "confirmed", and not after a restart forgets the
 // wait. A provider trusted with zero_conf is claimed from the mempool. A lockup that never confirms leaves the
 // swap unclaimed until its timeout: the swap fails with the reason and the user's payment fails back.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { startSwapWorld, outsideAddress, until, type SwapWorld } from './swap-harness.js'

@@ -1,7 +1,7 @@
 // Providers are quoted in parallel and each answer is checked before anything is paid: a provider whose lockup
 // address is not the address of the swap tree, or whose amounts break its own fees, is left out of the quotes;
 // when no provider is left, the caller is told why for each.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startSwapWorld, type SwapWorld } from './swap-harness.js'
 

@@ -1,6 +1,6 @@
 // Provider URLs may carry credentials (a user name and password, an API key in the query): the daemon never
 // prints them, in its log or in the reasons it gives callers, and shows `***` in their place.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { shownUrl, withoutUserinfo } from '../../src/swaps/provider-api.js'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

@@ -1,7 +1,7 @@
 // Swaps across a crash and across time: a transaction swap paid when the daemon dies is claimed after the restart
 // from the provider's status (the preimage and key were stored before paying), and the user is debited exactly
 // once; quotes past their timeout block are removed and can no longer be paid.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { startSwapWorld, outsideAddress, until, type SwapWorld } from './swap-harness.js'

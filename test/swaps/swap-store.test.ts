@@ -1,7 +1,7 @@
 // The swaps room's storage on both engines: the same cases on SQLite and on a real PostgreSQL 15,
 // through SwapStore. Every state change is one guarded statement: of many callers racing on a swap (two payments,
 // two claims, two refunds) exactly one wins, and the row holds what the winner wrote.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { swapStore, type NewInvoiceSwap, type NewTxSwap, type SwapStore } from '../../src/swaps/swap-store.js'
 import type { SqlStore } from '../../src/store/index.js'

@@ -1,7 +1,7 @@
 // Swaps are off by default: the three lists answer empty, as Lightning.Pub does, and every other swap operation
 // says swaps are off and how to turn them on, over HTTP and over the relay; on the embedded node (no real chain)
 // the same, with the reason, even when enabled; enabling them without a provider is a configuration error at start.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

@@ -1,6 +1,6 @@
 // Transaction swaps (Lightning → on-chain) against a fake Boltz that checks every signature it gets: a user's
 // full swap through PayAddress, the operator's through PayAdminTransactionSwap, and refusals (a lying provider).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { hexToBytes } from '@noble/hashes/utils.js'
 import { Address, OutScript, Transaction } from '@scure/btc-signer'

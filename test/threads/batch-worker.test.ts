@@ -1,6 +1,6 @@
 // The batched helper thread behind the relay's store and the signature thread: results in the order given,
 // one message per turn, and nothing lost or reordered when the worker dies holding a batch.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startBatchWorker } from '../../src/threads/batch-worker.js'
 

@@ -3,7 +3,7 @@
 // cases are the ones where a read once decided a write inside one synchronous call: two creations of one app, one
 // app user identifier or one key's account at once, of which exactly one may win.
 import { randomBytes } from 'node:crypto'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { SqlStore } from '../../src/store/index.js'
 import { OperationError } from '../../src/bus/index.js'

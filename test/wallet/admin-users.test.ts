@@ -2,7 +2,7 @@
 // them: GetUsersAdminInfo (a page of users with balance, ban state, app identity and owned app; `take` 1..50) and
 // GetUserOperationsFromAdmin (any user's operations by internal user id, a banned one's too, 1..50 per list); and the
 // `user_id` the next version adds to GetUserOperations, which a user cannot use to read someone else's.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, addAppUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

@@ -1,7 +1,7 @@
 // When the books do not add up at start, the daemon says so and no money leaves a wallet; receiving goes on. The
 // damage here is a balance edited behind the ledger's back, as a bad manual repair would leave it. The restart
 // also turns test mode off, so the mock operations answer upstream's error.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { withBooks } from '../support/books.js'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

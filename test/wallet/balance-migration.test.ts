@@ -1,6 +1,6 @@
 // AddAppUser with a balance (upstream ALLOW_BALANCE_MIGRATION): refused by default; when allowed, the balance
 // enters through the ledger from `system:migration`, so the audit stays clean.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon } from '../support/daemon.js'
 import { assertAuditClean, call, ok } from '../support/money.js'

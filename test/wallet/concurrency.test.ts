@@ -1,6 +1,6 @@
 // Many payments at once over HTTP: a balance that covers only some of them pays exactly those, no balance ever
 // goes below zero, and an invoice two wallets race to pay is paid once.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

@@ -4,7 +4,7 @@
 // every payment is settled or refunded (never both, and as the node itself recorded it), and every balance is
 // exactly what the payments that succeeded say it should be.
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import Database from 'better-sqlite3'
 import { withBooks } from '../support/books.js'

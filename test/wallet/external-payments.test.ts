@@ -1,7 +1,7 @@
 // Paying invoices of other nodes over HTTP. With simulated routes the payment succeeds after a short flight and the
 // app keeps the service fee minus the routing fee; with no route it fails, the payer gets everything back and the
 // node's reason is the answer.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

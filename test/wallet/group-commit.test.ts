@@ -1,7 +1,7 @@
 // Group commit on a real SQLite file through SqlStore: movements that arrive together share one transaction, a
 // refused one rolls back alone (its savepoint), and under `synchronous = full` nobody hears "done" before the WAL
 // sync that makes the batch durable.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import Database from 'better-sqlite3'
 import path from 'node:path'

@@ -1,7 +1,7 @@
 // Migration 082 rebuilds the invoices table of a database made before it, without the UNIQUE on the invoice text (an
 // index that made each new invoice cost more as the books grew): every row and serial is kept, the AUTOINCREMENT mark
 // too (a serial is an operation id), every index but the text's comes back, and a payment hash is still taken once.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import { openStore } from '../../src/store/index.js'

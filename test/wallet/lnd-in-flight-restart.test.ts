@@ -1,6 +1,6 @@
 // A payment still in flight at the (fake) LND when the daemon dies resolves correctly after the
 // restart, both ways: settled when LND says succeeded, refunded when LND says failed — never both, never lost.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'

@@ -1,7 +1,7 @@
 // Users' money on a real Lightning network: the daemon on LND node A of a regtest network, B (the outside world)
 // paying users and being paid by them through R. Every case ends with the books audited by `relaypay audit`.
 import { createHash, randomBytes } from 'node:crypto'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

@@ -4,7 +4,7 @@
 // stay pending (sats reserved, a retry refused) until LND decides, and are then settled or refunded once, even
 // across another crash mid-way. The start asks LND only for what it missed: no invoice list, a replay of exactly
 // the settlements made while it was down (counted in the fake, not timed).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'

@@ -4,7 +4,7 @@
 // once, every payment end as LND decided, and the books audit clean.
 // Runs on the newest LND version of the run only.
 import { createHash, randomBytes } from 'node:crypto'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

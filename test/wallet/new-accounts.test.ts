@@ -2,7 +2,7 @@
 // create users), and the node bounds how many it opens ([apps] new_accounts_per_minute and new_accounts_burst).
 // Over the budget a new key is refused in words over the relay; a key that has its account is never held back.
 // The embedded relay adds a budget per client address: new keys it may send requests from a minute.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { appProfile, PubClient } from '../support/pub-client.js'

@@ -1,5 +1,5 @@
 // GetUserOperations as a wallet app pages through it: six lists, cursors passed back, upstream's key spellings.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { createAppWithUser, addAppUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

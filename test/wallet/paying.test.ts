@@ -1,6 +1,6 @@
 // Paying over HTTP between wallets of one daemon: the fee rule, the answer upstream clients read, GetPaymentState,
 // and every refusal leaves every balance as it was.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

@@ -1,7 +1,7 @@
 // Migration 070 (repeats per invoice, not per payment hash) rebuilds the payments table of a database made before it:
 // every row and serial is kept, the AUTOINCREMENT mark too (a serial is an operation id and a ledger ref, never
 // reused), a hash that failed before no longer blocks, and one live attempt per hash is still all the database takes.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import { openStore } from '../../src/store/index.js'

@@ -2,7 +2,7 @@
 // real PostgreSQL 15: lookups by request and hash, offer and tag lists (`extra.tag`: json_extract on SQLite, `->>`
 // on PostgreSQL), the expired-invoice purge, the payment lookups the payer and the resolution read, the NIP-47
 // history, GetUserOperations, products and on-chain addresses (two first NewAddress calls answer one address).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { SqlExecutor, SqlStore } from '../../src/store/index.js'
 import type { HandlerTable } from '../../src/bus/index.js'

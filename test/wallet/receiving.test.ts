@@ -1,6 +1,6 @@
 // Receiving over HTTP: invoices of users, apps, app users and products are credited to the right wallet exactly
 // once when the node settles them, and bad requests issue nothing.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import bolt11 from 'bolt11'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'

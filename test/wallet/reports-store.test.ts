@@ -2,7 +2,7 @@
 // GetAppsMetrics, the operator views (apps, wallet search, the user token, payments across wallets), the users'
 // balance reader, and the start audit (foreground and background, clean and failing books).
 import fs from 'node:fs'
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { openStore, type SqlStore } from '../../src/store/index.js'
 import { createTokenSigner } from '../../src/auth/index.js'

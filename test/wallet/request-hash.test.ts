@@ -1,7 +1,7 @@
 // The payment hash read from a request's text alone (src/wallet/invoices/request-hash.ts, checksum not checked), the key by which the
 // payer finds our own invoices: it must be the hash the `bolt11` package decodes from the same request, wherever
 // the `p` field stands among the others, on every network; anything that is not a BOLT11 request names none.
-import { test } from 'uvu'
+import { test } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { randomBytes } from 'node:crypto'
 import bolt11 from 'bolt11'

@@ -1,7 +1,7 @@
 // The start-up audit of a small journal on PostgreSQL: its verdict is in before startAudit returns, as on SQLite,
 // so the daemon logs it before it serves. The audit is queries there, and its report was once left to settle
 // while the start went on (wallet/crash read no audit line after a restart, seen once in .ci/run).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { migratePostgres, postgresSqlStore } from '../../src/store/index.js'
 import { startAudit } from '../../src/wallet/start-audit.js'

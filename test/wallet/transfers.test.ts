@@ -1,6 +1,6 @@
 // Internal transfers, payments to the service's own addresses, bans and test-mode balances over HTTP, on a daemon
 // whose internal transfer fee is 1% (so the fee path is visible).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'

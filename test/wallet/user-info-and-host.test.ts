@@ -1,6 +1,6 @@
 // A user's own view (GetUserInfo, UserHealth, UpdateCallbackUrl), the paid-invoice callback an integrator's
 // server receives, and the LNbits-compatible payments routes of the host API.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'

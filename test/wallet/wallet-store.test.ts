@@ -1,7 +1,7 @@
 // The wallet's money movements on SqlStore, the same cases on SQLite and on a real PostgreSQL 15: the
 // group commit (one shared transaction with savepoints on SQLite, a transaction each on PostgreSQL), the journal's
 // guarded balance moves, payments, settlements, transfers and the standby's fence (checkEpoch).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { checkEpoch, type SqlExecutor, type SqlStore } from '../../src/store/index.js'
 import { OperationError } from '../../src/bus/index.js'

@@ -1,7 +1,7 @@
 // The WebRTC stack (werift and what it pulls in, mediabunny among them: about 23 MB) is not loaded by a start: only
 // the first metrics caller's offer loads it. A module hook in the daemon's process (NODE_OPTIONS=--import) reports
 // each werift or mediabunny module as it is resolved.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

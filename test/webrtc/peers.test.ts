@@ -1,7 +1,7 @@
 // The peer table's limits and lifecycle, in one process with a werift peer as the caller: a peer that does not
 // connect is closed, a silent one too, one peer per caller and a few in all, a candidate cap, and stop() closes
 // the open channels and refuses new offers. Loopback host candidates only.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { pino } from 'pino'
 import { RTCPeerConnection, type RTCDataChannel } from 'werift'

@@ -1,6 +1,6 @@
 // The checks a caller's offer and candidates pass before werift sees them, and the data packet framing of the
 // metrics channel, decoded here independently of the encoder.
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { OperationError } from '../../src/bus/errors.js'
 import { candidateMessage, keepCandidates, parseCandidate, parseOffer } from '../../src/webrtc/signals.js'

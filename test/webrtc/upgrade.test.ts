@@ -2,7 +2,7 @@
 // (its candidates stripped, sent one by one afterwards), takes the answer and the daemon's candidates from the
 // SubToWebRtcCandidates pushes, opens the data channel and reads metrics files through it, decoded here with a
 // reader of its own. ICE runs on loopback host candidates only (`host_addresses = ["127.0.0.1"]`).
-import { suite } from 'uvu'
+import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,6 +1,6 @@
 // The extension host's delivery records on both engines: the same cases on SQLite and on a real
 // PostgreSQL 15, through the host's storage interface.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { deliveryStore } from '../../../src/extensions/host/delivery-store.js'
 import type { SqlStore } from '../../../src/store/index.js'

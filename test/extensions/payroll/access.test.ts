@@ -1,6 +1,6 @@
 // Who may use which payroll route (docs/payroll.md, "Who may call"): operator routes take the admin token; `/my/`
 // routes take a wallet key, pass the extension gate, and show only that wallet's contracts and payouts.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { contractBody, dayFromToday, startPayrollDaemon, type PayrollDaemon, type TestWallet } from './payroll-daemon.js'
 

@@ -2,7 +2,7 @@
 // `[payroll] today_override` moved forward, as days passing would (docs/payroll.md, "Paydays": Jan 31 →
 // Feb 28 → Mar 31; a period is due when its payday ≤ today).
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, tempDataDir } from '../../support/daemon.js'
 import { contractBody, startPayrollDaemon, type PayrollDaemon } from './payroll-daemon.js'

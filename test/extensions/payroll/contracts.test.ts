@@ -1,6 +1,6 @@
 // Contracts as the operator manages them over HTTP (docs/payroll.md, "Contracts", "Paydays", "Pause and resume"):
 // create, read, edit, delete, refusals that name the field, schedules, and pause/resume's write-off rules.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { contractBody, dayFromToday, startPayrollDaemon, type PayrollDaemon, type TestWallet } from './payroll-daemon.js'
 

@@ -1,6 +1,6 @@
 // The CSV export as a spreadsheet reads it: RFC 4180 quoting, and no cell, nor any field a semicolon reader would
 // split out of one, that a spreadsheet would run as a formula.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { csvCell, toCsv } from '../../../src/extensions/payroll/csv.js'
 

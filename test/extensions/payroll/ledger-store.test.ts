@@ -4,7 +4,7 @@
 // the payer and the redelivered invoice-paid event settling at once (the contract advances once), a crash after
 // the money moved (the redelivery settles the row) and before it did (the claim closes once its invoice expired).
 import fs from 'node:fs'
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { migratePostgres, openStore, postgresSqlStore, type SqlEngine, type SqlStore } from '../../../src/store/index.js'
 import { contractsStore, type Contract, type ContractsStore, type ContractTerms } from '../../../src/extensions/payroll/contracts-store.js'

@@ -1,6 +1,6 @@
 // The memo and marker each period's invoice carries (docs/payroll.md, "Paying a period", step 5). The HTTP test in
 // payments.test.ts reads them back from the host's payment details; this one pins the shapes.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { extraOf, memoOf, payrollRef } from '../../../src/extensions/payroll/payment-marker.js'
 

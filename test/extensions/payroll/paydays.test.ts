@@ -1,6 +1,6 @@
 // Paydays are computed from the anchor for every period (docs/payroll.md, "Paydays"): a month-end anchor is
 // clamped in short months and comes back in long ones.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { paydayOf, scheduleOf, type Frequency } from '../../../src/extensions/payroll/paydays.js'
 

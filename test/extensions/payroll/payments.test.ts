@@ -1,7 +1,7 @@
 // Paying periods through the wallets (docs/payroll.md, "The tick", "Pay-now", "Paying a period"): what the employee
 // receives, what the source loses, and what the ledger says, for ticks, back-dated periods, failures, the fifth
 // failure, pay-now and races.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { contractBody, dayFromToday, startPayrollDaemon, type PayrollDaemon, type TestWallet } from './payroll-daemon.js'
 

@@ -1,7 +1,7 @@
 // Fiat contracts priced from the fake rate providers on loopback (docs/payroll.md, "Paying a period", step 1): a
 // past payday takes that day's rate from the exchange series, or from the aggregator for a currency the exchange
 // does not quote; beyond reach the period fails naming the date and currency, and never falls back to today's rate.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { coingeckoPrice, krakenDailyClose, spotFixture, startRateProviders, type RateProvidersFake } from '../../support/rate-providers.js'
 import { contractBody, dayFromToday, expectedMsat, monthsFromToday, startPayrollDaemon, type PayrollDaemon, type TestWallet } from './payroll-daemon.js'

@@ -2,7 +2,7 @@
 // driven by a manual timer source: ticks never overlap, an operator's tick waits its turn, and stop ends it all.
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { pino } from 'pino'
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startScheduler, type SchedulerTimers, type TickResult } from '../../../src/extensions/payroll/scheduler.js'
 

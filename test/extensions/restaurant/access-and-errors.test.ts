@@ -2,7 +2,7 @@
 // body: public reads without keys, owner operations with the restaurant wallet's admin key only, the invoice
 // key for listing orders and print jobs, settings for the operator, the extension gate, the removed category
 // endpoints, validation of carts, and a generic 500 that leaks nothing.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { withBooks } from '../../support/books.js'
 import { buildMenu, startRestaurantDaemon, type RestaurantDaemon, type TestWallet } from './restaurant-daemon.js'

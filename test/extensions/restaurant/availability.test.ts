@@ -1,6 +1,6 @@
 // Opening hours: whether an item can be ordered now, and, when it cannot, from when it can (in the restaurant's
 // timezone), as the customer's page says it.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { availableAt, nextOpening } from '../../../src/extensions/restaurant/availability.js'
 import { renderOrderPage, type PageItem } from '../../../src/extensions/restaurant/order-page-html.js'

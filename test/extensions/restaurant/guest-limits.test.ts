@@ -3,7 +3,7 @@
 // many orders or quotes from one address (or at one restaurant, or unpaid at once) a 429 with Retry-After; unpaid
 // orders expire and are deleted with their invoices; and the flood that grew the database by 106 MB in 10 s now
 // grows it by less than 1 MB while health keeps answering.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import path from 'node:path'
 import { execFile } from 'node:child_process'

@@ -1,6 +1,6 @@
 // The menu tree over HTTP (docs/restaurant.md, "Menu tree"): depth and path derived from the parent, the
 // depth cap on create and move, cycles refused, moves re-deriving a subtree, and deletes with and without cascade.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startRestaurantDaemon, type RestaurantDaemon, type TestWallet } from './restaurant-daemon.js'
 

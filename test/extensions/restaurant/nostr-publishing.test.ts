@@ -1,7 +1,7 @@
 // The menu on Nostr, read back by an independent nostr-tools client from the daemon's embedded relay: the NIP-15
 // stall and products with ancestor `t` tags and the `path` tag, republishing when a node is renamed or moved or
 // an item changes, and NIP-09 deletions with `a`, `e` and `k` tags.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { SimplePool, useWebSocketImplementation } from 'nostr-tools/pool'
 import { verifyEvent, type Event } from 'nostr-tools/pure'

@@ -2,7 +2,7 @@
 // 3-level menu with modifiers and availability; a customer quotes and orders without any key; another wallet of
 // the daemon pays the invoice; the order turns paid once; a print job appears, is polled and acknowledged; the
 // owner moves the order through its statuses, and refused moves are 400s naming both statuses.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import bolt11 from 'bolt11'
 import { withBooks } from '../../support/books.js'

@@ -1,6 +1,6 @@
 // Prices in fiat through the rates module (several loopback providers, the current spot rate, never a made-up
 // rate) and availability windows in the restaurant's timezone, including windows that cross midnight.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startRateProviders, type RateProvidersFake } from '../../support/rate-providers.js'
 import { buildMenu, startRestaurantDaemon, type RestaurantDaemon, type TestWallet } from './restaurant-daemon.js'

@@ -4,7 +4,7 @@
 // order racing (it becomes paid once, with one ticket), status moves racing (exactly one applies), two menu moves
 // that would make a cycle (one is refused), and a slug taken twice at once (the UNIQUE column refuses one).
 import { pino } from 'pino'
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { moveNode, placementUnder, subtreeOf, ancestry } from '../../../src/extensions/restaurant/menu-tree.js'
 import { menuStore, type MenuItemRow, type MenuNodeRow, type MenuStore, type RestaurantRow } from '../../../src/extensions/restaurant/menu-store.js'

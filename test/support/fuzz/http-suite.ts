@@ -1,7 +1,7 @@
 // The HTTP fuzz suite the test/fuzz/http-*.test.ts files run over their share of the catalogue: one daemon, a
 // seeded campaign over every operation in the share, then proof the daemon is still whole — alive, healthy, no
 // unexpected exception in its log, and `relaypay audit` clean.
-import { suite } from 'uvu'
+import { suite } from '../suite.js'
 import * as assert from 'uvu/assert'
 import fc from 'fast-check'
 import { catalogue, type CatalogueEntry } from '../../../schema/catalogue.js'

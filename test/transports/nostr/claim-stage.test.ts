@@ -1,7 +1,7 @@
 // The claim stage's way around the claim (inbound.ts): a request handled as unclaimed once its signature holds
 // runs at once, without a claim, and stays in flight until done; one whose codec throws while reading is
 // logged and let go, so `idle` still settles and a later copy of the same event is taken again.
-import { test } from 'uvu'
+import { test } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import pino from 'pino'
 import { Writable } from 'node:stream'

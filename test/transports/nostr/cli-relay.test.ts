@@ -1,5 +1,5 @@
 // `relaypay call --relay`: the operator's client over the relay, enrolling its own key the first time.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -3,7 +3,7 @@
 // its answer goes back on the same kind tagged p/e (and clink_version), a redelivery re-sends the stored
 // answer without running the room again, a request taken by a run that died is answered "Temporary Failure"
 // instead of being run twice, a parked request is answered later through the outbox.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { pino } from 'pino'
 import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'

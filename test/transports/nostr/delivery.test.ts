@@ -2,7 +2,7 @@
 // delivered twice (two relays, a daemon restart) runs once and is answered again with the stored reply, unless it
 // only reads (a repeatable operation: run again, nothing journalled); a tampered
 // event is dropped; a relay restart under load loses nothing; 1,000 requests from 50 keys run exactly once each.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,6 +1,6 @@
 // End to end: an operation on a user's account is pushed to the user's key as GetLiveUserOperations, whether or not
 // the key subscribed, with the balance after the operation (upstream pushes the balance from before it).
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../../support/daemon.js'
 import { appProfile, PubClient, sleep } from '../../support/pub-client.js'

@@ -1,7 +1,7 @@
 // A stream subscription over the relay goes through the real dispatcher (auth, validation, the call's outcome) and
 // stays open: the wallet room's GetLiveUserOperations Observable feeds it, each item leaves as a push with
 // requestId = the stream's name, and the linked-key pushes skip a key while it holds the subscription.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { pino } from 'pino'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'

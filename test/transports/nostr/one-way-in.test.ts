@@ -1,7 +1,7 @@
 // One way in: NIP-47 methods (kind 23194) and CLINK requests (21001–21003) are catalogue operations like
 // every other request. They reach the dispatcher (so the metrics count them under their catalogue names, transport
 // nostr) and only their own kind's codec serves them: as a kind-21000 rpcName they are refused, naming the kind.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../../support/daemon.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../../support/accounts.js'

@@ -2,7 +2,7 @@
 // parses or decrypts it, logs a warning, answers nothing, and keeps serving the same connection. The relay here is
 // a real standalone relay (src/relay) that accepts the large event, so only the daemon's cap stands in the way.
 import path from 'node:path'
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startRelay, type RunningRelay } from '../../../src/relay/index.js'
 import { startDaemon, tempDataDir, type TestDaemon } from '../../support/daemon.js'

@@ -2,7 +2,7 @@
 // and through the raw connection the daemon passes on SQLite — and on a real PostgreSQL 15, where two daemons
 // receiving the same request on two connections must see exactly one claim.
 import fs from 'node:fs'
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { openStore, postgresSqlStore } from '../../../src/store/index.js'
 import {

@@ -1,6 +1,6 @@
 // Pushes and beacons leave through a real relay and are read by the independent client: a `user.operation` domain
 // event becomes a GetLiveUserOperations push to the user's linked key; every app announces itself on kind 30078.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { pino } from 'pino'
 import { WebSocket } from 'ws'

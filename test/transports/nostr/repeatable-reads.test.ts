@@ -3,7 +3,7 @@
 // first time on a wallet (so a lazy "create on first read" would show) and every table of the books (SQLite or
 // PostgreSQL) is compared before and after: equal, the request journal included. A write is the control: it
 // changes them.
-import { test } from 'uvu'
+import { test } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { catalogue } from '../../../schema/catalogue.js'
 import { openBooks } from '../../support/books.js'

@@ -1,5 +1,5 @@
 // Requests over the relay, from an independent client, through the daemon's embedded relay.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../../support/daemon.js'
 import { appProfile, PubClient, sleep } from '../../support/pub-client.js'

@@ -1,6 +1,6 @@
 // The daemon's signer and verifier (native libsecp256k1 + node's SHA-256) against nostr-tools' pure-JS reference: each
 // accepts the other's events, and every kind of forgery is refused, through the memo as well.
-import { suite } from 'uvu'
+import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent as referenceVerify, type Event } from 'nostr-tools/pure'
 import { createEventSigner } from '../../../src/transports/nostr/sign.js'
