@@ -209,6 +209,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     metaText: config.lnurl.meta_text,
     callbacks: { perMinute: config.lnurl.callbacks_per_minute, burst: config.lnurl.callbacks_burst },
     fees: { serviceFeeBps: config.fees.service_fee_bps, serviceFeeFloorSats: config.fees.service_fee_floor_sats },
+    outbound: { allowLoopback: config.callbacks.allow_loopback },
     random,
     clock,
     log: log.child({ room: 'lnurl' }),

@@ -66,6 +66,10 @@ const document = (script: string) => `<!doctype html>
 </form>
 <div id="send-confirm" hidden>
 <p id="send-summary"></p>
+<div id="send-choice" hidden>
+<label>Amount to send (sats) <input id="send-amount" name="send-amount" type="number" inputmode="numeric" min="1" step="1"></label>
+<label id="send-comment-field">Comment for the recipient (optional) <input id="send-comment" name="comment" autocomplete="off"></label>
+</div>
 <p class="row"><button type="button" id="send-pay">Pay</button> <button type="button" id="send-cancel" class="secondary">Cancel</button></p>
 </div>
 <p id="send-result" aria-live="polite"></p>

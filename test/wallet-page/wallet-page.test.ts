@@ -75,7 +75,8 @@ const balanceShown = async (page: Page) => (await page.locator('#balance').textC
 e2e.before(async () => {
   if (!chromiumPath) return
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-wallet-page-'))
-  daemon = await startDaemon()
+  // LNURL on the loopback address this test daemon listens on, and paying out to it: both are test settings.
+  daemon = await startDaemon({ config: '[lnurl]\nallow_loopback = true\n[callbacks]\nallow_loopback = true\n' })
   appToken = (await ok('/api/admin/app/add', { name: 'wallet-shop', allow_user_creation: false }, admin())).auth_token
   for (const identifier of ['erin', 'frank']) await ok('/api/app/user/add', { identifier, fail_if_exists: true, balance: 0 }, asApp())
   await ok('/api/app/mock/user/blance/set', { user_identifier: 'erin', amount: 5_000 }, asApp())
@@ -156,9 +157,8 @@ e2e('send: a pasted invoice of another wallet is paid, and the balance drops by 
   const field = wallet.getByLabel('Lightning invoice, LNURL or Lightning address')
   // What is not an invoice is refused with what to do instead, and nothing is paid.
   for (const [pasted, says] of [
-    ['hello there', 'That is not a Lightning invoice, an LNURL or a Lightning address. An invoice starts with lnbc…; paste the whole of it.'],
-    ['frank@example.com', 'A Lightning address (frank@example.com) is not something this page can pay yet: ask the recipient for a Lightning invoice (it starts with lnbc…) and paste that.'],
-    ['lnbc1', 'This looks like a Lightning invoice but it is incomplete or damaged: copy the whole invoice again.'],
+    ['frank at home', 'That is not a Lightning invoice, an LNURL or a Lightning address. An invoice starts with lnbc…, an LNURL with lnurl1…, an address looks like name@example.com.'],
+    ['lnbc1', 'This looks like a Lightning invoice or LNURL but it is incomplete or damaged: copy the whole of it again.'],
   ] as const) {
     await field.fill(pasted)
     await wallet.getByRole('button', { name: 'Continue' }).click()
@@ -177,6 +177,33 @@ e2e('send: a pasted invoice of another wallet is paid, and the balance drops by 
   assert.is(after, before - 500 - fee, 'the balance drops by the amount and the fee the page showed')
   assert.is(await balanceOf('frank'), frankBefore + 500)
   assert.is(await balanceShown(wallet), `${after.toLocaleString('en-US')} sats`)
+})
+
+e2e("send to a Lightning address and to an LNURL: the amount is chosen within the recipient's range", async () => {
+  if (!chromiumPath) return
+  const frank = { authorization: `Bearer ${(await ok('/api/operator/users/token', { identifier: 'frank' }, admin())).token}` }
+  const { address } = await ok('/api/user/lnurl/address', { name: 'frank' }, frank)
+  const lnurl = (await daemon.request('GET', '/api/user/lnurl_pay/link', { headers: frank })).json.lnurl as string
+  assert.match(lnurl, /^lnurl1/)
+  const field = wallet.getByLabel('Lightning invoice, LNURL or Lightning address')
+  for (const [destination, sats, shown] of [[address, 321, address], [lnurl.toUpperCase(), 45, daemon.url.replace('http://', '')]] as const) {
+    const before = await balanceOf('erin')
+    const frankBefore = await balanceOf('frank')
+    await field.fill(destination)
+    await wallet.getByRole('button', { name: 'Continue' }).click()
+    await wallet.getByText(new RegExp(`^Pay ${shown.replace(/[.]/g, '\\.')}( \\(.+\\))?: from 10 sats to [\\d,]+ sats, plus the service fee\\.$`)).waitFor()
+    const amount = wallet.getByLabel('Amount to send (sats)')
+    await amount.fill('5')
+    await wallet.getByRole('button', { name: 'Pay', exact: true }).click()
+    await wallet.getByRole('alert').filter({ hasText: /^Enter a whole number of sats from 10 to [\d,]+\.$/ }).waitFor()
+    assert.is(await balanceOf('erin'), before, 'nothing paid below the range')
+    await amount.fill(String(sats))
+    await wallet.getByRole('button', { name: 'Pay', exact: true }).click()
+    const result = await wallet.getByText(new RegExp(`^Paid ${sats} sats \\(fee \\d+ sats?\\)\\.$`)).textContent()
+    const fee = Number(/fee (\d+) sat/.exec(result!)![1])
+    assert.is(await balanceOf('erin'), before - sats - fee, destination)
+    assert.is(await balanceOf('frank'), frankBefore + sats, destination)
+  }
 })
 
 e2e('connect an app: the NWC string (text and QR code) names the service key, a relay and a secret a real client uses', async () => {

@@ -20,7 +20,8 @@ const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getEleme
 const secret = decodeURIComponent(location.hash.slice(1)).trim()
 let waitingFor: string | undefined
 let refreshTimer: ReturnType<typeof setTimeout> | undefined
-let pending: { invoice: string; sats: number } | undefined
+/** What Continue found: an invoice of a known amount, or an LNURL / Lightning address whose amount the user picks. */
+let pending: { invoice: string; sats: number } | { destination: string; minSats: number; maxSats: number } | undefined
 
 /** "1 sat", "2,100 sats": whole sats, as every amount the user operations answer. */
 function satsText(sats: number): string {
@@ -219,31 +220,75 @@ async function prepareSend(event: SubmitEvent): Promise<void> {
   event.preventDefault()
   clearError()
   show('send-confirm', false)
+  show('send-choice', false)
   $('send-result').textContent = ''
   pending = undefined
   const destination = classifyDestination($<HTMLTextAreaElement>('send-text').value)
-  if (destination.kind !== 'invoice') return showError(destination.problem)
+  if (destination.kind === 'unknown') return showError(destination.problem)
   try {
-    const { amount } = await call<{ amount: number }>('/api/user/invoice/decode', { invoice: destination.invoice })
-    if (amount <= 0) {
-      return showError('This invoice names no amount, and this page pays only invoices that do. Ask for an invoice with an amount.')
+    if (destination.kind === 'invoice') {
+      const { amount } = await call<{ amount: number }>('/api/user/invoice/decode', { invoice: destination.invoice })
+      if (amount <= 0) {
+        return showError('This invoice names no amount, and this page pays only invoices that do. Ask for an invoice with an amount.')
+      }
+      pending = { invoice: destination.invoice, sats: amount }
+      $('send-summary').textContent = `Pay ${satsText(amount)}, plus the service fee?`
+      $('send-pay').textContent = `Pay ${satsText(amount)}`
+    } else {
+      const offer = await call<{ domain: string; description: string; min_sats: number; max_sats: number; comment_chars: number }>(
+        '/api/user/lnurl/pay/resolve',
+        { destination: destination.destination },
+      )
+      if (offer.min_sats > offer.max_sats) return showError(`${offer.domain} takes less than one whole sat; this page pays whole sats.`)
+      pending = { destination: destination.destination, minSats: offer.min_sats, maxSats: offer.max_sats }
+      const what = destination.kind === 'address' ? destination.destination : offer.domain
+      $('send-summary').textContent = `Pay ${what}${offer.description ? ` (“${offer.description}”)` : ''}: from ${satsText(offer.min_sats)} to ${satsText(offer.max_sats)}, plus the service fee.`
+      const amount = $<HTMLInputElement>('send-amount')
+      amount.min = String(offer.min_sats)
+      amount.max = String(offer.max_sats)
+      amount.value = String(offer.min_sats)
+      const comment = $<HTMLInputElement>('send-comment')
+      comment.value = ''
+      comment.maxLength = offer.comment_chars
+      show('send-comment-field', offer.comment_chars > 0)
+      show('send-choice', true)
+      $('send-pay').textContent = 'Pay'
     }
-    pending = { invoice: destination.invoice, sats: amount }
-    $('send-summary').textContent = `Pay ${satsText(amount)}, plus the service fee?`
-    $('send-pay').textContent = `Pay ${satsText(amount)}`
     show('send-confirm', true)
   } catch (err) {
     showError(err)
   }
 }
 
+/** The invoice to pay: the pasted one, or one the LNURL's server makes for the amount chosen. */
+async function invoiceToPay(choice: NonNullable<typeof pending>): Promise<string> {
+  if ('invoice' in choice) return choice.invoice
+  const amount = Number($<HTMLInputElement>('send-amount').value)
+  if (!Number.isSafeInteger(amount) || amount < choice.minSats || amount > choice.maxSats) {
+    throw new Error(`Enter a whole number of sats from ${choice.minSats.toLocaleString('en-US')} to ${choice.maxSats.toLocaleString('en-US')}.`)
+  }
+  const comment = $<HTMLInputElement>('send-comment').value.trim()
+  const { invoice } = await call<{ invoice: string }>('/api/user/lnurl/pay/invoice', {
+    destination: choice.destination,
+    amount_sats: amount,
+    ...(comment ? { comment } : {}),
+  })
+  return invoice
+}
+
 async function pay(): Promise<void> {
   if (!pending) return
   clearError()
-  const { invoice } = pending
+  const choice = pending
+  const result = $('send-result')
+  let invoice: string
+  try {
+    invoice = await invoiceToPay(choice)
+  } catch (err) {
+    return showError(err)
+  }
   pending = undefined
   show('send-confirm', false)
-  const result = $('send-result')
   result.dataset.state = 'paying'
   result.textContent = 'Paying…'
   try {
@@ -285,6 +330,7 @@ $('send-pay').addEventListener('click', () => void pay())
 $('send-cancel').addEventListener('click', () => {
   pending = undefined
   show('send-confirm', false)
+  show('send-choice', false)
 })
 $('connect-form').addEventListener('submit', event => void connect(event as SubmitEvent))
 $('invoice-copy').addEventListener('click', () =>
