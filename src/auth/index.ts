@@ -52,9 +52,9 @@ export function createAuthenticator(deps: AuthDeps): Authenticate {
     admin: creds => authenticateAdmin(creds, deps),
     metrics: creds => authenticateMetrics(creds, deps),
     app: creds => authenticateApp(creds, deps),
-    user: (creds, _entry, clientAddress) => {
+    user: (creds, entry, clientAddress) => {
       const token = bearerValue(creds.authorization)
-      return token && isWalletLinkSecret(token) ? walletLinks.userFor(token, clientAddress) : authenticateUser(creds, deps)
+      return token && isWalletLinkSecret(token) ? walletLinks.userFor(token, entry, clientAddress) : authenticateUser(creds, deps)
     },
     guestPub: creds => authenticateGuestPub(creds),
     walletInvoice: creds => authenticateWalletKey(creds, 'invoice', deps.directory),

@@ -2,6 +2,7 @@
 // it was issued for (the wallet room keeps it), until the operator revokes it. Anyone who finds the page can try
 // secrets, so wrong ones are budgeted per client address: once an address has spent its budget, every secret it
 // sends is refused unchecked until the budget refills, right or wrong, so guessing learns nothing.
+import type { CatalogueEntry, OperationName } from '../../schema/catalogue.js'
 import { OperationError, type Caller } from '../bus/index.js'
 import { RateLimiter, addressKey, type RateBudget } from '../limits/index.js'
 import type { AccountDirectory } from './directory.js'
@@ -19,19 +20,35 @@ export const defaultWalletLinkFailures: RateBudget = { perMinute: 10, burst: 20 
 export const walletLinkRefusal =
   'This wallet link does not open a wallet: it was revoked or replaced by a newer one, or it is incomplete. Ask whoever gave it to you for a new link.'
 
+/**
+ * What a wallet link may do: what the wallet page does, and no more. In particular it cannot be traded for a credential
+ * that outlives it (a user token by GetHttpCreds, the wallet keys by GetWalletKeys), so revoking the link ends its
+ * holder's access but for the NWC connections made with it, which the operator revokes on their own.
+ */
+const walletLinkOperations: ReadonlySet<OperationName> = new Set<OperationName>([
+  'UserHealth', 'GetUserInfo', 'GetUserOperations', 'GetPaymentState', 'NewInvoice', 'DecodeInvoice', 'PayInvoice',
+  'ResolveLnurlPay', 'GetLnurlPayInvoice', 'CreateNwcConnection', 'ListNwcConnections', 'RevokeNwcConnection',
+])
+
 export function isWalletLinkSecret(token: string): boolean {
   return token.startsWith(walletLinkPrefix)
 }
 
 export interface WalletLinkGate {
-  /** The user the secret stands for, or a refusal: unauthenticated when it opens nothing, 429 over the budget. */
-  userFor(secret: string, clientAddress: string | undefined): Promise<Extract<Caller, { kind: 'user' }>>
+  /**
+   * The user the secret stands for, or a refusal: unauthenticated when it opens nothing, 429 over the budget,
+   * forbidden for an operation the wallet page does not use.
+   */
+  userFor(secret: string, entry: CatalogueEntry, clientAddress: string | undefined): Promise<Extract<Caller, { kind: 'user' }>>
 }
 
 export function walletLinkGate(directory: AccountDirectory, budget: RateBudget, now: () => number): WalletLinkGate {
   const failures = new RateLimiter(budget)
   return {
-    async userFor(secret, clientAddress) {
+    async userFor(secret, entry, clientAddress) {
+      if (!walletLinkOperations.has(entry.name)) {
+        throw new OperationError('forbidden', `a wallet link may not call ${entry.name}: use a user token`)
+      }
       const key = addressKey(clientAddress)
       const waitMs = failures.waitMs(key, now())
       if (waitMs > 0) {

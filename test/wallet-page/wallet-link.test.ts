@@ -1,7 +1,7 @@
 // Wallet links over HTTP against the real daemon: the operator creates one, and its secret then works where a user
 // token does; a wrong, replaced or revoked secret is refused in one sentence that does not say whether a wallet
 // exists; an address that sends too many wrong secrets is refused every secret, the right one too, until its budget
-// refills; and the page itself is a stranger's route with the guest budget and the strict headers.
+// refills; a link may call only what the page does; and the page itself is a stranger's route with the guest budget and the strict headers.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
@@ -49,6 +49,16 @@ test("a link's secret opens its own wallet, and only that one", async () => {
   const dave = await userInfo((await createLink('dave')).secret)
   assert.is(dave.json.user_identifier, 'dave')
   assert.is(dave.json.balance, 0)
+})
+
+test('a link cannot be traded for a credential that would outlive it (wallet keys, a user token)', async () => {
+  const secret = (await createLink('dave')).secret
+  for (const [pathname, op] of [['/api/user/wallet/keys', 'GetWalletKeys'], ['/api/user/http_creds', 'GetHttpCreds']]) {
+    const refused = await daemon.request('POST', pathname!, { headers: bearer(secret) })
+    assert.equal(refused.json, { status: 'ERROR', reason: `a wallet link may not call ${op}: use a user token` })
+  }
+  // What the page does, it may: here, list the wallet's NWC connections.
+  assert.is((await daemon.request('POST', '/api/user/nwc/list', { headers: bearer(secret) })).json.status, 'OK')
 })
 
 test('a wrong secret, a replaced one and a revoked one get the same refusal; an unknown wallet is not created', async () => {
