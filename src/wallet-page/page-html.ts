@@ -38,12 +38,12 @@ const document = (script: string) => `<!doctype html>
 <p class="balance"><span id="balance" aria-live="polite">–</span></p>
 <p id="withdrawable" class="muted"></p>
 </header>
-<p id="notice" role="status" hidden></p>
 <nav class="tabs" aria-label="Wallet actions">
 <button type="button" id="tab-receive" aria-controls="receive" aria-pressed="true">Receive</button>
 <button type="button" id="tab-send" aria-controls="send" aria-pressed="false">Send</button>
 <button type="button" id="tab-connect" aria-controls="connect" aria-pressed="false">Connect an app</button>
 </nav>
+<p id="error" role="alert" hidden></p>
 <section id="receive" class="panel" aria-labelledby="receive-title">
 <h2 id="receive-title">Receive</h2>
 <form id="receive-form">
@@ -94,7 +94,6 @@ const document = (script: string) => `<!doctype html>
 <ul id="history"></ul>
 </section>
 </div>
-<p id="error" role="alert" hidden></p>
 </main>
 <script>${script}</script>
 </body>
@@ -124,6 +123,7 @@ button[disabled]{opacity:.5;cursor:default}
 .qr{display:block;width:100%;max-width:18rem;height:auto;margin:.8rem auto;background:#fff;border-radius:.4rem}
 #invoice-state[data-state=paid],#send-result[data-state=paid]{color:var(--ok);font-weight:600}
 #invoice-state[data-state=expired],#send-result[data-state=failed],#error{color:var(--bad)}
+#error{border:1px solid var(--bad);border-radius:.4rem;padding:.5rem .75rem}
 #refused{border:1px solid var(--bad);border-radius:.6rem;padding:1rem;margin-top:2rem}
 #history{list-style:none;padding:0;margin:0}
 #history li{display:flex;justify-content:space-between;gap:.75rem;padding:.5rem 0;border-bottom:1px solid var(--line)}

@@ -285,6 +285,9 @@ e2e('revoked on the console, the link is refused on the page with a message; the
   await wallet.getByRole('heading', { name: 'This link does not open a wallet' }).waitFor()
   assert.match((await wallet.locator('#refused-reason').textContent())!, /revoked or replaced by a newer one/)
   assert.is(await wallet.locator('#wallet').isVisible(), false)
+  // Opened without the fragment (a link cut short): the page says what is missing.
+  await wallet.goto(`${daemon.url}/wallet/`)
+  await wallet.getByText('This page opens a wallet from a link that ends in #wl_…').waitFor()
   assert.equal(pageErrors, [])
 })
 

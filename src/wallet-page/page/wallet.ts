@@ -17,7 +17,16 @@ const waitingRefreshEveryMs = 2_000
 const historyShown = 50
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T
-const secret = decodeURIComponent(location.hash.slice(1)).trim()
+/** The link's fragment, as written (a link copied through some apps arrives percent-encoded). */
+function secretOfLink(): string {
+  const fragment = location.hash.slice(1)
+  try {
+    return decodeURIComponent(fragment).trim()
+  } catch {
+    return fragment.trim()
+  }
+}
+const secret = secretOfLink()
 let waitingFor: string | undefined
 let refreshTimer: ReturnType<typeof setTimeout> | undefined
 /** What Continue found: an invoice of a known amount, or an LNURL / Lightning address whose amount the user picks. */
