@@ -14,6 +14,7 @@ import { nwcOperations } from './operations/nwc.js'
 import { operatorOperations } from './operations/operator.js'
 import { clinkOperations } from './operations/clink.js'
 import { apiDocsOperations } from './operations/api-docs.js'
+import { walletPageOperations } from './operations/wallet-page.js'
 
 export const catalogue = [
   ...adminOperations,
@@ -30,6 +31,7 @@ export const catalogue = [
   ...clinkOperations,
   ...operatorOperations,
   ...apiDocsOperations,
+  ...walletPageOperations,
 ]
 
 export type CatalogueEntry = (typeof catalogue)[number]

@@ -48,6 +48,7 @@ import { unixSeconds } from './units/index.js'
 import { logStyle } from './logging/index.js'
 import { publicRelaysOf, warnIfLoopback } from './lifecycle/public-relays.js'
 import { apiDocsHandlers } from './api-docs/index.js'
+import { walletPageHandlers } from './wallet-page/index.js'
 
 export interface Daemon {
   url: string
@@ -161,6 +162,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const registry = createRegistry(catalogue)
   registry.register(healthHandlers({ notReadyReason: () => nodeNotReadyReason(node) }), 'health')
   registry.register(apiDocsHandlers(), 'api-docs')
+  registry.register(walletPageHandlers(), 'wallet-page')
   registry.register(wallet.handlers, 'wallet')
   const nwc = await createNwc({
     sql: books.sql, wallet, node, relays: publicRelays.urls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
@@ -207,6 +209,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     metaText: config.lnurl.meta_text,
     callbacks: { perMinute: config.lnurl.callbacks_per_minute, burst: config.lnurl.callbacks_burst },
     fees: { serviceFeeBps: config.fees.service_fee_bps, serviceFeeFloorSats: config.fees.service_fee_floor_sats },
+    outbound: { allowLoopback: config.callbacks.allow_loopback },
     random,
     clock,
     log: log.child({ room: 'lnurl' }),
@@ -310,6 +313,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     adminPubkey: linking.adminPubkey,
     adminOnlyExtensions: config.extensions.admin_only,
     nwc: nwc.directory,
+    walletLinkFailures: { perMinute: config.auth.wallet_link_failures_per_minute, burst: config.auth.wallet_link_failures_burst },
     now: () => clock.now(),
   })
   const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog, testMode: Boolean(node.mock) })

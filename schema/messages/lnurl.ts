@@ -94,3 +94,22 @@ export const HandleLnurlChannelRequest = message('HandleLnurlChannelRequest', {
   remoteid: text(),
   private: optional(text()),
 })
+
+/** Paying out: an LNURL-pay link (`lnurl1…`) or a Lightning address (`name@domain`), as a person pasted it. */
+export const LnurlPayTarget = message('LnurlPayTarget', {
+  destination: text(),
+})
+
+export const LnurlPayOffer = message('LnurlPayOffer', {
+  domain: text(), // the host that answers for the destination
+  description: text(), // its metadata's text/plain entry
+  min_sats: int(),
+  max_sats: int(),
+  comment_chars: int(), // LUD-12: the longest comment it takes (0: none)
+})
+
+export const LnurlPayInvoiceRequest = message('LnurlPayInvoiceRequest', {
+  destination: text(),
+  amount_sats: int(),
+  comment: optional(text()),
+})

@@ -5,6 +5,7 @@ import { Empty } from '../dsl.js'
 import {
   OperatorApps, OperatorAppToken, OperatorAudit, OperatorRotateAppTokenRequest, OperatorPaymentSearch, OperatorPayments, OperatorUserSearch, OperatorUserToken,
   OperatorUserTokenRequest, OperatorUsers, OperatorNode, OperatorPeers, OperatorNodeAddress, OperatorInvites,
+  OperatorWalletLink, OperatorWalletLinkRequest, OperatorWalletLinkRevoked,
 } from '../messages/operator.js'
 import { ModelNameRequest, TranscriptionModel } from '../messages/models.js'
 
@@ -34,6 +35,18 @@ export const operatorOperations = [
     http: { method: 'POST', path: '/api/operator/users/token' },
     input: OperatorUserTokenRequest, output: OperatorUserToken,
     summary: "A user token for the app user `identifier`, so the operator can act for that wallet (its NWC connections, offers, Lightning address, wallet keys).",
+  }),
+  operation({
+    name: 'OperatorCreateWalletLink', ...operator,
+    http: { method: 'POST', path: '/api/operator/users/wallet-link' },
+    input: OperatorWalletLinkRequest, output: OperatorWalletLink,
+    summary: "A wallet page link (`/wallet/#<secret>`) for the app user `identifier`, shown only here; the wallet's earlier link stops working at once.",
+  }),
+  operation({
+    name: 'OperatorRevokeWalletLink', ...operator,
+    http: { method: 'POST', path: '/api/operator/users/wallet-link/revoke' },
+    input: OperatorWalletLinkRequest, output: OperatorWalletLinkRevoked,
+    summary: "Revokes the wallet page link of the app user `identifier`: the page refuses it from the next request on (`revoked` false: there was none).",
   }),
   operation({
     name: 'OperatorListPayments', ...operator,

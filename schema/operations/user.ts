@@ -14,7 +14,9 @@ import {
 } from '../messages/invoices.js'
 import { GetUserOperationsRequest, GetUserOperationsResponse, LiveUserOperation } from '../messages/operations.js'
 import { TransactionSwapQuoteList, TransactionSwapRequest, TxSwapsList } from '../messages/swaps.js'
-import { LightningAddress, LnurlLinkResponse, SetLightningAddressRequest } from '../messages/lnurl.js'
+import {
+  LightningAddress, LnurlLinkResponse, LnurlPayInvoiceRequest, LnurlPayOffer, LnurlPayTarget, SetLightningAddressRequest,
+} from '../messages/lnurl.js'
 import {
   AddProductRequest, GetUserOfferInvoicesReq, NewProductInvoiceRequest, OfferConfig, OfferCreateRequest, OfferId,
   OfferInvoices, OfferUpdateRequest, Product, UserOffers,
@@ -129,6 +131,18 @@ export const userOperations = [
     http: { method: 'POST', path: '/api/user/lnurl/address' },
     input: SetLightningAddressRequest, output: LightningAddress,
     summary: 'Claims the Lightning address `<name>@<domain>` for the user (replacing an earlier one). Relaypay addition.',
+  }),
+  operation({
+    name: 'ResolveLnurlPay', area: 'user', auth: 'user', dialect: 'pub', unknownFields: 'refuse', nostr: true,
+    http: { method: 'POST', path: '/api/user/lnurl/pay/resolve' },
+    input: LnurlPayTarget, output: LnurlPayOffer,
+    summary: 'What an LNURL-pay link or a Lightning address (`destination`) asks to be paid: its domain, description, amount range and comment length. Relaypay addition.',
+  }),
+  operation({
+    name: 'GetLnurlPayInvoice', area: 'user', auth: 'user', dialect: 'pub', unknownFields: 'refuse', nostr: true,
+    http: { method: 'POST', path: '/api/user/lnurl/pay/invoice' },
+    input: LnurlPayInvoiceRequest, output: NewInvoiceResponse,
+    summary: "An invoice of `amount_sats` from an LNURL-pay link or a Lightning address, checked (amount, LUD-06 description hash); pay it with PayInvoice. Relaypay addition.",
   }),
   operation({
     name: 'GetLNURLChannelLink', area: 'user', auth: 'user', dialect: 'pub', nostr: true,

@@ -14,6 +14,8 @@ export interface AccountDirectory {
   userTokenValid(claims: { user_id: string; app_id: string; app_user_id: string }): Promise<boolean>
   walletByKey(key: string): Promise<WalletKeyOwner | undefined>
   extensionEnabled(accountId: string, extension: string): Promise<boolean>
+  /** The app user a wallet page link's secret stands for; undefined when it is wrong or revoked. */
+  userForWalletLink?(secret: string): Promise<Extract<Caller, { kind: 'user' }> | undefined>
   /** Nostr: the app user behind a pubkey talking to an app, created when the app allows it. */
   userForPubkey?(pubkey: string, appId: string): Promise<Extract<Caller, { kind: 'user' }>>
 }

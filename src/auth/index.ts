@@ -16,12 +16,16 @@ import { authenticateMember } from './member.js'
 import { credentialMismatch } from './mismatch.js'
 import { authenticateNwc, type NwcDirectory } from './nwc.js'
 import { authenticateClinkRequester } from './clink-requester.js'
+import { defaultWalletLinkFailures, isWalletLinkSecret, walletLinkGate } from './wallet-link.js'
+import { bearerValue } from './credentials.js'
+import type { RateBudget } from '../limits/index.js'
 
 export type { Authenticate, Credentials } from '../bus/index.js'
 export type { AccountDirectory, WalletKeyOwner } from './directory.js'
 export { nwcConnectionOf, type NwcDirectory, type NwcConnectionView } from './nwc.js'
 export { createTokenSigner, type TokenSigner, type UserClaims } from './tokens.js'
 export { sameSecret } from './secret-compare.js'
+export { walletLinkRefusal } from './wallet-link.js'
 
 export interface AuthDeps {
   adminToken: string
@@ -34,18 +38,24 @@ export interface AuthDeps {
   adminOnlyExtensions: readonly string[]
   /** NWC connections (the nwcConnection caller kind); without it every NIP-47 request is refused. */
   nwc?: NwcDirectory
-  /** Milliseconds since the epoch (NWC connection expiry); Date.now by default. */
+  /** Wrong wallet link secrets one client address may send (`[auth] wallet_link_failures_*`). */
+  walletLinkFailures?: RateBudget
+  /** Milliseconds since the epoch (NWC connection expiry, the wallet link budget); Date.now by default. */
   now?(): number
 }
 
 export function createAuthenticator(deps: AuthDeps): Authenticate {
   const now = deps.now ?? (() => Date.now())
-  const byKind: Record<AuthKind, (creds: Credentials, entry: CatalogueEntry) => Caller | Promise<Caller>> = {
+  const walletLinks = walletLinkGate(deps.directory, deps.walletLinkFailures ?? defaultWalletLinkFailures, now)
+  const byKind: Record<AuthKind, (creds: Credentials, entry: CatalogueEntry, clientAddress?: string) => Caller | Promise<Caller>> = {
     guest: () => ({ kind: 'guest' }),
     admin: creds => authenticateAdmin(creds, deps),
     metrics: creds => authenticateMetrics(creds, deps),
     app: creds => authenticateApp(creds, deps),
-    user: creds => authenticateUser(creds, deps),
+    user: (creds, entry, clientAddress) => {
+      const token = bearerValue(creds.authorization)
+      return token && isWalletLinkSecret(token) ? walletLinks.userFor(token, entry, clientAddress) : authenticateUser(creds, deps)
+    },
     guestPub: creds => authenticateGuestPub(creds),
     walletInvoice: creds => authenticateWalletKey(creds, 'invoice', deps.directory),
     walletAdmin: creds => authenticateWalletKey(creds, 'admin', deps.directory),
@@ -56,11 +66,13 @@ export function createAuthenticator(deps: AuthDeps): Authenticate {
     nwcConnection: (creds, entry) => authenticateNwc(entry, creds, { nwc: deps.nwc, now }),
     clinkRequester: creds => authenticateClinkRequester(creds),
   }
-  return async (entry, creds) => {
+  return async (entry, creds, clientAddress) => {
     let caller: Caller
     try {
-      caller = await byKind[entry.auth](creds, entry)
+      caller = await byKind[entry.auth](creds, entry, clientAddress)
     } catch (err) {
+      // A wallet link's refusal is read by a person on the wallet page: it stays the one sentence it is.
+      if (entry.auth === 'user' && isWalletLinkSecret(bearerValue(creds.authorization) ?? '')) throw err
       throw await withMismatch(err, entry.auth, creds, deps)
     }
     const extension = (entry as { extension?: string }).extension

@@ -22,8 +22,11 @@ export interface CallTimings {
   handleUs: number
 }
 
-/** Turns a call's credentials into a caller for the operation; the auth room supplies it at start. */
-export type Authenticate = (entry: CatalogueEntry, creds: Credentials) => Promise<Caller>
+/**
+ * Turns a call's credentials into a caller for the operation; the auth room supplies it at start. The client's
+ * address, where the transport knows it, is what budgets of wrong credentials are counted under.
+ */
+export type Authenticate = (entry: CatalogueEntry, creds: Credentials, clientAddress?: string) => Promise<Caller>
 
 export interface Call {
   /** Operation name or alias. */
@@ -140,7 +143,7 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
         if (!registered) throw new OperationError('not_found', `unknown operation: ${call.op}`)
         const { entry, handler } = registered
         let started = performance.now()
-        caller = await authenticate(entry, call.credentials)
+        caller = await authenticate(entry, call.credentials, call.clientAddress)
         timings.authUs = micros(started)
         if (entry.testMode && !testMode) throw new OperationError('forbidden', mockDisabledReason)
 

@@ -60,6 +60,10 @@ export const configSchema = z.strictObject({
       metrics_token: z.string().min(16).optional(),
       /** HS256 secret for app and user tokens; generated into <data_dir>/.jwt_secret when unset. */
       jwt_secret: z.string().min(32).optional(),
+      /** Wrong wallet page link secrets one client address may send per minute… */
+      wallet_link_failures_per_minute: z.int().min(1).default(10),
+      /** …and at once; over it every link from that address is refused unchecked (429) until the budget refills. */
+      wallet_link_failures_burst: z.int().min(1).default(20),
     })
     .prefault({}),
   store: z

@@ -24,6 +24,17 @@ export class RateLimiter {
     this.buckets = new BoundedMap(capacity)
   }
 
+  /** The ms until `key` has a token at `now` (0: it has one now), taking nothing. */
+  waitMs(key: string, now: number): number {
+    const { perMinute, burst } = this.budget
+    const bucket = this.buckets.get(key)
+    if (!bucket) return 0
+    const perMs = perMinute / 60_000
+    const tokens = Math.min(burst, bucket.tokens + Math.max(0, now - bucket.at) * perMs)
+    if (tokens >= 1) return 0
+    return perMs > 0 ? Math.ceil((1 - tokens) / perMs) : 60_000
+  }
+
   /** Takes a token for `key` at `now` (ms): 0 when granted, else the ms until one is available (nothing taken). */
   take(key: string, now: number): number {
     const { perMinute, burst } = this.budget

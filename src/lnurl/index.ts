@@ -12,6 +12,8 @@ import { serviceUrl, type ServiceUrlConfig } from './service-url.js'
 import { payHandlers } from './handlers/pay.js'
 import { withdrawHandlers, type WithdrawFees } from './handlers/withdraw.js'
 import { channelHandlers } from './handlers/channel.js'
+import { payingHandlers } from './handlers/paying.js'
+import type { GuardOptions } from '../callbacks/index.js'
 import { publishZapReceipts, type ZapPublisher } from './zaps.js'
 
 export { lnurlDisabledMessage } from './service-url.js'
@@ -30,6 +32,8 @@ export interface LnurlDeps extends ServiceUrlConfig {
   /** Callbacks (pay, withdraw, channel) per client address: each makes an invoice, a payment or a channel. */
   callbacks: RateBudget
   fees: WithdrawFees
+  /** Paying out to a stranger's LNURL or Lightning address: the outbound guard (`[callbacks] allow_loopback`). */
+  outbound: GuardOptions
   random(bytes: number): Uint8Array
   clock: Clock
   log: Logger
@@ -58,6 +62,7 @@ export function createLnurl(deps: LnurlDeps): { handlers: HandlerTable; stop(): 
     }),
     ...withdrawHandlers({ keys, url, accounts, wallet, node, fees: deps.fees, metaText: deps.metaText }),
     ...channelHandlers({ keys, url, node }),
+    ...payingHandlers({ guard: deps.outbound }),
   }
   // Strangers call these with no credentials, and each writes something: a budget per client address.
   const callbacks = new RateLimiter(deps.callbacks)

@@ -34,6 +34,8 @@ import { walletMoneyViews, type CreatedInvoice } from './money-views.js'
 import { groupCommit, moneyTransaction, type Fence } from './group-commit.js'
 import { startAudit, type StartAudit } from './start-audit.js'
 import { operatorViews } from './handlers/operator-views.js'
+import { walletLinkHandlers } from './handlers/wallet-links.js'
+import { walletLinkStore } from './wallet-link-store.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { clinkPointerCache } from './describe-user.js'
 import { operationsHistoryHandlers } from './handlers/operations-history.js'
@@ -139,6 +141,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
   let swapPayer: AddressSwapPayer | undefined
 
   const pointers = clinkPointerCache()
+  const links = walletLinkStore(deps)
   const views = operatorViews({ sql: deps.sql, ...(deps.file ? { file: deps.file } : {}), tokens: deps.tokens, now })
   const handlers: HandlerTable = {
     ...appHandlers({ ...deps, emit, accounts, ledger, pointers, transaction }),
@@ -158,6 +161,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
     ...adminUsersHandlers(deps.sql),
     ...liveStreamHandlers(operations.asObservable()),
     ...views.handlers,
+    ...walletLinkHandlers({ accounts, links }),
     ...userInfoHandlers({
       sql: deps.sql,
       accounts,
@@ -178,7 +182,13 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
     nostr: nostrAccounts({ sql: deps.sql, accounts, random: deps.random, now: deps.now, ...(deps.newAccounts ? { newAccounts: deps.newAccounts } : {}) }),
     defaultApp,
     handlers,
-    directory: accounts.directory(),
+    directory: {
+      ...accounts.directory(),
+      async userForWalletLink(secret) {
+        const user = await links.userFor(secret)
+        return user && { kind: 'user', userId: user.user_id, appId: user.app_id, appUserId: user.identifier }
+      },
+    },
     booked: bookedOperations(deps.sql),
     appsMetrics,
     openBalanceReader: () => openBalanceReader(deps.sql, deps.file),

@@ -4,7 +4,7 @@ import type { Plan } from './import-graph.js'
 
 /** From the bottom up; a room may import rooms of its own layer or below. */
 export const layers: { name: string; rooms: string[] }[] = [
-  { name: 'store and config', rooms: ['schema', 'src/store', 'src/config', 'src/version', 'src/threads', 'src/daemon-files.ts', 'src/limits', 'src/units', 'src/logging', 'src/nostr-kinds'] },
+  { name: 'store and config', rooms: ['schema', 'src/store', 'src/config', 'src/version', 'src/threads', 'src/daemon-files.ts', 'src/limits', 'src/units', 'src/logging', 'src/nostr-kinds', 'src/inline-page'] },
   { name: 'bus', rooms: ['src/bus', 'src/auth'] },
   { name: 'node and codecs', rooms: ['src/node', 'src/nostr-codecs', 'src/nostr-crypto'] },
   {
@@ -12,7 +12,7 @@ export const layers: { name: string; rooms: string[] }[] = [
     rooms: [
       'src/wallet', 'src/clink', 'src/lnurl', 'src/nwc', 'src/linking', 'src/swaps', 'src/rates', 'src/metrics',
       'src/models', 'src/health', 'src/callbacks', 'src/host-api', 'src/webrtc', 'src/backup',
-      'src/extensions', 'src/extensions/host', 'src/extensions/payroll', 'src/extensions/restaurant', 'src/api-docs',
+      'src/extensions', 'src/extensions/host', 'src/extensions/payroll', 'src/extensions/restaurant', 'src/api-docs', 'src/wallet-page',
     ],
   },
   {

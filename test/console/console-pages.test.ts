@@ -14,7 +14,7 @@ import { npubEncode } from 'nostr-tools/nip19'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { NwcTestClient } from '../support/nwc-client.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
-import { eventually, findChromium, launchBrowser, type Browser } from './browser.js'
+import { eventually, findChromium, launchBrowser, type Browser } from '../support/browser.js'
 
 const chromiumPath = findChromium()
 const pages = suite('the console pages in Chromium')

@@ -14,7 +14,7 @@ import { whisperCatalogue } from '../../src/models/index.js'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { startModelHost, type ModelHost } from '../support/model-host.js'
 import { fakeEntry, fakeModelBytes } from '../models/fixture.js'
-import { eventually, findChromium, launchBrowser, type Browser } from './browser.js'
+import { eventually, findChromium, launchBrowser, type Browser } from '../support/browser.js'
 import { repoRoot } from '../support/paths.js'
 
 const chromiumPath = findChromium()

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import type { Page } from 'playwright-core'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { channelSats, onRegtestNetworks, type Regtest } from '../support/regtest/index.js'
-import { findChromium, launchBrowser, type Browser } from './browser.js'
+import { findChromium, launchBrowser, type Browser } from '../support/browser.js'
 
 const chromiumPath = findChromium()
 const sats = (n: number) => `${n.toLocaleString('en')} sats`

@@ -12,7 +12,7 @@ import { npubEncode } from 'nostr-tools/nip19'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
 import { randomNodePubkey } from '../support/outside-invoice.js'
-import { eventually, findChromium, launchBrowser, type Browser } from './browser.js'
+import { eventually, findChromium, launchBrowser, type Browser } from '../support/browser.js'
 
 const chromiumPath = findChromium()
 const views = suite('the wallet and node pages in Chromium')

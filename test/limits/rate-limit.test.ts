@@ -44,6 +44,18 @@ test('a full memo forgets the least recently seen key first', () => {
   assert.is(limiter.take('b', 0), 0, 'b was forgotten: a fresh bucket')
 })
 
+test('asking how long a key must wait takes nothing from its bucket', () => {
+  const limiter = new RateLimiter({ perMinute: 60, burst: 2 })
+  assert.is(limiter.waitMs('a', 0), 0, 'an unseen key has a full bucket')
+  for (let i = 0; i < 5; i++) assert.is(limiter.waitMs('a', 0), 0, 'still full after asking')
+  limiter.take('a', 0)
+  limiter.take('a', 0)
+  assert.is(limiter.waitMs('a', 0), 1000, 'empty: one token a second')
+  assert.is(limiter.waitMs('a', 400), 600)
+  assert.is(limiter.waitMs('a', 1000), 0, 'refilled')
+  assert.is(limiter.take('a', 1000), 0)
+})
+
 test('client addresses: IPv4 as is (also IPv4-mapped), IPv6 per /64', () => {
   assert.is(addressKey('203.0.113.7'), '203.0.113.7')
   assert.is(addressKey('::ffff:203.0.113.7'), '203.0.113.7')

@@ -190,8 +190,12 @@ const walletHostUserOperations = ['GetWalletKeys', 'RotateWalletKeys', 'CreateWa
  * see nothing change.
  */
 const additions = {
-  // human-readable Lightning addresses and the LNURL-channel flow (LUD-02); upstream's next version's admin views
-  operations: ['SetLightningAddress', 'GetLnurlChannelInfo', 'HandleLnurlChannel', 'GetUsersAdminInfo', 'GetUserOperationsFromAdmin', 'GetAssetsAndLiabilitiesV2'],
+  // human-readable Lightning addresses and the LNURL-channel flow (LUD-02); upstream's next version's admin views;
+  // paying out to LNURLs and Lightning addresses (the wallet page's Send)
+  operations: [
+    'SetLightningAddress', 'GetLnurlChannelInfo', 'HandleLnurlChannel', 'GetUsersAdminInfo', 'GetUserOperationsFromAdmin', 'GetAssetsAndLiabilitiesV2',
+    'ResolveLnurlPay', 'GetLnurlPayInvoice',
+  ],
   // LUD-12 comments
   query: { HandleLnurlPay: ['comment'] } as Record<string, string[]>,
   // upstream's next version: whose operations are read

@@ -5,22 +5,13 @@
 // status. Every name and description is escaped: they are the owner's free text.
 import { availableAt, nextOpening } from './availability.js'
 import type { TreeNode } from './menu-tree.js'
-import { createHash } from 'node:crypto'
-import fs from 'node:fs'
+import { bundledScript, escapeHtml, inlinePageHeaders, scriptJson } from '../../inline-page/index.js'
 
-/** The bundled browser script, read once on first use: build/src/extensions/restaurant → build/console. */
-const scriptFile = new URL('../../../console/order-page.js', import.meta.url)
-let script: string | undefined
-function orderPageScript(): string {
-  try {
-    script ??= fs.readFileSync(scriptFile, 'utf8')
-  } catch {
-    // Without the bundle the page still shows the menu; ordering needs `npm run build`.
-    return "document.getElementById('error').hidden=false;document.getElementById('error').textContent='Ordering is unavailable: the page script is not built (npm run build).'"
-  }
-  // Inside a <script> element nothing may close it early.
-  return script.replace(/<\/script/gi, '<\\/script')
-}
+/** The bundled browser script (build/console/order-page.js). Without it the page still shows the menu. */
+const orderPageScript = bundledScript(
+  'order-page.js',
+  "document.getElementById('error').hidden=false;document.getElementById('error').textContent='Ordering is unavailable: the page script is not built (npm run build).'",
+)
 
 export interface PageItem {
   id: string
@@ -60,12 +51,6 @@ export interface OrderPageData {
   apiBase: string
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
-
-/** JSON inside a <script> element: `<` is escaped so no value can close the element. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c')
-
 /** Only http(s) and inline images are shown; anything else (javascript:, data:text/html…) is dropped. */
 const safeImage = (url: string | null) => (url && /^(https?:\/\/|data:image\/(png|jpeg|gif|webp);)/i.test(url) ? url : null)
 
@@ -73,33 +58,16 @@ export function formatPrice(amount: string, currency: string): string {
   return currency === 'sat' ? `${amount} ${amount === '1' ? 'sat' : 'sats'}` : `${amount} ${currency}`
 }
 
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`
-
 /**
- * The page's headers: the console's strict policy, with the page's one inline script and one inline style allowed
- * by their hashes (the page is one self-contained document, so there is no file to name), and images also from any
- * http(s) address, since an item's picture is a URL the owner gives. No framing, no sniffing, no referrer.
+ * The page's headers: the strict policy of a self-contained page, with images also from any http(s) address, since an
+ * item's picture is a URL the owner gives.
  */
 export function orderPageHeaders(): Record<string, string> {
   const script = orderPageScript()
-  if (headers?.script !== script) headers = { script, value: pageHeaders(script) }
+  if (headers?.script !== script) headers = { script, value: inlinePageHeaders({ script, style, images: "'self' data: https: http:" }) }
   return headers.value
 }
 let headers: { script: string; value: Record<string, string> } | undefined
-
-function pageHeaders(script: string): Record<string, string> {
-  const policy = [
-    "default-src 'none'", `script-src ${sha256(script)}`, `style-src ${sha256(style)}`,
-    "img-src 'self' data: https: http:", "connect-src 'self'", "base-uri 'none'", "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ')
-  return {
-    'content-security-policy': policy,
-    'x-content-type-options': 'nosniff',
-    'x-frame-options': 'DENY',
-    'referrer-policy': 'no-referrer',
-  }
-}
 
 /** Why an item outside its hours cannot be ordered, and until when: "Not available now · from 11:00" (later today) or "· from Tue 11:00". */
 function notAvailableText(item: PageItem, nowMs: number, timeZone: string): string {

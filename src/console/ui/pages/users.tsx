@@ -1,6 +1,6 @@
 // Users and wallets: search by identifier, user id or npub; every wallet a page at a time (all-wallets.tsx);
-// balance, history (the payments page filtered to the wallet), ban; add a user to an app; fund it in test mode;
-// pay from one user to another.
+// balance, history (the payments page filtered to the wallet), ban; a wallet page link for a user (shown once) and
+// its revocation; add a user to an app; fund it in test mode; pay from one user to another.
 import { useRef, useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
@@ -42,6 +42,8 @@ export function Users() {
   const [bill, setBill] = useState({ from: '', invoice: '' })
   const [receive, setReceive] = useState({ identifier: '', amount: '1000', memo: '' })
   const [receiving, setReceiving] = useState<{ identifier: string; invoice: string; sats: number } | undefined>()
+  // A wallet link just created: its secret is shown this once (only its hash is kept).
+  const [walletLink, setWalletLink] = useState<{ identifier: string; url: string } | undefined>()
   // The invoice shown turns paid on the page: its row in the operator's list, asked every two seconds until it is
   // paid or expired (then the answer is kept and nothing more is asked).
   const settled = useRef<{ invoice: string; status: string } | undefined>(undefined)
@@ -82,6 +84,24 @@ export function Users() {
             when(user.created_at),
             <span class="actions">
               <a href={`#/payments?query=${encodeURIComponent(user.identifier || user.user_id)}`}>History</a>
+              {user.identifier && !user.locked && (
+                <button type="button" class="secondary" aria-label={`Wallet link for ${user.identifier}`}
+                  onClick={() => confirm(`Create a wallet page link for ${user.identifier}? A link made for this wallet before stops working.`) &&
+                    action.run(async () => {
+                      const link = await call<{ path: string }>('/api/operator/users/wallet-link', { body: { identifier: user.identifier } })
+                      setWalletLink({ identifier: user.identifier, url: new URL(link.path, location.origin).href })
+                      return `A wallet link for ${user.identifier} is shown below, this once.`
+                    })}>Wallet link</button>
+              )}
+              {user.identifier && (
+                <button type="button" class="danger" aria-label={`Revoke the wallet link of ${user.identifier}`}
+                  onClick={() => confirm(`Revoke the wallet link of ${user.identifier}? Its wallet page stops working for whoever holds it.`) &&
+                    action.run(async () => {
+                      const { revoked } = await call<{ revoked: boolean }>('/api/operator/users/wallet-link/revoke', { body: { identifier: user.identifier } })
+                      if (walletLink?.identifier === user.identifier) setWalletLink(undefined)
+                      return revoked ? `The wallet link of ${user.identifier} is revoked.` : `${user.identifier} had no wallet link.`
+                    })}>Revoke link</button>
+              )}
               {!user.locked && (
                 <button type="button" class="danger" aria-label={`Ban ${user.identifier || short(user.user_id)}`}
                   onClick={() => confirm(`Ban ${user.identifier || user.user_id}? Its balance is seized.`) &&
@@ -93,8 +113,17 @@ export function Users() {
             </span>,
           ])} />
       </Section>
-      <AllWallets reloadKey={changes} />
       <Status error={action.error} ok={action.ok} />
+      {walletLink && (
+        <Section title={`Wallet link for ${walletLink.identifier}`}>
+          <div data-testid="wallet-link">
+            <p>Hand this to {walletLink.identifier}: it opens their wallet page. It is shown only now; anyone holding it can spend from the wallet until it is revoked.</p>
+            <textarea readOnly rows={3} aria-label={`The wallet link for ${walletLink.identifier}`} value={walletLink.url} />
+            <Copy text={walletLink.url} what="the wallet link" />
+          </div>
+        </Section>
+      )}
+      <AllWallets reloadKey={changes} />
       <div class="grid">
         <Section title="Add a user">
           <form onSubmit={submit(() => action.run(async () => {

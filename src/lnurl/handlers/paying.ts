@@ -1,0 +1,28 @@
+// Paying out to LNURL-pay links and Lightning addresses: ResolveLnurlPay tells what a destination asks, and
+// GetLnurlPayInvoice fetches its invoice for an amount, checked; the caller pays that invoice with PayInvoice, so the
+// money moves the way every payment does.
+import type { HandlerTable } from '../../bus/index.js'
+import type { GuardOptions } from '../../callbacks/index.js'
+import { positiveSatsAsMsat } from '../../wallet/index.js'
+import { fetchPayRequest, invoiceFrom, payRequestUrl } from '../pay-request-client.js'
+
+export function payingHandlers({ guard }: { guard: GuardOptions }): HandlerTable {
+  return {
+    ResolveLnurlPay: async input => {
+      const request = await fetchPayRequest(payRequestUrl(input.destination, guard), guard)
+      return {
+        domain: request.domain,
+        description: request.description,
+        // Whole sats inside the range: a person pays whole sats.
+        min_sats: Math.ceil(request.minMsat / 1000),
+        max_sats: Math.floor(request.maxMsat / 1000),
+        comment_chars: request.commentChars,
+      }
+    },
+    GetLnurlPayInvoice: async input => {
+      const amountMsat = positiveSatsAsMsat(input.amount_sats, 'amount_sats')
+      const request = await fetchPayRequest(payRequestUrl(input.destination, guard), guard)
+      return { invoice: await invoiceFrom(request, amountMsat, input.comment?.trim() ?? '', guard) }
+    },
+  }
+}
