@@ -2,13 +2,4 @@
 // receive, send, connect an app by NWC — opened by a link whose fragment holds a wallet link secret. This room only
 // serves the document; the page's script calls the user operations with the secret as its bearer credential, so
 // everything the page does is an operation of the catalogue, authenticated and budgeted like any other.
-import type { Handler, HandlerTable } from '../bus/index.js'
-import { walletPage } from './page-html.js'
-
-export function walletPageHandlers(): HandlerTable {
-  const WalletPage: Handler<'WalletPage'> = async () => {
-    const page = walletPage()
-    return { contentType: 'text/html; charset=utf-8', headers: { ...page.headers, 'cache-control': 'no-store' }, body: page.html }
-  }
-  return { WalletPage }
-}
+export { walletPageHandlers } from './handlers/wallet-page.js'
