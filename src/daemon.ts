@@ -140,7 +140,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
 
   const events = createEventBus()
   const wallet = await openWallet(config, {
-    books, tokens, random, clock, relayUrls, publicRelays: publicRelays.urls, extensions: extensionIds, node, emit: event => events.emit(event), log: log.child({ room: 'wallet' }),
+    books, tokens, random, clock, relayUrls, publicRelays: publicRelays.urls, serviceUrl: () => config.http.public_url ?? http.url, extensions: extensionIds, node, emit: event => events.emit(event), log: log.child({ room: 'wallet' }),
   })
   const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')

@@ -66,6 +66,7 @@ export const OperatorWalletLinkRequest = message('OperatorWalletLinkRequest', { 
 export const OperatorWalletLink = message('OperatorWalletLink', {
   secret: text(), // wl_<id>_<verifier>: shown once, only its hash is stored
   path: text(), // /wallet/#<secret>: the page, with the secret in the fragment (never sent to a server)
+  url: text(), // the whole link: the path on [http] public_url, or on the address the daemon listens at
   user_id: text(),
   created_at: int(), // unix seconds
 })

@@ -83,6 +83,8 @@ export interface WalletDeps {
   now(): number
   fees: FeePolicy
   relayUrl(): string
+  /** Where the daemon is reached from outside (`[http] public_url`, else where it listens): wallet links name it. */
+  serviceUrl(): string
   bridgeUrl: string
   allowBalanceMigration: boolean
   /** How many accounts Nostr keys may open on their own, node wide (default: unlimited). */
@@ -161,7 +163,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
     ...adminUsersHandlers(deps.sql),
     ...liveStreamHandlers(operations.asObservable()),
     ...views.handlers,
-    ...walletLinkHandlers({ accounts, links }),
+    ...walletLinkHandlers({ accounts, links, serviceUrl: () => deps.serviceUrl() }),
     ...userInfoHandlers({
       sql: deps.sql,
       accounts,

@@ -26,7 +26,7 @@ test.before(async () => {
   // Small budgets (4 wrong secrets at once, 4 guest requests at once, then 1 a minute each) so the test reaches
   // their ends in a few requests.
   daemon = await startDaemon({
-    config: '[auth]\nwallet_link_failures_burst = 4\nwallet_link_failures_per_minute = 1\n[http]\nguest_burst = 4\nguest_requests_per_minute = 1\n',
+    config: '[auth]\nwallet_link_failures_burst = 4\nwallet_link_failures_per_minute = 1\n[http]\npublic_url = "https://pay.example.com"\nguest_burst = 4\nguest_requests_per_minute = 1\n',
   })
   appToken = (await ok('/api/admin/app/add', { name: 'links-shop', allow_user_creation: false }, admin())).auth_token
   for (const identifier of ['carol', 'dave']) {
@@ -42,6 +42,7 @@ test("a link's secret opens its own wallet, and only that one", async () => {
   const link = await createLink('carol')
   assert.match(link.secret, /^wl_[0-9a-f]{16}_[0-9a-f]{64}$/)
   assert.is(link.path, `/wallet/#${link.secret}`)
+  assert.is(link.url, `https://pay.example.com/wallet/#${link.secret}`, 'the link names [http] public_url, not the loopback address')
   const info = await userInfo(link.secret)
   assert.is(info.json.status, 'OK', info.text)
   assert.is(info.json.user_identifier, 'carol')

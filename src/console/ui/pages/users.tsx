@@ -88,8 +88,8 @@ export function Users() {
                 <button type="button" class="secondary" aria-label={`Wallet link for ${user.identifier}`}
                   onClick={() => confirm(`Create a wallet page link for ${user.identifier}? A link made for this wallet before stops working.`) &&
                     action.run(async () => {
-                      const link = await call<{ path: string }>('/api/operator/users/wallet-link', { body: { identifier: user.identifier } })
-                      setWalletLink({ identifier: user.identifier, url: new URL(link.path, location.origin).href })
+                      const link = await call<{ url: string }>('/api/operator/users/wallet-link', { body: { identifier: user.identifier } })
+                      setWalletLink({ identifier: user.identifier, url: link.url })
                       return `A wallet link for ${user.identifier} is shown below, this once.`
                     })}>Wallet link</button>
               )}
