@@ -7,20 +7,9 @@ import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, u
 import { appToken, listApps } from './apps.js'
 import { AllWallets } from './all-wallets.js'
 import { walletHref } from './wallet.js'
-import { WalletPicker } from '../wallet-picker.js'
+import { WalletPicker, findWallets } from '../wallet-picker.js'
 
-export interface UserRow {
-  user_id: string
-  identifier: string
-  app_name: string
-  app_id: string
-  nostr_pub: string
-  balance_sats: number
-  locked: boolean
-  created_at: number
-}
-
-export const searchUsers = (query: string) => call<{ users: UserRow[] }>('/api/operator/users', { query: { query, limit: 100 } }).then(r => r.users)
+const searchUsers = (query: string) => findWallets(query, 100)
 
 /** The app an app user belongs to, for the calls that need its token. */
 async function appOf(identifier: string): Promise<string> {
