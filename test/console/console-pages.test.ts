@@ -14,7 +14,7 @@ import { npubEncode } from 'nostr-tools/nip19'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { NwcTestClient } from '../support/nwc-client.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
-import { eventually, findChromium, launchBrowser, type Browser } from '../support/browser.js'
+import { eventually, findChromium, launchBrowser, signInToConsole, type Browser } from '../support/browser.js'
 
 const chromiumPath = findChromium()
 const pages = suite('the console pages in Chromium')
@@ -59,14 +59,7 @@ pages.before(async () => {
     void dialog.accept()
   })
   page.setDefaultTimeout(10_000)
-  page.on('pageerror', err => pageErrors.push(err.message))
-  page.on('console', message => {
-    if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) pageErrors.push(message.text())
-  })
-  await page.goto(`${daemon.url}/console/`)
-  await page.getByLabel('Admin token').fill(daemon.adminToken)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('heading', { name: 'Overview' }).waitFor()
+  await signInToConsole(page, daemon, pageErrors)
 })
 pages.after(async () => {
   for (const close of closers) close()

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import type { Page } from 'playwright-core'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { channelSats, onRegtestNetworks, type Regtest } from '../support/regtest/index.js'
-import { findChromium, launchBrowser, type Browser } from '../support/browser.js'
+import { findChromium, launchBrowser, signInToConsole, type Browser } from '../support/browser.js'
 
 const chromiumPath = findChromium()
 const sats = (n: number) => `${n.toLocaleString('en')} sats`
@@ -33,10 +33,7 @@ function nodePage(net: Regtest): void {
       void (answer === 'accept' ? dialog.accept() : dialog.dismiss())
     })
     page.on('request', request => requested.push(new URL(request.url()).pathname))
-    await page.goto(`${daemon.url}/console/`)
-    await page.getByLabel('Admin token').fill(daemon.adminToken)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Overview' }).waitFor()
+    await signInToConsole(page, daemon)
   })
   test.after(async () => {
     await browser?.close()

@@ -12,7 +12,7 @@ import { npubEncode } from 'nostr-tools/nip19'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
 import { randomNodePubkey } from '../support/outside-invoice.js'
-import { eventually, findChromium, launchBrowser, type Browser } from '../support/browser.js'
+import { eventually, findChromium, launchBrowser, signInToConsole, type Browser } from '../support/browser.js'
 
 const chromiumPath = findChromium()
 const views = suite('the wallet and node pages in Chromium')
@@ -62,14 +62,7 @@ views.before(async () => {
   })
   page.setDefaultTimeout(10_000)
   page.on('request', request => requested.push(new URL(request.url()).pathname))
-  page.on('pageerror', err => pageErrors.push(err.message))
-  page.on('console', message => {
-    if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) pageErrors.push(message.text())
-  })
-  await page.goto(`${daemon.url}/console/`)
-  await page.getByLabel('Admin token').fill(daemon.adminToken)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('heading', { name: 'Overview' }).waitFor()
+  await signInToConsole(page, daemon, pageErrors)
 })
 views.after(async () => {
   for (const close of closers) close()

@@ -3,7 +3,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
 export function findChromium(): string | undefined {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']
@@ -53,4 +53,21 @@ export async function eventually(check: () => Promise<boolean>, what: string, ti
     await new Promise(resolve => setTimeout(resolve, 200))
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`)
+}
+
+/**
+ * Signs `page` in to a daemon's console with its admin token and waits for the overview. With `pageErrors`, the
+ * page's uncaught errors and its Content Security Policy refusals are collected there first.
+ */
+export async function signInToConsole(page: Page, daemon: { url: string; adminToken: string }, pageErrors?: string[]): Promise<void> {
+  if (pageErrors) {
+    page.on('pageerror', err => pageErrors.push(err.message))
+    page.on('console', message => {
+      if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) pageErrors.push(message.text())
+    })
+  }
+  await page.goto(`${daemon.url}/console/`)
+  await page.getByLabel('Admin token').fill(daemon.adminToken)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Overview' }).waitFor()
 }
