@@ -1,6 +1,6 @@
 // Crashes during a payment load: the daemon is SIGKILLed at a random moment while internal payments, external
 // payments (simulated, in flight for 200 ms) and incoming settlements run, then restarted on the same data, 20
-// times. After every crash the books audit clean (the daemon's own audit at restart); after the last restart
+// times a run. After every crash the books audit clean (the daemon's own audit at restart); after the last restart
 // every payment is settled or refunded (never both, and as the node itself recorded it), and every balance is
 // exactly what the payments that succeeded say it should be.
 import path from 'node:path'
@@ -12,10 +12,12 @@ import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { outsideInvoice } from '../support/outside-invoice.js'
 import { appBalance, assertAuditClean, balanceOf, call, newInvoice, ok } from '../support/money.js'
+import { shareOfRun } from '../support/run-share.js'
 
 const jwtSecret = 'wallet-crash-test-secret-0123456789abcd'
 const config = `${jwtSecretConfig(jwtSecret)}\n[node]\nsimulate_payments = true\n`
-const crashes = Number(process.env.CRASH_ROUNDS ?? 20)
+/** 20 crashes a run: in a run with a PostgreSQL half, 10 on each engine (run-share.ts). */
+const crashes = Number(process.env.CRASH_ROUNDS ?? 20 * shareOfRun())
 const perRound = { internal: 6, external: 6, receipts: 3 }
 /** External payments are in flight for 200 ms: kills land before, during and after them. */
 const maxKillDelayMs = 500
