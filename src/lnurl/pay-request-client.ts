@@ -131,7 +131,13 @@ function isLoopback(host: string): boolean {
 function getJson(url: URL, guard: GuardOptions): Promise<Record<string, unknown>> {
   const client = url.protocol === 'https:' ? https : http
   return new Promise((resolve, reject) => {
-    const fail = (why: string) => reject(new OperationError('upstream_failed', `${url.host} ${why}`))
+    // The whole answer within the time, not only each pause in it: a server that drips a byte every few seconds would
+    // hold the call (and its socket) for days under an idle timeout alone.
+    const deadline = setTimeout(() => req.destroy(new Error('timeout')), timeoutMs)
+    const fail = (why: string) => {
+      clearTimeout(deadline)
+      reject(new OperationError('upstream_failed', `${url.host} ${why}`))
+    }
     const req = client.request(url, { method: 'GET', lookup: guardedLookup(guard), timeout: timeoutMs, headers: { accept: 'application/json' } }, res => {
       const chunks: Buffer[] = []
       let size = 0
@@ -144,6 +150,7 @@ function getJson(url: URL, guard: GuardOptions): Promise<Record<string, unknown>
         chunks.push(chunk)
       })
       res.on('end', () => {
+        clearTimeout(deadline)
         try {
           const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
           if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('answered no JSON object.')

@@ -122,4 +122,21 @@ test('without [callbacks] allow_loopback a loopback LNURL server is never called
   }
 })
 
+test('a server that drips its answer a byte at a time is given up on: the whole answer has a time limit, not only each pause', async () => {
+  const dripping = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.write('{')
+    const drip = setInterval(() => res.write(' '), 1000) // far inside the 5 s idle timeout, forever
+    res.on('close', () => clearInterval(drip))
+  })
+  await new Promise<void>(done => dripping.listen(0, '127.0.0.1', done))
+  try {
+    const at = `127.0.0.1:${(dripping.address() as AddressInfo).port}`
+    assert.equal((await resolve(`coffee@${at}`)).json, { status: 'ERROR', reason: `${at} did not answer within 5 s.` })
+  } finally {
+    dripping.closeAllConnections()
+    await new Promise(done => dripping.close(done))
+  }
+})
+
 test.run()
