@@ -1,11 +1,12 @@
-// The composition root: builds every part from the config, starts them in order and stops them in reverse.
+// The composition root: builds every part from the config and starts them in order; each room's stop is pushed on a
+// stack as it starts (lifecycle/room-stack.ts), so they stop in reverse, and a failed start stops what it started.
 // Only this file knows every room.
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import { catalogue } from '../schema/catalogue.js'
 import { listening, type Config } from './config/index.js'
-import { ensureDataDir, lockDataDir, type DataDirLock } from './store/index.js'
+import { ensureDataDir, lockDataDir } from './store/index.js'
 import {
   createAccessLog, createDispatcher, createEventBus, createRegistry, Subject, systemClock, systemTimers, type AccessLog,
   type CallOutcome, type Clock, type Dispatcher,
@@ -48,6 +49,7 @@ import { unixSeconds } from './units/index.js'
 import { logStyle } from './logging/index.js'
 import { publicRelaysOf, warnIfLoopback } from './lifecycle/public-relays.js'
 import { apiDocsHandlers } from './api-docs/index.js'
+import { roomStack, type RoomStack } from './lifecycle/room-stack.js'
 import { walletPageHandlers } from './wallet-page/index.js'
 
 export interface Daemon {
@@ -81,19 +83,20 @@ export async function startDaemon(config: Config, deps: DaemonDeps = {}): Promis
   // Before anything listens or opens a file: a second daemon on this data dir is refused, naming the first.
   const dataDir = path.resolve(config.data_dir)
   ensureDataDir(dataDir)
+  const rooms = roomStack(log)
   const dataDirLock = lockDataDir(dataDir)
+  rooms.started('data dir lock', () => dataDirLock.release())
   const probes = createProbes()
+  rooms.started('probes', () => probes.stop())
   const accessLog = createAccessLog(log, config.log.access)
-  let http: HttpServer | undefined
   try {
-    http = await listening(startProbeServer(config, catalogue, probes, log, accessLog), 'http.port', '--http-port')
+    const http = await listening(startProbeServer(config, catalogue, probes, log, accessLog), 'http.port', '--http-port')
+    rooms.started('http server', () => http.close())
     log.info({ url: http.url }, 'probes answering on /healthz and /readyz; operations wait for the start')
     warnMissingNodeFlags(log)
-    return await startRooms(config, { log, clock: deps.clock, probes, http, setLogLevel, accessLog, dataDir, dataDirLock })
+    return await startRooms(config, { log, clock: deps.clock, probes, http, setLogLevel, accessLog, dataDir, rooms })
   } catch (err) {
-    probes.stop()
-    await http?.close()
-    dataDirLock.release()
+    await rooms.stopAll()
     throw err
   }
 }
@@ -106,10 +109,11 @@ interface StartContext {
   accessLog: AccessLog | undefined
   setLogLevel(level: Config['log']['level']): void
   dataDir: string
-  dataDirLock: DataDirLock
+  /** Where each room started is told how it stops. */
+  rooms: RoomStack
 }
 
-async function startRooms(config: Config, { log, probes, http, setLogLevel, accessLog, dataDir, dataDirLock, ...deps }: StartContext): Promise<Daemon> {
+async function startRooms(config: Config, { log, probes, http, setLogLevel, accessLog, dataDir, rooms, ...deps }: StartContext): Promise<Daemon> {
   const clock = deps.clock ?? systemClock
   const random = (bytes: number) => randomBytes(bytes)
 
@@ -117,8 +121,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const { adminToken, tokens } = daemonSecrets(config, dataDir, log)
   // SQLite in the data dir, or PostgreSQL once this daemon holds the active lock (a standby waits in here).
   const books = await openBooks(config, dataDir, { log, probes })
+  rooms.started('books', () => books.close())
   const store = books.local
-  const closeStore = () => void books.close().catch(err => log.error({ err }, 'closing the store failed'))
   // A lost lease ends the process (the fence already refuses its money transactions); set once the daemon can stop.
   let stopServing = async () => {}
   if (books.lease) exitOnLeaseLost(books.lease, () => stopServing(), log)
@@ -126,19 +130,24 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   // The curve first: the verifier's signature thread runs the engine chosen here.
   await chooseEngine(config.nostr.crypto, log.child({ room: 'nostr' }))
   const verifier = await createEventVerifier({ log: log.child({ room: 'nostr' }) })
+  rooms.started('event verifier', () => verifier.stop())
   const embedded = config.nostr.relays.length === 0 ? await startEmbeddedRelay(config, dataDir, log) : undefined
   const relay = embedded?.relay
+  if (embedded) {
+    rooms.started('embedded relay', async () => {
+      await embedded.relay.close()
+      embedded.forgetSecret()
+    })
+  }
   const relayUrls = relay ? [relay.url] : [...config.nostr.relays]
   const publicRelays = publicRelaysOf(config, relayUrls)
   warnIfLoopback(publicRelays, log)
 
-  const node = await startNode(config, dataDir, { db: store.db, clock, log, probes }).catch(async err => {
-    await relay?.close()
-    closeStore()
-    throw err
-  })
+  const node = await startNode(config, dataDir, { db: store.db, clock, log, probes })
+  rooms.started('node', () => node.close())
 
   const events = createEventBus()
+  rooms.started('domain events', () => events.complete())
   const wallet = await openWallet(config, {
     books, tokens, random, clock, relayUrls, publicRelays: publicRelays.urls, serviceUrl: () => config.http.public_url ?? http.url, extensions: extensionIds, node, emit: event => events.emit(event), log: log.child({ room: 'wallet' }),
   })
@@ -149,6 +158,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   let serving!: () => void
   const served = new Promise<void>(resolve => (serving = resolve))
   const audit = await wallet.auditAtStart(store.file, { backgroundAfter: served })
+  rooms.started('start audit', () => audit.cancel())
 
   const { models, recordings } = await startModelRoom(config.models, {
     sql: books.sql,
@@ -157,6 +167,11 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     random,
     log: log.child({ room: 'models' }),
     env: process.env,
+  })
+  // Downloads and transcriptions are aborted, not awaited (they may run for minutes); the HTTP stop aborts them too.
+  rooms.started('models', async () => {
+    await models.close()
+    await recordings.close()
   })
 
   const registry = createRegistry(catalogue)
@@ -195,6 +210,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const zapPublisher = createPublisher(relayUrls, log.child({ room: 'lnurl' }), () => unixSeconds(clock.now()), {
     guard: { allowLoopback: config.callbacks.allow_loopback },
   })
+  rooms.started('zap publisher', () => zapPublisher.stop())
   const lnurl = createLnurl({
     sql: books.sql,
     node,
@@ -214,6 +230,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     clock,
     log: log.child({ room: 'lnurl' }),
   })
+  rooms.started('lnurl', () => lnurl.stop())
   registry.register(lnurl.handlers, 'lnurl')
   const clink = await createClink({
     sql: books.sql,
@@ -230,6 +247,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     debitRequestLifetimeMs: config.clink.debit_request_seconds * 1000,
     enroll: { powBits: config.clink.enroll_pow_bits, maxDeltaMs: config.clink.enroll_max_delta_ms },
   })
+  rooms.started('clink', () => clink.stop())
   registry.register(clink.handlers, 'clink')
   const rates = createRates({
     sql: books.sql,
@@ -249,6 +267,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     wallets: extensionWallets(wallet, clock),
     paidInvoicesTagged: tag => wallet.paidInvoicesTagged(tag),
   })
+  rooms.started('extensions', () => extensions.stop())
   for (const { id, running } of extensions.started) registry.register(running.handlers, `extension ${id}`)
   // The dispatcher is built once the registry is sealed; metrics take its outcomes through this bridge.
   const outcomes = new Subject<CallOutcome>()
@@ -268,12 +287,14 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     embeddedRelayConnections: () => relay?.stats()?.connections,
     firstSampleAfter: served,
   })
+  rooms.started('metrics', () => metrics.stop())
   registry.register(metrics.handlers, 'metrics')
   const webrtc = createWebRtc({
     settings: config.webrtc,
     metricsFile: (request, callerAppId) => metrics.metricsFile(request, callerAppId),
     log: log.child({ room: 'webrtc' }),
   })
+  rooms.started('webrtc', () => webrtc.stop()) // its peers' channels read the metrics files: they close first
   registry.register(webrtc.handlers, 'webrtc')
   registry.register(hostPaymentHandlers({ wallet, rates }), 'host API')
   const swaps = await createSwaps({
@@ -297,9 +318,13 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     guard: { allowLoopback: config.callbacks.allow_loopback },
     log: log.child({ room: 'callbacks' }),
   })
-  // After every listener of the event stream is subscribed: catch-up credits announce themselves to them.
+  rooms.started('paid callbacks', () => paidCallbacks.unsubscribe())
+  // After every listener of the event stream is subscribed: catch-up credits announce themselves to them. So the
+  // wallet stops before they do, and they hear everything it does until then.
+  rooms.started('wallet', () => wallet.stop())
   await wallet.start()
   // After the wallet: a resumed swap finds the wallet following the node (pending payments resolve in the background).
+  rooms.started('swaps', () => swaps.stop())
   await swaps.start()
   // Every catalogue entry has its handler by now: a missing one is a wiring fault, refused at start, not at a call.
   registry.seal({ requireAll: true })
@@ -318,6 +343,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   })
   const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog, testMode: Boolean(node.mock) })
   dispatcher.outcomes$.subscribe(outcomes)
+  rooms.started('dispatcher', () => dispatcher.drain()) // what the transports took is answered
 
   http.attach(dispatcher, consoleFor(config, adminToken, log, () => ({
     mock: Boolean(node.mock),
@@ -325,9 +351,15 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     embeddedRelay: embeddedRelayView(relay, config.nostr),
     publicRelays: { urls: [...publicRelays.urls], loopbackOnly: publicRelays.loopbackOnly() },
   })))
-  let nostr: NostrTransport
-  try {
-    nostr = await startNostrTransport({
+  // No new request once the relays are gone: HTTP stops accepting (long model downloads are aborted, not awaited).
+  rooms.started('http operations', async () => {
+    const closed = http.close()
+    await models.close()
+    await recordings.close()
+    await closed
+  })
+  let nostr: NostrTransport | undefined
+  const transport = await startNostrTransport({
       relays: relayUrls,
       ...(publicRelays.configured ? { publicRelays: publicRelays.urls } : {}),
       enrollDifficulty: config.clink.enroll_pow_bits,
@@ -347,24 +379,23 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       clink: clink.server,
       nwc: nwc.relayView,
       accessLog,
-    })
-  } catch (err) {
-    await http.close()
-    await relay?.close()
-    closeStore()
-    throw err
-  }
-  relayStatus = () => nostr.relayStatus()
+  })
+  nostr = transport
+  rooms.started('nostr transport', () => transport.stop()) // the requests it took are answered before the relays close
+  relayStatus = () => transport.relayStatus()
   clink.start() // its receipts and answers to parked requests can go out now
-  linking.openEnrollment(nostr.nprofile)
-  probes.watchRelays(relayReadiness(relay, () => nostr.relayStatus()))
+  rooms.started('clink messages', () => clink.pause()) // what it sends from now on waits for the next run
+  linking.openEnrollment(transport.nprofile)
+  probes.watchRelays(relayReadiness(relay, () => transport.relayStatus()))
   const daemonInfo = () => ({ url: http.url, relays: relayUrls, pid: process.pid })
   writeDaemonInfo(dataDir, daemonInfo())
+  rooms.started('daemon info', () => removeDaemonInfo(dataDir))
   log.info({ url: http.url, dataDir }, 'http listening')
   // After the ready file: a start does not wait for the audit worker or for warming up, nor compete with them.
   serving()
   probes.set('start', true, 'started')
   const backups = startBackupSchedule({ dataDir, settings: config.backup, log: log.child({ room: 'backup' }) })
+  rooms.started('backups', () => backups?.stop())
   setImmediate(() => node.warmUp?.())
 
   let stopping: Promise<void> | undefined
@@ -376,7 +407,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     dispatcher,
     reload: load => {
       const setLevel = (level: Config['log']['level']) => (setLogLevel(level), relay?.setLogLevel(level))
-      const moves = relay ? {} : { setRelays: relayMover(relayUrls, [nostr], () => writeDaemonInfo(dataDir, daemonInfo())) }
+      const moves = relay ? {} : { setRelays: relayMover(relayUrls, [transport], () => writeDaemonInfo(dataDir, daemonInfo())) }
       config = reloadConfig({ running: config, load, log, setLogLevel: setLevel, setHttpLimits: http.setLimits, relay, ...moves })
     },
     ...(relay ? { embeddedRelay: relay } : {}),
@@ -385,33 +416,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
         log.info('stopping')
         probes.set('start', false, 'stopping')
         probes.stop()
-        await backups?.stop()
-        await webrtc.stop() // peers close first: their channels read the metrics files
-        clink.pause() // what it sends from now on waits for the next run
-        await nostr.stop() // no new relay requests; the ones taken are answered before the relays close
-        // Stop accepting first; model downloads may run for minutes, so they are aborted rather than awaited.
-        const httpClosed = http.close()
-        await models.close()
-        await recordings.close() // running transcriptions are stopped, not awaited, like downloads
-        await httpClosed
-        await dispatcher.drain()
-        await metrics.stop()
-        paidCallbacks.unsubscribe()
-        swaps.stop()
-        await wallet.stop()
-        audit.cancel()
-        lnurl.stop()
-        clink.stop()
-        await zapPublisher.stop()
-        await extensions.stop()
-        events.complete()
-        await relay?.close()
-        embedded?.forgetSecret()
-        await verifier.stop()
-        await node.close()
-        await books.close()
-        removeDaemonInfo(dataDir)
-        dataDirLock.release()
+        await rooms.stopAll()
         log.info('stopped')
       })()),
   }

@@ -17,14 +17,7 @@ import type { StartAudit } from './start-audit.js'
 import type { UserOperation } from './user-operations.js'
 import type { PaymentSums, WalletTransaction, WalletTransactionQuery } from './transaction-history.js'
 
-/**
- * A caller's own limit on one payment (a CLINK debit budget), run on the payment's `tx` after the repeat checks and
- * before the payer is debited, so payments against one limit serialise and the limit sees every one committed
- * before it. It uses only `tx` (and may be run again: PostgreSQL retries a transaction after a serialization
- * failure); `payments` reads the wallet's payments on that `tx`. It refuses by throwing an OperationError: the
- * payment then rolls back alone. Rows it writes commit or roll back with the payment.
- */
-export type SpendLimit = (tx: SqlExecutor, payment: PaymentTerms, payments: PaymentSums) => Promise<void>
+import type { SpendLimit } from './spend-limit.js'
 
 /** Accounts, wallets (users), apps and app users, as other rooms read them. */
 export interface WalletAccounts {

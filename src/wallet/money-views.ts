@@ -2,7 +2,7 @@
 // for a wallet, pay one from a wallet, and read invoices and payments by payment hash. Plain values, never rows.
 import type { InvoicePayer } from './payments/pay-invoice.js'
 import { paymentOperation, type PaymentRow, type PaymentStore } from './payments/store.js'
-import type { SpendLimit } from './door.js'
+import type { SpendLimit } from './spend-limit.js'
 import type { UserOperation } from './user-operations.js'
 import type { IssueInvoice } from './invoices/issue.js'
 import { extraOf, type InvoiceRow, type InvoiceStore } from './invoices/store.js'

@@ -1,6 +1,6 @@
 // Imports point down (docs/architecture.md): no room imports a room of a higher layer (no domain imports a
-// transport), no room imports another room's files past its index.ts, and no two rooms import each other, however
-// far round. The graph is the one the TypeScript compiler resolves from src/ and bin/.
+// transport), no room imports another room's files past its index.ts, no two rooms import each other, however
+// far round, and no files do either, inside a room or across. The graph is the one the TypeScript compiler resolves from src/ and bin/.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { repoRoot } from '../support/paths.js'
@@ -51,6 +51,39 @@ test('the checker finds each kind of fault in a graph that has them', () => {
   assert.equal(findings.map(f => f.rule).sort(), ['cycle', 'door', 'layer'])
   assert.match(findings.find(f => f.rule === 'layer')!.text, /src\/lnurl\/pay\.ts \(domains\) imports src\/transports\/http\/index\.ts \(transports\)/)
   assert.match(findings.find(f => f.rule === 'cycle')!.text, /src\/clink ↔ src\/wallet/)
+})
+
+test('no circle of files either, inside a room or across: each file can be read after the ones it imports', () => {
+  const next = new Map<string, string[]>()
+  for (const { from, to } of arrows) if (from !== to) next.set(from, [...(next.get(from) ?? []), to])
+  // Tarjan's strongly connected components; every component of more than one file is a circle.
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const circles: string[][] = []
+  const visit = (file: string) => {
+    index.set(file, index.size)
+    low.set(file, index.get(file)!)
+    stack.push(file)
+    onStack.add(file)
+    for (const to of next.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to)
+        low.set(file, Math.min(low.get(file)!, low.get(to)!))
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!))
+    }
+    if (low.get(file) !== index.get(file)) return
+    const component: string[] = []
+    for (let top = stack.pop()!; ; top = stack.pop()!) {
+      onStack.delete(top)
+      component.push(top)
+      if (top === file) break
+    }
+    if (component.length > 1) circles.push(component.sort())
+  }
+  for (const file of next.keys()) if (!index.has(file)) visit(file)
+  assert.equal(circles, [])
 })
 
 test.run()

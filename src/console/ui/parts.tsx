@@ -157,3 +157,6 @@ export function Copy(props: { text: string; what: string }) {
     <button type="button" class="secondary" aria-label={`Copy ${props.what}`} onClick={() => void copy()}>{said}</button>
   )
 }
+
+/** The console's address of a wallet's own page (pages/wallet.tsx). */
+export const walletHref = (userId: string) => `#/wallet?id=${encodeURIComponent(userId)}`

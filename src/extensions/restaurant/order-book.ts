@@ -8,14 +8,13 @@ import type { SqlExecutor, SqlStore } from '../../store/index.js'
 import { OperationError } from '../../bus/index.js'
 import type { PaidInvoice } from '../host/index.js'
 import { menuStatements } from './menu-store.js'
-import { orderStore } from './order-store.js'
+import { orderStore, type OrderRow, type OrderStatus } from './order-store.js'
 import type { OrderLine } from './pricing.js'
 import { kitchenTicket, printJobStore } from './print-job-store.js'
 import { isoTime, isoTimeOrNull } from './wire.js'
 import { orderNumber } from './ids.js'
 
-export const orderStatuses = ['pending', 'paid', 'accepted', 'ready', 'completed', 'canceled', 'refunded', 'expired'] as const
-export type OrderStatus = (typeof orderStatuses)[number]
+export { orderStatuses, type OrderRow, type OrderStatus } from './order-store.js'
 
 /** The statuses a person may ask for with `PUT /orders/{id}/status/{new_status}`. */
 export const manualStatuses: readonly OrderStatus[] = ['accepted', 'ready', 'completed', 'canceled', 'refunded']
@@ -30,25 +29,6 @@ export const manualMoves: Record<OrderStatus, readonly OrderStatus[]> = {
   canceled: [],
   refunded: [],
   expired: [],
-}
-
-export interface OrderRow {
-  id: string
-  restaurant_id: string
-  status: OrderStatus
-  items: string
-  subtotal: string
-  currency: string
-  exchange_rate: string | null
-  required_msat: number
-  payment_hash: string
-  payment_request: string
-  customer_note: string | null
-  table_label: string | null
-  expires_at: number
-  created_at: number
-  paid_at: number | null
-  updated_at: number
 }
 
 export const defaultOrderListLimit = 50

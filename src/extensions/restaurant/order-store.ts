@@ -3,7 +3,29 @@
 // guarded by the status it moves from, so two changes of one order at once (two requests, or a request and the
 // payment notice, on two PostgreSQL sessions) cannot both apply.
 import type { SqlExecutor } from '../../store/index.js'
-import type { OrderRow, OrderStatus } from './order-book.js'
+
+export const orderStatuses = ['pending', 'paid', 'accepted', 'ready', 'completed', 'canceled', 'refunded', 'expired'] as const
+export type OrderStatus = (typeof orderStatuses)[number]
+
+/** An order as stored. */
+export interface OrderRow {
+  id: string
+  restaurant_id: string
+  status: OrderStatus
+  items: string
+  subtotal: string
+  currency: string
+  exchange_rate: string | null
+  required_msat: number
+  payment_hash: string
+  payment_request: string
+  customer_note: string | null
+  table_label: string | null
+  expires_at: number
+  created_at: number
+  paid_at: number | null
+  updated_at: number
+}
 
 const columns = [
   'id', 'restaurant_id', 'status', 'items', 'subtotal', 'currency', 'exchange_rate', 'required_msat', 'payment_hash',

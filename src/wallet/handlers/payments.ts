@@ -8,7 +8,7 @@ import { msatAsSats, unixSeconds } from '../../units/index.js'
 import { operationId } from '../user-operations.js'
 import type { InvoicePayer, PaidInvoice } from '../payments/pay-invoice.js'
 import { paymentOperation, type PaymentStore } from '../payments/store.js'
-import type { SpendLimit } from '../door.js'
+import type { SpendLimit } from '../spend-limit.js'
 
 export interface PaymentHandlerDeps {
   accounts: AccountStore

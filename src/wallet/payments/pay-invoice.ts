@@ -15,7 +15,7 @@ import { msatAsSats, msatPerSat } from '../../units/index.js'
 import type { OutgoingGate } from './outgoing-gate.js'
 import type { PaymentResolution } from './resolution.js'
 import { paymentOperation, refusals, type PaymentRow, type PaymentStore, type PaymentTerms } from './store.js'
-import type { SpendLimit } from '../door.js'
+import type { SpendLimit } from '../spend-limit.js'
 import type { SpendLimit as TransactionLimit } from './store.js'
 import type { PaymentSums } from '../transaction-history.js'
 

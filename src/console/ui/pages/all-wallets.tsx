@@ -2,8 +2,7 @@
 // with each wallet's balance, ban state, the app identity it has and the app it owns; each opens its own page.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Section, Status, Table, sats, short, useLoad } from '../parts.js'
-import { walletHref } from './wallet.js'
+import { Section, Status, Table, sats, short, useLoad, walletHref } from '../parts.js'
 
 interface AdminUser {
   user_id: string

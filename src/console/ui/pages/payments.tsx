@@ -1,8 +1,7 @@
 // Invoices and payments across every wallet: search by hash, user, status and date; a row opens its details.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Field, Section, Select, Status, Table, sats, short, submit, useLoad, when } from '../parts.js'
-import { walletHref } from './wallet.js'
+import { Field, Section, Select, Status, Table, sats, short, submit, useLoad, when, walletHref } from '../parts.js'
 
 export interface PaymentRow {
   direction: 'incoming' | 'outgoing'

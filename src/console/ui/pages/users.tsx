@@ -3,10 +3,9 @@
 // its revocation; add a user to an app; fund it in test mode; pay from one user to another.
 import { useRef, useState } from 'preact/hooks'
 import { call } from '../api.js'
-import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
+import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when, walletHref } from '../parts.js'
 import { appToken, listApps } from './apps.js'
 import { AllWallets } from './all-wallets.js'
-import { walletHref } from './wallet.js'
 import { WalletPicker, findWallets } from '../wallet-picker.js'
 
 const searchUsers = (query: string) => findWallets(query, 100)

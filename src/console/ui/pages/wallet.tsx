@@ -10,8 +10,6 @@ import { actAs, type Connection } from './nwc.js'
 import type { PaymentRow } from './payments.js'
 
 /** The address of a wallet's page: every list of wallets links each one here. */
-export const walletHref = (userId: string) => `#/wallet?id=${encodeURIComponent(userId)}`
-
 const pageSize = 20
 // OperatorListPayments answers at most 500 rows: the history is paged within the newest 500.
 const maxRows = 500
