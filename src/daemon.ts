@@ -171,7 +171,12 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       relays: relayUrls,
       ...(publicRelays.configured ? { publicRelays: publicRelays.urls } : {}),
       enrollDifficulty: config.clink.enroll_pow_bits,
-      beaconAbout: { operator: config.clink.operator, website: config.clink.beacon_website, description: config.clink.beacon_description },
+      beaconAbout: {
+      operator: config.clink.operator,
+      website: config.clink.beacon_website,
+      description: config.clink.beacon_description,
+      avatarUrl: config.clink.beacon_avatar_url,
+    },
       dispatcher,
       claims: { sql: books.sql, local: books.raw },
       apps: () => wallet.accounts.apps(),

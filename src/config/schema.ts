@@ -142,9 +142,13 @@ export const configSchema = z.strictObject({
        */
       enroll_pow_bits: z.int().min(0).max(32).default(18),
       enroll_max_delta_ms: z.int().min(1000).max(300_000).default(30_000),
-      /** What the clink-node beacon says about this node, when set: its operator's key, a website, a description. */
+      /**
+       * What the clink-node beacon says about this node, when set: its operator's key, a website, a description; and an
+       * image (http or https) both beacons name as each app's `avatarUrl`, as upstream names an app's avatar.
+       */
       operator: nostrPubkey.default(''),
       beacon_website: z.string().trim().max(500).default(''),
+      beacon_avatar_url: z.string().trim().max(500).pipe(z.union([z.literal(''), url])).default(''),
       beacon_description: z.string().trim().max(1000).default(''),
     })
     .prefault({}),

@@ -79,7 +79,7 @@ const walletOf = async (npub: string) =>
 
 test.before(async () => {
   daemon = await startDaemon({
-    config: `${jwtSecretConfig(jwtSecret)}[clink]\nenroll_pow_bits = ${powBits}\noperator = "${nip19.npubEncode(operator)}"\nbeacon_website = " https://node.example "\nbeacon_description = "A test node"\n[apps]\nnew_accounts_per_minute = 1\nnew_accounts_burst = 4\n`,
+    config: `${jwtSecretConfig(jwtSecret)}[clink]\nenroll_pow_bits = ${powBits}\noperator = "${nip19.npubEncode(operator)}"\nbeacon_website = " https://node.example "\nbeacon_description = "A test node"\nbeacon_avatar_url = "https://node.example/avatar.png"\n[apps]\nnew_accounts_per_minute = 1\nnew_accounts_burst = 4\n`,
   })
   const profile = appProfile(daemon.dataDir)
   appPubkey = profile.pubkey
@@ -180,7 +180,18 @@ test("each app's clink-node beacon names its relays, fees, the CLINK kinds and t
   // The operator given as an npub is named in hex; the texts are trimmed; upstream's order of keys.
   assert.equal(beacon.tags, [['d', 'clink-node'], ['clink_version', '1'], ['operator', operator]])
   const content = JSON.parse(beacon.content)
-  assert.equal(Object.keys(content), ['name', 'relays', 'fees', 'supported_kinds', 'website', 'description', 'enroll_difficulty'])
+  assert.equal(Object.keys(content), ['name', 'relays', 'fees', 'supported_kinds', 'avatarUrl', 'website', 'description', 'enroll_difficulty'])
+  assert.is(content.avatarUrl, 'https://node.example/avatar.png')
+  // The legacy beacon names it too, after the name, as upstream's does.
+  const legacy = await new Promise<Event>(resolve => {
+    const sub = client.connection.subscribe([{ kinds: [30078], '#d': ['Lightning.Pub'], authors: [appPubkey] }], {
+      onevent: event => {
+        sub.close()
+        resolve(event)
+      },
+    })
+  })
+  assert.equal(Object.keys(JSON.parse(legacy.content)), ['type', 'name', 'avatarUrl', 'fees'])
   assert.is(content.website, 'https://node.example')
   assert.is(content.description, 'A test node')
   assert.equal(content.relays, [relayUrl])

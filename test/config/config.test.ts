@@ -100,6 +100,14 @@ config("the beacon's operator is an npub or 64 hex characters, read as lower-cas
   assert.throws(() => loadConfig({ env: { RELAYPAY_CLINK_OPERATOR: nsecEncode(new Uint8Array(32).fill(7)) } }), (err: Error) => /clink\.operator/.test(err.message))
 })
 
+config("the beacons' avatar is an http or https URL, trimmed, or empty", () => {
+  assert.is(loadConfig({ env: {} }).clink.beacon_avatar_url, '')
+  assert.is(loadConfig({ env: { RELAYPAY_CLINK_BEACON_AVATAR_URL: ' https://node.example/a.png ' } }).clink.beacon_avatar_url, 'https://node.example/a.png')
+  for (const bad of ['ftp://node.example/a.png', 'javascript:alert(1)', 'not a url']) {
+    assert.throws(() => loadConfig({ env: { RELAYPAY_CLINK_BEACON_AVATAR_URL: bad } }), (err: Error) => /clink\.beacon_avatar_url/.test(err.message), bad)
+  }
+})
+
 config('an unknown key in the file is refused by name', () => {
   const file = path.join(tempDataDir(), 'c.toml')
   fs.writeFileSync(file, '[http]\nprot = 1\n')

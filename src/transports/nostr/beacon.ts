@@ -35,6 +35,8 @@ export interface BeaconAbout {
   operator?: string
   website?: string
   description?: string
+  /** An image both beacons name as each app's `avatarUrl` (`[clink] beacon_avatar_url`). */
+  avatarUrl?: string
 }
 
 export interface Beacon {
@@ -51,13 +53,15 @@ export function serviceBeacon(deps: BeaconDeps): Beacon {
   const announce = () => {
     const createdAt = unixSeconds(deps.clock.now())
     for (const app of deps.apps()) {
-      const content = JSON.stringify({ type: 'service', name: app.name, fees: deps.fees })
+      const avatar = about.avatarUrl ? { avatarUrl: about.avatarUrl } : {}
+      const content = JSON.stringify({ type: 'service', name: app.name, ...avatar, fees: deps.fees })
       deps.send({ kind: beaconKind, created_at: createdAt, tags: [['d', beaconTag]], content }, app.secretKey)
       const clink = {
         name: app.name,
         relays: [...deps.relays()],
         fees: deps.fees,
         supported_kinds: clinkKinds, // the CLINK kinds served: offers, debits, manage, enroll
+        ...avatar,
         ...(about.website ? { website: about.website } : {}),
         ...(about.description ? { description: about.description } : {}),
         ...(deps.enrollDifficulty > 0 ? { enroll_difficulty: deps.enrollDifficulty } : {}),
