@@ -129,7 +129,8 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const events = createEventBus()
   rooms.started('domain events', () => events.complete())
   let lateDispatcher: Dispatcher | undefined
-  let relayStatus = (): { url: string; connected: boolean }[] => []
+  // The relays the Nostr transport serves on, once it has started (metrics and the console ask before).
+  let relayStatus: NostrTransport['relayStatus'] = () => []
   const domain = await openDomainRooms(
     config,
     { log, clock, random, dataDir, rooms, books, tokens, node, events, relay, relayUrls, publicRelays, listenUrl: () => http.url },
@@ -155,7 +156,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
 
   http.attach(dispatcher, consoleFor(config, adminToken, log, () => ({
     mock: Boolean(node.mock),
-    relays: nostr?.relayStatus() ?? [],
+    relays: relayStatus(),
     embeddedRelay: embeddedRelayView(relay, config.nostr),
     publicRelays: { urls: [...publicRelays.urls], loopbackOnly: publicRelays.loopbackOnly() },
   })))
@@ -166,7 +167,6 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
     await recordings.close()
     await closed
   })
-  let nostr: NostrTransport | undefined
   const transport = await startNostrTransport({
       relays: relayUrls,
       ...(publicRelays.configured ? { publicRelays: publicRelays.urls } : {}),
@@ -193,13 +193,12 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       nwc: nwc.relayView,
       accessLog,
   })
-  nostr = transport
   rooms.started('nostr transport', () => transport.stop()) // the requests it took are answered before the relays close
   relayStatus = () => transport.relayStatus()
   clink.start() // its receipts and answers to parked requests can go out now
   rooms.started('clink messages', () => clink.pause()) // what it sends from now on waits for the next run
   linking.openEnrollment(transport.nprofile)
-  probes.watchRelays(relayReadiness(relay, () => transport.relayStatus()))
+  probes.watchRelays(relayReadiness(relay, () => relayStatus()))
   const daemonInfo = () => ({ url: http.url, relays: relayUrls, pid: process.pid })
   writeDaemonInfo(dataDir, daemonInfo())
   rooms.started('daemon info', () => removeDaemonInfo(dataDir))
