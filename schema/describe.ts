@@ -1,6 +1,6 @@
 // Reads the catalogue's zod schemas back as plain descriptions, for the generated operations reference and for
 // tests that compare the catalogue with the reference tables.
-import { z } from 'zod'
+import { z } from '../src/vendor/zod.js'
 
 export interface FieldDescription {
   name: string

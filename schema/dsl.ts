@@ -1,7 +1,7 @@
 // The vocabulary the operation catalogue is written in: wire messages as zod schemas that follow the
 // upstream Lightning.Pub JSON rules (docs/pub-protocol.md, "Names and JSON"), plus helpers for the
 // host and extension routes. zod gives us validation with field paths and static types from one definition.
-import { z } from 'zod'
+import { z } from '../src/vendor/zod.js'
 
 export { z }
 

@@ -9,7 +9,7 @@ import path from 'node:path'
 const root = process.cwd()
 const stamp = path.join(root, 'build', '.build-stamp')
 /** What the build reads: its sources and the settings that shape it. */
-const sources = ['src', 'bin', 'schema', 'bench', 'test', 'package.json', 'package-lock.json', 'tsconfig.json']
+const sources = ['src', 'bin', 'schema', 'bench', 'test', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json']
 
 /** The first source newer than the stamp, or undefined when the build is current. */
 function newerSource(since) {

@@ -2,7 +2,7 @@
 // transports, the validator and docs/operations.md are made from): every operation with an HTTP route, its path and
 // query parameters, its JSON body and answer as JSON Schema (zod's own conversion, draft 2020-12, which OpenAPI 3.1
 // uses), who may call it, and how it answers errors in its dialect. Operations served only over Nostr are left out.
-import { z } from 'zod'
+import { z } from '../vendor/zod.js'
 import { catalogue, type CatalogueEntry } from '../../schema/catalogue.js'
 import { callerNames, pathParameterPattern, type AuthKind, type HttpBinding } from '../../schema/operation.js'
 

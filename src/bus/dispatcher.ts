@@ -2,7 +2,7 @@
 // streams share one path (a handler's Promise becomes a one-item Observable). Timings of each step and the outcome
 // of every call are published for metrics; handlers never record metrics themselves.
 import { randomUUID } from 'node:crypto'
-import { Observable, Subject, defer, from, isObservable, type Observer } from './rx.js'
+import { Observable, Subject, defer, from, isObservable, type Observer } from '../vendor/rxjs.js'
 import type { Logger } from 'pino'
 import type { z } from 'zod'
 import type { CatalogueEntry } from '../../schema/catalogue.js'

@@ -1,6 +1,6 @@
 // Domain events: facts that something happened, emitted after the transaction that made them commits.
 // Side effects that are not the caller's answer (pushes, callbacks, extension listeners, metrics) subscribe here.
-import { Subject, filter, type Observable, type OperatorFunction } from './rx.js'
+import { Subject, filter, type Observable, type OperatorFunction } from '../vendor/rxjs.js'
 
 export type DomainEvent =
   | {

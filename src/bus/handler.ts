@@ -1,5 +1,5 @@
 // Handler types derived from the catalogue: a wrong input field or a wrong output shape fails to compile.
-import type { Observable } from './rx.js'
+import type { Observable } from 'rxjs'
 import type { z } from 'zod'
 import type { OperationName, OperationOf } from '../../schema/catalogue.js'
 import type { CallContext, CallerFor } from './context.js'

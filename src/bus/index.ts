@@ -22,4 +22,4 @@ export { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.
 export {
   EMPTY, Observable, Subject, Subscription, defer, filter, from, isObservable, lastValueFrom, map, mergeMap, toArray,
   type Observer, type OperatorFunction,
-} from './rx.js'
+} from '../vendor/rxjs.js'

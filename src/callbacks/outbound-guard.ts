@@ -6,7 +6,7 @@
 // to a private one later; IP literals, which skip the lookup, are checked on the URL itself.
 import dns from 'node:dns'
 import net from 'node:net'
-import { WebSocket, type ClientOptions } from 'ws'
+import { WebSocket, type ClientOptions } from '../vendor/ws.js'
 import { OperationError } from '../bus/index.js'
 
 const blocked = new net.BlockList()

@@ -3,7 +3,7 @@
 // budgets and write policy (src/relay/server.ts). They come from loopback like anyone on this machine, so the
 // address cannot tell them apart. The secret travels only to the relay that issued it (matched by host and port), in
 // a header rather than the URL, so it is in no relay list, nprofile or log line.
-import { WebSocket } from 'ws'
+import { WebSocket } from '../vendor/ws.js'
 
 /** The header name, as src/relay/server.ts reads it (kept here so no client of the relay imports the relay room). */
 export const relaySecretHeader = 'x-relaypay-relay-secret'

@@ -1,5 +1,5 @@
 // Field types more than one section of the configuration uses.
-import { z } from 'zod'
+import { z } from '../vendor/zod.js'
 import { decode as nip19Decode } from 'nostr-tools/nip19'
 
 export const port = z.int().min(0).max(65535)

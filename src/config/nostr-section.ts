@@ -1,6 +1,6 @@
 // The `[nostr]` section of the configuration: the relays, the wire limits, and the embedded relay's limits
 // (src/relay/limits.ts, docs/exposing.md). config.example.toml documents every key.
-import { z } from 'zod'
+import { z } from '../vendor/zod.js'
 import { port } from './fields.js'
 
 export const nostrSection = z

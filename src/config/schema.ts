@@ -1,7 +1,7 @@
 // Every configuration key, its type and its default. config.example.toml documents the same keys; a test keeps
 // the two in step.
 import path from 'node:path'
-import { z } from 'zod'
+import { z } from '../vendor/zod.js'
 import { nostrPubkey, port, url } from './fields.js'
 import { nostrSection } from './nostr-section.js'
 

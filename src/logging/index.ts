@@ -3,7 +3,7 @@
 // the fields. `[log] format` chooses; "auto" is readable when stdout is a terminal and JSON otherwise (a service
 // manager, a pipe, a file). A ground-floor room: it imports no room of the daemon.
 import { createRequire } from 'node:module'
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino'
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from '../vendor/pino.js'
 
 export type LogFormat = 'auto' | 'json' | 'pretty'
 

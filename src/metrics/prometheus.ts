@@ -2,7 +2,7 @@
 // transport, the money that moved (from the domain events, one increment per settled event), and gauges read when
 // scraped (users' balance, relay connections, store bytes, node reachability, scheduler runs). One registry per
 // daemon, never prom-client's global one, so two daemons in one process do not share counters.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from '../vendor/prom-client.js'
 import type { CallOutcome, DomainEvent } from '../bus/index.js'
 import type { BuildInfo } from './build-info.js'
 

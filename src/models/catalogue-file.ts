@@ -3,7 +3,7 @@
 // served from a loopback host: the built-in entries pin the published files' sizes and SHA-1, which the
 // synthetic file cannot match. Production configs leave it unset; the daemon logs a warning when it is set.
 import fs from 'node:fs'
-import { z } from 'zod'
+import { z } from '../vendor/zod.js'
 import type { Logger } from 'pino'
 import { type CatalogueEntry, fallbackDefaultModel } from './catalogue.js'
 

@@ -1,7 +1,7 @@
 // One Boltz v2 provider over HTTP: the endpoints swaps use, each answer checked
 // against the shape we rely on before anything reads it. Every failure becomes a ProviderError whose message
 // names the provider and is short enough to show a caller ("http://…: HTTP 400: invoice has expired").
-import { z } from 'zod'
+import { z } from '../vendor/zod.js'
 
 /**
  * A provider URL as logs and callers see it (errors, quotes' service_url): a user name, password or query value

@@ -1,7 +1,7 @@
 // A provider's swap status stream: one WebSocket to its /v2/ws, subscribed to the `swap.update` channel for the
 // swaps we follow. The provider answers a subscription with the swap's current status, so a reconnect (or a
 // restart) loses nothing: every followed swap is subscribed again and its latest status arrives.
-import WebSocket from 'ws'
+import { WebSocket } from '../vendor/ws.js'
 import type { Logger } from 'pino'
 import type { Timers } from '../node/index.js'
 import { shownUrl, SwapStatus, withoutUserinfo } from './provider-api.js'

@@ -176,4 +176,31 @@ test("test files take suite from test/support/suite.ts, which tells a hook's err
   assert.equal(direct, [])
 })
 
+/** The packages src/vendor re-exports, each bundled into one file at build. */
+const vendored = filesUnder('src/vendor').flatMap(file => [...fs.readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/from '([^'.][^']*)'/g)].map(m => m[1]!))
+/** Code the browser runs: bundled apart by esbuild, never loaded by Node. */
+const browserCode = ['src/console/ui/', 'src/extensions/restaurant/page/', 'src/wallet-page/page/']
+
+test('src/ imports a bundled package only through src/vendor (type-only imports aside), and the build bundles them', () => {
+  assert.ok(vendored.includes('rxjs') && vendored.includes('zod'), `src/vendor names ${vendored.join(', ')}`)
+  const direct = [...filesUnder('src'), ...filesUnder('bin'), ...filesUnder('schema')]
+    .filter(file => !file.startsWith('src/vendor/') && !browserCode.some(dir => file.startsWith(dir)))
+    .flatMap(file => {
+      const source = ts.createSourceFile(file, fs.readFileSync(path.join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true)
+      return source.statements.flatMap(statement => {
+        const from = (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier
+        if (!from || !ts.isStringLiteral(from) || !vendored.includes(from.text)) return []
+        const typeOnly = ts.isImportDeclaration(statement) ? statement.importClause?.isTypeOnly === true : statement.isTypeOnly
+        return typeOnly ? [] : [`${file} imports '${from.text}'`]
+      })
+    })
+  assert.equal(direct, [], 'a second copy of a bundled package would load beside the bundle: import it from src/vendor')
+  // The build's output: each vendor file is one file that names no package (Node's own modules aside).
+  for (const file of filesUnder('src/vendor')) {
+    const built = fs.readFileSync(path.join(repoRoot, 'build', file.replace(/\.ts$/, '.js')), 'utf8')
+    const packages = [...built.matchAll(/^(?:import|export)\b[^\n]*?['"]([^'"./][^'"]*)['"];?$/gm)].map(m => m[1]!).filter(name => !name.startsWith('node:'))
+    assert.equal(packages, [], `build/${file.replace(/\.ts$/, '.js')} still loads ${packages.join(', ')}: scripts/bundle-vendor.mjs did not bundle it`)
+  }
+})
+
 test.run()

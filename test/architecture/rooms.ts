@@ -4,7 +4,7 @@ import type { Plan } from './import-graph.js'
 
 /** From the bottom up; a room may import rooms of its own layer or below. */
 export const layers: { name: string; rooms: string[] }[] = [
-  { name: 'store and config', rooms: ['schema', 'src/store', 'src/config', 'src/version', 'src/threads', 'src/daemon-files.ts', 'src/limits', 'src/units', 'src/logging', 'src/nostr-kinds', 'src/inline-page'] },
+  { name: 'store and config', rooms: ['schema', 'src/store', 'src/config', 'src/version', 'src/threads', 'src/daemon-files.ts', 'src/limits', 'src/units', 'src/logging', 'src/nostr-kinds', 'src/inline-page', 'src/vendor'] },
   { name: 'bus', rooms: ['src/bus', 'src/auth'] },
   { name: 'node and codecs', rooms: ['src/node', 'src/nostr-codecs', 'src/nostr-crypto'] },
   {
@@ -39,8 +39,9 @@ function roomOf(file: string): string {
 export const plan: Plan = {
   roomOf,
   isDoor(room, file) {
-    // The catalogue (schema/) is one table read entry by entry; a one-file room is its own door.
-    if (room === 'schema' || room === file) return true
+    // The catalogue (schema/) is one table read entry by entry; a one-file room is its own door. src/vendor is a
+    // shelf of packages, one file each, bundled apart: each file is a door, so a process loads only what it uses.
+    if (room === 'schema' || room === 'src/vendor' || room === file) return true
     return file === `${room}/index.ts` || file === `${room}/index.tsx`
   },
   layerOf(room) {

@@ -4,7 +4,7 @@
 // (src/nostr-codecs) and nostr-tools, not the daemon's transport. One request and one reply are signed and checked
 // with nostr-tools' own Schnorr, which needs no engine to load first.
 import { randomBytes } from 'node:crypto'
-import { WebSocket } from 'ws'
+import { WebSocket } from '../../vendor/ws.js'
 import { AbstractRelay } from 'nostr-tools/abstract-relay'
 import { finalizeEvent, getPublicKey, verifyEvent, type Event, type EventTemplate } from 'nostr-tools/pure'
 import { conversationKeyV1, decryptV1, encryptV1, type Shard } from '../../nostr-codecs/index.js'

@@ -19,7 +19,7 @@ import { clinkCodec } from '../../../src/transports/nostr/codecs/clink.js'
 import { claimStage, inboundPipeline } from '../../../src/transports/nostr/inbound.js'
 import type { ClinkAnswer, ClinkKind, ClinkRequest, ClinkServer } from '../../../src/clink/index.js'
 import type { Call } from '../../../src/bus/dispatcher.js'
-import { from } from '../../../src/bus/rx.js'
+import { from } from '../../../src/vendor/rxjs.js'
 import { tempDataDir } from '../../support/daemon.js'
 
 const log = pino({ level: process.env.TEST_LOG ?? 'silent' })

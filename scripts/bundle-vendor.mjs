@@ -1,0 +1,29 @@
+// Bundles each file of src/vendor with the package it re-exports into one file, over what tsc wrote to
+// build/src/vendor. Node 20 loads a package module by module, and CommonJS ones through its lexer: RxJS alone is 223
+// files. Every daemon start, every command and every worker thread paid that (about a third of a start's CPU); one
+// file each costs a fraction. Only the packages the daemon loads at every start are here, and the source imports them
+// only through src/vendor, so a process holds one copy of each (a second copy would break `instanceof`).
+// The packages' own dependencies are bundled with them. What a package loads at run time by path (native addons,
+// worker files) must not be bundled: none of these five does so on the daemon's paths.
+import { build } from 'esbuild'
+import fs from 'node:fs'
+import path from 'node:path'
+
+const root = process.cwd()
+const entries = fs
+  .readdirSync(path.join(root, 'src/vendor'))
+  .filter(name => name.endsWith('.ts'))
+  .map(name => path.join('src/vendor', name))
+
+await build({
+  entryPoints: entries,
+  outdir: 'build/src/vendor',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+  // CommonJS code bundled into an ES module still calls require() for Node's own modules (events, fs, …).
+  banner: { js: "import { createRequire as __vendorRequire } from 'node:module'; const require = __vendorRequire(import.meta.url);" },
+})
