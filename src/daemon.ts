@@ -96,6 +96,9 @@ interface StartContext {
 async function startRooms(config: Config, { log, probes, http, setLogLevel, accessLog, dataDir, rooms, ...deps }: StartContext): Promise<Daemon> {
   const clock = deps.clock ?? systemClock
   const random = (bytes: number) => randomBytes(bytes)
+  // A stop waits for the calls in flight for [shutdown] grace_seconds in all, counted from its first wait.
+  let stopBy: number | undefined
+  const graceLeftMs = () => Math.max(0, (stopBy ??= Date.now() + config.shutdown.grace_seconds * 1000) - Date.now())
 
   // Before the books: a standby's secrets are in place while it waits (daemons sharing books share their secrets).
   const { adminToken, tokens } = daemonSecrets(config, dataDir, log)
@@ -152,7 +155,11 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
   const dispatcher = createDispatcher({ registry, authenticate, log, clock, accessLog, testMode: Boolean(node.mock) })
   lateDispatcher = dispatcher
   dispatcher.outcomes$.subscribe(outcomes)
-  rooms.started('dispatcher', () => dispatcher.drain()) // what the transports took is answered
+  // What the transports took is answered, for as long as [shutdown] grace_seconds allows from the stop's start.
+  rooms.started('dispatcher', async () => {
+    const running = await dispatcher.drain(graceLeftMs())
+    if (running.length > 0) log.warn({ running, graceSeconds: config.shutdown.grace_seconds }, 'stopping with calls still in flight ([shutdown] grace_seconds passed): they end as a crash would')
+  })
 
   http.attach(dispatcher, consoleFor(config, adminToken, log, () => ({
     mock: Boolean(node.mock),
@@ -193,7 +200,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       nwc: nwc.relayView,
       accessLog,
   })
-  rooms.started('nostr transport', () => transport.stop()) // the requests it took are answered before the relays close
+  rooms.started('nostr transport', () => transport.stop(graceLeftMs())) // the requests it took are answered before the relays close
   relayStatus = () => transport.relayStatus()
   clink.start() // its receipts and answers to parked requests can go out now
   rooms.started('clink messages', () => clink.pause()) // what it sends from now on waits for the next run

@@ -70,8 +70,11 @@ export interface Dispatcher {
   dispatch(call: Call): Observable<unknown>
   /** One record per finished call (success or failure), for metrics. */
   outcomes$: Observable<CallOutcome>
-  /** Resolves when no call is in flight (used by a clean stop). */
-  drain(): Promise<void>
+  /**
+   * Resolves with [] once no call is in flight (a clean stop waits for them), or once `limitMs` has passed with the
+   * operations still running, one name a call: a call that never ends must not keep the daemon from stopping.
+   */
+  drain(limitMs?: number): Promise<string[]>
 }
 
 export interface DispatcherDeps {
@@ -88,15 +91,36 @@ export interface DispatcherDeps {
 export function createDispatcher({ registry, authenticate, log, clock, accessLog, testMode = false }: DispatcherDeps): Dispatcher {
   const outcomes = new Subject<CallOutcome>()
   let inFlight = 0
+  /** The calls in flight by operation, for a stop that could not wait for them all. */
+  const running = new Map<string, number>()
   let drained: (() => void)[] = []
-  const settle = () => {
+  const settle = (op: string) => {
     inFlight--
+    const left = running.get(op)! - 1
+    if (left === 0) running.delete(op)
+    else running.set(op, left)
     if (inFlight === 0) for (const resolve of drained.splice(0)) resolve()
+  }
+  const stillRunning = () => [...running].flatMap(([op, count]) => Array.from({ length: count }, () => op))
+  const drain = (limitMs?: number) => {
+    if (inFlight === 0) return Promise.resolve([])
+    return new Promise<string[]>(resolve => {
+      const done = () => {
+        clearTimeout(timer)
+        resolve([])
+      }
+      const timer = limitMs === undefined || !Number.isFinite(limitMs) ? undefined : setTimeout(() => {
+        drained = drained.filter(waiting => waiting !== done)
+        resolve(stillRunning())
+      }, limitMs)
+      drained.push(done)
+    })
   }
 
   function dispatch(call: Call): Observable<unknown> {
     return new Observable<unknown>(subscriber => {
       inFlight++
+      running.set(call.op, (running.get(call.op) ?? 0) + 1)
       const dispatched = performance.now()
       const timings: CallTimings = { authUs: 0, validateUs: 0, handleUs: 0 }
       let caller: Caller | null = null
@@ -104,7 +128,7 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
       const finish = (error: unknown) => {
         if (finished) return
         finished = true
-        settle()
+        settle(call.op)
         const code = error === undefined ? null : isOperationError(error) ? error.code : 'internal'
         const outcome: CallOutcome = {
           op: call.op,
@@ -201,7 +225,7 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
     resolve: op => registry.lookup(op)?.entry,
     dispatch: call => defer(() => dispatch(call)),
     outcomes$: outcomes.asObservable(),
-    drain: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>(resolve => drained.push(resolve))),
+    drain,
   }
 }
 

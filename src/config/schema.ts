@@ -308,6 +308,15 @@ export const configSchema = z.strictObject({
       node_timeout_seconds: z.int().min(1).max(600).default(5),
     })
     .prefault({}),
+  shutdown: z
+    .strictObject({
+      /**
+       * On SIGTERM or SIGINT, how long the daemon waits for the calls it took to end before it stops anyway (what
+       * is still running then ends as a crash would: payments are settled with the node at the next start).
+       */
+      grace_seconds: z.int().min(1).max(3600).default(30),
+    })
+    .prefault({}),
   models: z
     .strictObject({
       /** Where model files are downloaded from; HF_ENDPOINT is honoured when unset. */

@@ -91,7 +91,11 @@ export interface NostrTransport {
   relayStatus(): { url: string; connected: boolean; queued: number }[]
   /** Serves on these relays from now on (a SIGHUP changed `[nostr] relays`); the nprofile names them. */
   setRelays(urls: readonly string[]): Promise<void>
-  stop(): Promise<void>
+  /**
+   * Takes no new request, waits up to `graceMs` for those taken to be answered, then closes the relays. A request
+   * still running then is answered after the next start, from its claim, like one cut by a crash.
+   */
+  stop(graceMs?: number): Promise<void>
 }
 
 export async function startNostrTransport(deps: NostrTransportDeps): Promise<NostrTransport> {
@@ -263,7 +267,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       nwc?.announceAll()
       log.info({ relays: urls }, 'relay transport now serves on these relays')
     },
-    async stop() {
+    async stop(graceMs = Infinity) {
       stopping = true
       beacon.stop()
       clearInterval(pruner)
@@ -271,7 +275,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       nwcChanges.unsubscribe()
       clinkMessages.unsubscribe()
       for (const push of pushes) push.unsubscribe()
-      await stage.idle()
+      await withinGrace(stage.idle(), graceMs)
       // After the requests taken are answered, so that no subscription accepted meanwhile stays open: each stream's
       // call ends here and the dispatcher can drain.
       streams.close()
@@ -280,6 +284,14 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       await pool.close()
     },
   }
+}
+
+/** Waits for `work`, or for `graceMs`, whichever ends first. */
+function withinGrace(work: Promise<void>, graceMs: number): Promise<void> {
+  if (graceMs === Infinity) return work
+  let timer: NodeJS.Timeout | undefined
+  const passed = new Promise<void>(resolve => (timer = setTimeout(resolve, Math.max(0, graceMs))))
+  return Promise.race([work, passed]).finally(() => clearTimeout(timer))
 }
 
 /** Relays are not trusted to send well-formed events; anything else is ignored before any work. */
