@@ -6,7 +6,7 @@
 // Runs on the newest LND version of the run only.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { channelSats, onRegtestNetworks, type Regtest } from '../support/regtest/index.js'
 import { findChromium, launchBrowser, signInToConsole, type Browser } from '../support/browser.js'
@@ -55,6 +55,35 @@ function nodePage(net: Regtest): void {
       await page.getByRole('button', { name: 'Refresh' }).click()
       return (await page.getByTestId(testId).textContent()) === text ? true : undefined
     }, 60_000)
+
+  /** Opens a channel of `amount` sats to B from the page, mines it in, and answers its row once the page shows it active. */
+  const openToB = async (amount: number) => {
+    await page.getByLabel('To peer').selectOption(net.node('B').pubkey)
+    await page.getByLabel('Channel amount (sats)').fill(String(amount))
+    await page.getByLabel("Fee rate (sat/vB, 0: the node's estimate)").fill('2')
+    await page.getByRole('button', { name: 'Open channel' }).click()
+    await page.getByText(new RegExp(`^A channel of ${sats(amount)} to .* is opening\\.$`)).waitFor()
+    await net.mine(6)
+    const row = page.getByRole('region', { name: 'Channels' }).getByRole('row').filter({ hasText: sats(amount) })
+    await net.waitFor(`the channel of ${sats(amount)} to B active on the page`, async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click()
+      return (await row.count()) === 1 && (await row.getByRole('cell', { name: 'active', exact: true }).count()) === 1 ? true : undefined
+    }, 60_000)
+    return row
+  }
+  /** Clicks `button` and dismisses the question it asks; answers the question. */
+  const dismissed = async (button: Locator) => {
+    const askedBefore = asked.length
+    answer = 'dismiss'
+    try {
+      await button.click()
+      await net.waitFor('the question', async () => (asked.length > askedBefore ? true : undefined))
+      await page.evaluate('0')
+    } finally {
+      answer = 'accept'
+    }
+    return asked.at(-1)!
+  }
 
   test("A's key or pubkey@host with its copy button, and its funds and liquidity as lncli reports them", async () => {
     if (!chromiumPath) return console.log('  skipped: Chromium is not installed')
@@ -116,33 +145,14 @@ function nodePage(net: Regtest): void {
     await page.getByLabel('Peer (pubkey@host:port)').fill(`${b.pubkey}@${b.p2p}`)
     await page.getByRole('button', { name: 'Add peer' }).click()
     await page.getByText(/^Connected to /).waitFor()
-    await page.getByLabel('To peer').selectOption(b.pubkey)
-    await page.getByLabel('Channel amount (sats)').fill('200000')
-    await page.getByLabel("Fee rate (sat/vB, 0: the node's estimate)").fill('2')
-    await page.getByRole('button', { name: 'Open channel' }).click()
-    await page.getByText(/^A channel of 200,000 sats to .* is opening\.$/).waitFor()
-    await net.mine(6)
-    const channels = page.getByRole('region', { name: 'Channels' })
-    const row = channels.getByRole('row').filter({ hasText: '200,000 sats' })
-    await net.waitFor('the channel to B active on the page', async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click()
-      return (await row.count()) === 1 && (await row.getByRole('cell', { name: 'active', exact: true }).count()) === 1 ? true : undefined
-    }, 60_000)
+    const row = await openToB(200_000)
     const toB = async () =>
       (await net.lncli<{ channels: { remote_pubkey: string; channel_point: string }[] }>('A', ['listchannels'])).channels.filter(c => c.remote_pubkey === b.pubkey)
     const [channel] = await toB()
 
-    const askedBefore = asked.length
-    answer = 'dismiss'
-    try {
-      await row.getByRole('button', { name: /^Close channel / }).click()
-      await net.waitFor('the question', async () => (asked.length > askedBefore ? true : undefined))
-      await page.evaluate('0')
-    } finally {
-      answer = 'accept'
-    }
-    assert.ok(asked.at(-1)!.startsWith(`Close the channel ${channel!.channel_point} (200,000 sats) with `), asked.at(-1))
-    assert.match(asked.at(-1)!, /cooperatively\? Both nodes sign the closing transaction: our side, [\d,]+ sats, returns to the node's on-chain wallet/)
+    const question = await dismissed(row.getByRole('button', { name: /^Close channel / }))
+    assert.ok(question.startsWith(`Close the channel ${channel!.channel_point} (200,000 sats) with `), question)
+    assert.match(question, /cooperatively\? Both nodes sign the closing transaction: our side, [\d,]+ sats, returns to the node's on-chain wallet/)
     assert.not.ok(requested.includes('/api/admin/channel/close'), 'nothing sent')
     assert.is((await toB()).length, 1, 'dismissed: the channel stays open')
 
@@ -162,33 +172,14 @@ function nodePage(net: Regtest): void {
     if (!chromiumPath) return
     const b = net.node('B')
     await openNode()
-    await page.getByLabel('To peer').selectOption(b.pubkey)
-    await page.getByLabel('Channel amount (sats)').fill('150000')
-    await page.getByLabel("Fee rate (sat/vB, 0: the node's estimate)").fill('2')
-    await page.getByRole('button', { name: 'Open channel' }).click()
-    await page.getByText(/^A channel of 150,000 sats to .* is opening\.$/).waitFor()
-    await net.mine(6)
-    const row = page.getByRole('region', { name: 'Channels' }).getByRole('row').filter({ hasText: '150,000 sats' })
-    await net.waitFor('the second channel to B active on the page', async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click()
-      return (await row.count()) === 1 && (await row.getByRole('cell', { name: 'active', exact: true }).count()) === 1 ? true : undefined
-    }, 60_000)
+    const row = await openToB(150_000)
     type Listed = { remote_pubkey: string; channel_point: string; csv_delay?: number; local_constraints?: { csv_delay?: number } }
     const channel = (await net.lncli<{ channels: Listed[] }>('A', ['listchannels'])).channels.find(c => c.remote_pubkey === b.pubkey)!
     const csv = channel.local_constraints?.csv_delay ?? channel.csv_delay!
     assert.ok(csv > 0, 'LND names the delay on our side')
 
     const closesBefore = requested.filter(p => p === '/api/admin/channel/close').length
-    const askedBefore = asked.length
-    answer = 'dismiss'
-    try {
-      await row.getByRole('button', { name: /^Force close channel / }).click()
-      await net.waitFor('the question', async () => (asked.length > askedBefore ? true : undefined))
-      await page.evaluate('0')
-    } finally {
-      answer = 'accept'
-    }
-    const question = asked.at(-1)!
+    const question = await dismissed(row.getByRole('button', { name: /^Force close channel / }))
     assert.ok(question.startsWith(`Force close the channel ${channel.channel_point} with `), question)
     assert.ok(question.includes(`stays locked for ${csv} blocks`), question)
     assert.match(question, /on-chain fees/)

@@ -6,6 +6,11 @@ import type { LightningNode } from '../lightning-node.js'
 import { msatAsSats, unixSeconds } from '../../units/index.js'
 
 export function nodeViewHandlers(node: LightningNode): HandlerTable {
+  /** Each key's alias from the node's graph, '' where it has none. */
+  const aliasesOf = async (pubkeys: string[]) => {
+    const aliases = await node.nodeAliases(pubkeys)
+    return (pubkey: string) => aliases[pubkey] ?? ''
+  }
   return {
     OperatorGetNode: async () => {
       const [info, balances] = await Promise.all([node.getInfo(), node.getBalances()])
@@ -30,11 +35,11 @@ export function nodeViewHandlers(node: LightningNode): HandlerTable {
 
     OperatorListPeers: async () => {
       const peers = await node.listPeers()
-      const aliases = await node.nodeAliases(peers.map(peer => peer.pubkey))
+      const alias = await aliasesOf(peers.map(peer => peer.pubkey))
       return {
         peers: peers.map(peer => ({
           pubkey: peer.pubkey,
-          alias: aliases[peer.pubkey] ?? '',
+          alias: alias(peer.pubkey),
           address: peer.address,
           inbound: peer.inbound,
           connected_at: unixSeconds(peer.connectedAt),
@@ -44,13 +49,13 @@ export function nodeViewHandlers(node: LightningNode): HandlerTable {
 
     OperatorListChannels: async () => {
       const channels = await node.listChannels()
-      const aliases = await node.nodeAliases(channels.map(channel => channel.peerPubkey))
+      const alias = await aliasesOf(channels.map(channel => channel.peerPubkey))
       return {
         channels: channels.map(channel => ({
           channel_id: channel.channelId,
           channel_point: channel.channelPoint,
           peer_pubkey: channel.peerPubkey,
-          peer_alias: aliases[channel.peerPubkey] ?? '',
+          peer_alias: alias(channel.peerPubkey),
           capacity_sats: channel.capacitySats,
           local_balance_sats: msatAsSats(channel.localBalanceMsat),
           remote_balance_sats: msatAsSats(channel.remoteBalanceMsat),
