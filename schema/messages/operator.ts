@@ -106,11 +106,27 @@ export const OperatorNode = message('OperatorNode', {
 
 export const OperatorPeer = message('OperatorPeer', {
   pubkey: text(),
+  alias: text(), // from the node's graph; '' when the graph does not know the peer
   address: text(), // host:port
   inbound: bool(), // the peer connected to us
   connected_at: int(), // unix seconds
 })
 export const OperatorPeers = message('OperatorPeers', { peers: list(OperatorPeer) })
+
+export const OperatorChannel = message('OperatorChannel', {
+  channel_id: text(), // short channel id, decimal
+  channel_point: text(), // funding_txid:output_index
+  peer_pubkey: text(),
+  peer_alias: text(), // from the node's graph; '' when the graph does not know the peer
+  capacity_sats: int(),
+  local_balance_sats: int(), // our side: what we can send
+  remote_balance_sats: int(), // the peer's side: what we can receive
+  active: bool(),
+  private: bool(),
+  label: text(),
+  force_close_delay_blocks: int(), // blocks our side stays locked after a force close; 0 when the node does not say
+})
+export const OperatorChannels = message('OperatorChannels', { channels: list(OperatorChannel) })
 
 export const OperatorNodeAddress = message('OperatorNodeAddress', { address: text() })
 

@@ -4,7 +4,7 @@ import { operation } from '../operation.js'
 import { Empty } from '../dsl.js'
 import {
   OperatorApps, OperatorAppToken, OperatorAudit, OperatorRotateAppTokenRequest, OperatorPaymentSearch, OperatorPayments, OperatorUserSearch, OperatorUserToken,
-  OperatorUserTokenRequest, OperatorUsers, OperatorNode, OperatorPeers, OperatorNodeAddress, OperatorInvites,
+  OperatorUserTokenRequest, OperatorUsers, OperatorNode, OperatorPeers, OperatorChannels, OperatorNodeAddress, OperatorInvites,
   OperatorWalletLink, OperatorWalletLinkRequest, OperatorWalletLinkRevoked,
 } from '../messages/operator.js'
 import { ModelNameRequest, TranscriptionModel } from '../messages/models.js'
@@ -76,7 +76,13 @@ export const operatorOperations = [
     name: 'OperatorListPeers', ...operator,
     http: { method: 'GET', path: '/api/operator/node/peers', body: 'none' },
     input: Empty, output: OperatorPeers,
-    summary: 'The peers the node is connected to, with their address and which side connected.',
+    summary: "The peers the node is connected to, with their alias from the node's graph, their address and which side connected.",
+  }),
+  operation({
+    name: 'OperatorListChannels', ...operator,
+    http: { method: 'GET', path: '/api/operator/node/channels', body: 'none' },
+    input: Empty, output: OperatorChannels,
+    summary: "The open channels with their peer (key, and alias from the node's graph where it knows one), both sides' balances in sats and how many blocks our side stays locked after a force close.",
   }),
   operation({
     name: 'OperatorNewNodeAddress', ...operator,

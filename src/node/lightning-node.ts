@@ -254,6 +254,8 @@ export interface NodeChannel {
   inactiveSince?: number
   label: string
   policy: ChannelPolicy
+  /** Blocks our side stays locked after a force close of ours (the peer's to_self_delay); absent when not known. */
+  forceCloseDelayBlocks?: number
 }
 
 export interface ClosedChannel {
@@ -365,6 +367,8 @@ export interface LightningNode {
 
   addPeer(request: AddPeerRequest): Promise<void>
   listPeers(): Promise<NodePeer[]>
+  /** The aliases the node's graph knows for these node keys; a key the graph does not know is left out. */
+  nodeAliases(pubkeys: readonly string[]): Promise<Record<string, string>>
 
   listChannels(): Promise<NodeChannel[]>
   listClosedChannels(): Promise<ClosedChannel[]>

@@ -215,9 +215,9 @@ pages('charts: balances over time and operation latency come from the metrics st
   const points = (id: string) => page.getByTestId(id).getAttribute('data-points').then(Number)
   await eventually(async () => {
     await page.getByRole('button', { name: 'Refresh' }).click()
-    return (await points('balances-chart')) >= 2 && (await points('latency-chart')) >= 1 && (await points('payments-chart')) >= 2
+    return (await points('users-balance-chart')) >= 2 && (await points('latency-chart')) >= 1 && (await points('payments-chart')) >= 2
   }, 'the balance, latency and payment series')
-  for (const id of ['payments-chart', 'balances-chart', 'latency-chart']) {
+  for (const id of ['payments-chart', 'users-balance-chart', 'node-assets-chart', 'failures-chart', 'latency-chart']) {
     // uPlot draws in an effect that Preact runs after the render that set data-points: wait for each canvas.
     await page.locator(`[data-testid=${id}] canvas`).first().waitFor({ state: 'attached' })
   }

@@ -1,11 +1,12 @@
 // The console's node page on a real LND: the daemon on node A of a regtest network (test/support/regtest/), the page
 // in Debian's headless Chromium. What it shows is checked against lncli on A (its key and addresses, its on-chain
 // balance, its channels' two sides); a fresh address from the page receives B's coins; B is added as a peer from the
-// page, a channel to it opened and, after a dismissed question that leaves it open, closed, its funds back on-chain.
+// page, a channel to it opened and, after a dismissed question that leaves it open, closed, its funds back on-chain;
+// a second channel to B is force closed from the page. A's channel to R names R by its alias from A's graph.
 // Runs on the newest LND version of the run only.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { channelSats, onRegtestNetworks, type Regtest } from '../support/regtest/index.js'
 import { findChromium, launchBrowser, signInToConsole, type Browser } from '../support/browser.js'
@@ -55,6 +56,35 @@ function nodePage(net: Regtest): void {
       return (await page.getByTestId(testId).textContent()) === text ? true : undefined
     }, 60_000)
 
+  /** Opens a channel of `amount` sats to B from the page, mines it in, and answers its row once the page shows it active. */
+  const openToB = async (amount: number) => {
+    await page.getByLabel('To peer').selectOption(net.node('B').pubkey)
+    await page.getByLabel('Channel amount (sats)').fill(String(amount))
+    await page.getByLabel("Fee rate (sat/vB, 0: the node's estimate)").fill('2')
+    await page.getByRole('button', { name: 'Open channel' }).click()
+    await page.getByText(new RegExp(`^A channel of ${sats(amount)} to .* is opening\\.$`)).waitFor()
+    await net.mine(6)
+    const row = page.getByRole('region', { name: 'Channels' }).getByRole('row').filter({ hasText: sats(amount) })
+    await net.waitFor(`the channel of ${sats(amount)} to B active on the page`, async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click()
+      return (await row.count()) === 1 && (await row.getByRole('cell', { name: 'active', exact: true }).count()) === 1 ? true : undefined
+    }, 60_000)
+    return row
+  }
+  /** Clicks `button` and dismisses the question it asks; answers the question. */
+  const dismissed = async (button: Locator) => {
+    const askedBefore = asked.length
+    answer = 'dismiss'
+    try {
+      await button.click()
+      await net.waitFor('the question', async () => (asked.length > askedBefore ? true : undefined))
+      await page.evaluate('0')
+    } finally {
+      answer = 'accept'
+    }
+    return asked.at(-1)!
+  }
+
   test("A's key or pubkey@host with its copy button, and its funds and liquidity as lncli reports them", async () => {
     if (!chromiumPath) return console.log('  skipped: Chromium is not installed')
     const info = await net.lncli<{ identity_pubkey: string; uris?: string[] }>('A', ['getinfo'])
@@ -74,9 +104,16 @@ function nodePage(net: Regtest): void {
     await page.getByTestId('inbound').filter({ hasText: new RegExp(`^${sats(Number(balance.remote_balance.sat))}$`) }).waitFor()
     assert.ok(Number(balance.remote_balance.sat) > 0, 'R pushed A some: inbound is not 0')
     assert.is(await page.getByTestId('chain-balance').textContent(), sats(await walletBalance()))
-    // A's channel to R, with both sides.
-    await page.getByRole('region', { name: 'Peers' }).getByTitle(net.node('R').pubkey).waitFor()
-    await page.getByRole('region', { name: 'Channels' }).getByRole('row').filter({ hasText: sats(channelSats) }).waitFor()
+    // A's channel to R, with both sides, its peer named by the alias R announced (A's graph has it: the network
+    // waited for both edges), the full key a click away.
+    const r = net.node('R').pubkey
+    await page.getByRole('region', { name: 'Peers' }).getByTitle(r).waitFor()
+    const toR = page.getByRole('region', { name: 'Channels' }).getByRole('row').filter({ hasText: sats(channelSats) })
+    await toR.getByTestId('peer-alias').filter({ hasText: /^R$/ }).waitFor()
+    assert.is(await toR.getByTestId('peer-alias').getAttribute('title'), r)
+    await toR.getByRole('button', { name: 'Copy the key of R' }).click()
+    assert.is(await page.evaluate<string>('navigator.clipboard.readText()'), r)
+    await page.getByRole('region', { name: 'Peers' }).getByTestId('peer-alias').filter({ hasText: /^R$/ }).waitFor()
   })
 
   test("a fresh address from the page is A's: B's coins sent to it arrive in A's wallet, and the page shows its balance", async () => {
@@ -108,33 +145,14 @@ function nodePage(net: Regtest): void {
     await page.getByLabel('Peer (pubkey@host:port)').fill(`${b.pubkey}@${b.p2p}`)
     await page.getByRole('button', { name: 'Add peer' }).click()
     await page.getByText(/^Connected to /).waitFor()
-    await page.getByLabel('To peer').selectOption(b.pubkey)
-    await page.getByLabel('Channel amount (sats)').fill('200000')
-    await page.getByLabel("Fee rate (sat/vB, 0: the node's estimate)").fill('2')
-    await page.getByRole('button', { name: 'Open channel' }).click()
-    await page.getByText(/^A channel of 200,000 sats to .* is opening\.$/).waitFor()
-    await net.mine(6)
-    const channels = page.getByRole('region', { name: 'Channels' })
-    const row = channels.getByRole('row').filter({ hasText: '200,000 sats' })
-    await net.waitFor('the channel to B active on the page', async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click()
-      return (await row.count()) === 1 && (await row.getByRole('cell', { name: 'active', exact: true }).count()) === 1 ? true : undefined
-    }, 60_000)
+    const row = await openToB(200_000)
     const toB = async () =>
       (await net.lncli<{ channels: { remote_pubkey: string; channel_point: string }[] }>('A', ['listchannels'])).channels.filter(c => c.remote_pubkey === b.pubkey)
     const [channel] = await toB()
 
-    const askedBefore = asked.length
-    answer = 'dismiss'
-    try {
-      await row.getByRole('button', { name: /^Close channel / }).click()
-      await net.waitFor('the question', async () => (asked.length > askedBefore ? true : undefined))
-      await page.evaluate('0')
-    } finally {
-      answer = 'accept'
-    }
-    assert.ok(asked.at(-1)!.startsWith(`Close the channel ${channel!.channel_point} (200,000 sats)?`), asked.at(-1))
-    assert.match(asked.at(-1)!, /returns to the node's on-chain wallet/)
+    const question = await dismissed(row.getByRole('button', { name: /^Close channel / }))
+    assert.ok(question.startsWith(`Close the channel ${channel!.channel_point} (200,000 sats) with `), question)
+    assert.match(question, /cooperatively\? Both nodes sign the closing transaction: our side, [\d,]+ sats, returns to the node's on-chain wallet/)
     assert.not.ok(requested.includes('/api/admin/channel/close'), 'nothing sent')
     assert.is((await toB()).length, 1, 'dismissed: the channel stays open')
 
@@ -148,6 +166,41 @@ function nodePage(net: Regtest): void {
     assert.ok(Number(closed.settled_balance) > 180_000, `our side came back on-chain: ${closed.settled_balance}`)
     await shows('chain-balance', sats(await walletBalance()))
     await row.waitFor({ state: 'detached' })
+  })
+
+  test('a second channel to B force closed from the page: the question names the CSV delay and the fees; dismissed nothing is sent, accepted LND force closes it', async () => {
+    if (!chromiumPath) return
+    const b = net.node('B')
+    await openNode()
+    const row = await openToB(150_000)
+    type Listed = { remote_pubkey: string; channel_point: string; csv_delay?: number; local_constraints?: { csv_delay?: number } }
+    const channel = (await net.lncli<{ channels: Listed[] }>('A', ['listchannels'])).channels.find(c => c.remote_pubkey === b.pubkey)!
+    const csv = channel.local_constraints?.csv_delay ?? channel.csv_delay!
+    assert.ok(csv > 0, 'LND names the delay on our side')
+
+    const closesBefore = requested.filter(p => p === '/api/admin/channel/close').length
+    const question = await dismissed(row.getByRole('button', { name: /^Force close channel / }))
+    assert.ok(question.startsWith(`Force close the channel ${channel.channel_point} with `), question)
+    assert.ok(question.includes(`stays locked for ${csv} blocks`), question)
+    assert.match(question, /on-chain fees/)
+    assert.is(requested.filter(p => p === '/api/admin/channel/close').length, closesBefore, 'dismissed: nothing sent')
+    assert.ok((await net.lncli<{ channels: Listed[] }>('A', ['listchannels'])).channels.some(c => c.channel_point === channel.channel_point))
+
+    await row.getByRole('button', { name: /^Force close channel / }).click()
+    await page.getByText(/^Channel with .* force closing in transaction /).waitFor()
+    type Pending = { pending_force_closing_channels?: { channel: { channel_point: string }; blocks_til_maturity: number; limbo_balance: string }[] }
+    // Until the commitment transaction confirms, LND lists the channel as waiting to close: a block at each look.
+    const forced = await net.waitFor('the channel force closing in LND', async () => {
+      const found = (await net.lncli<Pending>('A', ['pendingchannels'])).pending_force_closing_channels?.find(c => c.channel.channel_point === channel.channel_point)
+      if (!found) await net.mine(1)
+      return found
+    }, 60_000)
+    assert.ok(Number(forced.limbo_balance) > 0, `our side is in limbo: ${forced.limbo_balance}`)
+    assert.ok(forced.blocks_til_maturity > 0, `and locked: ${forced.blocks_til_maturity} blocks to go`)
+    await net.waitFor('the channel gone from the page', async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click()
+      return (await row.count()) === 0 ? true : undefined
+    }, 60_000)
   })
 
   test.run()

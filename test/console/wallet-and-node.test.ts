@@ -233,8 +233,15 @@ views("the node page on the embedded node: its key, a peer, a channel opened and
   const [channel] = (await operatorGet('/api/admin/channels')).open_channels as { channel_point: string }[]
 
   const question = await dismissed(row.getByRole('button', { name: /^Close channel / }))
-  assert.ok(question.startsWith(`Close the channel ${channel!.channel_point} (150,000 sats)?`), question)
+  assert.ok(question.startsWith(`Close the channel ${channel!.channel_point} (150,000 sats) with ${peer.slice(0, 8)}…${peer.slice(-8)} cooperatively?`), question)
   assert.match(question, /returns to the node's on-chain wallet/)
+  // No alias for a peer the embedded node only recorded: its key shortened, the whole key copyable.
+  await row.getByTestId('peer-key').filter({ hasText: `${peer.slice(0, 8)}…${peer.slice(-8)}` }).waitFor()
+  await row.getByRole('button', { name: /^Copy the key of / }).click()
+  await eventually(async () => (await clipboard()) === peer, 'the peer key copied')
+  const force = await dismissed(row.getByRole('button', { name: /^Force close channel / }))
+  assert.ok(force.startsWith(`Force close the channel ${channel!.channel_point} with `), force)
+  assert.match(force, /stays locked for the CSV delay the peer set for the channel .*on-chain fees.*The embedded node only simulates this/)
   assert.not.ok(requested.includes('/api/admin/channel/close'), 'nothing sent')
   assert.is((await operatorGet('/api/admin/channels')).open_channels.length, 1, 'dismissed: the channel stays open')
   await row.getByRole('button', { name: /^Close channel / }).click()

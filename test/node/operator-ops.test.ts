@@ -190,7 +190,7 @@ channels("the console's node page: the node's key, its peers, a fresh address of
   await ok(daemon, 'POST', '/api/admin/peer', { pubkey: peer, host: '127.0.0.2', port: 9736 })
   const { peers } = await get('/api/operator/node/peers')
   const listed = peers.find((p: { pubkey: string }) => p.pubkey === peer)
-  assert.equal({ ...listed, connected_at: undefined }, { pubkey: peer, address: '127.0.0.2:9736', inbound: false, connected_at: undefined })
+  assert.equal({ ...listed, connected_at: undefined }, { pubkey: peer, alias: '', address: '127.0.0.2:9736', inbound: false, connected_at: undefined })
   assert.ok(Math.abs(listed.connected_at - Date.now() / 1000) < 60, 'unix seconds')
 
   const opened = await ok(daemon, 'POST', '/api/admin/channel/open', { node_pubkey: peer, local_funding_amount: 200_000, sat_per_v_byte: 0, push_sat: 30_000 })
@@ -200,6 +200,12 @@ channels("the console's node page: the node's key, its peers, a fresh address of
   assert.is(after.active_channels, before.active_channels + 1)
   assert.ok(after.peers >= 1)
   const point = (await listChannels(daemon)).find(c => c.capacity === 200_000)!.channel_point.split(':')
+  // The operator's list names the peer; the embedded node has no graph, so no alias, and no CSV delay to tell.
+  const listedChannel = (await get('/api/operator/node/channels')).channels.find((c: { capacity_sats: number }) => c.capacity_sats === 200_000)
+  assert.equal({ ...listedChannel, channel_id: undefined }, {
+    channel_id: undefined, channel_point: point.join(':'), peer_pubkey: peer, peer_alias: '', capacity_sats: 200_000,
+    local_balance_sats: 170_000, remote_balance_sats: 30_000, active: true, private: false, label: '', force_close_delay_blocks: 0,
+  })
   await ok(daemon, 'POST', '/api/admin/channel/close', { funding_txid: point[0], output_index: Number(point[1]), force: false, sat_per_v_byte: 0 })
   assert.ok(opened.channel_id)
 
@@ -207,7 +213,7 @@ channels("the console's node page: the node's key, its peers, a fresh address of
   const second = (await get('/api/operator/node/address', 'POST')).address
   assert.match(first, /^bcrt1q[02-9ac-hj-np-z]{38}$/, 'a regtest P2WPKH address')
   assert.is.not(first, second, 'a fresh one each time')
-  for (const path of ['/api/operator/node', '/api/operator/node/peers']) {
+  for (const path of ['/api/operator/node', '/api/operator/node/peers', '/api/operator/node/channels']) {
     assert.is((await daemon.request('GET', path)).status, 401, `${path} is the operator's only`)
   }
   assert.is((await daemon.request('POST', '/api/operator/node/address')).status, 401)

@@ -124,6 +124,8 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
         peers.add(request)
       },
       listPeers: () => peers.list(),
+      // The simulation has no graph: its peers are keys the operator typed, with no node announcement.
+      nodeAliases: () => ({}),
 
       listChannels: () => channels.list(),
       listClosedChannels: () => channels.listClosed(),

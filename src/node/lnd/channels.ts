@@ -7,6 +7,7 @@ import {
   getChannels,
   getClosedChannels,
   getForwards,
+  getNode,
   getPeers,
   updateRoutingFees,
   type AuthenticatedLnd,
@@ -103,6 +104,23 @@ export function lndChannels({ lnd, ownPubkey, timers }: LndChannelsDeps) {
       }
     },
 
+    async nodeAliases(pubkeys: readonly string[]): Promise<Record<string, string>> {
+      const aliases: Record<string, string> = {}
+      await Promise.all(
+        [...new Set(pubkeys)].map(async pubkey => {
+          try {
+            const { alias } = await getNode({ lnd, public_key: pubkey, is_omitting_channels: true })
+            if (alias) aliases[pubkey] = alias
+          } catch (err) {
+            // A node whose announcement LND has not seen (an unannounced peer, a channel younger than six blocks).
+            if (describeLndFailure(err).name === 'NodeIsUnknown') return
+            throw lndError('read a node from its graph', err)
+          }
+        }),
+      )
+      return aliases
+    },
+
     async listChannels(): Promise<NodeChannel[]> {
       try {
         const { channels } = await getChannels({ lnd })
@@ -131,6 +149,7 @@ export function lndChannels({ lnd, ownPubkey, timers }: LndChannelsDeps) {
                 maxHtlcMsat: Number(ours?.max_htlc_mtokens ?? 0),
                 timeLockDelta: ours?.cltv_delta ?? 0,
               },
+              ...(channel.local_csv ? { forceCloseDelayBlocks: channel.local_csv } : {}),
             }
           }),
         )

@@ -94,6 +94,7 @@ export async function createLndNode(config: NodeConfig, deps: NodeDeps): Promise
 
       addPeer: request => channels.addPeer(request),
       listPeers: () => channels.listPeers(),
+      nodeAliases: pubkeys => channels.nodeAliases(pubkeys),
 
       listChannels: () => channels.listChannels(),
       listClosedChannels: () => channels.listClosedChannels(),

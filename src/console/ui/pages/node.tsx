@@ -1,10 +1,11 @@
 // The node: its address for peers (pubkey@host:port), its liquidity and on-chain balance, a fresh on-chain address
 // of its own wallet, its peers (add one) and its channels (open, close). Every figure and action is one of the
-// daemon's operations (OperatorGetNode, OperatorListPeers, OperatorNewNodeAddress, AddPeer, ListChannels,
+// daemon's operations (OperatorGetNode, OperatorListPeers, OperatorNewNodeAddress, AddPeer, OperatorListChannels,
 // OpenChannel, CloseChannel); the embedded node answers them all, from a simulation, and the page says so.
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Copy, Field, Qr, Section, Select, Status, Table, sats, short, submit, useAction, useLoad, when } from '../parts.js'
+import { ChannelsTable, PeerName, type NodeChannel } from './node-channels.js'
 
 interface NodeFacts {
   pubkey: string
@@ -26,19 +27,10 @@ interface NodeFacts {
 
 interface Peer {
   pubkey: string
+  alias: string
   address: string
   inbound: boolean
   connected_at: number
-}
-
-interface Channel {
-  channel_id: string
-  channel_point: string
-  capacity: number
-  local_balance: number
-  remote_balance: number
-  active: boolean
-  label: string
 }
 
 const defaultPeerPort = 9735 // BOLT 1's port for Lightning peers
@@ -54,7 +46,7 @@ export function Node() {
   const about = useLoad(() => call<{ backend: string }>('/console/api/about'))
   const facts = useLoad(() => call<NodeFacts>('/api/operator/node'))
   const peers = useLoad(() => call<{ peers: Peer[] }>('/api/operator/node/peers').then(r => r.peers))
-  const channels = useLoad(() => call<{ open_channels: Channel[] }>('/api/admin/channels').then(r => r.open_channels))
+  const channels = useLoad(() => call<{ channels: NodeChannel[] }>('/api/operator/node/channels').then(r => r.channels))
   const action = useAction()
   const [address, setAddress] = useState<string | undefined>()
   const [peer, setPeer] = useState('')
@@ -74,8 +66,9 @@ export function Node() {
       {embedded && (
         <p class="hint" data-testid="embedded-note">
           This is the embedded node, a simulation for trying relaypay out: it answers everything on this page, but it
-          listens on no address (no other node can reach it), its peers are only recorded, its channels open and close
-          at once on a chain that exists only here, and nothing sent to its on-chain address from outside ever arrives.
+          listens on no address (no other node can reach it), its peers are only recorded (it knows no alias for
+          them), its channels open and close at once on a chain that exists only here (a force close locks nothing),
+          and nothing sent to its on-chain address from outside ever arrives.
           Run on LND (<code>[node] backend = "lnd"</code>) for real peers, channels and funds.
         </p>
       )}
@@ -124,7 +117,7 @@ export function Node() {
         <Status error={peers.error} />
         <Table caption="Peers" head={['Peer', 'Address', 'Connected', 'Since']}
           rows={(peers.data ?? []).map(p => [
-            <span class="mono" title={p.pubkey}>{short(p.pubkey, 8)}</span>,
+            <PeerName pubkey={p.pubkey} alias={p.alias} />,
             p.address,
             p.inbound ? 'they connected' : 'we connected',
             when(p.connected_at),
@@ -143,26 +136,7 @@ export function Node() {
       </Section>
       <Section title="Channels">
         <Status error={channels.error} />
-        <Table caption="Channels" head={['Channel', 'Capacity', 'Ours (outbound)', 'Theirs (inbound)', 'State', 'Close']}
-          rows={(channels.data ?? []).map(c => {
-            const [txid, index] = c.channel_point.split(':')
-            const name = c.label || short(c.channel_point, 8)
-            return [
-              <span class="mono" title={c.channel_point}>{name}</span>,
-              sats(c.capacity),
-              sats(c.local_balance),
-              sats(c.remote_balance),
-              c.active ? 'active' : 'inactive',
-              <button type="button" class="danger" aria-label={`Close channel ${name}`} disabled={action.busy}
-                onClick={() => confirm(`Close the channel ${c.channel_point} (${sats(c.capacity)})? Our side, ${sats(c.local_balance)}, returns to the node's on-chain wallet less the closing fee; the channel's liquidity is gone.`) && action.run(async () => {
-                  const closed = await call<{ closing_txid: string }>('/api/admin/channel/close', {
-                    body: { funding_txid: txid, output_index: Number(index), force: false, sat_per_v_byte: 0 },
-                  })
-                  reload()
-                  return `Channel ${name} closing in transaction ${short(closed.closing_txid, 8)}.`
-                })}>Close</button>,
-            ]
-          })} empty={channels.data ? 'No channel.' : 'Loading…'} />
+        <ChannelsTable channels={channels.data} embedded={embedded} busy={action.busy} run={action.run} closed={reload} />
         <h3>Open a channel</h3>
         <form class="row" onSubmit={submit(() => action.run(async () => {
           const amount = Number(open.amount)
@@ -174,7 +148,7 @@ export function Node() {
           return `A channel of ${sats(amount)} to ${short(openPeer, 8)} is opening.`
         }))}>
           <Select label="To peer" value={openPeer} onChange={peer => setOpen({ ...open, peer })}
-            options={(peers.data ?? []).map(p => [p.pubkey, `${short(p.pubkey, 8)} (${p.address})`])} />
+            options={(peers.data ?? []).map(p => [p.pubkey, `${p.alias || short(p.pubkey, 8)} (${p.address})`])} />
           <Field label="Channel amount (sats)" name="channel-amount" type="number" min="1" required value={open.amount}
             onInput={e => setOpen({ ...open, amount: e.currentTarget.value })} />
           <Field label="Fee rate (sat/vB, 0: the node's estimate)" name="channel-fee" type="number" min="0" value={open.feeRate}

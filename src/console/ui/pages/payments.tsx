@@ -20,24 +20,42 @@ export interface PaymentRow {
   failure_reason: string
 }
 
-const hashQuery = () => new URLSearchParams(location.hash.split('?')[1] ?? '').get('query') ?? ''
+const hashParams = () => new URLSearchParams(location.hash.split('?')[1] ?? '')
+/** A window in unix seconds from the address (the charts' failures link to theirs: #/payments?status=failed&since=…&until=…). */
+function hashWindow(): { since: number; until: number } | undefined {
+  const since = Number(hashParams().get('since'))
+  const until = Number(hashParams().get('until'))
+  return Number.isSafeInteger(since) && Number.isSafeInteger(until) && since > 0 && until > since ? { since, until } : undefined
+}
 const unix = (date: string, endOfDay = false) => (date ? Math.floor(new Date(`${date}T00:00:00`).getTime() / 1000) + (endOfDay ? 86_400 : 0) : undefined)
 
 export function Payments() {
-  const [form, setForm] = useState({ query: hashQuery(), status: '', since: '', until: '' })
+  const [form, setForm] = useState({ query: hashParams().get('query') ?? '', status: hashParams().get('status') ?? '', since: '', until: '' })
   const [search, setSearch] = useState(form)
+  // A window from the address holds until the operator searches by date or clears it.
+  const [timeWindow, setTimeWindow] = useState(hashWindow)
   const list = useLoad(
     () => call<{ payments: PaymentRow[] }>('/api/operator/payments', {
-      query: { query: search.query.trim(), status: search.status, since: unix(search.since), until: unix(search.until, true), limit: 200 },
+      query: {
+        query: search.query.trim(), status: search.status, limit: 200,
+        since: timeWindow?.since ?? unix(search.since), until: timeWindow?.until ?? unix(search.until, true),
+      },
     }).then(r => r.payments),
-    [search],
+    [search, timeWindow],
   )
   const [open, setOpen] = useState<PaymentRow | undefined>()
   return (
     <>
       <h1>Invoices &amp; payments</h1>
       <Section title="Search">
-        <form class="row" onSubmit={submit(() => setSearch({ ...form }))}>
+        {timeWindow && (
+          <p class="actions" data-testid="payments-window">Started from {when(timeWindow.since)} to {when(timeWindow.until)}
+            <button type="button" class="secondary" onClick={() => setTimeWindow(undefined)}>Any time</button></p>
+        )}
+        <form class="row" onSubmit={submit(() => {
+          if (form.since || form.until) setTimeWindow(undefined)
+          setSearch({ ...form })
+        })}>
           <Field label="Hash, user id or identifier" name="payment-query" value={form.query} onInput={e => setForm({ ...form, query: e.currentTarget.value })} />
           <Select label="Status" value={form.status} onChange={status => setForm({ ...form, status })}
             options={[['', 'any'], ['succeeded', 'sent'], ['pending', 'sending'], ['failed', 'failed'], ['paid', 'received'], ['unpaid', 'awaiting payment'], ['expired', 'expired']]} />
