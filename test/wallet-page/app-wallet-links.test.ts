@@ -4,14 +4,13 @@
 // CreateNwcConnection with the link's secret) end with that link — revoked by the app or the operator, or replaced
 // by a newer link — answered UNAUTHORIZED by a real NIP-47 client over the embedded relay and gone from the wallet's
 // list, while connections made with a user token stay.
-import fs from 'node:fs'
-import path from 'node:path'
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { NwcTestClient } from '../support/nwc-client.js'
 import { call, ok } from '../support/money.js'
+import { embeddedRelayUrl } from '../support/lnd-daemon.js'
 
 const jwtSecret = 'app-wallet-links-secret-0123456789abcd'
 const refusal = 'This wallet link does not open a wallet: it was revoked or replaced by a newer one, or it is incomplete. Ask whoever gave it to you for a new link.'
@@ -22,13 +21,12 @@ let other: TestAppUser
 const clients: NwcTestClient[] = []
 
 const bearer = (secret: string) => `Bearer ${secret}`
-const relayUrl = (): string => JSON.parse(fs.readFileSync(path.join(daemon.dataDir, 'daemon.json'), 'utf8')).relays[0]
 const createLink = (app: TestAppUser, user_identifier: string) => call(daemon, '/api/app/user/wallet-link', app.appToken, { user_identifier })
 const revokeLink = (app: TestAppUser, user_identifier: string) => call(daemon, '/api/app/user/wallet-link/revoke', app.appToken, { user_identifier })
 /** What the page's "connect an app" does: CreateNwcConnection with the link's secret; and a client on it. */
 async function connectWith(credential: string, name: string) {
   const created = await ok(daemon, '/api/user/nwc/create', credential, { name })
-  const client = await NwcTestClient.connect(created.connection_uri, relayUrl())
+  const client = await NwcTestClient.connect(created.connection_uri, embeddedRelayUrl(daemon))
   clients.push(client)
   return { id: created.connection.connection_id as string, client }
 }

@@ -3,10 +3,7 @@
 // invoice (the payment is past every check but the debit), the app revokes the link and is answered, and only then
 // is the invoice decoded. The payment must not go through: the request is answered UNAUTHORIZED, nothing is debited
 // and nothing reaches LND.
-import fs from 'node:fs'
-import path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
-import { decode } from 'light-bolt11-decoder'
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
@@ -15,34 +12,27 @@ import { outsideInvoice } from '../support/outside-invoice.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { NwcTestClient } from '../support/nwc-client.js'
 import { assertAuditClean, balanceOf, call, ok } from '../support/money.js'
-import { until } from '../support/until.js'
+import { embeddedRelayUrl, fakeLndConfig, fundOverFakeLnd } from '../support/lnd-daemon.js'
 
 const jwtSecret = 'link-revoke-race-secret-0123456789abcd'
 const test = suite('a wallet link revoked while a payment of its connection is under way')
 let fake: FakeLnd
 let daemon: TestDaemon
 let user: TestAppUser
-const clients: NwcTestClient[] = []
+/** The NIP-47 client on the connection the link made. */
+let client: NwcTestClient | undefined
 
 const balance = () => balanceOf(daemon, user.appToken, user.identifier)
-const relayUrl = (): string => JSON.parse(fs.readFileSync(path.join(daemon.dataDir, 'daemon.json'), 'utf8')).relays[0]
 
 test.before(async () => {
   fake = await startFakeLnd({ network: 'regtest' })
-  daemon = await startDaemon({
-    config:
-      jwtSecretConfig(jwtSecret) +
-      `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${fake.connection.socket}"\n` +
-      `lnd_cert_path = "${fake.connection.certPath}"\nlnd_macaroon_path = "${fake.connection.macaroonPath}"\n`,
-  })
+  daemon = await startDaemon({ config: jwtSecretConfig(jwtSecret) + fakeLndConfig(fake) })
   user = await createAppWithUser(daemon, { jwtSecret, identifier: 'racing-customer' })
-  const { invoice } = await ok(daemon, '/api/user/invoice/new', user.userToken, { amountSats: 5000, memo: 'funding' })
-  fake.settleInvoice((decode(invoice).sections.find(x => x.name === 'payment_hash') as { value: string }).value)
-  await until(async () => (await balance()) === 5000, 'the funding to be credited')
+  await fundOverFakeLnd(daemon, fake, user, 5000)
 })
 test.after(async () => {
   fake.node.faults.beforeAnswer = undefined
-  for (const client of clients) client.close()
+  client?.close()
   await daemon?.stop()
   await fake?.close()
 })
@@ -52,8 +42,7 @@ test('the revocation acknowledged while the payment waited before its debit: ref
   assert.is(link.status, 'OK', JSON.stringify(link))
   daemon.secrets.add('the wallet link', link.secret)
   const created = await ok(daemon, '/api/user/nwc/create', `Bearer ${link.secret}`, { name: 'racing app' })
-  const client = await NwcTestClient.connect(created.connection_uri, relayUrl())
-  clients.push(client)
+  client = await NwcTestClient.connect(created.connection_uri, embeddedRelayUrl(daemon))
 
   const preimage = randomBytes(32)
   const paymentHash = createHash('sha256').update(preimage).digest('hex')

@@ -7,7 +7,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createCipheriv, createHash, randomBytes } from 'node:crypto'
-import { decode } from 'light-bolt11-decoder'
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { Page } from 'playwright-core'
@@ -17,6 +16,7 @@ import { outsideInvoice } from '../support/outside-invoice.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { balanceOf, ok } from '../support/money.js'
 import { until } from '../support/until.js'
+import { fakeLndConfig, fundOverFakeLnd } from '../support/lnd-daemon.js'
 import { findChromium, launchBrowser, type Browser } from '../support/browser.js'
 
 const chromiumPath = findChromium()
@@ -66,16 +66,10 @@ e2e.before(async () => {
   host = `127.0.0.1:${(server.address() as AddressInfo).port}`
   fake = await startFakeLnd({ network: 'regtest' })
   daemon = await startDaemon({
-    config:
-      jwtSecretConfig(jwtSecret) +
-      '[callbacks]\nallow_loopback = true\n[lnurl]\nallow_loopback = true\n' +
-      `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${fake.connection.socket}"\n` +
-      `lnd_cert_path = "${fake.connection.certPath}"\nlnd_macaroon_path = "${fake.connection.macaroonPath}"\n`,
+    config: jwtSecretConfig(jwtSecret) + '[callbacks]\nallow_loopback = true\n[lnurl]\nallow_loopback = true\n' + fakeLndConfig(fake),
   })
   user = await createAppWithUser(daemon, { jwtSecret, identifier: 'concert-goer' })
-  const { invoice } = await ok(daemon, '/api/user/invoice/new', user.userToken, { amountSats: 5000, memo: 'funding' })
-  fake.settleInvoice((decode(invoice).sections.find(x => x.name === 'payment_hash') as { value: string }).value)
-  await until(async () => (await balance()) === 5000, 'the funding to be credited')
+  await fundOverFakeLnd(daemon, fake, user, 5000)
   // Payments to other nodes wait in flight until the test settles them with the preimage it knows.
   fake.node.faults.holdPayments = true
   const link = await ok(daemon, '/api/app/user/wallet-link', user.appToken, { user_identifier: user.identifier })
