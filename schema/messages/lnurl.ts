@@ -1,7 +1,7 @@
 // LNURL responses, and the query-string inputs of the guest LNURL GET routes. Query parameters arrive as
 // strings over HTTP (even `amount`), so these inputs are strings; handlers parse them.
 // Fields: upstream's structs.proto; query names: the `query` options of its methods.proto.
-import { Empty, bool, int, list, message, optional, text } from '../dsl.js'
+import { Empty, bool, enumOf, int, list, message, optional, text } from '../dsl.js'
 
 export const LnurlLinkResponse = message('LnurlLinkResponse', {
   lnurl: text(), // bech32 "lnurl1..." (uppercase not used)
@@ -112,4 +112,24 @@ export const LnurlPayInvoiceRequest = message('LnurlPayInvoiceRequest', {
   destination: text(),
   amount_sats: int(),
   comment: optional(text()),
+})
+
+/**
+ * LUD-09: what the payee asks the payer's wallet to show once the invoice is paid, checked (LUD-09, LUD-10); an
+ * invalid one is left out. `message`: `message`; `url`: `description` and `url` (http or https, on the callback's
+ * host), shown as a link, never opened by itself; `aes`: `description`, and `ciphertext` with `iv` (base64, AES-256-CBC
+ * under the payment's preimage) that the payer decrypts once it has paid.
+ */
+export const LnurlSuccessAction = message('LnurlSuccessAction', {
+  tag: enumOf('LnurlSuccessActionTag', ['message', 'url', 'aes']),
+  message: optional(text()), // up to 144 characters
+  description: optional(text()), // up to 144 characters
+  url: optional(text()),
+  ciphertext: optional(text()), // base64, up to 4 KiB
+  iv: optional(text()), // base64, 24 characters (16 bytes)
+})
+
+export const LnurlPayInvoice = message('LnurlPayInvoice', {
+  invoice: text(),
+  success_action: optional(LnurlSuccessAction), // absent: the payee asked for none, or an invalid one
 })

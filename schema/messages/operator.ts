@@ -63,14 +63,6 @@ export const OperatorUserTokenRequest = message('OperatorUserTokenRequest', { id
 export const OperatorUserToken = message('OperatorUserToken', { token: text(), user_id: text(), app_id: text() })
 
 export const OperatorWalletLinkRequest = message('OperatorWalletLinkRequest', { identifier: text() })
-export const OperatorWalletLink = message('OperatorWalletLink', {
-  secret: text(), // wl_<id>_<verifier>: shown once, only its hash is stored
-  path: text(), // /wallet/#<secret>: the page, with the secret in the fragment (never sent to a server)
-  url: text(), // the whole link: the path on [http] public_url, or on the address the daemon listens at
-  user_id: text(),
-  created_at: int(), // unix seconds
-})
-export const OperatorWalletLinkRevoked = message('OperatorWalletLinkRevoked', { revoked: bool() }) // false: it had none
 
 export const OperatorRotateAppTokenRequest = message('OperatorRotateAppTokenRequest', { app_id: text() })
 export const OperatorAppToken = message('OperatorAppToken', { app_id: text(), name: text(), auth_token: text() })

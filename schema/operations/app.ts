@@ -9,6 +9,7 @@ import {
   SendAppUserToAppUserPaymentRequest, SetMockAppBalanceRequest, SetMockAppUserBalanceRequest,
 } from '../messages/apps.js'
 import { LnurlPayInfoResponse } from '../messages/lnurl.js'
+import { WalletLink, WalletLinkRevoked } from '../messages/wallet-links.js'
 import {
   GetNPubLinking, NPubLinking, RequestNPubLinkingTokenRequest, RequestNPubLinkingTokenResponse,
 } from '../messages/linking.js'
@@ -43,6 +44,18 @@ export const appOperations = [
     http: { method: 'POST', path: '/api/app/user/get' },
     input: GetAppUserRequest, output: AppUser,
     summary: 'An app user by identifier, with its account information and withdrawable amount.',
+  }),
+  operation({
+    name: 'AppCreateWalletLink', area: 'app', auth: 'app', dialect: 'pub', unknownFields: 'refuse',
+    http: { method: 'POST', path: '/api/app/user/wallet-link' },
+    input: GetAppUserRequest, output: WalletLink,
+    summary: "A wallet page link (`/wallet/#<secret>`, on `[http] public_url`) for the app's own user `user_identifier`, shown only here; the wallet's earlier link, and the NWC connections it made on the page, stop working at once. Relaypay addition.",
+  }),
+  operation({
+    name: 'AppRevokeWalletLink', area: 'app', auth: 'app', dialect: 'pub', unknownFields: 'refuse',
+    http: { method: 'POST', path: '/api/app/user/wallet-link/revoke' },
+    input: GetAppUserRequest, output: WalletLinkRevoked,
+    summary: "Revokes the wallet page link of the app's own user `user_identifier`, and the NWC connections it made on the page (`revoked` false: there was none). Relaypay addition.",
   }),
   operation({
     name: 'PayAppUserInvoice', area: 'app', auth: 'app', dialect: 'pub',

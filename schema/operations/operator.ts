@@ -5,8 +5,9 @@ import { Empty } from '../dsl.js'
 import {
   OperatorApps, OperatorAppToken, OperatorAudit, OperatorRotateAppTokenRequest, OperatorPaymentSearch, OperatorPayments, OperatorUserSearch, OperatorUserToken,
   OperatorUserTokenRequest, OperatorUsers, OperatorNode, OperatorPeers, OperatorChannels, OperatorNodeAddress, OperatorInvites,
-  OperatorWalletLink, OperatorWalletLinkRequest, OperatorWalletLinkRevoked,
+  OperatorWalletLinkRequest,
 } from '../messages/operator.js'
+import { WalletLink, WalletLinkRevoked } from '../messages/wallet-links.js'
 import { ModelNameRequest, TranscriptionModel } from '../messages/models.js'
 
 const operator = { area: 'operator', auth: 'admin', dialect: 'detail' } as const
@@ -39,14 +40,14 @@ export const operatorOperations = [
   operation({
     name: 'OperatorCreateWalletLink', ...operator,
     http: { method: 'POST', path: '/api/operator/users/wallet-link' },
-    input: OperatorWalletLinkRequest, output: OperatorWalletLink,
-    summary: "A wallet page link (`/wallet/#<secret>`) for the app user `identifier`, shown only here; the wallet's earlier link stops working at once.",
+    input: OperatorWalletLinkRequest, output: WalletLink,
+    summary: "A wallet page link (`/wallet/#<secret>`) for the app user `identifier`, shown only here; the wallet's earlier link stops working at once, and the NWC connections that link made on the page end.",
   }),
   operation({
     name: 'OperatorRevokeWalletLink', ...operator,
     http: { method: 'POST', path: '/api/operator/users/wallet-link/revoke' },
-    input: OperatorWalletLinkRequest, output: OperatorWalletLinkRevoked,
-    summary: "Revokes the wallet page link of the app user `identifier`: the page refuses it from the next request on (`revoked` false: there was none).",
+    input: OperatorWalletLinkRequest, output: WalletLinkRevoked,
+    summary: "Revokes the wallet page link of the app user `identifier`: the page refuses it from the next request on, and the NWC connections it made on the page end (`revoked` false: there was none).",
   }),
   operation({
     name: 'OperatorListPayments', ...operator,

@@ -15,7 +15,7 @@ import {
 import { GetUserOperationsRequest, GetUserOperationsResponse, LiveUserOperation } from '../messages/operations.js'
 import { TransactionSwapQuoteList, TransactionSwapRequest, TxSwapsList } from '../messages/swaps.js'
 import {
-  LightningAddress, LnurlLinkResponse, LnurlPayInvoiceRequest, LnurlPayOffer, LnurlPayTarget, SetLightningAddressRequest,
+  LightningAddress, LnurlLinkResponse, LnurlPayInvoice, LnurlPayInvoiceRequest, LnurlPayOffer, LnurlPayTarget, SetLightningAddressRequest,
 } from '../messages/lnurl.js'
 import {
   AddProductRequest, GetUserOfferInvoicesReq, NewProductInvoiceRequest, OfferConfig, OfferCreateRequest, OfferId,
@@ -141,8 +141,8 @@ export const userOperations = [
   operation({
     name: 'GetLnurlPayInvoice', area: 'user', auth: 'user', dialect: 'pub', unknownFields: 'refuse', nostr: true,
     http: { method: 'POST', path: '/api/user/lnurl/pay/invoice' },
-    input: LnurlPayInvoiceRequest, output: NewInvoiceResponse,
-    summary: "An invoice of `amount_sats` from an LNURL-pay link or a Lightning address, checked (amount, LUD-06 description hash); pay it with PayInvoice. Relaypay addition.",
+    input: LnurlPayInvoiceRequest, output: LnurlPayInvoice,
+    summary: "An invoice of `amount_sats` from an LNURL-pay link or a Lightning address, checked (amount, LUD-06 description hash), with the payee's LUD-09 `success_action` to show once it is paid (left out when invalid); pay it with PayInvoice. Relaypay addition.",
   }),
   operation({
     name: 'GetLNURLChannelLink', area: 'user', auth: 'user', dialect: 'pub', nostr: true,

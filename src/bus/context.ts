@@ -5,7 +5,8 @@ import type { AuthKind } from '../../schema/operation.js'
 
 export type Caller =
   | { kind: 'guest' }
-  | { kind: 'user'; userId: string; appId: string; appUserId: string }
+  /** `walletLinkId`: authenticated by that wallet link's secret (the wallet page), not by a user token. */
+  | { kind: 'user'; userId: string; appId: string; appUserId: string; walletLinkId?: string }
   | { kind: 'admin'; adminId: string }
   | { kind: 'metrics'; operatorId: string; appId: string }
   | { kind: 'app'; appId: string }

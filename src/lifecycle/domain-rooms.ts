@@ -26,7 +26,7 @@ import { createLnurl } from '../lnurl/index.js'
 import { createClink } from '../clink/index.js'
 import { createSwaps } from '../swaps/index.js'
 import { apiDocsHandlers } from '../api-docs/index.js'
-import { walletPageHandlers } from '../wallet-page/index.js'
+import { walletLinkHandlers, walletPageHandlers } from '../wallet-page/index.js'
 import { unixSeconds } from '../units/index.js'
 import { extensionWallets } from './extension-wallets.js'
 import { rateProviders } from './options.js'
@@ -69,7 +69,7 @@ export async function openDomainRooms(config: Config, ground: Ground, later: Lat
   const { log, clock, random, dataDir, rooms, books, tokens, node, events, relay, relayUrls, publicRelays, listenUrl } = ground
   const serviceUrl = () => config.http.public_url ?? listenUrl()
   const wallet = await openWallet(config, {
-    books, tokens, random, clock, relayUrls, publicRelays: publicRelays.urls, serviceUrl, extensions: extensionIds, node, emit: event => events.emit(event), log: log.child({ room: 'wallet' }),
+    books, tokens, random, clock, relayUrls, publicRelays: publicRelays.urls, extensions: extensionIds, node, emit: event => events.emit(event), log: log.child({ room: 'wallet' }),
   })
   const defaultApp = wallet.defaultApp
   log.info({ app: defaultApp.name, pubkey: defaultApp.nostr_public_key }, 'default app ready')
@@ -100,9 +100,21 @@ export async function openDomainRooms(config: Config, ground: Ground, later: Lat
   registry.register(walletPageHandlers(), 'wallet-page')
   registry.register(wallet.handlers, 'wallet')
   const nwc = await createNwc({
-    sql: books.sql, wallet, node, relays: publicRelays.urls, clock, random, emit: events.emit, log: log.child({ room: 'nwc' }),
+    sql: books.sql,
+    wallet,
+    node,
+    relays: publicRelays.urls,
+    clock,
+    random,
+    walletLinkLive: id => wallet.walletLinks.live(id),
+    emit: events.emit,
+    log: log.child({ room: 'nwc' }),
   })
   registry.register(nwc.handlers, 'nwc')
+  registry.register(
+    walletLinkHandlers({ accounts: wallet.accounts, links: wallet.walletLinks, endConnections: id => nwc.endWithWalletLink(id), serviceUrl }),
+    'wallet-page',
+  )
   const linking = await createLinking({
     sql: books.sql,
     accounts: wallet.accounts,

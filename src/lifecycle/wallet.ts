@@ -20,8 +20,6 @@ export interface WalletContext {
   relayUrls: readonly string[]
   /** The relays named in what is handed out (CLINK pointers): `[nostr] public_relays`, else relayUrls. */
   publicRelays: readonly string[]
-  /** Where the daemon is reached from outside: `[http] public_url`, else where it listens. */
-  serviceUrl(): string
   /** Extension ids accounts can enable. */
   extensions: readonly string[]
   node: LightningNode
@@ -40,7 +38,6 @@ export function openWallet(config: Config, ctx: WalletContext): Promise<Wallet> 
     now: () => ctx.clock.now(),
     fees: walletFees(config.fees),
     relayUrl: () => ctx.publicRelays[0]!,
-    serviceUrl: ctx.serviceUrl,
     bridgeUrl: config.apps.bridge_url,
     allowBalanceMigration: config.apps.allow_balance_migration,
     newAccounts: { perMinute: config.apps.new_accounts_per_minute, burst: config.apps.new_accounts_burst },

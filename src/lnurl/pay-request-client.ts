@@ -30,6 +30,17 @@ export interface PayRequest {
   commentChars: number
 }
 
+/** LUD-09: a success action, as checked for the payer's wallet to show (schema/messages/lnurl.ts LnurlSuccessAction). */
+export type SuccessAction =
+  | { tag: 'message'; message: string }
+  | { tag: 'url'; description: string; url: string }
+  | { tag: 'aes'; description: string; ciphertext: string; iv: string }
+
+/** LUD-09's and LUD-10's limits: 144 characters of text, a ciphertext of up to 4 KiB, a 16-byte iv in base64. */
+const maxActionText = 144
+const maxCiphertextChars = 4096
+const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+
 const refuse = (message: string): never => {
   throw new OperationError('invalid_input', message)
 }
@@ -93,8 +104,16 @@ export async function fetchPayRequest(url: URL, guard: GuardOptions): Promise<Pa
   }
 }
 
-/** An invoice of exactly `amountMsat` from the pay request's callback, its description hash checked (LUD-06). */
-export async function invoiceFrom(request: PayRequest, amountMsat: number, comment: string, guard: GuardOptions): Promise<string> {
+/**
+ * An invoice of exactly `amountMsat` from the pay request's callback, its description hash checked (LUD-06), and the
+ * success action the callback's answer carries, when it is a valid one (LUD-09).
+ */
+export async function invoiceFrom(
+  request: PayRequest,
+  amountMsat: number,
+  comment: string,
+  guard: GuardOptions,
+): Promise<{ invoice: string; successAction: SuccessAction | undefined }> {
   if (amountMsat < request.minMsat || amountMsat > request.maxMsat) {
     refuse(`${request.domain} takes from ${Math.ceil(request.minMsat / 1000)} to ${Math.floor(request.maxMsat / 1000)} sats.`)
   }
@@ -119,7 +138,43 @@ export async function invoiceFrom(request: PayRequest, amountMsat: number, comme
   const hash = sections.find(section => section.name === 'description_hash')?.value
   const expected = createHash('sha256').update(request.metadata, 'utf8').digest('hex')
   if (hash !== undefined && hash !== expected) upstream(`${request.domain} answered an invoice for something else than its pay request; nothing was paid.`)
-  return invoice
+  return { invoice, successAction: successActionOf(answer.successAction, request.callback) }
+}
+
+/**
+ * The success action of a callback's answer, or undefined when there is none or it breaks LUD-09 / LUD-10 in any way
+ * (unknown tag, a field missing or too long, a URL that is not http(s) or not on the callback's host, an iv that is
+ * not 16 bytes of base64): a payee's mistake never stops the payment, its action is only left out.
+ */
+export function successActionOf(value: unknown, callback: URL): SuccessAction | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const action = value as Record<string, unknown>
+  const shortText = (field: unknown): field is string => typeof field === 'string' && field.length <= maxActionText
+  switch (action.tag) {
+    case 'message':
+      return shortText(action.message) && action.message.trim() !== '' ? { tag: 'message', message: action.message } : undefined
+    case 'url': {
+      if (!shortText(action.description) || typeof action.url !== 'string') return undefined
+      let url: URL
+      try {
+        url = new URL(action.url)
+      } catch {
+        return undefined
+      }
+      const web = url.protocol === 'https:' || url.protocol === 'http:'
+      return web && url.hostname === callback.hostname ? { tag: 'url', description: action.description, url: url.href } : undefined
+    }
+    case 'aes': {
+      const { description, ciphertext, iv } = action
+      if (!shortText(description) || typeof ciphertext !== 'string' || typeof iv !== 'string') return undefined
+      // AES-CBC: whole 16-byte blocks.
+      const cipherOk = ciphertext.length > 0 && ciphertext.length <= maxCiphertextChars && base64.test(ciphertext) &&
+        Buffer.from(ciphertext, 'base64').length % 16 === 0
+      return cipherOk && iv.length === 24 && base64.test(iv) ? { tag: 'aes', description, ciphertext, iv } : undefined
+    }
+    default:
+      return undefined
+  }
 }
 
 function isLoopback(host: string): boolean {

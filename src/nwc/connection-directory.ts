@@ -4,7 +4,7 @@
 // and each goes to the database first and then here, one write at a time, so this copy follows the database in commit
 // order. One daemon writes at a time (the active-daemon lock, docs/postgres.md): a standby makes the room, and so loads
 // this copy, only once it has taken over.
-import type { ConnectionChange, ConnectionRow, NwcConnectionStore, Updated } from './connection-store.js'
+import type { ConnectionChange, ConnectionRow, NewConnection, NwcConnectionStore, Updated } from './connection-store.js'
 
 export interface ConnectionDirectory {
   byServicePubkey(servicePubkey: string): ConnectionRow | undefined
@@ -12,11 +12,13 @@ export interface ConnectionDirectory {
   all(): ConnectionRow[]
   /** Connections of a wallet that are neither revoked nor expired at `now`: the ones notifications go to. */
   liveOfUser(userId: string, now: number): ConnectionRow[]
-  insert(row: Omit<ConnectionRow, 'revoked_at'>): Promise<ConnectionRow>
+  insert(row: NewConnection): Promise<ConnectionRow>
   /** NwcConnectionStore.update, then the row as stored is known here too. */
   update(id: string, userId: string, change: ConnectionChange): Promise<Updated>
   /** False when it was already revoked. */
   revoke(id: string, at: number): Promise<boolean>
+  /** NwcConnectionStore.endWithLink: every live connection the wallet link made ends; the rows it ended. */
+  endWithLink(walletLinkId: string, at: number): Promise<ConnectionRow[]>
 }
 
 export async function loadConnectionDirectory(store: NwcConnectionStore): Promise<ConnectionDirectory> {
@@ -50,8 +52,7 @@ export async function loadConnectionDirectory(store: NwcConnectionStore): Promis
     },
     insert: row =>
       inTurn(async () => {
-        await store.insert(row)
-        const stored = { ...row, revoked_at: null }
+        const stored = await store.insert(row)
         put(stored)
         return stored
       }),
@@ -66,6 +67,12 @@ export async function loadConnectionDirectory(store: NwcConnectionStore): Promis
         const stored = await store.revoke(id, at)
         if (stored) put(stored)
         return stored !== undefined
+      }),
+    endWithLink: (walletLinkId, at) =>
+      inTurn(async () => {
+        const ended = await store.endWithLink(walletLinkId, at)
+        for (const row of ended) put(row)
+        return ended
       }),
   }
 }

@@ -2,6 +2,7 @@
 // (exactly-once) live in the relay transport's one claim store, with every other kind's. Written once on the
 // engine-neutral SqlStore: the same statements run on SQLite and on PostgreSQL.
 import type { SqlExecutor, SqlStore } from '../store/index.js'
+import { NwcError } from './nip47-errors.js'
 
 export type BudgetInterval = 'DAY' | 'WEEK' | 'MONTH'
 
@@ -25,7 +26,14 @@ export interface ConnectionRow {
   expires_at: number | null
   created_at: number
   revoked_at: number | null
+  /** The wallet link (its id) whose secret made the connection on the wallet page; null when made otherwise. */
+  wallet_link_id: string | null
+  /** When the connection ended with that link (revoked or replaced): it is then left out of the wallet's list. */
+  link_ended_at: number | null
 }
+
+/** A connection as it is made: not revoked, and named by a wallet link only when the wallet page made it. */
+export type NewConnection = Omit<ConnectionRow, 'revoked_at' | 'wallet_link_id' | 'link_ended_at'> & { wallet_link_id?: string | null }
 
 /** The fields of a connection its user may change; the keys, the owner and a revocation never change this way. */
 export type ConnectionChange = Partial<Pick<ConnectionRow, 'name' | 'methods' | 'budget_msat' | 'budget_interval' | 'expires_at'>>
@@ -45,9 +53,9 @@ export interface Spend {
 export interface NwcConnectionStore {
   /** Every connection, revoked ones too. */
   all(): Promise<ConnectionRow[]>
-  insert(row: Omit<ConnectionRow, 'revoked_at'>): Promise<void>
+  insert(row: NewConnection): Promise<ConnectionRow>
   byId(id: string): Promise<ConnectionRow | undefined>
-  /** A user's connections, newest first. */
+  /** A user's connections, newest first, but for those that ended with the wallet link that made them. */
   ofUser(userId: string): Promise<ConnectionRow[]>
   /**
    * Applies `change` to the user's connection as it is now, in one transaction with the row locked: two changes of
@@ -57,6 +65,14 @@ export interface NwcConnectionStore {
   update(id: string, userId: string, change: ConnectionChange): Promise<Updated>
   /** The revoked row; undefined when it was revoked already (or does not exist). */
   revoke(id: string, at: number): Promise<ConnectionRow | undefined>
+  /** Ends every live connection the wallet link `walletLinkId` made, in one statement; the rows it ended. */
+  endWithLink(walletLinkId: string, at: number): Promise<ConnectionRow[]>
+  /**
+   * Refuses (NIP-47 UNAUTHORIZED) unless the connection is live on `tx`: run in the transaction that debits the
+   * wallet, with the row locked on PostgreSQL, so a revocation committed before the debit is seen and one that comes
+   * after waits for it (src/wallet/spend-limit.ts).
+   */
+  assertLive(tx: SqlExecutor, connectionId: string, now: number): Promise<void>
   /** What a connection spent in its budget's current window (all time without a budget). */
   spentMsat(connection: Pick<ConnectionRow, 'id' | 'budget_interval'>, now: number): Promise<number>
   /**
@@ -72,12 +88,12 @@ export interface NwcConnectionStore {
 }
 
 const columns = `id, user_id, name, service_pubkey, service_secret, client_pubkey, methods, budget_msat, budget_interval,
-                 expires_at, created_at, revoked_at`
+                 expires_at, created_at, revoked_at, wallet_link_id, link_ended_at`
 const insertConnection = `INSERT INTO nwc_connections
     (id, user_id, name, service_pubkey, service_secret, client_pubkey, methods, budget_msat, budget_interval,
-     expires_at, created_at)
+     expires_at, created_at, wallet_link_id)
     VALUES (@id, @user_id, @name, @service_pubkey, @service_secret, @client_pubkey, @methods, @budget_msat,
-            @budget_interval, @expires_at, @created_at)`
+            @budget_interval, @expires_at, @created_at, @wallet_link_id)`
 const updateConnection = `UPDATE nwc_connections SET name = @name, methods = @methods, budget_msat = @budget_msat,
     budget_interval = @budget_interval, expires_at = @expires_at WHERE id = @id`
 // SUM of a BIGINT is NUMERIC on PostgreSQL (text to the driver): cast back, so it is a number on both engines.
@@ -102,10 +118,17 @@ async function spentOn(x: SqlExecutor, connectionId: string, interval: BudgetInt
 export function nwcConnectionStore(sql: SqlStore): NwcConnectionStore {
   return {
     all: () => sql.many<ConnectionRow>(`SELECT ${columns} FROM nwc_connections`),
-    insert: async row => void (await sql.run(insertConnection, row)),
+    async insert(row) {
+      const stored: ConnectionRow = { ...row, revoked_at: null, wallet_link_id: row.wallet_link_id ?? null, link_ended_at: null }
+      await sql.run(insertConnection, { ...row, wallet_link_id: stored.wallet_link_id })
+      return stored
+    },
     byId: id => sql.one<ConnectionRow>(`SELECT ${columns} FROM nwc_connections WHERE id = ?`, [id]),
     ofUser: userId =>
-      sql.many<ConnectionRow>(`SELECT ${columns} FROM nwc_connections WHERE user_id = ? ORDER BY created_at DESC, id`, [userId]),
+      sql.many<ConnectionRow>(
+        `SELECT ${columns} FROM nwc_connections WHERE user_id = ? AND link_ended_at IS NULL ORDER BY created_at DESC, id`,
+        [userId],
+      ),
     update: (id, userId, change) =>
       // A refusal commits rather than throws: rollbacks are kept for real errors.
       sql.transaction(async (tx): Promise<Updated> => {
@@ -135,6 +158,20 @@ export function nwcConnectionStore(sql: SqlStore): NwcConnectionStore {
         `UPDATE nwc_connections SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING ${columns}`,
         [at, id],
       ),
+    endWithLink: (walletLinkId, at) =>
+      sql.many<ConnectionRow>(
+        `UPDATE nwc_connections SET revoked_at = @at, link_ended_at = @at
+         WHERE wallet_link_id = @walletLinkId AND revoked_at IS NULL RETURNING ${columns}`,
+        { walletLinkId, at },
+      ),
+    async assertLive(tx, connectionId, now) {
+      const row = await tx.one<Pick<ConnectionRow, 'revoked_at' | 'expires_at'>>(
+        `SELECT revoked_at, expires_at FROM nwc_connections WHERE id = ?${forUpdate(tx)}`,
+        [connectionId],
+      )
+      if (!row || row.revoked_at !== null) throw new NwcError('UNAUTHORIZED', 'the connection was revoked')
+      if (row.expires_at !== null && row.expires_at <= now) throw new NwcError('UNAUTHORIZED', 'the connection expired')
+    },
     spentMsat: (connection, now) => spentOn(sql, connection.id, connection.budget_interval, now),
     reserve: (connectionId, spend) =>
       sql.transaction(async tx => {

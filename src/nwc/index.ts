@@ -8,7 +8,7 @@ import type { SqlStore } from '../store/index.js'
 import { type Clock, type DomainEvent, type HandlerTable } from '../bus/index.js'
 import type { NwcDirectory } from '../auth/index.js'
 import { nwcConnectionStore } from './connection-store.js'
-import { loadConnectionDirectory } from './connection-directory.js'
+import { loadConnectionDirectory, type ConnectionDirectory } from './connection-directory.js'
 import { nwcHandlers } from './handlers/connections.js'
 import { nip47Handlers } from './handlers/nip47.js'
 import { methodTable } from './methods.js'
@@ -28,6 +28,8 @@ export interface NwcDeps {
   relays: readonly string[]
   clock: Clock
   random(bytes: number): Uint8Array
+  /** Whether a wallet link (by its id) still opens its wallet: the wallet room's, asked through its door. */
+  walletLinkLive(walletLinkId: string): Promise<boolean>
   /** Domain events: `nwc.connection` when a connection is made or changed. */
   emit(event: DomainEvent): void
   log: Logger
@@ -39,12 +41,18 @@ export interface Nwc {
   directory: NwcDirectory
   /** What the relay transport serves kind 23194 with. */
   relayView: NwcRelayView
+  /**
+   * Ends every connection the wallet link `walletLinkId` made on the wallet page (the link was revoked or replaced):
+   * once this resolves, their requests are refused and no payment of theirs is debited any more. How many ended.
+   */
+  endWithWalletLink(walletLinkId: string): Promise<number>
 }
 
 /** Makes the room; resolves once the connections are loaded for the relay transport (connection-directory.ts). */
 export async function createNwc(deps: NwcDeps): Promise<Nwc> {
   const store = nwcConnectionStore(deps.sql)
   const directory = await loadConnectionDirectory(store)
+  await endOrphans(directory, deps)
   const transactions = walletTransactionReader(deps.wallet)
   const methods = methodTable({ wallet: deps.wallet, node: deps.node, store, transactions, clock: deps.clock, log: deps.log })
   const handlers = {
@@ -55,8 +63,27 @@ export async function createNwc(deps: NwcDeps): Promise<Nwc> {
       random: deps.random,
       relays: deps.relays,
       changed: connection => deps.emit({ type: 'nwc.connection', servicePubkey: connection.service_pubkey }),
+      walletLinkLive: deps.walletLinkLive,
     }),
     ...nip47Handlers(store, methods),
   }
-  return { handlers, directory: nwcDirectory(directory), relayView: nwcRelayView(directory, transactions, deps.clock) }
+  return {
+    handlers,
+    directory: nwcDirectory(directory),
+    relayView: nwcRelayView(directory, transactions, deps.clock),
+    endWithWalletLink: async walletLinkId => (await directory.endWithLink(walletLinkId, deps.clock.now())).length,
+  }
+}
+
+/**
+ * A link's end deletes the link first and then ends its connections: a daemon stopped between the two leaves live
+ * connections of a link that is gone. They end here, before the relay transport serves them.
+ */
+async function endOrphans(directory: ConnectionDirectory, deps: NwcDeps): Promise<void> {
+  const links = new Set(directory.all().flatMap(c => (c.wallet_link_id !== null && c.revoked_at === null ? [c.wallet_link_id] : [])))
+  for (const link of links) {
+    if (await deps.walletLinkLive(link)) continue
+    const ended = await directory.endWithLink(link, deps.clock.now())
+    deps.log.info({ connections: ended.length }, 'ended NWC connections of a wallet link that is gone')
+  }
 }

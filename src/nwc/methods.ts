@@ -6,7 +6,7 @@
 import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import type { Logger } from 'pino'
 import { isOperationError, type Clock } from '../bus/index.js'
-import type { CreatedInvoice, InvoiceForWallet, WalletPayment } from '../wallet/index.js'
+import type { CreatedInvoice, InvoiceForWallet, SpendLimit, WalletPayment } from '../wallet/index.js'
 import type { NwcConnectionStore, ConnectionRow } from './connection-store.js'
 import type { NwcTransaction, TransactionQuery, WalletHistory, WalletTransactionReader } from './transactions.js'
 import { NwcError, nip47CodeOf, type NwcErrorCode } from './nip47-errors.js'
@@ -24,7 +24,7 @@ export const nwcNotificationTypes = ['payment_received', 'payment_sent'] as cons
 /** What the methods need of the wallet: its door functions, nothing else. */
 export interface NwcWallet extends WalletHistory {
   createInvoiceFor(walletId: string, request: InvoiceForWallet): Promise<CreatedInvoice>
-  payInvoiceFor(walletId: string, paymentRequest: string): Promise<WalletPayment & { feeMsat: number }>
+  payInvoiceFor(walletId: string, paymentRequest: string, opts?: { spendLimit?: SpendLimit }): Promise<WalletPayment & { feeMsat: number }>
   paymentByHash(paymentHash: string): Promise<WalletPayment | undefined>
 }
 
@@ -143,7 +143,10 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
       }
       let paid: WalletPayment & { feeMsat: number }
       try {
-        paid = await walletCall(() => wallet.payInvoiceFor(connection.user_id, invoice), 'PAYMENT_FAILED')
+        // The connection must still be live in the transaction that debits the wallet: a revocation acknowledged
+        // before that debit refuses the payment, however long ago the request was let in.
+        const spendLimit: SpendLimit = tx => store.assertLive(tx, connection.id, clock.now())
+        paid = await walletCall(() => wallet.payInvoiceFor(connection.user_id, invoice, { spendLimit }), 'PAYMENT_FAILED')
       } catch (err) {
         // The reservation stays only while the wallet holds this connection's money for the invoice: a payment of
         // this wallet still pending (outcome unknown) keeps counting, anything else moved nothing.

@@ -73,6 +73,10 @@ const document = (script: string) => `<!doctype html>
 <p class="row"><button type="button" id="send-pay">Pay</button> <button type="button" id="send-cancel" class="secondary">Cancel</button></p>
 </div>
 <p id="send-result" aria-live="polite"></p>
+<section id="send-success" aria-labelledby="send-success-title" hidden>
+<h3 id="send-success-title">From the recipient</h3>
+<div id="send-success-body"></div>
+</section>
 </section>
 <section id="connect" class="panel" aria-labelledby="connect-title" hidden>
 <h2 id="connect-title">Connect an app</h2>
@@ -129,4 +133,8 @@ button[disabled]{opacity:.5;cursor:default}
 #history li{display:flex;justify-content:space-between;gap:.75rem;padding:.5rem 0;border-bottom:1px solid var(--line)}
 #history .what{min-width:0;overflow-wrap:anywhere}#history .amount{white-space:nowrap;font-variant-numeric:tabular-nums}
 #history .in{color:var(--ok)}
+#send-success{border:1px solid var(--ok);border-radius:.4rem;padding:.1rem .75rem;margin-top:.5rem;overflow-wrap:anywhere}
+#send-success h3{font-size:1rem;margin:.5rem 0}
+#send-success a{color:var(--accent)}
+#send-success .secret{font:15px/1.4 ui-monospace,monospace;font-weight:600}
 `

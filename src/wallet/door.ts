@@ -45,8 +45,23 @@ export interface WalletBalanceReader {
   close(): void
 }
 
+/**
+ * Wallet page links (wallet-link-store.ts): one per app user's wallet at most, known by their id (the public half of
+ * the secret). The wallet page room hands them out and revokes them; the NWC room asks whether one still stands.
+ */
+export interface WalletLinks {
+  /** A new link for the wallet `userId`; the link it had before (`replaced`: its id) stops working with it. */
+  issue(userId: string): Promise<{ id: string; secret: string; createdAt: number; replaced: string | undefined }>
+  /** Revokes the wallet's link: the revoked link's id, or undefined when it had none. */
+  revoke(userId: string): Promise<string | undefined>
+  /** Whether the link with this id still opens its wallet. */
+  live(id: string): Promise<boolean>
+}
+
 export interface Wallet {
   accounts: WalletAccounts
+  /** Wallet page links. */
+  walletLinks: WalletLinks
   /** Nostr keys as wallet users: lookup, linking, account creation for a key. */
   nostr: NostrAccounts
   /** The app that exists from the first start (upstream `wallet`). */

@@ -34,7 +34,6 @@ import { walletMoneyViews, type CreatedInvoice } from './money-views.js'
 import { groupCommit, moneyTransaction, type Fence } from './group-commit.js'
 import { startAudit, type StartAudit } from './start-audit.js'
 import { operatorViews } from './handlers/operator-views.js'
-import { walletLinkHandlers } from './handlers/wallet-links.js'
 import { walletLinkStore } from './wallet-link-store.js'
 import { userInfoHandlers } from './handlers/user-info.js'
 import { clinkPointerCache } from './describe-user.js'
@@ -61,7 +60,7 @@ export type { PaymentTerms } from './payments/store.js'
 export type { SpendLimit } from './spend-limit.js'
 export type { PaymentSums, WalletTransaction, WalletTransactionQuery, TransactionDirection, TransactionState } from './transaction-history.js'
 export type { NostrAccounts, NostrUser } from './nostr-accounts.js'
-export type { Wallet, WalletAccounts, WalletBalanceReader } from './door.js'
+export type { Wallet, WalletAccounts, WalletBalanceReader, WalletLinks } from './door.js'
 
 
 export interface WalletDeps {
@@ -83,8 +82,6 @@ export interface WalletDeps {
   now(): number
   fees: FeePolicy
   relayUrl(): string
-  /** Where the daemon is reached from outside (`[http] public_url`, else where it listens): wallet links name it. */
-  serviceUrl(): string
   bridgeUrl: string
   allowBalanceMigration: boolean
   /** How many accounts Nostr keys may open on their own, node wide (default: unlimited). */
@@ -163,7 +160,6 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
     ...adminUsersHandlers(deps.sql),
     ...liveStreamHandlers(operations.asObservable()),
     ...views.handlers,
-    ...walletLinkHandlers({ accounts, links, serviceUrl: () => deps.serviceUrl() }),
     ...userInfoHandlers({
       sql: deps.sql,
       accounts,
@@ -181,6 +177,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
   const appsMetrics = appsReport(deps.sql)
   return {
     accounts,
+    walletLinks: { issue: links.issue, revoke: links.revoke, live: links.live },
     nostr: nostrAccounts({ sql: deps.sql, accounts, random: deps.random, now: deps.now, ...(deps.newAccounts ? { newAccounts: deps.newAccounts } : {}) }),
     defaultApp,
     handlers,
@@ -188,7 +185,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
       ...accounts.directory(),
       async userForWalletLink(secret) {
         const user = await links.userFor(secret)
-        return user && { kind: 'user', userId: user.user_id, appId: user.app_id, appUserId: user.identifier }
+        return user && { kind: 'user', userId: user.user_id, appId: user.app_id, appUserId: user.identifier, walletLinkId: user.id }
       },
     },
     booked: bookedOperations(deps.sql),

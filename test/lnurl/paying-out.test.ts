@@ -105,6 +105,41 @@ test("an invoice for another pay request's metadata (LUD-06 description hash) is
   assert.equal((await invoice(`coffee@${host()}`, 123)).json, { status: 'OK', invoice: hashed })
 })
 
+test("the callback's LUD-09 success action is handed over with the invoice when valid, and left out when not", async () => {
+  const paid = await invoiceFor(50)
+  const address = `coffee@${host()}`
+  const iv = Buffer.alloc(16, 7).toString('base64')
+  const ciphertext = Buffer.alloc(32, 9).toString('base64')
+  const valid = [
+    { tag: 'message', message: 'Thank you! Your coffee is number 42.' },
+    { tag: 'url', description: 'Your receipt', url: `${base}/receipt/42` },
+    { tag: 'aes', description: 'Your voucher code', ciphertext, iv },
+    { tag: 'message', message: 'x'.repeat(144) },
+  ]
+  for (const action of valid) {
+    answer = { payRequest: payRequest(), callback: () => ({ pr: paid, successAction: action }) }
+    assert.equal((await invoice(address, 50)).json, { status: 'OK', invoice: paid, success_action: action }, action.tag)
+  }
+  const invalid: unknown[] = [
+    'a string', null, [], { tag: 'sound', message: 'beep' }, { tag: 'message' }, { tag: 'message', message: 'x'.repeat(145) },
+    { tag: 'message', message: 42 }, { tag: 'url', description: 'no url' },
+    { tag: 'url', description: 'script', url: 'javascript:alert(1)' },
+    { tag: 'url', description: 'data', url: 'data:text/html,<b>hi</b>' },
+    { tag: 'url', description: 'another host', url: 'https://elsewhere.example.com/receipt' },
+    { tag: 'url', description: 'x'.repeat(145), url: `${base}/receipt` },
+    { tag: 'url', description: 'not a URL', url: 'http://' },
+    { tag: 'aes', description: 'short iv', ciphertext, iv: Buffer.alloc(8).toString('base64') },
+    { tag: 'aes', description: 'not base64', ciphertext: '!!!!', iv },
+    { tag: 'aes', description: 'not whole blocks', ciphertext: Buffer.alloc(20).toString('base64'), iv },
+    { tag: 'aes', description: 'too long', ciphertext: Buffer.alloc(4096).toString('base64'), iv },
+    { tag: 'aes', description: 'no ciphertext', iv },
+  ]
+  for (const action of invalid) {
+    answer = { payRequest: payRequest(), callback: () => ({ pr: paid, successAction: action }) }
+    assert.equal((await invoice(address, 50)).json, { status: 'OK', invoice: paid }, JSON.stringify(action))
+  }
+})
+
 test('without [callbacks] allow_loopback a loopback LNURL server is never called', async () => {
   const strict = await startDaemon()
   try {

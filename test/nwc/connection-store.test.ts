@@ -2,7 +2,7 @@
 // and on a real PostgreSQL 15, through the room's storage interface and its in-memory directory.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
-import { nwcConnectionStore, type ConnectionRow } from '../../src/nwc/connection-store.js'
+import { nwcConnectionStore, type ConnectionRow, type NewConnection } from '../../src/nwc/connection-store.js'
 import { loadConnectionDirectory } from '../../src/nwc/connection-directory.js'
 import type { SqlStore } from '../../src/store/index.js'
 import { logPostgresSkipped, openEngines } from '../support/sql-engines.js'
@@ -21,7 +21,7 @@ async function wallet(sql: SqlStore): Promise<string> {
   return id
 }
 
-function connection(userId: string, fields: Partial<ConnectionRow> = {}): Omit<ConnectionRow, 'revoked_at'> {
+function connection(userId: string, fields: Partial<NewConnection> = {}): NewConnection {
   const n = next++
   return {
     id: hex(n, 32),
@@ -38,6 +38,11 @@ function connection(userId: string, fields: Partial<ConnectionRow> = {}): Omit<C
     ...fields,
   }
 }
+
+/** A new connection as the store keeps it: not revoked, made by no wallet link (unless it names one). */
+const stored = (row: NewConnection, fields: Partial<ConnectionRow> = {}): ConnectionRow => ({
+  ...row, revoked_at: null, wallet_link_id: row.wallet_link_id ?? null, link_ended_at: null, ...fields,
+})
 
 const day = 86_400_000
 const now = 1_760_000_000_000
@@ -62,7 +67,7 @@ for (const engine of both.engines) {
     const newer = connection(userId)
     await store.insert(older)
     await store.insert(newer)
-    assert.equal(await store.byId(older.id), { ...older, revoked_at: null })
+    assert.equal(await store.byId(older.id), stored(older))
     assert.equal((await store.ofUser(userId)).map(c => c.id), [newer.id, older.id])
     assert.ok((await store.all()).some(c => c.id === newer.id))
     assert.is(await store.byId(hex(0, 32)), undefined)
@@ -75,7 +80,7 @@ for (const engine of both.engines) {
     const row = connection(userId)
     await store.insert(row)
     const change = { name: 'renamed', methods: 'get_info', budget_msat: 5000, budget_interval: 'DAY' as const, expires_at: now }
-    const expected = { ...row, ...change, revoked_at: null }
+    const expected = stored(row, change)
     assert.equal(await store.update(row.id, userId, change), { status: 'updated', row: expected })
     assert.equal(await store.byId(row.id), expected)
     // What the change leaves out stays; null clears.
@@ -108,10 +113,44 @@ for (const engine of both.engines) {
     const store = nwcConnectionStore(sql)
     const row = connection(await wallet(sql))
     await store.insert(row)
-    assert.equal(await store.revoke(row.id, now), { ...row, revoked_at: now })
+    assert.equal(await store.revoke(row.id, now), stored(row, { revoked_at: now }))
     assert.is(await store.revoke(row.id, now + 1), undefined)
     assert.is((await store.byId(row.id))!.revoked_at, now)
     assert.is(await store.revoke(hex(0, 32), now), undefined)
+  })
+
+  test("a wallet link's end ends the live connections it made, and they leave the wallet's list; others stay", async () => {
+    const store = nwcConnectionStore(sql)
+    const userId = await wallet(sql)
+    const link = hex(next++, 16)
+    const made = connection(userId, { wallet_link_id: link })
+    const revokedBefore = connection(userId, { wallet_link_id: link })
+    const otherLink = connection(userId, { wallet_link_id: hex(next++, 16) })
+    const byToken = connection(userId)
+    for (const row of [made, revokedBefore, otherLink, byToken]) await store.insert(row)
+    await store.revoke(revokedBefore.id, now - 1)
+    assert.equal(await store.endWithLink(link, now), [stored(made, { revoked_at: now, link_ended_at: now })])
+    assert.equal(await store.endWithLink(link, now + 1), [], 'ended once')
+    assert.equal((await store.byId(revokedBefore.id))!.revoked_at, now - 1, 'a connection revoked before keeps its revocation')
+    assert.equal((await store.ofUser(userId)).map(c => c.id).sort(), [revokedBefore.id, otherLink.id, byToken.id].sort())
+  })
+
+  test('assertLive passes a live connection on the transaction and refuses a revoked or expired one in NIP-47 words', async () => {
+    const store = nwcConnectionStore(sql)
+    const userId = await wallet(sql)
+    const live = connection(userId, { expires_at: now + 1 })
+    const revoked = connection(userId)
+    for (const row of [live, revoked]) await store.insert(row)
+    await store.revoke(revoked.id, now)
+    const outcome = (id: string, at: number) =>
+      sql.transaction(tx => store.assertLive(tx, id, at)).then(
+        () => 'live',
+        (err: { wireCode?: string; message: string }) => `${err.wireCode}: ${err.message}`,
+      )
+    assert.is(await outcome(live.id, now), 'live')
+    assert.is(await outcome(live.id, now + 1), 'UNAUTHORIZED: the connection expired')
+    assert.is(await outcome(revoked.id, now), 'UNAUTHORIZED: the connection was revoked')
+    assert.is(await outcome(hex(0, 32), now), 'UNAUTHORIZED: the connection was revoked')
   })
 
   test('the window sums reserved and spent amounts since its start; released ones and older ones do not count', async () => {
@@ -169,7 +208,7 @@ for (const engine of both.engines) {
     const before = connection(userId)
     await store.insert(before)
     const directory = await loadConnectionDirectory(store)
-    assert.equal(directory.byServicePubkey(before.service_pubkey), { ...before, revoked_at: null })
+    assert.equal(directory.byServicePubkey(before.service_pubkey), stored(before))
     const expiring = connection(userId, { expires_at: now + 1000 })
     await directory.insert(expiring)
     assert.equal(directory.liveOfUser(userId, now).map(c => c.id).sort(), [before.id, expiring.id].sort())
@@ -187,6 +226,12 @@ for (const engine of both.engines) {
     assert.ok(directory.all().length >= 2)
     assert.equal(directory.liveOfUser(await wallet(sql), now), [])
     assert.is(directory.byServicePubkey('0'.repeat(64)), undefined)
+    // A wallet link's end reaches the copy as well.
+    const link = hex(next++, 16)
+    const madeByLink = connection(userId, { wallet_link_id: link })
+    await directory.insert(madeByLink)
+    assert.equal((await directory.endWithLink(link, now)).map(c => c.id), [madeByLink.id])
+    assert.is(directory.byServicePubkey(madeByLink.service_pubkey)!.revoked_at, now)
   })
 
   test.run()

@@ -191,10 +191,10 @@ const walletHostUserOperations = ['GetWalletKeys', 'RotateWalletKeys', 'CreateWa
  */
 const additions = {
   // human-readable Lightning addresses and the LNURL-channel flow (LUD-02); upstream's next version's admin views;
-  // paying out to LNURLs and Lightning addresses (the wallet page's Send)
+  // paying out to LNURLs and Lightning addresses (the wallet page's Send); an app's wallet page links for its users
   operations: [
     'SetLightningAddress', 'GetLnurlChannelInfo', 'HandleLnurlChannel', 'GetUsersAdminInfo', 'GetUserOperationsFromAdmin', 'GetAssetsAndLiabilitiesV2',
-    'ResolveLnurlPay', 'GetLnurlPayInvoice',
+    'ResolveLnurlPay', 'GetLnurlPayInvoice', 'AppCreateWalletLink', 'AppRevokeWalletLink',
   ],
   // LUD-12 comments
   query: { HandleLnurlPay: ['comment'] } as Record<string, string[]>,

@@ -3,7 +3,8 @@
 // code reads back, and turns paid when another wallet pays it; sending pays another wallet's invoice and the balance
 // drops by the amount plus the fee the page names; a paste that is no invoice gets an error a person can act on;
 // connecting an app shows an NWC string (and its QR code) a real NIP-47 client uses; at 375 px nothing is beyond the
-// right edge; dark mode is dark; and once the operator revokes the link the page refuses it.
+// right edge; dark mode is dark; and once the operator revokes the link the page refuses it and the app connected on
+// the page is refused too.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -29,6 +30,8 @@ const asked: string[] = []
 /** Uncaught errors and CSP refusals on either page: none allowed. */
 const pageErrors: string[] = []
 const closers: (() => void)[] = []
+/** The NIP-47 client on the connection made on the page: it ends with the link. */
+let pageConnection: NwcTestClient | undefined
 
 let appToken: string
 const admin = () => ({ authorization: `Bearer ${daemon.adminToken}` })
@@ -227,6 +230,7 @@ e2e('connect an app: the NWC string (text and QR code) names the service key, a 
   const relay = JSON.parse(fs.readFileSync(path.join(daemon.dataDir, 'daemon.json'), 'utf8')).relays[0]
   const client = await NwcTestClient.connect(uri, relay)
   closers.push(() => client.close())
+  pageConnection = client
   const balance = await client.call('get_balance', {})
   assert.is(balance.balance, (await balanceOf('erin')) * 1000)
 })
@@ -278,6 +282,11 @@ e2e('revoked on the console, the link is refused on the page with a message; the
   await consolePage.getByRole('button', { name: 'Revoke the wallet link of erin' }).click()
   await consolePage.getByText('The wallet link of erin is revoked.').waitFor()
   assert.is(asked.at(-1), 'Revoke the wallet link of erin? Its wallet page stops working for whoever holds it.')
+  // The app connected on the page ends with the link: its requests are refused, and it leaves erin's list.
+  assert.is((await pageConnection!.request('get_balance', {})).error?.code, 'UNAUTHORIZED')
+  const token = (await ok('/api/operator/users/token', { identifier: 'erin' }, admin())).token
+  const listed = await ok('/api/user/nwc/list', {}, { authorization: `Bearer ${token}` })
+  assert.not.ok(listed.connections.some((c: { name: string }) => c.name === 'Podcast app'), 'gone from the list')
   // The page still open refuses at its next call: creating an invoice.
   await wallet.getByRole('button', { name: 'Receive' }).click()
   await wallet.getByLabel('Amount (sats)').fill('10')

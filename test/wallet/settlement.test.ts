@@ -52,7 +52,6 @@ function walletOver(n: LightningNode): Promise<Wallet> {
       internalUserFeeBps: 0, internalRootFeeBps: 0,
     },
     relayUrl: () => 'ws://127.0.0.1:1',
-    serviceUrl: () => 'http://127.0.0.1:1',
     bridgeUrl: '',
     allowBalanceMigration: false,
     extensions: [],

@@ -22,7 +22,8 @@ export function payingHandlers({ guard }: { guard: GuardOptions }): HandlerTable
     GetLnurlPayInvoice: async input => {
       const amountMsat = positiveSatsAsMsat(input.amount_sats, 'amount_sats')
       const request = await fetchPayRequest(payRequestUrl(input.destination, guard), guard)
-      return { invoice: await invoiceFrom(request, amountMsat, input.comment?.trim() ?? '', guard) }
+      const { invoice, successAction } = await invoiceFrom(request, amountMsat, input.comment?.trim() ?? '', guard)
+      return { invoice, ...(successAction ? { success_action: successAction } : {}) }
     },
   }
 }

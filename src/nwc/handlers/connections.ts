@@ -3,6 +3,7 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { getPublicKey } from 'nostr-tools/pure'
 import { OperationError, type HandlerTable, type Clock } from '../../bus/index.js'
+import { walletLinkRefusal } from '../../auth/index.js'
 import { unixSeconds } from '../../units/index.js'
 import { budgetWindowMs, type ConnectionRow, type NwcConnectionStore } from '../connection-store.js'
 import type { ConnectionDirectory } from '../connection-directory.js'
@@ -18,12 +19,14 @@ export interface NwcHandlerDeps {
   relays: readonly string[]
   /** A connection was created or changed: the relay transport widens its subscription and publishes its info. */
   changed(connection: ConnectionRow): void
+  /** Whether the wallet link with this id still opens its wallet (the wallet room keeps the links). */
+  walletLinkLive(walletLinkId: string): Promise<boolean>
 }
 
 const maxNameLength = 200
 const msatPerSat = 1000
 
-export function nwcHandlers({ store, directory, clock, random, relays, changed }: NwcHandlerDeps): HandlerTable {
+export function nwcHandlers({ store, directory, clock, random, relays, changed, walletLinkLive }: NwcHandlerDeps): HandlerTable {
   const notFound = () => new OperationError('not_found', 'NWC connection not found')
   const view = async (connection: ConnectionRow) => ({
     connection_id: connection.id,
@@ -46,7 +49,8 @@ export function nwcHandlers({ store, directory, clock, random, relays, changed }
       const now = clock.now()
       const serviceSecret = random(32)
       const clientSecret = random(32)
-      const connection: ConnectionRow = {
+      const walletLinkId = ctx.caller.walletLinkId ?? null
+      const connection = await directory.insert({
         id: bytesToHex(random(16)),
         user_id: ctx.caller.userId,
         name: checkedName(input.name),
@@ -57,9 +61,15 @@ export function nwcHandlers({ store, directory, clock, random, relays, changed }
         ...budgetColumns(input.budget),
         expires_at: expiryColumn(input.expires_at_unix, now),
         created_at: now,
-        revoked_at: null,
+        wallet_link_id: walletLinkId,
+      })
+      // Made with a wallet link: the link's end ends this connection. A link is deleted before its connections are
+      // ended, so either this read comes first and that ending finds the row stored above, or it
+      // sees the link gone and the connection ends here, before anything is handed out.
+      if (walletLinkId !== null && !(await walletLinkLive(walletLinkId))) {
+        await directory.endWithLink(walletLinkId, clock.now())
+        throw new OperationError('unauthenticated', walletLinkRefusal)
       }
-      await directory.insert(connection)
       changed(connection)
       const uri = new URL(`nostr+walletconnect://${connection.service_pubkey}`)
       for (const relay of relays) uri.searchParams.append('relay', relay)

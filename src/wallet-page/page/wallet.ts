@@ -5,6 +5,7 @@
 // textContent only: nothing an invoice or a memo carries is parsed as HTML.
 import qrcode from 'qrcode-generator'
 import { classifyDestination } from './destination.js'
+import { successActionView, type SuccessAction } from './success-action.js'
 
 interface UserInfo { balance: number; max_withdrawable: number; user_identifier: string }
 interface Operation { paidAtUnix: number; type: string; inbound: boolean; amount: number; identifier: string; operationId: string; service_fee: number; network_fee: number }
@@ -231,6 +232,7 @@ async function prepareSend(event: SubmitEvent): Promise<void> {
   show('send-confirm', false)
   show('send-choice', false)
   $('send-result').textContent = ''
+  show('send-success', false)
   pending = undefined
   const destination = classifyDestination($<HTMLTextAreaElement>('send-text').value)
   if (destination.kind === 'unknown') return showError(destination.problem)
@@ -269,20 +271,30 @@ async function prepareSend(event: SubmitEvent): Promise<void> {
   }
 }
 
-/** The invoice to pay: the pasted one, or one the LNURL's server makes for the amount chosen. */
-async function invoiceToPay(choice: NonNullable<typeof pending>): Promise<string> {
-  if ('invoice' in choice) return choice.invoice
+/**
+ * The invoice to pay: the pasted one, or one the LNURL's server makes for the amount chosen, with what that server
+ * asks to be shown once it is paid (LUD-09).
+ */
+async function invoiceToPay(choice: NonNullable<typeof pending>): Promise<{ invoice: string; successAction?: SuccessAction }> {
+  if ('invoice' in choice) return { invoice: choice.invoice }
   const amount = Number($<HTMLInputElement>('send-amount').value)
   if (!Number.isSafeInteger(amount) || amount < choice.minSats || amount > choice.maxSats) {
     throw new Error(`Enter a whole number of sats from ${choice.minSats.toLocaleString('en-US')} to ${choice.maxSats.toLocaleString('en-US')}.`)
   }
   const comment = $<HTMLInputElement>('send-comment').value.trim()
-  const { invoice } = await call<{ invoice: string }>('/api/user/lnurl/pay/invoice', {
+  const { invoice, success_action } = await call<{ invoice: string; success_action?: SuccessAction }>('/api/user/lnurl/pay/invoice', {
     destination: choice.destination,
     amount_sats: amount,
     ...(comment ? { comment } : {}),
   })
-  return invoice
+  return { invoice, ...(success_action ? { successAction: success_action } : {}) }
+}
+
+/** The recipient's success action under the payment's result; nothing for one that is invalid. */
+async function showSuccessAction(action: SuccessAction, preimage: string): Promise<void> {
+  const shown = await successActionView(action, preimage)
+  $('send-success-body').replaceChildren(...shown)
+  show('send-success', shown.length > 0)
 }
 
 async function pay(): Promise<void> {
@@ -291,8 +303,9 @@ async function pay(): Promise<void> {
   const choice = pending
   const result = $('send-result')
   let invoice: string
+  let successAction: SuccessAction | undefined
   try {
-    invoice = await invoiceToPay(choice)
+    ;({ invoice, successAction } = await invoiceToPay(choice))
   } catch (err) {
     return showError(err)
   }
@@ -301,7 +314,7 @@ async function pay(): Promise<void> {
   result.dataset.state = 'paying'
   result.textContent = 'Paying…'
   try {
-    const paid = await call<{ amount_paid: number; service_fee: number; network_fee: number; latest_balance: number }>(
+    const paid = await call<{ preimage: string; amount_paid: number; service_fee: number; network_fee: number; latest_balance: number }>(
       '/api/user/invoice/pay',
       { invoice, amount: 0 },
     )
@@ -309,6 +322,7 @@ async function pay(): Promise<void> {
     result.textContent = `Paid ${satsText(paid.amount_paid)} (fee ${satsText(paid.service_fee + paid.network_fee)}).`
     $<HTMLTextAreaElement>('send-text').value = ''
     $('balance').textContent = satsText(paid.latest_balance)
+    if (successAction) await showSuccessAction(successAction, paid.preimage)
   } catch (err) {
     result.dataset.state = 'failed'
     result.textContent = `Not paid: ${err instanceof Error ? err.message : String(err)}`

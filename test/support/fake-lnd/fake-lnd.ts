@@ -113,6 +113,7 @@ export async function startFakeLnd(opts: FakeLndOptions = {}): Promise<FakeLnd> 
         const refused = gate(service, method, call.metadata)
         if (refused) return callback(refused)
         Promise.resolve()
+          .then(() => node.faults.beforeAnswer?.(method))
           .then(() => fn(call.request))
           .then(
             reply => callback(null, reply),

@@ -68,6 +68,11 @@ export interface Faults {
   replaySettledInAddOrder: boolean
   /** Settlements SubscribeInvoices leaves out of its replays (by payment hash): a hole in the settle indexes. */
   hiddenFromReplay: Set<string>
+  /**
+   * Asked before each unary method runs (after the gate): a promise returned holds that call's answer until it
+   * settles, as a busy LND may hold it; undefined answers at once.
+   */
+  beforeAnswer?: (method: string) => Promise<void> | undefined
 }
 
 /** What the fake was asked: per method, and the invoices it sent from its history. */
