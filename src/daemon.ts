@@ -196,8 +196,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       log: log.child({ room: 'nostr' }),
       dataDir,
       ...nostrTransportLimits(config),
-      clink: clink.server,
-      nwc: nwc.relayView,
+      kinds: [clink.nostrKinds, nwc.nostrKinds],
       accessLog,
   })
   rooms.started('nostr transport', () => transport.stop(graceLeftMs())) // the requests it took are answered before the relays close

@@ -1,12 +1,14 @@
-// The CLINK room: offers (kind 21001), debits (21002), remote management (21003) and enroll (21004)
-// served over the relays, and the user operations that steer them. Each request is a catalogue operation
-// (ClinkOfferRequest, ClinkDebitRequest, ClinkManageRequest, ClinkEnrollRequest; caller kind clinkRequester): the
-// relay transport's CLINK codec decrypts it and claims it once, and the dispatcher calls the handler of its kind's part
-// (parts.ts, requestHandler) like any other operation's; the part answers it, or parks it for
-// the user's decision (pushed on GetLiveDebitRequests / GetLiveManageRequests through `user.push` events) and answers
-// later with a `clink.answer` domain event, which the transport sends.
+// The CLINK room: offers (kind 21001), debits (21002), remote management (21003) and enroll (21004) served over the
+// relays, and the user operations that steer them. Each request is a catalogue operation (ClinkOfferRequest,
+// ClinkDebitRequest, ClinkManageRequest, ClinkEnrollRequest; caller kind clinkRequester): the room's codec
+// (nostr-codec.ts), which the relay transport runs, decrypts it, the transport claims it once, and the dispatcher
+// calls the handler of its kind's part (parts.ts, requestHandler) like any other operation's. The part answers it,
+// or parks it for the user's decision (pushed on GetLiveDebitRequests / GetLiveManageRequests through `user.push`
+// events) and answers later with a `clink.answer` domain event, which the codec sends.
 import type { HandlerTable } from '../bus/index.js'
-import { clinkDebitKind, clinkEnrollKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkSender, type ClinkServer } from './wire.js'
+import type { ServeKinds } from '../nostr-codecs/index.js'
+import { clinkDebitKind, clinkEnrollKind, clinkManageKind, clinkOfferKind, type ClinkKind, type ClinkSender } from './wire.js'
+import { clinkNostrKinds } from './nostr-codec.js'
 import type { ClinkDeps, ClinkPart } from './parts.js'
 import { createDebits } from './handlers/debit-part.js'
 import { offerStore } from './offer-store.js'
@@ -17,7 +19,8 @@ import { createEnrollPart } from './handlers/enroll.js'
 
 export interface Clink {
   handlers: HandlerTable
-  server: ClinkServer
+  /** The CLINK kinds for the relay transport: their codec, which asks the room about requests a stopped run took. */
+  nostrKinds: ServeKinds
   /** The relays are up: messages may be sent from now on, and what waited for them goes out. */
   start(): void
   /** The relays are going away (a stop): messages wait again, for the next run. */
@@ -54,7 +57,7 @@ export async function createClink(deps: ClinkDeps): Promise<Clink> {
   const all = Object.values(parts)
   return {
     handlers: Object.assign({}, liveRequestHandlers(deps.events$), ...all.map(part => part.handlers)) as HandlerTable,
-    server: {
+    nostrKinds: clinkNostrKinds({
       async resume(request) {
         try {
           return await parts[request.kind]?.resume?.(request)
@@ -63,7 +66,7 @@ export async function createClink(deps: ClinkDeps): Promise<Clink> {
           return undefined
         }
       },
-    },
+    }),
     start() {
       started = true
       for (const part of all) {

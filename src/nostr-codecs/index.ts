@@ -1,6 +1,7 @@
 // Nostr wire shapes that rooms on several layers read and write but that belong to no one room: CLINK pointers
-// (noffer/ndebit/nmanage), NIP-57 zap requests, and the Pub RPC wire of kind 21000 (its nip44v1 cipher and reply
-// shards), which the daemon's transport and the CLI's relay client both speak. Pure functions, beneath the domains.
+// (noffer/ndebit/nmanage), NIP-57 zap requests, the Pub RPC wire of kind 21000 (its nip44v1 cipher and reply shards),
+// which the daemon's transport and the CLI's relay client both speak, and the contract between the relay transport
+// and the rooms that serve a request kind (request-codec.ts). Beneath the domains.
 export {
   encodeNoffer, decodeNoffer, encodeNdebit, decodeNdebit, encodeNmanage, decodeNmanage, encodeAccountPointers,
   type OfferPointer, type AccessPointer, type OfferPriceType,
@@ -13,3 +14,9 @@ export {
 } from './cipher.js'
 export { shardPlaintexts, type Shard } from './shards.js'
 
+export { conversationKeys } from './conversation-keys.js'
+export {
+  noReply,
+  type Addressee, type AnyNostrCodec, type AppKey, type AppKeyring, type CodecCall, type CodecParts, type ConversationKeys,
+  type Decoded, type Inbound, type NostrCodec, type SendEvent, type ServeKinds, type ServedKinds, type StoredReply,
+} from './request-codec.js'

@@ -1,8 +1,8 @@
-// The NWC room (NIP-47): every user's wallet usable from any Nostr Wallet Connect app. Its handlers
-// manage connections and serve the NIP-47 methods, which reach them like every request: the relay
-// transport's kind-23194 codec, the one claim store, authentication (caller kind nwcConnection), the dispatcher.
-// Money moves only through the wallet's door. The transport reads the room's relay view for the keys to serve on,
-// the connections' info events and the payment notifications.
+// The NWC room (NIP-47): every user's wallet usable from any Nostr Wallet Connect app. Its handlers manage
+// connections and serve the NIP-47 methods, which reach them like every request: the room's kind-23194 codec
+// (nostr-codec.ts, run by the relay transport), the one claim store, authentication (caller kind nwcConnection), the
+// dispatcher. Money moves only through the wallet's door. The codec reads the room's relay view for the keys to
+// serve on, the connections' info events and the payment notifications.
 import type { Logger } from 'pino'
 import type { SqlStore } from '../store/index.js'
 import { type Clock, type DomainEvent, type HandlerTable } from '../bus/index.js'
@@ -13,12 +13,12 @@ import { nwcHandlers } from './handlers/connections.js'
 import { nip47Handlers } from './handlers/nip47.js'
 import { methodTable } from './methods.js'
 import { walletTransactionReader } from './transactions.js'
-import { nwcDirectory, nwcRelayView, type NwcRelayView } from './relay-view.js'
+import { nwcDirectory, nwcRelayView } from './relay-view.js'
+import { nwcNostrKinds } from './nostr-codec.js'
+import type { ServeKinds } from '../nostr-codecs/index.js'
 import type { NodeFacts, NwcWallet } from './methods.js'
 
 export type { NwcWallet, NodeFacts } from './methods.js'
-export type { NwcRelayView, NwcAnnouncement, NwcNotice } from './relay-view.js'
-export { nip47CodeOf } from './nip47-errors.js'
 
 export interface NwcDeps {
   sql: SqlStore
@@ -39,8 +39,8 @@ export interface Nwc {
   handlers: HandlerTable
   /** Who a NIP-47 request's author is (the nwcConnection caller kind). */
   directory: NwcDirectory
-  /** What the relay transport serves kind 23194 with. */
-  relayView: NwcRelayView
+  /** Kind 23194 for the relay transport: the room's NIP-47 codec over its connections. */
+  nostrKinds: ServeKinds
   /**
    * Ends every connection the wallet link `walletLinkId` made on the wallet page (the link was revoked or replaced):
    * once this resolves, their requests are refused and no payment of theirs is debited any more. How many ended.
@@ -70,7 +70,7 @@ export async function createNwc(deps: NwcDeps): Promise<Nwc> {
   return {
     handlers,
     directory: nwcDirectory(directory),
-    relayView: nwcRelayView(directory, transactions, deps.clock),
+    nostrKinds: nwcNostrKinds(nwcRelayView(directory, transactions, deps.clock)),
     endWithWalletLink: async walletLinkId => (await directory.endWithLink(walletLinkId, deps.clock.now())).length,
   }
 }

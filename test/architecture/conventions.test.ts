@@ -38,18 +38,27 @@ function exportedFunctions(file: string): string[] {
   })
 }
 
-test('each file in transports/nostr/codecs/ exports a factory of a NostrCodec: serving a kind is declaring one', () => {
-  const files = filesUnder(codecDir)
+/** The codec contract: what a request kind is to the relay transport. */
+const codecContract = 'src/nostr-codecs/request-codec.ts'
+/** A room's codec of the kinds it serves over Nostr (CLINK's, NIP-47's): `nostr-codec.ts` in the room. */
+const roomCodecs = () =>
+  fs.readdirSync(path.join(repoRoot, 'src'), { withFileTypes: true }).flatMap(item =>
+    item.isDirectory() && fs.existsSync(path.join(repoRoot, 'src', item.name, 'nostr-codec.ts')) ? [`src/${item.name}/nostr-codec.ts`] : [],
+  )
+
+test('each codec file (the transport\'s codecs/, a room\'s nostr-codec.ts) exports a factory of a NostrCodec', () => {
+  const files = [...filesUnder(codecDir), ...roomCodecs()]
+  assert.equal(roomCodecs(), ['src/clink/nostr-codec.ts', 'src/nwc/nostr-codec.ts'])
   assert.ok(files.length >= 3, `only ${files.length} codec files`)
-  const roots = [...files, 'src/transports/nostr/codec.ts'].map(file => path.join(repoRoot, file))
+  const roots = [...files, codecContract].map(file => path.join(repoRoot, file))
   const program = ts.createProgram(roots, {
     module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true,
     resolveJsonModule: true, noEmit: true, types: ['node'],
   })
   const checker = program.getTypeChecker()
-  const codecFile = program.getSourceFile(path.join(repoRoot, 'src/transports/nostr/codec.ts'))!
+  const codecFile = program.getSourceFile(path.join(repoRoot, codecContract))!
   const anyCodec = checker.getExportsOfModule(checker.getSymbolAtLocation(codecFile)!).find(s => s.name === 'AnyNostrCodec')
-  assert.ok(anyCodec, 'codec.ts declares AnyNostrCodec')
+  assert.ok(anyCodec, `${codecContract} declares AnyNostrCodec`)
   const codecType = checker.getDeclaredTypeOfSymbol(anyCodec!)
   const withoutCodec: string[] = []
   for (const file of files) {
@@ -63,14 +72,21 @@ test('each file in transports/nostr/codecs/ exports a factory of a NostrCodec: s
   assert.equal(withoutCodec, [], 'codec files that export no NostrCodec factory')
 })
 
+test('the relay transport imports neither clink nor nwc: their codecs come from their rooms, through the composition root', () => {
+  const named = filesUnder('src/transports/nostr').flatMap(file =>
+    [...fs.readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/from '((?:\.\.\/)+(?:clink|nwc)\/[^']*)'/g)].map(m => `${file}: ${m[1]}`),
+  )
+  assert.equal(named, [])
+})
+
 test('the checker tells a NostrCodec factory from another function', () => {
   // The same check on a file that is no codec (the reply sender): it must not pass, or the test above proves nothing.
   const file = path.join(repoRoot, 'src/transports/nostr/reply-sender.ts')
-  const program = ts.createProgram([file, path.join(repoRoot, 'src/transports/nostr/codec.ts')], {
+  const program = ts.createProgram([file, path.join(repoRoot, codecContract)], {
     module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true, types: ['node'],
   })
   const checker = program.getTypeChecker()
-  const codecFile = program.getSourceFile(path.join(repoRoot, 'src/transports/nostr/codec.ts'))!
+  const codecFile = program.getSourceFile(path.join(repoRoot, codecContract))!
   const codecType = checker.getDeclaredTypeOfSymbol(
     checker.getExportsOfModule(checker.getSymbolAtLocation(codecFile)!).find(s => s.name === 'AnyNostrCodec')!,
   )

@@ -1,27 +1,13 @@
 // The app keys the daemon answers as. Every app has its own keypair; requests name the app in their first `p`
 // tag and the reply is signed by the key that was addressed (docs/pub-protocol.md, "Nostr kinds").
 import { hexToBytes } from '@noble/hashes/utils.js'
-
-export interface AppKey {
-  appId: string
-  name: string
-  pubkey: string
-  secretKey: Uint8Array
-}
+import type { AppKey, AppKeyring } from '../../nostr-codecs/index.js'
 
 export interface AppKeyRow {
   id: string
   name: string
   nostr_public_key: string
   nostr_private_key: string
-}
-
-export interface AppKeyring {
-  byPubkey(pubkey: string): AppKey | undefined
-  byAppId(appId: string): AppKey | undefined
-  all(): AppKey[]
-  /** Reloads from the apps table; true when the set of keys changed (a new app: the filter must grow). */
-  refresh(): Promise<boolean>
 }
 
 /** The keyring, loaded. Lookups answer from memory (the transport is hot); `refresh` reads the apps table again. */

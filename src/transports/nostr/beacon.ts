@@ -6,7 +6,7 @@
 // The timer can be stopped and the clock injected, so a test drives it with `announce()` instead of waiting.
 import type { Event } from 'nostr-tools/pure'
 import { type Clock } from '../../bus/index.js'
-import type { AppKey } from './app-keys.js'
+import type { AppKey } from '../../nostr-codecs/index.js'
 import type { SendEvent } from './sign.js'
 import { unixSeconds } from '../../units/index.js'
 import { appDataKind as beaconKind, clinkKinds } from '../../nostr-kinds/index.js'

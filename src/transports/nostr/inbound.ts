@@ -15,8 +15,8 @@ import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
 import { lastValueFrom, type Clock, type Dispatcher } from '../../bus/index.js'
 import { isStoreFault } from '../../store/index.js'
-import { noReply, type Addressee, type AnyNostrCodec, type Decoded, type Inbound, type NostrCodec } from './codec.js'
-import type { Claim, ProcessedRequests, StoredReply } from './processed-requests.js'
+import { noReply, type Addressee, type AnyNostrCodec, type Decoded, type Inbound, type NostrCodec, type StoredReply } from '../../nostr-codecs/index.js'
+import type { Claim, ProcessedRequests } from './processed-requests.js'
 import type { VerifyEvent } from './verify.js'
 
 export interface ClaimStageDeps {

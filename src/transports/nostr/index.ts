@@ -10,8 +10,7 @@ import { nprofileEncode } from 'nostr-tools/nip19'
 import type { Logger } from 'pino'
 import type { ProcessedRequestsStore } from './processed-requests.js'
 import type { EventVerifier, VerifyEvent } from './verify.js'
-import { appKeyring, type AppKeyRow, type AppKeyring } from './app-keys.js'
-import { conversationKeys } from './conversation-keys.js'
+import { appKeyring, type AppKeyRow } from './app-keys.js'
 import { processedRequests } from './processed-requests.js'
 import { replySender } from './reply-sender.js'
 import { claimStage, inboundPipeline } from './inbound.js'
@@ -20,11 +19,8 @@ import { isOwnRelay } from '../../callbacks/index.js'
 import { createEventSigner, type SendEvent } from './sign.js'
 import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
 import { serviceBeacon, type BeaconAbout } from './beacon.js'
-import { isClinkKind, type ClinkServer } from '../../clink/index.js'
-import type { NwcRelayView } from '../../nwc/index.js'
+import { conversationKeys, type AppKeyring, type ServeKinds, type ServedKinds } from '../../nostr-codecs/index.js'
 import { pubRpcCodec } from './codecs/pub-rpc.js'
-import { clinkCodec } from './codecs/clink.js'
-import { nwcCodec } from './codecs/nwc.js'
 import { pushLiveUserOperations, pushToKeys, pushUserStreams, type KeyPush, type LinkedKeyLookup } from './pushes.js'
 import { liveStreams } from './live-streams.js'
 import { unixSeconds } from '../../units/index.js'
@@ -74,11 +70,12 @@ export interface NostrTransportDeps {
   maxContentLength: number
   fees: { serviceFeeFloor: number; serviceFeeBps: number }
   backoff?: Backoff
-  /** The CLINK room's say on interrupted requests; the requests themselves go to the dispatcher (unserved: dropped). */
-  clink?: ClinkServer
-  /** The NWC room's connections; without it kind 23194 is not subscribed to. */
-  nwc?: NwcRelayView
-  /** NWC requests write their own access line (the method and NIP-47 code); none when the access log is off. */
+  /**
+   * The request kinds rooms serve besides the Pub RPC of kind 21000 (CLINK, NIP-47): each room's codec, lent the
+   * transport's keys and sending. A kind no room serves is not subscribed to.
+   */
+  kinds?: readonly ServeKinds[]
+  /** Codecs that answer in their own words write their own access line; none when the access log is off. */
   accessLog?: AccessLog
 }
 
@@ -134,16 +131,15 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   // Stream subscriptions stay open here until the transport stops; linked-key pushes skip the keys they serve.
   const streams = liveStreams({ dispatcher: deps.dispatcher, sender, log })
   const rpc = pubRpcCodec({ dispatcher: deps.dispatcher, apps, keys, sender, streams, log, accessLog: deps.accessLog })
-  const clink = clinkCodec({ server: deps.clink, apps, keys, send, clock, log })
-  // Without the NWC room kind 23194 is not served.
-  const nwc = deps.nwc
-    ? nwcCodec({
-        view: deps.nwc, keys, send, clock, accessLog: deps.accessLog,
-        sendNow: (template, key) => publishOwn(signer.sign(template, key)),
-      })
-    : undefined
+  const served: ServedKinds[] = (deps.kinds ?? []).map(serve =>
+    serve({
+      apps, keys, send, clock, log, accessLog: deps.accessLog,
+      sendNow: (template, key) => publishOwn(signer.sign(template, key)),
+      resubscribe: () => pool.resubscribe(),
+    }),
+  )
   const inbound = inboundPipeline({
-    codecs: nwc ? [rpc, clink, nwc] : [rpc, clink],
+    codecs: [rpc, ...served.map(kind => kind.codec)],
     stage,
     processed,
     dispatcher: deps.dispatcher,
@@ -191,29 +187,21 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       (err: unknown) => log.error({ err }, 'could not load the keys of a new app'),
     )
   })
-  // What the CLINK room sends on its own (receipts, answers to parked requests), signed by the app it names.
-  const clinkMessages = deps.events$.pipe(ofType('clink.answer')).subscribe(message => {
-    if (stopping || !isClinkKind(message.kind)) return
-    try {
-      if (!clink.deliver({ ...message, kind: message.kind })) log.warn({ id: message.replyTo }, 'CLINK message not sent: unknown app')
-    } catch (err) {
-      log.error({ err, id: message.replyTo }, 'could not send a CLINK message')
-    }
-  })
-  // A connection made or changed while running: its key joins the subscription, its info event goes out.
-  const nwcChanges = deps.events$.subscribe(event => {
-    if (stopping || !nwc) return
-    try {
-      if (event.type === 'nwc.connection') {
-        if (nwc.serve(event.servicePubkey)) pool.resubscribe()
-        nwc.announce(event.servicePubkey)
-      } else if (event.type === 'invoice.paid' || event.type === 'payment.settled') {
-        nwc.notify(event).catch(err => log.error({ err, type: event.type }, 'could not send an NWC notification'))
+  // What the rooms' kinds do with the daemon's events: a CLINK answer to send, an NWC connection to serve, a payment
+  // to notify.
+  const kindEvents = deps.events$.subscribe(event => {
+    if (stopping) return
+    for (const kind of served) {
+      try {
+        kind.onEvent?.(event)
+      } catch (err) {
+        log.error({ err, type: event.type }, 'a served kind failed on a domain event')
       }
-    } catch (err) {
-      log.error({ err, type: event.type }, 'could not serve an NWC connection change or notification')
     }
   })
+  const announceKinds = () => {
+    for (const kind of served) kind.announce?.()
+  }
   const pushDeps = { events$: deps.events$, users: deps.users, apps, sender, log, streams }
   const pushes = [pushLiveUserOperations(pushDeps), pushUserStreams(pushDeps)]
   if (deps.keyPushes$) pushes.push(pushToKeys(deps.keyPushes$, pushDeps))
@@ -249,8 +237,8 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   // debit a crash interrupted is resumed (its room learns it is answered) before the room sends what resolved since.
   await stage.begun()
   beacon.start()
-  nwc?.announceAll()
-  log.info({ relays: deps.relays, apps: apps.all().length, nwcKeys: nwc?.keys().length ?? 0, signer: signer.engine }, 'relay transport subscribed')
+  announceKinds()
+  log.info({ relays: deps.relays, apps: apps.all().length, keys: served.reduce((sum, kind) => sum + kind.codec.keys().length, 0), signer: signer.engine }, 'relay transport subscribed')
 
   return {
     get nprofile() {
@@ -264,7 +252,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       nprofile = profileOn(deps.publicRelays ?? urls)
       beacon.announce() // the new relays learn the service at once
       // Published to every relay of the pool; the ones that had it already keep the same replaceable event.
-      nwc?.announceAll()
+      announceKinds()
       log.info({ relays: urls }, 'relay transport now serves on these relays')
     },
     async stop(graceMs = Infinity) {
@@ -272,8 +260,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       beacon.stop()
       clearInterval(pruner)
       newApps.unsubscribe()
-      nwcChanges.unsubscribe()
-      clinkMessages.unsubscribe()
+      kindEvents.unsubscribe()
       for (const push of pushes) push.unsubscribe()
       await withinGrace(stage.idle(), graceMs)
       // After the requests taken are answered, so that no subscription accepted meanwhile stays open: each stream's

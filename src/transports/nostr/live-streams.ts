@@ -11,10 +11,8 @@
 // without losing anything a subscriber would have had.
 import type { Logger } from 'pino'
 import { type Subscription, type Dispatcher, isOperationError } from '../../bus/index.js'
-import type { CipherScheme } from '../../nostr-codecs/index.js'
-import type { AppKey } from './app-keys.js'
+import type { AppKey, CipherScheme, StoredReply } from '../../nostr-codecs/index.js'
 import type { ReplySender } from './reply-sender.js'
-import type { StoredReply } from './processed-requests.js'
 import { errorReply, okReply } from './envelope.js'
 
 /** Open subscriptions at most; each one filters every domain event of its stream's type. */

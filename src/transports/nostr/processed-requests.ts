@@ -22,15 +22,7 @@
 // and synced the same way right after. Both paths run the same statements.
 import { commitWithoutSync, walSyncFor, type Db, type SqlExecutor, type SqlStore } from '../../store/index.js'
 import { BoundedSet } from '../../limits/index.js'
-
-/** A stored reply: its encrypted contents (one per shard; none when the request was dropped) and when it was sent. */
-export interface StoredReply {
-  /** created_at (unix s) of the last events that carried it; a re-send must be dated later to get a new event id. */
-  sentAt: number
-  contents: string[]
-  /** A CLINK answer carried `["clink_version","1"]`: a re-send must carry it too. */
-  clinkVersion?: boolean
-}
+import type { StoredReply } from '../../nostr-codecs/index.js'
 
 export type Claim =
   | { state: 'claimed' }

@@ -6,7 +6,7 @@
 // items from there, so it is skipped here.
 import { type Observable, type Subscription, ofType, type DomainEvent } from '../../bus/index.js'
 import type { Logger } from 'pino'
-import type { AppKeyring } from './app-keys.js'
+import type { AppKeyring } from '../../nostr-codecs/index.js'
 import type { ReplySender } from './reply-sender.js'
 import type { LiveStreams } from './live-streams.js'
 

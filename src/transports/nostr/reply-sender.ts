@@ -3,16 +3,12 @@
 // pushes share it. A reply is sealed (encrypted, dated) first and published once it is stored, so that it can be
 // re-sent as it was and never leaves before a repeat of its request would find it.
 import { randomBytes } from 'node:crypto'
-import { encryptWith, type CipherScheme } from '../../nostr-codecs/index.js'
-import type { ConversationKeys } from './conversation-keys.js'
-import type { AppKey } from './app-keys.js'
-import type { SendEvent } from './sign.js'
+import { encryptWith, type AppKey, type CipherScheme, type ConversationKeys, type SendEvent, type StoredReply } from '../../nostr-codecs/index.js'
 import { shardPlaintexts } from '../../nostr-codecs/index.js'
 import { pubRpcKind } from '../../nostr-kinds/index.js'
 import type { Event } from 'nostr-tools/pure'
 import { type Clock } from '../../bus/index.js'
 import { BoundedMap } from '../../limits/index.js'
-import type { StoredReply } from './processed-requests.js'
 import { unixSeconds } from '../../units/index.js'
 
 /** Peers whose last scheme is remembered for pushes; older ones get the default again. */

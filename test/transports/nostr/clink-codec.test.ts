@@ -11,16 +11,17 @@ import * as nip44 from 'nostr-tools/nip44'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { openStore } from '../../../src/store/index.js'
 import { appKeyring } from '../../../src/transports/nostr/app-keys.js'
-import { conversationKeys } from '../../../src/transports/nostr/conversation-keys.js'
+import { conversationKeys } from '../../../src/nostr-codecs/index.js'
 import { processedRequests } from '../../../src/transports/nostr/processed-requests.js'
 import { createEventSigner } from '../../../src/transports/nostr/sign.js'
 import { createEventVerifier } from '../../../src/transports/nostr/verify.js'
-import { clinkCodec } from '../../../src/transports/nostr/codecs/clink.js'
+import { clinkCodec } from '../../../src/clink/nostr-codec.js'
 import { claimStage, inboundPipeline } from '../../../src/transports/nostr/inbound.js'
 import type { ClinkAnswer, ClinkKind, ClinkRequest, ClinkServer } from '../../../src/clink/index.js'
 import type { Call } from '../../../src/bus/dispatcher.js'
 import { from } from '../../../src/vendor/rxjs.js'
 import { tempDataDir } from '../../support/daemon.js'
+import { until } from '../../support/until.js'
 
 const log = pino({ level: process.env.TEST_LOG ?? 'silent' })
 const clock = { now: () => Date.now() }
@@ -193,8 +194,7 @@ test('an answer leaves only once it is stored: a run killed before that sent not
   let calls = 0
   const first = await setup({ handle: async () => (calls++, { payload: { res: 'ok', preimage: 'aa' } }) }, dataDir, 'never')
   first.transport.receive(event, apps.byAppId('app-1')!)
-  await new Promise(resolve => setTimeout(resolve, 50))
-  assert.is(calls, 1, 'the room answered')
+  await until(() => calls === 1, 'the room to answer')
   assert.is(first.published.length, 0, 'not stored, so not sent')
   first.store.close()
   const second = await setup({ handle: async () => (calls++, { payload: { res: 'ok', preimage: 'aa' } }) }, dataDir)

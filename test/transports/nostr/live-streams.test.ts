@@ -15,7 +15,7 @@ import { liveStreamHandlers } from '../../../src/wallet/handlers/live-streams.js
 import { liveStreams } from '../../../src/transports/nostr/live-streams.js'
 import { pushLiveUserOperations } from '../../../src/transports/nostr/pushes.js'
 import type { ReplySender } from '../../../src/transports/nostr/reply-sender.js'
-import type { AppKey } from '../../../src/transports/nostr/app-keys.js'
+import type { AppKey } from '../../../src/nostr-codecs/index.js'
 
 const log = pino({ level: 'silent' })
 const secret = generateSecretKey()

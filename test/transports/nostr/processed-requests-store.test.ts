@@ -6,8 +6,9 @@ import { suite } from '../../support/suite.js'
 import * as assert from 'uvu/assert'
 import { openStore, postgresSqlStore } from '../../../src/store/index.js'
 import {
-  processedRequests, type ClaimRow, type ProcessedRequestsStore, type StoredReply,
+  processedRequests, type ClaimRow, type ProcessedRequestsStore,
 } from '../../../src/transports/nostr/processed-requests.js'
+import type { StoredReply } from '../../../src/nostr-codecs/index.js'
 import { tempDataDir } from '../../support/daemon.js'
 import { logPostgresSkipped, openEngines } from '../../support/sql-engines.js'
 

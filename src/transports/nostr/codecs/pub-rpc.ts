@@ -7,14 +7,13 @@
 // client to time out).
 import { type Dispatcher, isOperationError, type AccessLog } from '../../../bus/index.js'
 import type { Logger } from 'pino'
-import { decryptPayload, type CipherScheme } from '../../../nostr-codecs/index.js'
-import type { ConversationKeys } from '../conversation-keys.js'
-import type { AppKey, AppKeyring } from '../app-keys.js'
+import {
+  decryptPayload, noReply, type AppKey, type AppKeyring, type CipherScheme, type ConversationKeys, type Decoded, type Inbound, type NostrCodec,
+} from '../../../nostr-codecs/index.js'
 import type { ReplySender } from '../reply-sender.js'
 import { envelopeInput, errorReply, okReply, parseEnvelope, type RequestEnvelope } from '../envelope.js'
 import type { LiveStreams } from '../live-streams.js'
 import { pubRpcKind } from '../../../nostr-kinds/index.js'
-import { noReply, type Decoded, type Inbound, type NostrCodec } from '../codec.js'
 
 /** Said to a client whose request was taken by a daemon run that stopped before answering it. */
 export const interruptedReason = 'the service restarted while handling this request; its outcome is unknown'

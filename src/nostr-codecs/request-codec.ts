@@ -1,12 +1,49 @@
-// What a Nostr request kind is to the one inbound pipeline: a codec, a small declaration per kind. The
-// pipeline (inbound.ts) does everything kinds share — one subscription, size/age/shape, the signature, the
+// What a Nostr request kind is to the daemon's relay transport: a codec, a small declaration per kind. The
+// transport's one inbound pipeline does everything kinds share — one subscription, size/age/shape, the signature, the
 // exactly-once claim in the one claim store, the repeat of a stored reply, the dispatcher — and asks the codec only
 // what differs between kinds: which keys its requests are addressed to, how a request reads as a catalogue call, how
 // an answer or an error is written back, and what a request an earlier run took but never answered is told.
-// Serving a new kind is writing one codec file in codecs/ and listing it where the transport starts.
-import type { Event } from 'nostr-tools/pure'
-import type { Call } from '../../bus/index.js'
-import type { StoredReply } from './processed-requests.js'
+// A kind's codec lives with the room that knows the protocol (NIP-47 in src/nwc, CLINK in src/clink; the Pub RPC of
+// kind 21000, the transport's own wire, in the transport): the composition root hands each room's `ServeKinds` to
+// the transport, which lends it the parts below. So one protocol is changed in one room, and the transport imports
+// no domain.
+import type { Event, EventTemplate } from 'nostr-tools/pure'
+import type { Logger } from 'pino'
+import type { AccessLog, Call, Clock, DomainEvent } from '../bus/index.js'
+import type { CipherScheme } from './cipher.js'
+
+/** A stored reply: its encrypted contents (one per shard; none when the request was dropped) and when it was sent. */
+export interface StoredReply {
+  /** created_at (unix s) of the last events that carried it; a re-send must be dated later to get a new event id. */
+  sentAt: number
+  contents: string[]
+  /** A CLINK answer carried `["clink_version","1"]`: a re-send must carry it too. */
+  clinkVersion?: boolean
+}
+
+/** Signs as the key's owner and publishes (to every service relay), in call order. */
+export type SendEvent = (template: EventTemplate, secretKey: Uint8Array) => void
+
+/** Conversation keys per (scheme, app key, peer), remembered: an ECDH costs far more than the cipher. */
+export interface ConversationKeys {
+  get(scheme: CipherScheme, secretKey: Uint8Array, appPubkey: string, peer: string): Uint8Array
+}
+
+/** An app's key: requests name the app in their `p` tag, and the reply is signed by the key addressed. */
+export interface AppKey {
+  appId: string
+  name: string
+  pubkey: string
+  secretKey: Uint8Array
+}
+
+export interface AppKeyring {
+  byPubkey(pubkey: string): AppKey | undefined
+  byAppId(appId: string): AppKey | undefined
+  all(): AppKey[]
+  /** Reloads from the apps table; true when the set of keys changed (a new app: the filter must grow). */
+  refresh(): Promise<boolean>
+}
 
 /** The key a request is addressed to (its `p` tag), which signs the answer. */
 export interface Addressee {
@@ -86,3 +123,31 @@ export type AnyNostrCodec = NostrCodec<any, any>
 
 /** What is stored for a request dropped without a reply, so its redeliveries are dropped too. */
 export const noReply: StoredReply = { sentAt: 0, contents: [] }
+
+/** What the transport lends the codecs of a room: its keys and its ways to send, through its one relay pool. */
+export interface CodecParts {
+  apps: AppKeyring
+  keys: ConversationKeys
+  /** Signs (on the signature thread when there is one) and publishes, in call order. */
+  send: SendEvent
+  /** Signs on this thread and publishes at once: what a client asks the relay for right after an HTTP answer. */
+  sendNow: SendEvent
+  /** The codec serves a key more (`keys()` grew): the transport subscribes again. */
+  resubscribe(): void
+  clock: Clock
+  log: Logger
+  /** One line per answered request; none when the access log is off. */
+  accessLog?: AccessLog
+}
+
+/** The request kinds a room serves over Nostr: their codec, and what the room's kinds do with the daemon's events. */
+export interface ServedKinds {
+  codec: AnyNostrCodec
+  /** A domain event (a CLINK answer to send, an NWC connection made, a payment to notify); errors are logged. */
+  onEvent?(event: DomainEvent): void
+  /** The relays are subscribed, or changed: publish what the kinds announce (NWC info events). */
+  announce?(): void
+}
+
+/** What a room hands the transport (through the composition root) to serve its kinds. */
+export type ServeKinds = (parts: CodecParts) => ServedKinds

@@ -1,14 +1,11 @@
 // Conversation keys per (scheme, app key, peer). The ECDH behind a key costs milliseconds in pure JS while the
 // cipher itself costs microseconds, so a busy peer must not pay it per request.
-import { conversationKey, type CipherScheme } from '../../nostr-codecs/index.js'
-import { BoundedMap } from '../../limits/index.js'
+import { conversationKey } from './cipher.js'
+import type { ConversationKeys } from './request-codec.js'
+import { BoundedMap } from '../limits/index.js'
 
 /** Peers remembered; the least recently used key is forgotten beyond this. */
 const defaultCapacity = 10_000
-
-export interface ConversationKeys {
-  get(scheme: CipherScheme, secretKey: Uint8Array, appPubkey: string, peer: string): Uint8Array
-}
 
 export function conversationKeys(capacity = defaultCapacity): ConversationKeys {
   const keys = new BoundedMap<string, Uint8Array>(capacity)

@@ -1,22 +1,22 @@
-// Kind 23194 (NIP-47): a request addressed to an NWC connection's service key (and
+// NIP-47 on the relays, the codec the relay transport runs kind 23194 through: a request addressed to an NWC
+// connection's service key (and
 // not past its expiration tag), decrypted with the scheme its `encryption` tag names, read as a catalogue call
 // (`{method, params}` → NwcPayInvoice …, caller kind nwcConnection) and answered with kind 23195 in that scheme, one
 // access line per answer in NIP-47's words. The connections' info events (13194) and payment notifications (23197
 // NIP-44, 23196 NIP-04) leave here too.
-import { isOperationError, type AccessLog, type Clock, type DomainEvent } from '../../../bus/index.js'
-import { catalogue } from '../../../../schema/catalogue.js'
-import { nip47CodeOf, type NwcRelayView } from '../../../nwc/index.js'
-import { nwcConnectionOf } from '../../../auth/index.js'
-import type { ConversationKeys } from '../conversation-keys.js'
-import { encryptWith, decryptWith, encryptNip04, decryptNip04 } from '../../../nostr-codecs/index.js'
-import type { StoredReply } from '../processed-requests.js'
-import type { SendEvent } from '../sign.js'
-import type { Addressee, Decoded, Inbound, NostrCodec } from '../codec.js'
-import { unixSeconds } from '../../../units/index.js'
-
+import { isOperationError, type DomainEvent } from '../bus/index.js'
+import { catalogue } from '../../schema/catalogue.js'
+import { nwcConnectionOf } from '../auth/index.js'
+import {
+  encryptWith, decryptWith, encryptNip04, decryptNip04,
+  type Addressee, type CodecParts, type Decoded, type Inbound, type NostrCodec, type ServeKinds, type StoredReply,
+} from '../nostr-codecs/index.js'
+import { unixSeconds } from '../units/index.js'
 import {
   nwcInfoKind, nwcNotificationKindNip04, nwcNotificationKindNip44, nwcRequestKind, nwcResponseKind,
-} from '../../../nostr-kinds/index.js'
+} from '../nostr-kinds/index.js'
+import { nip47CodeOf } from './nip47-errors.js'
+import type { NwcRelayView } from './relay-view.js'
 
 type NwcEncryption = 'nip44_v2' | 'nip04'
 /** What the info event's `encryption` tag announces. */
@@ -36,18 +36,12 @@ interface NwcResponse {
   result: object | null
 }
 
-export interface NwcCodecDeps {
+/**
+ * `sendNow` publishes the info events, which an app asks the relay for right after the user made its connection (the
+ * HTTP answer must not outrun them); the access log gets one line per answered request, in NIP-47's words.
+ */
+export interface NwcCodecDeps extends Pick<CodecParts, 'keys' | 'send' | 'sendNow' | 'clock' | 'accessLog'> {
   view: NwcRelayView
-  keys: ConversationKeys
-  send: SendEvent
-  /**
-   * Signs on this thread and publishes at once: info events, which an app asks the relay for right after the user
-   * made its connection (the HTTP answer must not outrun them).
-   */
-  sendNow: SendEvent
-  clock: Clock
-  /** One line per answered request, with the NIP-47 method and code; none when the access log is off. */
-  accessLog?: AccessLog
 }
 
 /** A decoded NIP-47 request: the request, who answers it in which scheme, and the refusal when no call can run. */
@@ -233,4 +227,26 @@ function parseRequest(text: string): { method: string; params: Record<string, un
   const { method, params } = parsed as { method?: unknown; params?: unknown }
   if (typeof method !== 'string') throw new Error('request has no method')
   return { method, params: typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {} }
+}
+
+/**
+ * Kind 23194 as the room serves it: the codec; a connection made or changed joins the subscription and announces
+ * itself, and a payment notifies the connections of its wallet.
+ */
+export function nwcNostrKinds(view: NwcRelayView): ServeKinds {
+  return parts => {
+    const codec = nwcCodec({ ...parts, view })
+    return {
+      codec,
+      onEvent(event: DomainEvent) {
+        if (event.type === 'nwc.connection') {
+          if (codec.serve(event.servicePubkey)) parts.resubscribe()
+          codec.announce(event.servicePubkey)
+        } else if (event.type === 'invoice.paid' || event.type === 'payment.settled') {
+          codec.notify(event).catch(err => parts.log.error({ err, type: event.type }, 'could not send an NWC notification'))
+        }
+      },
+      announce: () => codec.announceAll(),
+    }
+  }
 }

@@ -1,22 +1,21 @@
-// Kinds 21001–21004 (CLINK offers, debits, manage, enroll: docs/pub-protocol.md, "CLINK"): addressed to an app key,
-// NIP-44 decrypted, the request as a catalogue call (ClinkOfferRequest …, caller kind clinkRequester) and the answer
-// on the same kind, tags `p` = requester and `e` = request id, encrypted the way the request was. What a request
-// means is the CLINK room's business (src/clink): a parked request is answered later by the room's `clink.answer`
-// domain event, which `deliver` sends; a request a stopped run had taken is the room's to resume.
-import type { Logger } from 'pino'
-import { isOperationError, type Clock } from '../../../bus/index.js'
-import { catalogue } from '../../../../schema/catalogue.js'
+// The CLINK kinds on the relays, 21001–21004 (offers, debits, manage, enroll: docs/pub-protocol.md, "CLINK"): the
+// codec the relay transport runs them through. A request is addressed to an app key, NIP-44 decrypted, read as a
+// catalogue call (ClinkOfferRequest …, caller kind clinkRequester), and answered on the same kind, tags `p` =
+// requester and `e` = request id, encrypted the way the request was. A parked request is answered later by the
+// room's `clink.answer` domain event, which `deliver` sends; a request a stopped run had taken is the room's to
+// resume (ClinkServer). The transport lends the keys and the sending (CodecParts); it knows nothing of CLINK.
+import { isOperationError, type DomainEvent } from '../bus/index.js'
+import { catalogue } from '../../schema/catalogue.js'
 import {
-  clinkKinds, clinkOfferKind, interruptedAnswer, invalidAnswer, isClinkKind,
+  clinkKinds, clinkOfferKind, isClinkKind,
   type ClinkAnswer, type ClinkKind, type ClinkMessage, type ClinkRequest, type ClinkServer,
-} from '../../../clink/index.js'
-import { decryptPayload, encryptWith, type CipherScheme } from '../../../nostr-codecs/index.js'
-import type { ConversationKeys } from '../conversation-keys.js'
-import type { AppKey, AppKeyring } from '../app-keys.js'
-import type { StoredReply } from '../processed-requests.js'
-import type { SendEvent } from '../sign.js'
-import { noReply, type Decoded, type NostrCodec } from '../codec.js'
-import { unixSeconds } from '../../../units/index.js'
+} from './wire.js'
+import { interruptedAnswer, invalidAnswer } from './gfy.js'
+import {
+  decryptPayload, encryptWith, noReply,
+  type AppKey, type CipherScheme, type CodecParts, type Decoded, type NostrCodec, type ServeKinds, type StoredReply,
+} from '../nostr-codecs/index.js'
+import { unixSeconds } from '../units/index.js'
 
 /** The catalogue operation of each kind (`nostrCodec.kind`). */
 const operations = new Map(
@@ -26,15 +25,9 @@ const operations = new Map(
   }),
 )
 
-export interface ClinkCodecDeps {
+export interface ClinkCodecDeps extends Pick<CodecParts, 'apps' | 'keys' | 'send' | 'clock' | 'log'> {
   /** The CLINK room's say on requests a stopped run had taken; without a room those get "Temporary Failure". */
   server: ClinkServer | undefined
-  apps: AppKeyring
-  keys: ConversationKeys
-  /** Signs and publishes an event of ours. */
-  send: SendEvent
-  clock: Clock
-  log: Logger
 }
 
 /** A decoded CLINK request: the room's view of it, and who answers it in which cipher. */
@@ -152,5 +145,19 @@ export function clinkCodec(deps: ClinkCodecDeps): ClinkCodec {
       publish(app, message.to, message.kind, message.replyTo, seal(app, message.to, 'nip44v2', message))
       return true
     },
+  }
+}
+
+/** The CLINK kinds as the room serves them: the codec, and the room's own messages (`clink.answer`) sent by it. */
+export function clinkNostrKinds(server: ClinkServer): ServeKinds {
+  return parts => {
+    const codec = clinkCodec({ ...parts, server })
+    return {
+      codec,
+      onEvent(event: DomainEvent) {
+        if (event.type !== 'clink.answer' || !isClinkKind(event.kind)) return
+        if (!codec.deliver({ ...event, kind: event.kind })) parts.log.warn({ id: event.replyTo }, 'CLINK message not sent: unknown app')
+      },
+    }
   }
 }
