@@ -14,6 +14,7 @@ import { encodeBundleSample, encodeUsageRecord, openTlvFileStore } from '../../s
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { outsideInvoice } from '../support/outside-invoice.js'
 import { eventually, findChromium, launchBrowser, signInToConsole, type Browser } from '../support/browser.js'
+import { screenshotForDocs } from '../support/docs-screenshots.js'
 
 const chromiumPath = findChromium()
 const charts = suite('the Charts page in Chromium')
@@ -137,6 +138,12 @@ charts('no line across the minutes without data; the balances each on their own 
   // The live failure's minute, from the list under the chart: its failed payment, listed in Invoices & payments.
   await page.getByRole('button', { name: /^\d\d:\d\d$/ }).last().click()
   await picked.getByText(/^1 failed payment:/).waitFor()
+  // The page as the README shows it: the stretch without data, the labelled axes and what failed in a minute.
+  await screenshotForDocs(page, 'console-charts.png', {
+    viewport: { width: 1200, height: 800 },
+    region: [page.getByRole('heading', { name: 'Charts', level: 1 }), picked],
+    secrets: [daemon.adminToken],
+  })
   await picked.getByRole('link', { name: /^list the failed payments/ }).click()
   await page.getByRole('heading', { name: 'Invoices & payments' }).waitFor()
   assert.match(page.url(), /#\/payments\?status=failed&since=\d+&until=\d+$/)

@@ -15,7 +15,7 @@ import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { startModelHost, type ModelHost } from '../support/model-host.js'
 import { fakeEntry, fakeModelBytes } from '../models/fixture.js'
 import { eventually, findChromium, launchBrowser, type Browser } from '../support/browser.js'
-import { repoRoot } from '../support/paths.js'
+import { screenshotForDocs } from '../support/docs-screenshots.js'
 
 const chromiumPath = findChromium()
 const e2e = suite('the operator console in Chromium')
@@ -62,16 +62,6 @@ e2e.after(async () => {
   await host?.close()
   if (dir) fs.rmSync(dir, { recursive: true, force: true })
 })
-
-/**
- * With RELAYPAY_TEST_DOCS_SCREENSHOTS=1 the pages the README and docs/console.md show are saved into docs/ as the test
- * reaches them, so the pictures are of what the test checked (`npm run build && RELAYPAY_TEST_DOCS_SCREENSHOTS=1 node
- * build/test/run.js console/console.test`). Off by default: a run writes nothing into the checkout.
- */
-async function screenshotForDocs(file: string): Promise<void> {
-  if (process.env.RELAYPAY_TEST_DOCS_SCREENSHOTS !== '1') return
-  await page.screenshot({ path: path.join(repoRoot, 'docs', file) })
-}
 
 async function open(name: string): Promise<void> {
   await page.goto(`${daemon.url}/console/#/${name}`)
@@ -123,7 +113,7 @@ e2e('sign in: a wrong token is refused with a message, the right one opens the o
   const named = (await page.getByTestId('public-relays').textContent()) ?? ''
   assert.match(named, /^Named in connection stringsws:\/\/127\.0\.0\.1:\d+Reachable fromthis machine only: .*\[nostr\] public_relays/)
   await eventually(async () => (await page.getByTestId('audit-result').textContent())?.startsWith('clean') ?? false, 'the start audit shown')
-  await screenshotForDocs('console-overview.png')
+  await screenshotForDocs(page, 'console-overview.png', { secrets: [daemon.adminToken] })
   // Keyboard: Tab from the top reaches the Apps link, and Enter opens the page.
   await page.evaluate('document.activeElement && document.activeElement.blur()')
   let reached = false
@@ -243,7 +233,7 @@ e2e('receive: an invoice for any user, its QR code reads back as the invoice, an
   await page.getByText(/^Paid 321 sats from alice/).waitFor()
   await page.getByTestId('receive-state').getByText('Paid: 321 sats to bob.').waitFor()
   await page.getByTestId('receive-state').scrollIntoViewIfNeeded()
-  await screenshotForDocs('console-receive.png')
+  await screenshotForDocs(page, 'console-receive.png', { secrets: [daemon.adminToken] })
 })
 
 e2e('create an NWC connection with a budget; its QR code reads back as the connection string', async () => {

@@ -10,6 +10,7 @@ import type { Locator, Page } from 'playwright-core'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { channelSats, onRegtestNetworks, type Regtest } from '../support/regtest/index.js'
 import { findChromium, launchBrowser, signInToConsole, type Browser } from '../support/browser.js'
+import { screenshotForDocs } from '../support/docs-screenshots.js'
 
 const chromiumPath = findChromium()
 const sats = (n: number) => `${n.toLocaleString('en')} sats`
@@ -173,6 +174,17 @@ function nodePage(net: Regtest): void {
     const b = net.node('B')
     await openNode()
     const row = await openToB(150_000)
+    // The page as the README shows it, loaded afresh (no message, address or "Copied" left from the steps before):
+    // A's two peers and its two channels, to R and to B, with the form that opens one.
+    await page.reload()
+    await openNode()
+    await page.getByRole('region', { name: 'Peers' }).getByTitle(b.pubkey).waitFor()
+    await row.getByRole('cell', { name: 'active', exact: true }).waitFor()
+    await screenshotForDocs(page, 'console-node.png', {
+      viewport: { width: 1200, height: 800 },
+      region: [page.getByRole('heading', { name: 'Node', level: 1 }), page.locator('section').filter({ has: page.getByRole('region', { name: 'Channels' }) })],
+      secrets: [daemon.adminToken],
+    })
     type Listed = { remote_pubkey: string; channel_point: string; csv_delay?: number; local_constraints?: { csv_delay?: number } }
     const channel = (await net.lncli<{ channels: Listed[] }>('A', ['listchannels'])).channels.find(c => c.remote_pubkey === b.pubkey)!
     const csv = channel.local_constraints?.csv_delay ?? channel.csv_delay!

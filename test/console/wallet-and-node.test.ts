@@ -13,6 +13,7 @@ import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
 import { randomNodePubkey } from '../support/outside-invoice.js'
 import { eventually, findChromium, launchBrowser, signInToConsole, type Browser } from '../support/browser.js'
+import { screenshotForDocs } from '../support/docs-screenshots.js'
 
 const chromiumPath = findChromium()
 const views = suite('the wallet and node pages in Chromium')
@@ -167,9 +168,15 @@ views("a wallet's NWC connection: a dismissed Revoke keeps it working, an accept
   const created = await daemon.request('POST', '/api/user/nwc/create', { body: { name: 'Till' }, headers: { authorization: `Bearer ${token}` } })
   assert.is(created.status, 200, created.text)
   const connections = async () => (await daemon.request('POST', '/api/user/nwc/list', { headers: { authorization: `Bearer ${token}` } })).json.connections as { name: string; revoked: boolean }[]
-  await open(`wallet?id=${(await userOf('bob')).user_id}`)
+  const bob = await userOf('bob')
+  await open(`wallet?id=${bob.user_id}`)
   const table = page.getByRole('region', { name: 'NWC connections of bob' })
   const revoke = table.getByRole('button', { name: 'Revoke Till' })
+  // The wallet's own page as docs/console.md shows it: its balance, ids, the payment from alice and the connection.
+  await revoke.waitFor()
+  await page.getByTestId('wallet-balance').filter({ hasText: `${bob.balance_sats.toLocaleString('en')} sats` }).waitFor()
+  await page.getByRole('region', { name: 'Invoices and payments of bob, newest first' }).getByRole('row').filter({ hasText: '1,234 sats' }).waitFor()
+  await screenshotForDocs(page, 'console-wallet.png', { viewport: { width: 1200, height: 800 }, fullPage: true, secrets: [daemon.adminToken, token] })
   assert.is(await dismissed(revoke), 'Revoke Till of bob? The app holding it can no longer use this wallet.')
   assert.not.ok(requested.includes('/api/user/nwc/revoke'), 'nothing sent')
   assert.equal((await connections()).map(c => [c.name, c.revoked]), [['Till', false]], 'dismissed: still usable')

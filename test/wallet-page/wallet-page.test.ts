@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { NwcTestClient, parseConnectionUri } from '../support/nwc-client.js'
 import { findChromium, launchBrowser, type Browser } from '../support/browser.js'
-import { repoRoot } from '../support/paths.js'
+import { screenshotForDocs } from '../support/docs-screenshots.js'
 
 const chromiumPath = findChromium()
 const e2e = suite('the wallet page in Chromium')
@@ -32,6 +32,8 @@ const pageErrors: string[] = []
 const closers: (() => void)[] = []
 /** The NIP-47 client on the connection made on the page: it ends with the link. */
 let pageConnection: NwcTestClient | undefined
+/** The secret of the NWC connection made on the page: never readable in a picture of the page. */
+let connectionSecret = ''
 
 let appToken: string
 const admin = () => ({ authorization: `Bearer ${daemon.adminToken}` })
@@ -64,15 +66,6 @@ async function readQr(page: Page, name: string): Promise<string | undefined> {
   const shot = path.join(dir, `${name.replace(/\W+/g, '-')}.png`)
   await page.getByRole('img', { name }).screenshot({ path: shot })
   return spawnSync('/usr/bin/zbarimg', ['-q', '--raw', shot], { encoding: 'utf8' }).stdout.trim()
-}
-
-/**
- * With RELAYPAY_TEST_DOCS_SCREENSHOTS=1 the page docs/wallet-page.md shows is saved into docs/ as the test reaches it
- * (at 375 px, an invoice paid), so the picture is of what the test checked. Off by default: a run writes nothing.
- */
-async function screenshotForDocs(page: Page, file: string): Promise<void> {
-  if (process.env.RELAYPAY_TEST_DOCS_SCREENSHOTS !== '1') return
-  await page.screenshot({ path: path.join(repoRoot, 'docs', file), fullPage: true })
 }
 
 const balanceShown = async (page: Page) => (await page.locator('#balance').textContent())!
@@ -222,6 +215,7 @@ e2e('connect an app: the NWC string (text and QR code) names the service key, a 
   const read = await readQr(wallet, 'QR code of the connection string')
   if (read !== undefined) assert.is(read, uri)
   const parsed = parseConnectionUri(uri)
+  connectionSecret = new URL(uri).searchParams.get('secret')!
   assert.ok(parsed.relays.length > 0, 'names a relay')
   // The connection is erin's: listed among her connections by its service key, and a NIP-47 client reads her balance.
   const token = (await ok('/api/operator/users/token', { identifier: 'erin' }, admin())).token
@@ -257,9 +251,11 @@ e2e('at 375 px every control is on the screen, on every tab', async () => {
   // Paid by test mode's switch this time: the page turns paid all the same.
   await ok('/api/node/mock/invoice/paid', { invoice: await narrow.getByLabel('The invoice').inputValue(), amount: 0 }, {})
   await narrow.getByText('Paid: 2,100 sats received.').waitFor()
-  await screenshotForDocs(narrow, 'wallet-page.png')
+  // Neither the link's secret (its fragment) nor the secret of the connection made on the page is on it.
+  const secrets = [new URL(link).hash.slice(1), connectionSecret].filter(secret => secret !== '')
+  await screenshotForDocs(narrow, 'wallet-page.png', { fullPage: true, secrets })
   await narrow.emulateMedia({ colorScheme: 'dark' })
-  await screenshotForDocs(narrow, 'wallet-page-dark.png')
+  await screenshotForDocs(narrow, 'wallet-page-dark.png', { fullPage: true, secrets })
   await narrow.close()
 })
 
