@@ -172,3 +172,12 @@ function held(minutes: number[], points: [number, number][], running: Set<number
     return last
   })
 }
+
+/**
+ * An axis' ticks: both ends of its range and up to two between, placed on whole values as their labels are written,
+ * none twice (a count from 0 to 1 has two ticks, not "0, 0, 1, 1").
+ */
+export function axisSplits(lo: number, hi: number): number[] {
+  const between = [lo + (hi - lo) / 3, lo + ((hi - lo) * 2) / 3].map(Math.round).filter(v => v > lo && v < hi)
+  return [...new Set([lo, ...between, hi])]
+}

@@ -3,6 +3,7 @@
 // (it holds until it changes), never as a slope between two samples.
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
+import { axisSplits } from './chart-series.js'
 
 export interface Line {
   label: string
@@ -33,9 +34,6 @@ function span(lines: Line[], fromZero: boolean): [number, number] {
   return [lo, hi]
 }
 
-/** Ticks at both ends of the range and two between. */
-const splits = (lo: number, hi: number) => [lo, lo + (hi - lo) / 3, lo + ((hi - lo) * 2) / 3, hi]
-
 export function Chart(props: {
   title: string
   testId: string
@@ -62,7 +60,7 @@ export function Chart(props: {
       scale,
       label: axis.label,
       size: 96,
-      splits: () => splits(...ranges[scale]),
+      splits: () => axisSplits(...ranges[scale]),
       values: (_u: uPlot, values: number[]) => values.map(tick),
       ...(scale === 'y2' ? { side: 1 as const, grid: { show: false } } : {}),
     })
