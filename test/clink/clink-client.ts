@@ -2,7 +2,8 @@
 // request NIP-44 v2 encrypted to the service key, tagged p and clink_version, and every answer to it (the first
 // answer, then receipts) read from the relay by its e tag. It shares no code with src/.
 import { WebSocket } from 'ws'
-import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'
+import { finalizeEvent, generateSecretKey, getEventHash, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'
+import { getPow } from 'nostr-tools/nip13'
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import * as nip44 from 'nostr-tools/nip44'
 
@@ -125,3 +126,14 @@ export class ClinkClient {
 }
 
 export const tagOf = (event: Event, name: string) => event.tags.find(t => t[0] === name)?.[1]
+
+/**
+ * NIP-13 mining that keeps created_at (nostr-tools' minePow moves it to the current second, which a test of an old
+ * request cannot have): a nonce tag ["nonce", counter, bits] until the id has `bits` leading zero bits.
+ */
+export function mine<T extends { pubkey: string; created_at: number; kind: number; tags: string[][]; content: string }>(unsigned: T, bits: number): T {
+  for (let counter = 0; ; counter++) {
+    const candidate = { ...unsigned, tags: [...unsigned.tags, ['nonce', String(counter), String(bits)]] }
+    if (getPow(getEventHash(candidate)) >= bits) return candidate
+  }
+}

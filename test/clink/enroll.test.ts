@@ -6,15 +6,14 @@
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
-import { finalizeEvent, generateSecretKey, getEventHash, getPublicKey, type Event } from 'nostr-tools/pure'
-import { getPow } from 'nostr-tools/nip13'
+import { finalizeEvent, generateSecretKey, getPublicKey, type Event } from 'nostr-tools/pure'
 import * as nip19 from 'nostr-tools/nip19'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { appProfile } from '../support/pub-client.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { newInvoice, ok, payFromOutside } from '../support/money.js'
 import { until } from '../support/until.js'
-import { ClinkClient, tagOf } from './clink-client.js'
+import { ClinkClient, mine, tagOf } from './clink-client.js'
 // The SDK's nostr-tools pool captures globalThis.WebSocket when it is evaluated (Node 20 has none): set it first.
 ;(globalThis as { WebSocket?: unknown }).WebSocket = WebSocket
 const { ClinkSDK, nofferEncode, ndebitEncode, nmanageEncode, newListRequest, newNdebitPaymentRequest } = await import('@shocknet/clink-sdk')
@@ -38,17 +37,6 @@ interface Options {
   createdAt?: number
   tags?: string[][]
   body?: unknown
-}
-
-/**
- * NIP-13 mining that keeps created_at (nostr-tools' minePow moves it to the current second, which a test of an old
- * request cannot have): a nonce tag ["nonce", counter, bits] until the id has `bits` leading zero bits.
- */
-function mine<T extends { pubkey: string; created_at: number; kind: number; tags: string[][]; content: string }>(unsigned: T, bits: number): T {
-  for (let counter = 0; ; counter++) {
-    const candidate = { ...unsigned, tags: [...unsigned.tags, ['nonce', String(counter), String(bits)]] }
-    if (getPow(getEventHash(candidate)) >= bits) return candidate
-  }
 }
 
 /** An enroll request of `secretKey`, mined to `pow` bits (the nonce tag commits to it), and its first answer. */

@@ -3,7 +3,8 @@
 // account gets its pointers again (no proof of work, no limit); a new key's request must carry NIP-13 proof of work
 // on its event id, and new accounts count against the node's new accounts a minute. An enrolled account is
 // owner-only for debits and management: another key's request that would wait for the user is refused at once.
-// Each request runs once (the transport claims its event id); a key hears at most three answers a minute.
+// Each request runs once (the transport claims its event id), and a request a stopped run had taken runs again on
+// its redelivery (it opens no second account: `resume`); a key hears at most three answers a minute.
 import type { Logger } from 'pino'
 import { isOperationError } from '../../bus/index.js'
 import { BoundedMap } from '../../limits/index.js'
@@ -106,14 +107,17 @@ export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
     }
   }
 
-  async function handle(request: ClinkRequest): Promise<ClinkAnswer | undefined> {
-    let answer: ClinkAnswer
+  async function settle(request: ClinkRequest): Promise<ClinkAnswer> {
     try {
-      answer = await decide(request)
+      return await decide(request)
     } catch (err) {
       log.error({ err, id: request.id }, 'CLINK enroll failed')
-      answer = temporary()
+      return temporary()
     }
+  }
+
+  async function handle(request: ClinkRequest): Promise<ClinkAnswer | undefined> {
+    const answer = await settle(request)
     // Past its answers for the minute a key hears nothing (what the request did, it did).
     if (!mayAnswer(request.requester.toLowerCase())) {
       log.info({ id: request.id, requester: request.requester }, 'CLINK enroll answer held back: the key had its answers for the minute')
@@ -124,10 +128,11 @@ export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
 
   return {
     handlers: { ClinkEnrollRequest: requestHandler(clinkEnrollKind, handle) },
-    // A request a stopped run had taken: the account it opened (if it got that far) is the answer.
-    async resume(request) {
-      const found = await wallet.nostr.appUserByPubkey(request.requester.toLowerCase())
-      return found ? existing(request, found.identifier, found.app_id, found.user_id) : undefined
-    },
+    // A request a stopped run had taken is enrolled again, from its first check: run twice it still opens at most
+    // one account, because an account is its key's (the unique key column, checked in the transaction that opens
+    // it), so the second run finds the account the first opened, if it got that far, and answers its pointers; if
+    // the first opened none, this run opens it. Answering "outcome unknown" instead would leave the event without
+    // its account for good: a client that heard nothing publishes the same event again, and gets that answer again.
+    resume: settle,
   }
 }
