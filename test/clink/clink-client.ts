@@ -23,6 +23,14 @@ export interface Exchange {
   close(): void
 }
 
+export interface EnrollOptions {
+  /** Leading zero bits to mine the request to (none: not mined). */
+  pow?: number
+  createdAt?: number
+  tags?: string[][]
+  body?: unknown
+}
+
 export class ClinkClient {
   readonly secretKey: Uint8Array
   readonly pubkey: string
@@ -107,6 +115,29 @@ export class ClinkClient {
           }
           check()
         }),
+    }
+  }
+
+  /**
+   * An enroll request (kind 21004) of this client's key, mined to `pow` bits (its nonce tag commits to them), and its
+   * first answer.
+   */
+  async enroll(opts: EnrollOptions = {}): Promise<{ request: Event; payload: any; event: Event }> {
+    const unsigned = {
+      kind: 21004,
+      pubkey: this.pubkey,
+      created_at: opts.createdAt ?? Math.floor(Date.now() / 1000),
+      tags: opts.tags ?? [['p', this.servicePubkey], ['clink_version', '1']],
+      content: this.encrypt(opts.body ?? {}),
+    }
+    const mined = opts.pow ? mine(unsigned, opts.pow) : unsigned
+    const request = finalizeEvent({ kind: mined.kind, created_at: mined.created_at, tags: mined.tags, content: mined.content }, this.secretKey)
+    const exchange = await this.publish(request)
+    try {
+      const reply = await exchange.next()
+      return { request, payload: reply.payload, event: reply.event }
+    } finally {
+      exchange.close()
     }
   }
 

@@ -31,7 +31,7 @@ const seed = chaosSeed(21004)
 // Proof of work kept low (it is real, just cheap); a wide clock window, so that a request published again after a
 // slow restart is still in it; no budget of new accounts or of new keys at the relay in the way: what is under test
 // is the crash.
-const config = `[nostr]\nrelay_new_keys_per_minute_per_address = 100000\n[clink]\nenroll_pow_bits = ${powBits}\nenroll_max_delta_ms = 300000\n[apps]\nnew_accounts_per_minute = 100000\nnew_accounts_burst = 100000\n`
+const config = `[nostr]\nrelay_new_keys_per_minute_per_address = 100000\n[clink]\nenroll_pow_bits = ${powBits}\nenroll_max_delta_ms = 300000\nenroll_accounts_per_minute = 100000\n`
 
 const test = suite(`CLINK enroll across SIGKILLs (seed ${seed})`)
 let daemon: TestDaemon | undefined
