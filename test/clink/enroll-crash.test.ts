@@ -106,14 +106,21 @@ const opened = (running: TestDaemon) => running.logs().split(openedLine).length 
 
 /**
  * Kills the daemon once `due` holds, checked on each line it logs and each answer heard: the moment is one of the
- * stages the batch goes through. Resolves once the process is gone.
+ * stages the batch goes through. Resolves once the process is gone; fails if the moment has not come in a minute
+ * (every moment comes at the latest when the whole batch is answered).
  */
 function killWhen(running: TestDaemon, listener: Listener, due: () => boolean): Promise<void> {
   return new Promise((resolve, reject) => {
     let fired = false
+    const limit = setTimeout(() => {
+      fired = true
+      running.process.stdout!.off('data', check)
+      reject(new Error(`the batch was not answered within a minute: ${listener.heard()} of ${batch} answers`))
+    }, 60_000)
     const check = () => {
       if (fired || !due()) return
       fired = true
+      clearTimeout(limit)
       running.process.stdout!.off('data', check)
       listener.onAnswer = undefined
       running.kill().then(resolve, reject)
