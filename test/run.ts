@@ -130,7 +130,7 @@ const perLndVersion = (entries: Entry[]): Entry[] =>
   entries.flatMap(entry => (onRegtest(entry.file) && lndRuns.length > 0 ? lndVersionsOfFile(entry.file, lndRuns).map(lnd => ({ ...entry, lnd })) : [entry]))
 
 /** Files that run for a minute or more (campaigns, crash rounds, restarts): started first, longest-first. */
-const slowFirst = ['.regtest.', 'chaos/', 'fuzz/', 'wallet/crash', 'wallet/lnd-', 'swaps/lockup', 'swaps/swap-recovery', 'health/probes', 'lifecycle/']
+const slowFirst = ['.regtest.', 'chaos/', 'fuzz/', 'wallet/crash', 'wallet/lnd-', 'swaps/lockup', 'swaps/swap-recovery', 'health/probes', 'lifecycle/', 'clink/enroll-budget']
 const weight = (entry: Entry) => {
   const rank = slowFirst.findIndex(prefix => entry.file.includes(prefix))
   return (rank === -1 ? slowFirst.length : rank) * 2 + (entry.store === 'postgres' ? 0 : 1)

@@ -12,6 +12,8 @@ export interface EnrollSettings {
   powBits: number
   /** How far a request's created_at may be from now, in ms. */
   maxDeltaMs: number
+  /** New accounts enroll opens in any 60 s, node wide. */
+  accountsPerMinute: number
 }
 
 export interface ClinkDeps {

@@ -126,7 +126,8 @@ export const configSchema = z.strictObject({
       /**
        * Accounts Nostr keys may open on their own (a first request to an app that lets clients create users), node
        * wide: a bucket of `new_accounts_burst` refilled at `new_accounts_per_minute`. Over it a new key is refused
-       * with 429 and Retry-After; keys with accounts are never limited by it.
+       * with 429 and Retry-After; keys with accounts are never limited by it. CLINK enroll has its own bound
+       * (`[clink] enroll_accounts_per_minute`).
        */
       new_accounts_per_minute: z.int().min(1).max(100_000).default(60),
       new_accounts_burst: z.int().min(1).max(100_000).default(300),
@@ -142,6 +143,12 @@ export const configSchema = z.strictObject({
        */
       enroll_pow_bits: z.int().min(0).max(32).default(18),
       enroll_max_delta_ms: z.int().min(1000).max(300_000).default(30_000),
+      /**
+       * New accounts CLINK enroll opens in any 60 s, node wide (a sliding window, as upstream's 60): a new key's
+       * request beyond them is answered code 4 with the second the oldest of them leaves the window. Enroll's own
+       * bound, apart from `[apps] new_accounts_per_minute`; keys that have an account are never counted.
+       */
+      enroll_accounts_per_minute: z.int().min(1).max(100_000).default(60),
       /**
        * What the clink-node beacon says about this node, when set: its operator's key, a website, a description; and an
        * image (http or https) both beacons name as each app's `avatarUrl`, as upstream names an app's avatar.

@@ -177,7 +177,11 @@ export async function openDomainRooms(config: Config, ground: Ground, later: Lat
     allowLoopbackCallbacks: config.callbacks.allow_loopback,
     zapRelayRefusal: relayRefusal(relayUrls, { allowLoopback: config.callbacks.allow_loopback }),
     debitRequestLifetimeMs: config.clink.debit_request_seconds * 1000,
-    enroll: { powBits: config.clink.enroll_pow_bits, maxDeltaMs: config.clink.enroll_max_delta_ms },
+    enroll: {
+      powBits: config.clink.enroll_pow_bits,
+      maxDeltaMs: config.clink.enroll_max_delta_ms,
+      accountsPerMinute: config.clink.enroll_accounts_per_minute,
+    },
   })
   rooms.started('clink', () => clink.stop())
   registry.register(clink.handlers, 'clink')

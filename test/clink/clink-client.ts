@@ -2,7 +2,8 @@
 // request NIP-44 v2 encrypted to the service key, tagged p and clink_version, and every answer to it (the first
 // answer, then receipts) read from the relay by its e tag. It shares no code with src/.
 import { WebSocket } from 'ws'
-import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'
+import { finalizeEvent, generateSecretKey, getEventHash, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure'
+import { getPow } from 'nostr-tools/nip13'
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 import * as nip44 from 'nostr-tools/nip44'
 
@@ -20,6 +21,14 @@ export interface Exchange {
   next(timeoutMs?: number): Promise<Reply>
   /** Stops listening for more answers. */
   close(): void
+}
+
+export interface EnrollOptions {
+  /** Leading zero bits to mine the request to (none: not mined). */
+  pow?: number
+  createdAt?: number
+  tags?: string[][]
+  body?: unknown
 }
 
 export class ClinkClient {
@@ -109,6 +118,29 @@ export class ClinkClient {
     }
   }
 
+  /**
+   * An enroll request (kind 21004) of this client's key, mined to `pow` bits (its nonce tag commits to them), and its
+   * first answer.
+   */
+  async enroll(opts: EnrollOptions = {}): Promise<{ request: Event; payload: any; event: Event }> {
+    const unsigned = {
+      kind: 21004,
+      pubkey: this.pubkey,
+      created_at: opts.createdAt ?? Math.floor(Date.now() / 1000),
+      tags: opts.tags ?? [['p', this.servicePubkey], ['clink_version', '1']],
+      content: this.encrypt(opts.body ?? {}),
+    }
+    const mined = opts.pow ? mine(unsigned, opts.pow) : unsigned
+    const request = finalizeEvent({ kind: mined.kind, created_at: mined.created_at, tags: mined.tags, content: mined.content }, this.secretKey)
+    const exchange = await this.publish(request)
+    try {
+      const reply = await exchange.next()
+      return { request, payload: reply.payload, event: reply.event }
+    } finally {
+      exchange.close()
+    }
+  }
+
   /** One request, its first answer's payload. */
   async ask(kind: number, body: unknown, opts: { tags?: string[][]; createdAt?: number; plaintext?: string } = {}): Promise<Reply> {
     const exchange = await this.send(kind, body, opts)
@@ -125,3 +157,14 @@ export class ClinkClient {
 }
 
 export const tagOf = (event: Event, name: string) => event.tags.find(t => t[0] === name)?.[1]
+
+/**
+ * NIP-13 mining that keeps created_at (nostr-tools' minePow moves it to the current second, which a test of an old
+ * request cannot have): a nonce tag ["nonce", counter, bits] until the id has `bits` leading zero bits.
+ */
+export function mine<T extends { pubkey: string; created_at: number; kind: number; tags: string[][]; content: string }>(unsigned: T, bits: number): T {
+  for (let counter = 0; ; counter++) {
+    const candidate = { ...unsigned, tags: [...unsigned.tags, ['nonce', String(counter), String(bits)]] }
+    if (getPow(getEventHash(candidate)) >= bits) return candidate
+  }
+}

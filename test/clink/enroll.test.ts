@@ -6,15 +6,14 @@
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
-import { finalizeEvent, generateSecretKey, getEventHash, getPublicKey, type Event } from 'nostr-tools/pure'
-import { getPow } from 'nostr-tools/nip13'
+import { finalizeEvent, generateSecretKey, getPublicKey, type Event } from 'nostr-tools/pure'
 import * as nip19 from 'nostr-tools/nip19'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { appProfile } from '../support/pub-client.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { newInvoice, ok, payFromOutside } from '../support/money.js'
 import { until } from '../support/until.js'
-import { ClinkClient, tagOf } from './clink-client.js'
+import { ClinkClient, tagOf, type EnrollOptions } from './clink-client.js'
 // The SDK's nostr-tools pool captures globalThis.WebSocket when it is evaluated (Node 20 has none): set it first.
 ;(globalThis as { WebSocket?: unknown }).WebSocket = WebSocket
 const { ClinkSDK, nofferEncode, ndebitEncode, nmanageEncode, newListRequest, newNdebitPaymentRequest } = await import('@shocknet/clink-sdk')
@@ -33,44 +32,11 @@ const sdks: InstanceType<typeof ClinkSDK>[] = []
 const enrolled = generateSecretKey()
 let identifier: string
 
-interface Options {
-  pow?: number
-  createdAt?: number
-  tags?: string[][]
-  body?: unknown
-}
-
-/**
- * NIP-13 mining that keeps created_at (nostr-tools' minePow moves it to the current second, which a test of an old
- * request cannot have): a nonce tag ["nonce", counter, bits] until the id has `bits` leading zero bits.
- */
-function mine<T extends { pubkey: string; created_at: number; kind: number; tags: string[][]; content: string }>(unsigned: T, bits: number): T {
-  for (let counter = 0; ; counter++) {
-    const candidate = { ...unsigned, tags: [...unsigned.tags, ['nonce', String(counter), String(bits)]] }
-    if (getPow(getEventHash(candidate)) >= bits) return candidate
-  }
-}
-
-/** An enroll request of `secretKey`, mined to `pow` bits (the nonce tag commits to it), and its first answer. */
-async function enroll(secretKey: Uint8Array, opts: Options = {}): Promise<{ request: Event; payload: any; event: Event }> {
+/** An enroll request of `secretKey` (mined to `opts.pow` bits) and its first answer. */
+async function enroll(secretKey: Uint8Array, opts: EnrollOptions = {}): Promise<{ request: Event; payload: any; event: Event }> {
   const client = await ClinkClient.connect(relayUrl, appPubkey, secretKey)
   clients.push(client)
-  const unsigned = {
-    kind: 21004,
-    pubkey: getPublicKey(secretKey),
-    created_at: opts.createdAt ?? Math.floor(Date.now() / 1000),
-    tags: opts.tags ?? [['p', appPubkey], ['clink_version', '1']],
-    content: client.encrypt(opts.body ?? {}),
-  }
-  const mined = opts.pow ? mine(unsigned, opts.pow) : unsigned
-  const request = finalizeEvent({ kind: mined.kind, created_at: mined.created_at, tags: mined.tags, content: mined.content }, secretKey)
-  const exchange = await client.publish(request)
-  try {
-    const reply = await exchange.next()
-    return { request, payload: reply.payload, event: reply.event }
-  } finally {
-    exchange.close()
-  }
+  return client.enroll(opts)
 }
 
 const admin = () => `Bearer ${daemon.adminToken}`
@@ -79,7 +45,7 @@ const walletOf = async (npub: string) =>
 
 test.before(async () => {
   daemon = await startDaemon({
-    config: `${jwtSecretConfig(jwtSecret)}[clink]\nenroll_pow_bits = ${powBits}\noperator = "${nip19.npubEncode(operator)}"\nbeacon_website = " https://node.example "\nbeacon_description = "A test node"\nbeacon_avatar_url = "https://node.example/avatar.png"\n[apps]\nnew_accounts_per_minute = 1\nnew_accounts_burst = 4\n`,
+    config: `${jwtSecretConfig(jwtSecret)}[clink]\nenroll_pow_bits = ${powBits}\noperator = "${nip19.npubEncode(operator)}"\nbeacon_website = " https://node.example "\nbeacon_description = "A test node"\nbeacon_avatar_url = "https://node.example/avatar.png"\nenroll_accounts_per_minute = 4\n`,
   })
   const profile = appProfile(daemon.dataDir)
   appPubkey = profile.pubkey
@@ -218,7 +184,7 @@ test("new accounts beyond the node's budget are refused with code 4 and when to 
     const { payload } = await enroll(generateSecretKey(), { pow: powBits })
     if (payload.res !== 'ok') refused = payload
   }
-  assert.ok(refused, 'the budget of four a burst ran out')
+  assert.ok(refused, 'the budget of four a minute ran out')
   assert.is(refused.code, 4)
   assert.is(refused.error, 'Rate limited')
   assert.ok(refused.retry_after > Date.now() / 1000 && refused.retry_after < Date.now() / 1000 + 120, JSON.stringify(refused))

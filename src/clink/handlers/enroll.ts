@@ -1,12 +1,14 @@
 // CLINK enroll (kind 21004, from upstream's next version; docs/pub-protocol.md "Enroll"): a key opens an account in
 // the app it addressed and gets the account's noffer, ndebit and nmanage pointers in one request. A key that has an
 // account gets its pointers again (no proof of work, no limit); a new key's request must carry NIP-13 proof of work
-// on its event id, and new accounts count against the node's new accounts a minute. An enrolled account is
-// owner-only for debits and management: another key's request that would wait for the user is refused at once.
-// Each request runs once (the transport claims its event id); a key hears at most three answers a minute.
+// on its event id, and the node opens at most `[clink] enroll_accounts_per_minute` new accounts in any minute. An
+// enrolled account is owner-only for debits and management: another key's request that would wait for the user is
+// refused at once.
+// Each request runs once (the transport claims its event id), and a request a stopped run had taken runs again on
+// its redelivery (it opens no second account: `resume`); a key hears at most three answers a minute.
 import type { Logger } from 'pino'
 import { isOperationError } from '../../bus/index.js'
-import { BoundedMap } from '../../limits/index.js'
+import { BoundedMap, SlidingWindow } from '../../limits/index.js'
 import type { Wallet } from '../../wallet/index.js'
 import { getPow } from 'nostr-tools/nip13'
 import { encodeAccountPointers } from '../../nostr-codecs/index.js'
@@ -29,6 +31,15 @@ export interface EnrollPartDeps {
 const repliesPerKey = 3
 const replyWindowMs = 60_000
 const keysCounted = 2000
+/**
+ * The window new accounts are counted in. Upstream's bound, which clients see: a sliding minute, not a bucket with a
+ * burst (upstream refuses the 61st new account of any 60 s, where a bucket of 300 would open it) nor a fixed minute
+ * (which frees every slot at once at its turn). Counted is each new key's request that passed the proof of work and
+ * the app's consent, when it goes on to open its account (a refused one is not counted; one whose opening then fails
+ * is); the refusal's `retry_after` is the unix second the oldest counted one leaves the window, when one more fits.
+ * In memory, as upstream's: a restart starts it empty.
+ */
+const accountsWindowMs = 60_000
 
 const gfy = (code: number, error: string, extra: Record<string, unknown> = {}): ClinkAnswer => ({
   payload: { res: 'GFY', code, error, ...extra },
@@ -41,6 +52,7 @@ const invalid = () => gfy(6, 'Invalid Request')
 export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
   const { wallet, log, enroll } = deps
   const answered = new BoundedMap<string, number[]>(keysCounted)
+  const newAccounts = new SlidingWindow(enroll.accountsPerMinute, accountsWindowMs)
 
   /** Whether the requester may hear one more answer now; counts it. */
   const mayAnswer = (requester: string): boolean => {
@@ -87,16 +99,16 @@ export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
         return gfy(5, 'Insufficient proof of work', { required_difficulty: enroll.powBits })
       }
     }
+    const app = await wallet.accounts.appById(request.appId)
+    if (!app || !app.allow_user_creation) return denied()
+    const room = newAccounts.take(deps.now())
+    if (!room.admitted) return gfy(4, 'Rate limited', { retry_after: Math.ceil(room.freeAt / 1000) })
     try {
-      const created = await wallet.nostr.openForPubkey(request.appId, requester, { ownerOnlyClink: true })
+      const created = await wallet.nostr.createForPubkey(request.appId, requester, { ownerOnlyClink: true })
       log.info({ id: request.id, requester, appId: request.appId }, 'CLINK enroll opened an account')
       return pointersOf(request.appId, created.identifier)
     } catch (err) {
       if (!isOperationError(err)) throw err
-      if (err.code === 'limit_exceeded') {
-        const retryAfter = Math.ceil(deps.now() / 1000) + (err.retryAfterSeconds ?? 60)
-        return gfy(4, 'Rate limited', { retry_after: retryAfter })
-      }
       // Another request of the same key opened it meanwhile: that account is the answer.
       if (err.code === 'conflict') {
         const winner = await wallet.nostr.appUserByPubkey(requester)
@@ -106,14 +118,17 @@ export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
     }
   }
 
-  async function handle(request: ClinkRequest): Promise<ClinkAnswer | undefined> {
-    let answer: ClinkAnswer
+  async function settle(request: ClinkRequest): Promise<ClinkAnswer> {
     try {
-      answer = await decide(request)
+      return await decide(request)
     } catch (err) {
       log.error({ err, id: request.id }, 'CLINK enroll failed')
-      answer = temporary()
+      return temporary()
     }
+  }
+
+  async function handle(request: ClinkRequest): Promise<ClinkAnswer | undefined> {
+    const answer = await settle(request)
     // Past its answers for the minute a key hears nothing (what the request did, it did).
     if (!mayAnswer(request.requester.toLowerCase())) {
       log.info({ id: request.id, requester: request.requester }, 'CLINK enroll answer held back: the key had its answers for the minute')
@@ -124,10 +139,11 @@ export function createEnrollPart(deps: EnrollPartDeps): ClinkPart {
 
   return {
     handlers: { ClinkEnrollRequest: requestHandler(clinkEnrollKind, handle) },
-    // A request a stopped run had taken: the account it opened (if it got that far) is the answer.
-    async resume(request) {
-      const found = await wallet.nostr.appUserByPubkey(request.requester.toLowerCase())
-      return found ? existing(request, found.identifier, found.app_id, found.user_id) : undefined
-    },
+    // A request a stopped run had taken is enrolled again, from its first check: run twice it still opens at most
+    // one account, because an account is its key's (the unique key column, checked in the transaction that opens
+    // it), so the second run finds the account the first opened, if it got that far, and answers its pointers; if
+    // the first opened none, this run opens it. Answering "outcome unknown" instead would leave the event without
+    // its account for good: a client that heard nothing publishes the same event again, and gets that answer again.
+    resume: settle,
   }
 }
