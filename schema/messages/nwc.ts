@@ -1,7 +1,8 @@
 // Nostr Wallet Connect (NIP-47) connections a user manages: each one is a service key pair, the client key that
 // may use it, the methods it may call, an optional spending budget and an expiry. Amounts on this wire are sats
 // (the pub dialect's unit); NIP-47 itself speaks msat, which src/nwc/ converts at its own edge.
-import { bool, enumOf, int, json, list, message, optional, text } from '../dsl.js'
+import { z } from '../../src/vendor/zod.js'
+import { bool, enumOf, int, list, message, optional, text } from '../dsl.js'
 import { IntervalType } from './debits.js'
 
 /** The NIP-47 methods a connection may be allowed; `notifications` are sent to every live connection. */
@@ -58,19 +59,33 @@ export const NwcConnectionId = message('NwcConnectionId', {
   connection_id: text(),
 })
 
-// The NIP-47 requests themselves (kind 23194): `params` as the client sends them and `result` as NIP-47
-// names it, amounts in msat. Every field is free-form here because the NWC room checks each one and answers in
-// NIP-47's own words (`OTHER: amount must be a positive integer`), which clients already show.
-/** A field the NWC room checks itself: anything, or absent. */
-const given = () => json().optional()
+// The NIP-47 requests themselves (kind 23194): `params` as the client sends them and `result` as NIP-47 names it,
+// amounts in msat. Each field is typed here like any operation's input, with a refusal in words a wallet app can show
+// its user: the dispatcher refuses a bad field before the NWC room runs, and the room's codec answers it as NIP-47's
+// OTHER, naming the field (`amount: must be a positive whole number of msat`). Fields NIP-47 adds later are ignored.
+const msat = () => z.int({ error: 'must be a positive whole number of msat' }).positive({ error: 'must be a positive whole number of msat' })
+const count = () => z.int({ error: 'must be a whole number, 0 or more' }).min(0, { error: 'must be a whole number, 0 or more' })
+const unixTime = () => z.int({ error: 'must be a unix time in seconds' }).min(0, { error: 'must be a unix time in seconds' })
+const paymentRequest = () => z.string({ error: 'must be a BOLT11 payment request' }).trim().min(1, { error: 'must be a BOLT11 payment request' })
 
-export const Nip47PayInvoice = message('Nip47PayInvoice', { invoice: given(), amount: given() })
+export const Nip47PayInvoice = message('Nip47PayInvoice', { invoice: paymentRequest(), amount: optional(msat()) })
 export const Nip47MakeInvoice = message('Nip47MakeInvoice', {
-  amount: given(), description: given(), description_hash: given(), expiry: given(),
+  amount: msat(),
+  description: optional(z.string({ error: 'must be text' })),
+  description_hash: optional(z.string({ error: 'must be 32 bytes of hex' }).regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 32 bytes of hex' })),
+  expiry: optional(z.int({ error: 'must be a positive whole number of seconds' }).positive({ error: 'must be a positive whole number of seconds' })),
 })
-export const Nip47LookupInvoice = message('Nip47LookupInvoice', { payment_hash: given(), invoice: given() })
+export const Nip47LookupInvoice = message('Nip47LookupInvoice', {
+  payment_hash: optional(z.string({ error: 'must be a payment hash in hex' })),
+  invoice: optional(paymentRequest()),
+})
 export const Nip47ListTransactions = message('Nip47ListTransactions', {
-  from: given(), until: given(), limit: given(), offset: given(), unpaid: given(), type: given(),
+  from: optional(unixTime()),
+  until: optional(unixTime()),
+  limit: optional(count()),
+  offset: optional(count()),
+  unpaid: optional(z.boolean({ error: 'must be true or false' })),
+  type: optional(z.enum(['incoming', 'outgoing'], { error: 'must be "incoming" or "outgoing"' })),
 })
 export const Nip47Paid = message('Nip47Paid', { preimage: text(), fees_paid: int() })
 export const Nip47Transaction = message('Nip47Transaction', {

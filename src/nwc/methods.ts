@@ -5,7 +5,7 @@
 // embedded node needs, to encode and sign its invoices, and which loads bitcoinjs-lib and a second secp256k1.
 import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import type { Logger } from 'pino'
-import { isOperationError, type Clock } from '../bus/index.js'
+import { isOperationError, type Clock, type InputOf, type OutputOf } from '../bus/index.js'
 import type { CreatedInvoice, InvoiceForWallet, SpendLimit, WalletPayment } from '../wallet/index.js'
 import type { NwcConnectionStore, ConnectionRow } from './connection-store.js'
 import type { NwcTransaction, TransactionQuery, WalletHistory, WalletTransactionReader } from './transactions.js'
@@ -41,14 +41,27 @@ export interface MethodDeps {
   log: Logger
 }
 
-/** The request being served: which connection, and the event id (the budget reservation's key). */
-export interface MethodCall {
+/**
+ * The request being served: which connection, the event id (the budget reservation's key), and its params as the
+ * catalogue typed them (a field of the wrong type never gets here: the dispatcher refused it, naming the field).
+ */
+export interface MethodCall<P = unknown> {
   connection: ConnectionRow
   requestId: string
-  params: Record<string, unknown>
+  params: P
 }
 
-export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: MethodCall) => Promise<object>> {
+/** Each NIP-47 method as the operation that serves it: its typed params, its answer. */
+export interface NwcMethods {
+  get_info(call: MethodCall): Promise<OutputOf<'NwcGetInfo'>>
+  get_balance(call: MethodCall): Promise<OutputOf<'NwcGetBalance'>>
+  make_invoice(call: MethodCall<InputOf<'NwcMakeInvoice'>>): Promise<OutputOf<'NwcMakeInvoice'>>
+  lookup_invoice(call: MethodCall<InputOf<'NwcLookupInvoice'>>): Promise<OutputOf<'NwcLookupInvoice'>>
+  list_transactions(call: MethodCall<InputOf<'NwcListTransactions'>>): Promise<OutputOf<'NwcListTransactions'>>
+  pay_invoice(call: MethodCall<InputOf<'NwcPayInvoice'>>): Promise<OutputOf<'NwcPayInvoice'>>
+}
+
+export function methodTable(deps: MethodDeps): NwcMethods {
   const { wallet, store, transactions, clock } = deps
   // After the wallet has answered, the budget's books must not change what the app hears: a paid invoice answered
   // as an error invites a second attempt. A spend left `reserved` keeps counting its invoice amount (the safe side).
@@ -77,13 +90,7 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
     get_balance: async ({ connection }) => ({ balance: await transactions.balanceMsat(connection.user_id) }),
 
     make_invoice: async ({ connection, params }) => {
-      const amount = positiveInt(params.amount, 'amount')
-      const description = optionalString(params.description, 'description')
-      const descriptionHash = optionalString(params.description_hash, 'description_hash')
-      if (descriptionHash !== undefined && !/^[0-9a-f]{64}$/i.test(descriptionHash)) {
-        throw new NwcError('OTHER', 'description_hash must be 32 bytes of hex')
-      }
-      const expiry = params.expiry === undefined || params.expiry === null ? undefined : positiveInt(params.expiry, 'expiry')
+      const { amount, description, description_hash: descriptionHash, expiry } = params
       const created = await walletCall(() =>
         wallet.createInvoiceFor(connection.user_id, {
           amountMsat: amount,
@@ -96,37 +103,32 @@ export function methodTable(deps: MethodDeps): Record<NwcMethodName, (call: Meth
     },
 
     lookup_invoice: async ({ connection, params }) => {
-      const hash = optionalString(params.payment_hash, 'payment_hash')
-      const invoice = optionalString(params.invoice, 'invoice')
+      const { payment_hash: hash, invoice } = params
       if (hash === undefined && invoice === undefined) throw new NwcError('OTHER', 'payment_hash or invoice is required')
       const paymentHash = hash?.toLowerCase() ?? decodeInvoice(invoice!).paymentHash
       return (await transactions.byPaymentHash(connection.user_id, paymentHash, clock.now())) ?? missing()
     },
 
     list_transactions: async ({ connection, params }) => {
-      const type = optionalString(params.type, 'type')
-      if (type !== undefined && type !== 'incoming' && type !== 'outgoing') {
-        throw new NwcError('OTHER', 'type must be "incoming" or "outgoing"')
-      }
+      const { from, until, limit, offset, unpaid, type } = params
       const query: TransactionQuery = {
-        ...optionalCount(params.from, 'from', from => ({ from })),
-        ...optionalCount(params.until, 'until', until => ({ until })),
-        ...optionalCount(params.limit, 'limit', limit => ({ limit })),
-        ...optionalCount(params.offset, 'offset', offset => ({ offset })),
-        ...(params.unpaid === true ? { unpaid: true } : {}),
+        ...(from !== undefined ? { from } : {}),
+        ...(until !== undefined ? { until } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+        ...(offset !== undefined ? { offset } : {}),
+        ...(unpaid === true ? { unpaid: true } : {}),
         ...(type !== undefined ? { type } : {}),
       }
       return { transactions: await transactions.list(connection.user_id, query, clock.now()) }
     },
 
     pay_invoice: async ({ connection, requestId, params }) => {
-      const invoice = optionalString(params.invoice, 'invoice')
-      if (invoice === undefined) throw new NwcError('OTHER', 'invoice is required')
+      const { invoice } = params
       const decoded = decodeInvoice(invoice)
       if (decoded.amountMsat === undefined) {
         throw new NwcError('NOT_IMPLEMENTED', 'invoices without an amount cannot be paid by this wallet')
       }
-      if (params.amount !== undefined && params.amount !== null && params.amount !== decoded.amountMsat) {
+      if (params.amount !== undefined && params.amount !== decoded.amountMsat) {
         throw new NwcError('OTHER', 'amount differs from the amount of the invoice')
       }
       const reservation = await store.reserve(connection.id, {
@@ -196,25 +198,7 @@ function missing(): never {
   throw new NwcError('NOT_FOUND', 'no invoice or payment with this hash in this wallet')
 }
 
-function positiveInt(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new NwcError('OTHER', `${name} must be a positive integer`)
-  }
-  return value
-}
 
-function optionalString(value: unknown, name: string): string | undefined {
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'string') throw new NwcError('OTHER', `${name} must be a string`)
-  return value
-}
 
-function optionalCount<T>(value: unknown, name: string, wrap: (n: number) => T): T | Record<string, never> {
-  if (value === undefined || value === null) return {}
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new NwcError('OTHER', `${name} must be a non-negative integer`)
-  }
-  return wrap(value)
-}
 
 export type { NwcTransaction }
