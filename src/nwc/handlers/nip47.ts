@@ -1,7 +1,7 @@
-// The NIP-47 methods as catalogue operations (schema/operations/nwc.ts), each with its params typed there: the room's 23194
-// codec turns a request into one of these calls, authentication has already found the connection (caller kind
-// nwc: the right client key, live, allowed the method), and the method itself runs here. The request event's id is
-// the call's requestId: the key of the connection's budget reservation.
+// The NIP-47 methods as catalogue operations (schema/operations/nwc.ts), each with its params typed there: the
+// room's kind-23194 codec turns a request into one of these calls, authentication has already found the connection
+// (caller kind nwc: the right client key, live, allowed the method), and the method itself runs here. The request
+// event's id is the call's requestId: the key of the connection's budget reservation.
 import { type HandlerTable, type CallContext, type Caller } from '../../bus/index.js'
 import type { MethodCall, NwcMethods } from '../methods.js'
 import type { ConnectionRow, NwcConnectionStore } from '../connection-store.js'
