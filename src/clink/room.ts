@@ -56,7 +56,7 @@ export async function createClink(deps: ClinkDeps): Promise<Clink> {
   }
   const all = Object.values(parts)
   return {
-    handlers: Object.assign({}, liveRequestHandlers(deps.events$), ...all.map(part => part.handlers)) as HandlerTable,
+    handlers: all.reduce<HandlerTable>((table, part) => ({ ...table, ...part.handlers }), liveRequestHandlers(deps.events$)),
     nostrKinds: clinkNostrKinds({
       async resume(request) {
         try {
