@@ -1,14 +1,14 @@
 // CLINK debits paid over Lightning (the fake LND): a payment in flight counts against the budget until it fails,
 // then the budget is released; the requester hears how it ended, also when the daemon died while it was in flight.
-import net from 'node:net'
 import { WebSocket } from 'ws'
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
-import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'
-import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import type { TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
-import { outsideInvoice } from '../support/outside-invoice.js'
+import { outsideInvoiceWithPreimage as foreign } from '../support/outside-invoice.js'
+import { startOnRelayPort, fakeLndConfig } from '../support/lnd-daemon.js'
+import { freePort } from '../support/ports.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { ClinkDebitClient } from '../support/clink-debit-client.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
@@ -30,32 +30,8 @@ let pointer: string
 let app: ClinkDebitClient
 
 const balance = () => balanceOf(daemon, user.appToken, user.identifier)
-const freePort = () =>
-  new Promise<number>(resolve => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-// The relay keeps its port across the restart, so clients find it again.
-const start = (dataDir?: string) =>
-  startDaemon({
-    env: { RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(relayPort) },
-    ...(dataDir
-      ? { dataDir }
-      : {
-          config:
-            jwtSecretConfig(jwtSecret) +
-            `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${fake.connection.socket}"\n` +
-            `lnd_cert_path = "${fake.connection.certPath}"\nlnd_macaroon_path = "${fake.connection.macaroonPath}"\n`,
-        }),
-  })
-/** An invoice of another node whose preimage the test knows. */
-const foreign = (sats: number) => {
-  const preimage = randomBytes(32).toString('hex')
-  const paymentHash = createHash('sha256').update(Buffer.from(preimage, 'hex')).digest('hex')
-  return { preimage, paymentHash, bolt11: outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: sats * 1000, paymentHash }).paymentRequest }
-}
+// The embedded relay keeps its port across the restart, so clients find it again.
+const start = (dataDir?: string) => startOnRelayPort(relayPort, dataDir ? { dataDir } : { config: jwtSecretConfig(jwtSecret) + fakeLndConfig(fake) })
 const inFlight = (hash: string) => until(() => fake.node.payments.get(hash)?.status === 'IN_FLIGHT', 'the payment to reach LND')
 
 test.before(async () => {

@@ -2,14 +2,14 @@
 // holds must not keep SIGTERM from stopping the daemon. What was cut ends as a crash would, and the next start
 // settles it with LND: over HTTP the payment resolves once; over Nostr the request, sent again, is answered once,
 // with how it ended.
-import net from 'node:net'
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
-import { createHash, randomBytes } from 'node:crypto'
 import { decode } from 'light-bolt11-decoder'
-import { startDaemon, type TestDaemon } from '../support/daemon.js'
+import type { TestDaemon } from '../support/daemon.js'
 import { startFakeLnd, type FakeLnd } from '../support/fake-lnd/fake-lnd.js'
-import { outsideInvoice } from '../support/outside-invoice.js'
+import { outsideInvoiceWithPreimage as foreign } from '../support/outside-invoice.js'
+import { startOnRelayPort, fakeLndConfig, fundOverFakeLnd } from '../support/lnd-daemon.js'
+import { freePort } from '../support/ports.js'
 import { createAppWithUser, jwtSecretConfig, type TestAppUser } from '../support/accounts.js'
 import { PubClient, appProfile } from '../support/pub-client.js'
 import { assertAuditClean, balanceOf, ok } from '../support/money.js'
@@ -23,33 +23,8 @@ let user: TestAppUser
 let relayPort: number
 
 const balance = () => balanceOf(daemon, user.appToken, user.identifier)
-const freePort = () =>
-  new Promise<number>(resolve => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-// The embedded relay keeps its port across the restart, so the Nostr client finds it again.
-const start = (dataDir?: string) =>
-  startDaemon({
-    env: { RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(relayPort) },
-    ...(dataDir
-      ? { dataDir }
-      : {
-          config:
-            jwtSecretConfig(jwtSecret) +
-            `[shutdown]\ngrace_seconds = 2\n` +
-            `[node]\nbackend = "lnd"\nnetwork = "regtest"\nlnd_socket = "${fake.connection.socket}"\n` +
-            `lnd_cert_path = "${fake.connection.certPath}"\nlnd_macaroon_path = "${fake.connection.macaroonPath}"\n`,
-        }),
-  })
-/** An invoice of another node whose preimage the test knows. */
-const foreign = (sats: number) => {
-  const preimage = randomBytes(32).toString('hex')
-  const paymentHash = createHash('sha256').update(Buffer.from(preimage, 'hex')).digest('hex')
-  return { preimage, paymentHash, bolt11: outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: sats * 1000, paymentHash }).paymentRequest }
-}
+// The embedded relay keeps its port across the restart, so clients find it again.
+const start = (dataDir?: string) => startOnRelayPort(relayPort, dataDir ? { dataDir } : { config: jwtSecretConfig(jwtSecret) + `[shutdown]\ngrace_seconds = 2\n` + fakeLndConfig(fake) })
 const hashOf = (invoice: string) => (decode(invoice).sections.find(x => x.name === 'payment_hash') as { value: string }).value
 const inFlight = (hash: string) => until(() => fake.node.payments.get(hash)?.status === 'IN_FLIGHT', 'the payment to reach LND')
 
@@ -72,9 +47,7 @@ test.before(async () => {
   relayPort = await freePort()
   daemon = await start()
   user = await createAppWithUser(daemon, { jwtSecret, identifier: 'stop-grace-payer' })
-  const { invoice } = await ok(daemon, '/api/user/invoice/new', user.userToken, { amountSats: 5000, memo: 'funding' })
-  fake.settleInvoice(hashOf(invoice))
-  await until(async () => (await balance()) === 5000, 'the funding to be credited')
+  await fundOverFakeLnd(daemon, fake, user, 5000)
 })
 
 test.after(async () => {

@@ -3,7 +3,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { decode } from 'light-bolt11-decoder'
-import type { TestDaemon } from './daemon.js'
+import { startDaemon, type TestDaemon } from './daemon.js'
 import type { FakeLnd } from './fake-lnd/fake-lnd.js'
 import type { TestAppUser } from './accounts.js'
 import { balanceOf, ok } from './money.js'
@@ -25,3 +25,10 @@ export async function fundOverFakeLnd(daemon: TestDaemon, fake: FakeLnd, user: T
 /** The daemon's embedded relay, where its NWC connections are served. */
 export const embeddedRelayUrl = (daemon: TestDaemon): string =>
   JSON.parse(fs.readFileSync(path.join(daemon.dataDir, 'daemon.json'), 'utf8')).relays[0]
+
+/**
+ * A daemon whose embedded relay listens on `relayPort`: new with `config`, or started again on its `dataDir`. Its
+ * clients find the relay again after the restart.
+ */
+export const startOnRelayPort = (relayPort: number, from: { config: string } | { dataDir: string }): Promise<TestDaemon> =>
+  startDaemon({ env: { RELAYPAY_NOSTR_EMBEDDED_RELAY_PORT: String(relayPort) }, ...from })

@@ -1,6 +1,6 @@
 // Invoices and keys from outside the node under test: a second node's signed invoice, made directly with the
 // `bolt11` package so that it shares nothing with the node's own encoder but the library.
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import bolt11 from 'bolt11'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
@@ -47,4 +47,11 @@ export function outsideInvoice(opts: {
     paymentHash,
     payeePubkey: bytesToHex(secp256k1.getPublicKey(secretKey, true)),
   }
+}
+
+/** A regtest invoice of another node for `sats`, with the preimage the test holds (to settle it at a fake LND). */
+export function outsideInvoiceWithPreimage(sats: number): { preimage: string; paymentHash: string; bolt11: string } {
+  const preimage = randomBytes(32).toString('hex')
+  const paymentHash = createHash('sha256').update(Buffer.from(preimage, 'hex')).digest('hex')
+  return { preimage, paymentHash, bolt11: outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: sats * 1000, paymentHash }).paymentRequest }
 }
