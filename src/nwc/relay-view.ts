@@ -1,7 +1,7 @@
-// What the relay transport's kind-23194 codec needs of the NWC room (one relay pool, one claim store and one dispatcher
-// for every kind: docs/architecture.md, "The Nostr pipeline"): the service keys to subscribe to and sign with, the info
-// of each live connection, and the notifications a payment causes. Plain data; the transport encrypts, signs and
-// publishes.
+// What the room's kind-23194 codec (nostr-codec.ts) reads of its connections (one relay pool, one claim store and one
+// dispatcher for every kind: docs/architecture.md, "The Nostr pipeline"): the service keys to subscribe to and sign
+// with, the info of each live connection, and the notifications a payment causes. Plain data; the codec encrypts, and
+// the transport signs and publishes.
 import { hexToBytes } from '@noble/hashes/utils.js'
 import { type Clock, type DomainEvent } from '../bus/index.js'
 import type { NwcDirectory } from '../auth/index.js'
