@@ -135,7 +135,7 @@ export async function openDomainRooms(config: Config, ground: Ground, later: Lat
   registry.register(nodeHandlers({
     node,
     books: wallet.booked,
-    settlementApplied: (index, withinMs) => wallet.settlementApplied(index, withinMs),
+    settlementApplied: (index, withinMs, paymentHash) => wallet.settlementApplied(index, withinMs, paymentHash),
   }), 'node')
   // LNURL and zaps; built before the wallet starts so payments credited at start-up still get zap receipts.
   // A zap request names the relays its receipt goes to: those are caller URLs and pass the SSRF guard.

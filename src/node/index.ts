@@ -108,7 +108,7 @@ export interface NodeHandlerDeps {
   /** What the wallets' books say of the node's operations (GetAssetsAndLiabilities). */
   books: OperationBooks
   /** Settles once the wallet has credited the node's settlement `settleIndex` (or after `withinMs`). */
-  settlementApplied?(settleIndex: number, withinMs: number): Promise<void>
+  settlementApplied?(settleIndex: number, withinMs: number, paymentHash?: string): Promise<void>
 }
 
 export function nodeHandlers(deps: NodeHandlerDeps): HandlerTable {

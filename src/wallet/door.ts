@@ -88,7 +88,7 @@ export interface Wallet {
    * Settles once the node's settlement with `settleIndex` is credited here, or after `withinMs` (test mode's
    * SetMockInvoiceAsPaid answers when the balance shows the payment).
    */
-  settlementApplied(settleIndex: number, withinMs: number): Promise<void>
+  settlementApplied(settleIndex: number, withinMs: number, paymentHash?: string): Promise<void>
   /** A wallet's balance now (0 for an unknown wallet). */
   balanceMsat(walletId: string): Promise<number>
   /** A wallet's invoices and payments, newest first (NIP-47 list_transactions). */

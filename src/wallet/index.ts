@@ -196,7 +196,7 @@ export async function createWallet(deps: WalletDeps): Promise<Wallet> {
     transactions: history.list,
     transactionByPaymentHash: history.byPaymentHash,
     /** PayAddress to outside addresses goes through this transaction-swap desk from now on. */
-    settlementApplied: (settleIndex, withinMs) => settled.appliedThrough(settleIndex, withinMs),
+    settlementApplied: (settleIndex, withinMs, paymentHash) => settled.appliedThrough(settleIndex, withinMs, paymentHash),
     attachSwapPayer(payer: AddressSwapPayer): void {
       swapPayer = payer
     },

@@ -100,10 +100,17 @@ export function settlement({ sql, fence, node, ledger, invoices, emit, log }: Se
 
   /**
    * Settles once the settlement with `settleIndex` is applied here (its credit committed), or after `withinMs`:
-   * a caller that just had the node settle an invoice answers only when its balance shows it.
+   * a caller that just had the node settle an invoice answers only when its balance shows it. With the invoice's
+   * `paymentHash` (one the node had settled before), at once when the wallet has it paid already, or has no such
+   * invoice: a run before this one may have credited it, which `applied` (this process's) does not know.
    */
-  const appliedThrough = (settleIndex: number, withinMs: number): Promise<void> => {
-    if (settleIndex <= applied) return Promise.resolve()
+  const appliedThrough = async (settleIndex: number, withinMs: number, paymentHash?: string): Promise<void> => {
+    if (settleIndex <= applied) return
+    if (paymentHash !== undefined) {
+      const invoice = await invoices.byHashOn(sql, paymentHash)
+      if (!invoice || invoice.paid_at !== null) return
+      if (settleIndex <= applied) return // applied while the invoice was read
+    }
     return new Promise(resolve => {
       const waiter = { index: settleIndex, done: () => (clearTimeout(timer), waiting.delete(waiter), resolve()) }
       const timer = setTimeout(waiter.done, withinMs)

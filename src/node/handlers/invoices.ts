@@ -10,7 +10,7 @@ const creditWaitMs = 5000
 
 export function invoiceHandlers(
   node: LightningNode,
-  settlementApplied?: (settleIndex: number, withinMs: number) => Promise<void>,
+  settlementApplied?: (settleIndex: number, withinMs: number, paymentHash?: string) => Promise<void>,
 ): HandlerTable {
   return {
     DecodeInvoice: async input => {
@@ -42,10 +42,12 @@ export function invoiceHandlers(
       } catch (err) {
         // Already paid: a caller retrying after a crash (the node settled it, the daemon died before the wallet's
         // credit) reads the balance next. The credit follows the node's settlement on restart; the refusal waits
-        // for it as the success does, so that "already paid" means the balance shows it.
+        // for it as the success does, so that "already paid" means the balance shows it, and answers at once when
+        // the wallet has it paid already (credited by an earlier run, which this one's count of applied
+        // settlements does not know: it waited out the whole limit then).
         if (err instanceof OperationError && err.code === 'conflict') {
           const paid = await node.lookupInvoice(decoded.paymentHash)
-          if (paid?.settleIndex !== undefined) await settlementApplied?.(paid.settleIndex, creditWaitMs)
+          if (paid?.settleIndex !== undefined) await settlementApplied?.(paid.settleIndex, creditWaitMs, decoded.paymentHash)
         }
         throw err
       }
