@@ -102,7 +102,7 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
       daemon,
       secret: benchSecret,
       plan: { mode: 'enroll-flood', connections: 8, appPubkey: appProfile(daemon.dataDir).pubkey },
-      accountCap: enrollAccountCap,
+      accountCap: newAccountsCap,
     }
   })
   if (wanted('enrollFloodMany')) out.enrollFloodMany = await measure(attackMs, quietMs, async () => {
@@ -114,7 +114,7 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
       daemon,
       secret: benchSecret,
       plan: { mode: 'enroll-flood', connections: 32, localAddresses, appPubkey: appProfile(daemon.dataDir).pubkey },
-      accountCap: enrollAccountCap,
+      accountCap: newAccountsCap,
     }
   })
   return out
@@ -124,7 +124,7 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
  * The default budgets for new accounts over `ms`: enroll's 60 in any 60 s (60 for each minute begun), and the first
  * Nostr call's bucket (a burst of 300, then 60 a minute), from which the fresh-RPC probe's new keys open theirs.
  */
-const enrollAccountCap = (ms: number) => 60 * Math.ceil(ms / 60_000) + 300 + Math.ceil((60 * ms) / 60_000)
+const newAccountsCap = (ms: number) => 60 * Math.ceil(ms / 60_000) + 300 + Math.ceil((60 * ms) / 60_000)
 
 /** Every wallet on the daemon, as the operator counts them. */
 async function walletCount(daemon: TestDaemon): Promise<number> {
