@@ -46,3 +46,17 @@ export async function freePort(): Promise<number> {
   if (port === undefined) throw new Error('no free TCP port on 127.0.0.1')
   return port
 }
+
+/**
+ * A free port below the range freePort picks from (2000–9999): for a regtest template's network, whose nodes
+ * remember each other at the ports they had. Every network copied from it keeps trying those ports in the
+ * background; with them outside the range tests pick from, no other network of the run ever listens there (a copy
+ * that reached another copy's router, the same node key, would have its channel reestablished with a stranger).
+ */
+export async function portApartFromTests(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = await tryListen(2_000 + Math.floor(Math.random() * (lowest - 2_000)))
+    if (port !== undefined) return port
+  }
+  throw new Error('no free TCP port on 127.0.0.1 between 2000 and 9999')
+}

@@ -62,7 +62,7 @@ export function readState(dir: string): NetworkState | undefined {
   }
 }
 
-function writeState(state: NetworkState): void {
+export function writeState(state: NetworkState): void {
   fs.writeFileSync(stateFile(state.dir) + '.partial', JSON.stringify(state, null, 2))
   fs.renameSync(stateFile(state.dir) + '.partial', stateFile(state.dir))
 }
@@ -154,7 +154,7 @@ function btcdArgs(state: Pick<NetworkState, 'dir' | 'btcd'>, miningAddress?: str
   ]
 }
 
-async function startBtcd(state: NetworkState, miningAddress?: string): Promise<void> {
+export async function startBtcd(state: NetworkState, miningAddress?: string): Promise<void> {
   state.btcd.args = btcdArgs(state, miningAddress)
   state.btcd.process = startDaemonProcess(state.binaries.btcd, state.btcd.args, path.join(state.dir, 'btcd', 'btcd.out'), state.detached)
   await waitFor('btcd to answer', async () => {
@@ -254,10 +254,14 @@ export async function synced(state: NetworkState, name: NodeName): Promise<void>
   })
 }
 
-/** After a node answers again: a block (LND counts itself unsynced until one is fresh), then synced, channels active. */
+/**
+ * After a node answers again: a block (LND counts itself unsynced until one is fresh), then synced, connected to its
+ * channel peers, channels active.
+ */
 export async function backOnNetwork(state: NetworkState, name: NodeName): Promise<void> {
   await mine(state, 1)
   await synced(state, name)
+  await reconnect(state, name)
   await channelsActive(state, name)
 }
 
@@ -304,27 +308,42 @@ export interface UpOptions {
   log?: (line: string) => void
 }
 
+/** Channel peers: whom each node connects to again after it (or the template it was copied from) moved ports. */
+const neighbours: Record<NodeName, NodeName[]> = { A: ['R'], R: ['A', 'B'], B: ['R'] }
+
 /**
- * Builds what is missing, starts btcd and A, R and B in `dir` (which must hold no running network), funds them,
- * opens A→R and R→B with balance on both sides and waits until the channels are active and announced.
+ * `name` connects to each of its channel peers at the address it has now. A node copied from a template remembers
+ * its peers at the template's ports, so after a start it does not find them by itself. An "already connected"
+ * answer, or a peer that is down, is not an error here: the wait for active channels that follows decides.
  */
-export async function up({ dir, lndVersion, aDatabase = 'bbolt', detached = false, log = () => {} }: UpOptions): Promise<NetworkState> {
-  const existing = readState(dir)
-  if (existing && isRunning(existing)) throw new Error(`a regtest network already runs in ${dir}; stop it first`)
-  const binaries = await ensureBinaries(lndVersion, log)
+export async function reconnect(state: NetworkState, name: NodeName): Promise<void> {
+  await Promise.all(
+    neighbours[name].map(peer =>
+      lncli(state, name, ['connect', `${state.nodes[peer].pubkey}@${state.nodes[peer].p2p}`]).catch(() => undefined),
+    ),
+  )
+}
+
+/**
+ * The state of a network about to start in `dir`: every port picked by `port` (each a different one: the kernel may
+ * answer the same free port twice, and a network whose btcd RPC port was also A's p2p port came up, and then A
+ * could not start again once btcd held it), each node's folder with an empty lnd.conf.
+ */
+export async function planNetwork(
+  { dir, lndVersion, aDatabase = 'bbolt', detached = false }: Omit<UpOptions, 'log'>,
+  binaries: Binaries,
+  port: () => Promise<number> = freePort,
+): Promise<NetworkState> {
   fs.rmSync(dir, { recursive: true, force: true })
   fs.mkdirSync(path.join(dir, 'btcd'), { recursive: true })
   fs.writeFileSync(path.join(dir, 'btcd', 'btcd.conf'), '')
   fs.writeFileSync(path.join(dir, 'btcd', 'btcctl.conf'), '')
-  // Every port is picked before anything listens, and the kernel may answer the same free port twice: a network
-  // whose btcd RPC port was also A's p2p port came up, and then A could not start again ("bind: address already in
-  // use") once btcd held it. Each port of a network is a different one.
   const taken = new Set<number>()
   const address = async () => {
-    let port = await freePort()
-    while (taken.has(port)) port = await freePort()
-    taken.add(port)
-    return `127.0.0.1:${port}`
+    let picked = await port()
+    while (taken.has(picked)) picked = await port()
+    taken.add(picked)
+    return `127.0.0.1:${picked}`
   }
   const state: NetworkState = {
     lndVersion,
@@ -357,6 +376,29 @@ export async function up({ dir, lndVersion, aDatabase = 'bbolt', detached = fals
     const database = name === 'A' && aDatabase === 'sqlite' ? ['--db.backend=sqlite', '--db.use-native-sql'] : []
     state.nodes[name] = { ...partial, args: [...lndArgs(state, partial), ...database], pubkey: '', process: { pid: 0, binary: binaries.lnd } }
   }
+  return state
+}
+
+/** The last steps of every way up: the channels active on every node and both edges in A's and B's graphs. */
+export async function channelsReady(state: NetworkState): Promise<void> {
+  await channelsActive(state, 'A', 1)
+  await channelsActive(state, 'R', 2)
+  await channelsActive(state, 'B', 1)
+  await Promise.all([seesBothEdges(state, 'A'), seesBothEdges(state, 'B')])
+  writeState(state)
+}
+
+/**
+ * Builds what is missing, starts btcd and A, R and B in `dir` (which must hold no running network), funds them,
+ * opens A→R and R→B with balance on both sides and waits until the channels are active and announced. `port` picks
+ * the ports (a template's are kept apart from the ones tests pick: see template.ts).
+ */
+export async function up(options: UpOptions, port: () => Promise<number> = freePort): Promise<NetworkState> {
+  const { dir, lndVersion, log = () => {} } = options
+  const existing = readState(dir)
+  if (existing && isRunning(existing)) throw new Error(`a regtest network already runs in ${dir}; stop it first`)
+  const binaries = await ensureBinaries(lndVersion, log)
+  const state = await planNetwork(options, binaries, port)
   try {
     log(`starting btcd ${state.btcd.rpc} and LND ${lndVersion} nodes A, R and B in ${dir}`)
     // A's first address becomes btcd's mining address. A stops with the btcd it was made on: an LND whose btcd
@@ -406,11 +448,7 @@ export async function up({ dir, lndVersion, aDatabase = 'bbolt', detached = fals
     await open('R', 'B')
     await mine(state, 6)
     await Promise.all(nodeNames.map(name => synced(state, name)))
-    await channelsActive(state, 'A', 1)
-    await channelsActive(state, 'R', 2)
-    await channelsActive(state, 'B', 1)
-    await Promise.all([seesBothEdges(state, 'A'), seesBothEdges(state, 'B')])
-    writeState(state)
+    await channelsReady(state)
     return state
   } catch (err) {
     // RELAYPAY_TEST_REGTEST_KEEP=1 leaves a network that failed to come up running, to look at.

@@ -1,4 +1,0 @@
-// SIGKILL at random moments under the 'extensions' load (load-mixes.ts), part 2 of 2.
-import { sigkillSuite } from './sigkill-suite.js'
-
-sigkillSuite('extensions', 2, 11)
