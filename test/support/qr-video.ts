@@ -1,7 +1,7 @@
 // A QR code as a video for Chromium's fake camera (--use-file-for-fake-video-capture=<file>.y4m): the camera then
 // shows the code, still, for as long as it runs. Y4M is a header line, then per frame `FRAME\n` and the raw picture:
-// here 640×480 in 4:2:0, the brightness plane (Y) holding the code black on white, both colour planes (U, V) at 128,
-// no colour. Chromium plays the frames in a loop, so a few are enough.
+// here 640×480 in 4:2:0, the brightness plane (Y) holding the code (black on white, or white on black), both colour
+// planes (U, V) at 128, no colour. Chromium plays the frames in a loop, so a few are enough.
 import fs from 'node:fs'
 import qrcode from 'qrcode-generator'
 
@@ -11,8 +11,11 @@ const height = 480
 const quietZone = 4
 const frames = 3
 
-/** Writes `text` as a QR code into `file`, as large as fits the picture with its quiet zone. */
-export function writeQrVideo(file: string, text: string): void {
+/**
+ * Writes `text` as a QR code into `file`, as large as fits the picture with its quiet zone; `lightOnDark` swaps black
+ * and white, as some wallets show their codes in dark mode.
+ */
+export function writeQrVideo(file: string, text: string, opts: { lightOnDark?: boolean } = {}): void {
   const qr = qrcode(0, 'M')
   // Capitals, digits and a few signs fit the denser alphanumeric mode, as wallets encode an invoice in capitals.
   qr.addData(text, /^[0-9A-Z $%*+\-./:]*$/.test(text) ? 'Alphanumeric' : 'Byte')
@@ -29,6 +32,7 @@ export function writeQrVideo(file: string, text: string): void {
       for (let y = top + row * scale; y < top + (row + 1) * scale; y++) luma.fill(0, y * width + left + col * scale, y * width + left + (col + 1) * scale)
     }
   }
+  if (opts.lightOnDark) for (let i = 0; i < luma.length; i++) luma[i] = 255 - luma[i]!
   writeY4m(file, luma)
 }
 

@@ -1,7 +1,7 @@
 // Scanning a QR code with the camera on the wallet page, end to end in Debian's headless Chromium against the real
 // daemon. Chromium's fake camera shows a Y4M video the test writes: a QR code of a real invoice of another wallet on
-// the daemon (inside a BIP21 `bitcoin:` URI, as a "unified" code), of an LNURL with `lightning:` before it, or of
-// nothing. Scan fills the send field with what the page can pay, stops the camera (every track ends) and goes on to
+// the daemon (inside a BIP21 `bitcoin:` URI, as a "unified" code), of an LNURL with `lightning:` before it (light on
+// dark), or of nothing. Scan fills the send field with what the page can pay, stops the camera (every track ends) and goes on to
 // the confirmation; paying then moves the money once. At 375 px in dark mode the camera's picture fits the screen,
 // and Stop the camera stops it. A camera refused shows the refusal and no picture. Chromium on Linux has no
 // BarcodeDetector, so jsQR, bundled into the page, is the decoder here; the test checks that it is.
@@ -143,13 +143,14 @@ e2e("scanning another wallet's invoice in a BIP21 QR code fills the field with t
   assert.equal(pageErrors, [])
 })
 
-e2e('a lightning: LNURL in a QR code fills the field without the prefix, and the page resolves whom it pays', async () => {
+e2e('a lightning: LNURL in a QR code, light on dark, fills the field without the prefix, and the page resolves whom it pays', async () => {
   if (!chromiumPath) return
   const heidi = { authorization: `Bearer ${(await ok('/api/operator/users/token', { identifier: 'heidi' }, admin())).token}` }
   const lnurl = (await daemon.request('GET', '/api/user/lnurl_pay/link', { headers: heidi })).json.lnurl as string
   assert.match(lnurl, /^lnurl1/)
   const video = path.join(dir, 'lnurl.y4m')
-  writeQrVideo(video, `LIGHTNING:${lnurl.toUpperCase()}`)
+  // Light on dark, as some wallets show a code in dark mode: jsQR reads the frames the page inverts.
+  writeQrVideo(video, `LIGHTNING:${lnurl.toUpperCase()}`, { lightOnDark: true })
   const page = await walletWithCamera(video, { granted: true })
   await page.getByRole('button', { name: 'Scan a QR code' }).click()
   await filled(page)
