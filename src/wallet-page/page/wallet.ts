@@ -355,7 +355,8 @@ async function scan(): Promise<void> {
     })
     if (text === undefined) return
     $<HTMLTextAreaElement>('send-text').value = lightningPartOf(text)
-    $<HTMLFormElement>('send-form').requestSubmit()
+    // As if Continue were pressed (a plain event, where requestSubmit is missing: Safari before 16).
+    $('send-form').dispatchEvent(new Event('submit', { cancelable: true }))
   } catch (err) {
     showError(err instanceof CameraProblem ? err : new Error(`The camera stopped: ${err instanceof Error ? err.message : String(err)}`))
   } finally {
