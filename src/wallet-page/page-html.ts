@@ -1,6 +1,6 @@
 // The wallet page's document: the same for every wallet (the wallet is named by the secret in the link's fragment,
-// which never reaches the server), with its one script (page/wallet.ts, bundled with its QR encoder by npm run build
-// into build/console/wallet-page.js) and one style inline, allowed by their hashes.
+// which never reaches the server), with its one script (page/wallet.ts, bundled with its QR encoder and decoder by npm
+// run build into build/console/wallet-page.js) and one style inline, allowed by their hashes.
 import { bundledScript, inlinePageHeaders } from '../inline-page/index.js'
 
 const walletPageScript = bundledScript(
@@ -62,8 +62,13 @@ const document = (script: string) => `<!doctype html>
 <h2 id="send-title">Send</h2>
 <form id="send-form">
 <label>Lightning invoice, LNURL or Lightning address <textarea id="send-text" name="destination" rows="4" required autocomplete="off" spellcheck="false"></textarea></label>
-<button type="submit">Continue</button>
+<p class="row"><button type="submit">Continue</button> <button type="button" id="scan-start" class="secondary">Scan a QR code</button></p>
 </form>
+<div id="scan" hidden>
+<video id="scan-video" muted playsinline aria-label="What the camera sees"></video>
+<p id="scan-state" class="muted" aria-live="polite"></p>
+<p class="row"><button type="button" id="scan-cancel" class="secondary">Stop the camera</button></p>
+</div>
 <div id="send-confirm" hidden>
 <p id="send-summary"></p>
 <div id="send-choice" hidden>
@@ -133,6 +138,8 @@ button[disabled]{opacity:.5;cursor:default}
 #history li{display:flex;justify-content:space-between;gap:.75rem;padding:.5rem 0;border-bottom:1px solid var(--line)}
 #history .what{min-width:0;overflow-wrap:anywhere}#history .amount{white-space:nowrap;font-variant-numeric:tabular-nums}
 #history .in{color:var(--ok)}
+#scan video{display:block;width:100%;max-width:24rem;aspect-ratio:1;object-fit:cover;margin:.6rem auto 0;background:#000;border:1px solid var(--line);border-radius:.4rem}
+#scan-state{text-align:center}
 #send-success{border:1px solid var(--ok);border-radius:.4rem;padding:.1rem .75rem;margin-top:.5rem;overflow-wrap:anywhere}
 #send-success h3{font-size:1rem;margin:.5rem 0}
 #send-success a{color:var(--accent)}

@@ -20,7 +20,8 @@ export interface Browser {
   close(): Promise<void>
 }
 
-export async function launchBrowser(executablePath: string, viewport = { width: 1280, height: 900 }): Promise<Browser> {
+/** `extraArgs` go on Chromium's command line after the usual ones (the wallet page's scan test gives it a fake camera). */
+export async function launchBrowser(executablePath: string, viewport = { width: 1280, height: 900 }, extraArgs: string[] = []): Promise<Browser> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-console-chromium-'))
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
@@ -28,7 +29,7 @@ export async function launchBrowser(executablePath: string, viewport = { width: 
     viewport,
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync',
+      '--disable-component-update', '--disable-sync', ...extraArgs,
     ],
   })
   return {

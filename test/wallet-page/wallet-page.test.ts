@@ -157,6 +157,7 @@ e2e('send: a pasted invoice of another wallet is paid, and the balance drops by 
   for (const [pasted, says] of [
     ['frank at home', 'That is not a Lightning invoice, an LNURL or a Lightning address. An invoice starts with lnbc…, an LNURL with lnurl1…, an address looks like name@example.com.'],
     ['lnbc1', 'This looks like a Lightning invoice or LNURL but it is incomplete or damaged: copy the whole of it again.'],
+    ['bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=0.001', 'This is an on-chain Bitcoin address with no Lightning invoice in it, and this page pays over Lightning only. Ask for a Lightning invoice.'],
   ] as const) {
     await field.fill(pasted)
     await wallet.getByRole('button', { name: 'Continue' }).click()

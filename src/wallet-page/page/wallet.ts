@@ -1,10 +1,11 @@
 // The wallet page's browser script (docs/wallet-page.md). The link's fragment holds the wallet link secret; every
 // call is a user operation of the daemon with that secret as its bearer credential, so the page holds nothing the
 // server does not check on each request, and keeps the secret in memory only. npm run build bundles this (esbuild,
-// with qrcode-generator) into build/console/wallet-page.js, which page-html.ts inlines. Text is set with
+// with qrcode-generator and jsQR) into build/console/wallet-page.js, which page-html.ts inlines. Text is set with
 // textContent only: nothing an invoice or a memo carries is parsed as HTML.
 import qrcode from 'qrcode-generator'
-import { classifyDestination } from './destination.js'
+import { classifyDestination, lightningPartOf } from './destination.js'
+import { CameraProblem, scanQr } from './scanner.js'
 import { successActionView, type SuccessAction } from './success-action.js'
 
 interface UserInfo { balance: number; max_withdrawable: number; user_identifier: string }
@@ -196,6 +197,7 @@ async function refresh(): Promise<void> {
 }
 
 function selectTab(name: 'receive' | 'send' | 'connect'): void {
+  if (name !== 'send') stopScan()
   for (const tab of ['receive', 'send', 'connect'] as const) {
     $(`tab-${tab}`).setAttribute('aria-pressed', String(tab === name))
     show(tab, tab === name)
@@ -330,6 +332,50 @@ async function pay(): Promise<void> {
   void refresh()
 }
 
+/** The scan under way: aborting it stops the camera. */
+let scanning: AbortController | undefined
+
+/**
+ * Scan: the camera's picture shows until a QR code reads; its text goes into the field (without `lightning:`, and
+ * from a BIP21 URI its Lightning invoice) and Continue follows, so the person confirms it as they would a paste.
+ */
+async function scan(): Promise<void> {
+  stopScan()
+  clearError()
+  const controller = new AbortController()
+  scanning = controller
+  const state = $('scan-state')
+  state.textContent = 'Opening the camera…'
+  show('scan', true)
+  $<HTMLButtonElement>('scan-start').disabled = true
+  try {
+    const text = await scanQr($<HTMLVideoElement>('scan-video'), controller.signal, decoder => {
+      $('scan').dataset.decoder = decoder
+      state.textContent = 'Point the camera at the QR code.'
+    })
+    if (text === undefined) return
+    $<HTMLTextAreaElement>('send-text').value = lightningPartOf(text)
+    // As if Continue were pressed (a plain event, where requestSubmit is missing: Safari before 16).
+    $('send-form').dispatchEvent(new Event('submit', { cancelable: true }))
+  } catch (err) {
+    showError(err instanceof CameraProblem ? err : new Error(`The camera stopped: ${err instanceof Error ? err.message : String(err)}`))
+  } finally {
+    if (scanning === controller) {
+      scanning = undefined
+      show('scan', false)
+      $<HTMLButtonElement>('scan-start').disabled = false
+    }
+  }
+}
+
+/** Ends a scan under way (its camera stops once its promise settles); nothing when none is. */
+function stopScan(): void {
+  scanning?.abort()
+  scanning = undefined
+  show('scan', false)
+  $<HTMLButtonElement>('scan-start').disabled = false
+}
+
 async function connect(event: SubmitEvent): Promise<void> {
   event.preventDefault()
   clearError()
@@ -350,6 +396,12 @@ $('tab-connect').addEventListener('click', () => selectTab('connect'))
 $('receive-form').addEventListener('submit', event => void receive(event as SubmitEvent))
 $('send-form').addEventListener('submit', event => void prepareSend(event as SubmitEvent))
 $('send-pay').addEventListener('click', () => void pay())
+$('scan-start').addEventListener('click', () => void scan())
+$('scan-cancel').addEventListener('click', stopScan)
+// A page out of sight keeps no camera open: the person presses Scan again when back.
+document.addEventListener('visibilitychange', () => {
+  if (document.hidden) stopScan()
+})
 $('send-cancel').addEventListener('click', () => {
   pending = undefined
   show('send-confirm', false)
