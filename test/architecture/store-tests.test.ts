@@ -22,7 +22,7 @@ test('repeats the files whose daemons follow the switch, not those that fix it',
   const files = testFiles(testRoot)
   const chosen = new Set(storeTests(files, testRoot).map(file => path.relative(testRoot, file)))
   // Daemons through the harness, directly or through a helper (the chaos world).
-  for (const file of ['wallet/paying.test.js', 'fuzz/nostr.test.js', 'chaos/sigkill-payments-1.test.js']) {
+  for (const file of ['wallet/paying.test.js', 'fuzz/nostr.test.js', 'chaos/sigkill-payments.test.js']) {
     assert.ok(chosen.has(file), `${file} is left out`)
   }
   // The switch set by the file or by a helper it imports, or turned off: the same run in either half.

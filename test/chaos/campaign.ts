@@ -10,7 +10,7 @@ import { loadMixes } from './load-mixes.js'
 const here = path.dirname(fileURLToPath(import.meta.url))
 const total = Number(process.env.CHAOS_CYCLES ?? 1000)
 const seed = process.env.CHAOS_SEED ?? String(Date.now() % 1_000_000_007)
-const sigkillFiles = Object.keys(loadMixes).map(name => `sigkill-${name}-1`)
+const sigkillFiles = Object.keys(loadMixes).map(name => `sigkill-${name}`)
 const share = Math.ceil(total / sigkillFiles.length)
 const runs = [
   ...sigkillFiles.map(name => ({ name, cycles: share })),

@@ -114,6 +114,7 @@ async function withLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
 
 /** Brings a network up from nothing on ports apart from the tests', keeps its blocks and nodes, and stops it. */
 async function buildTemplate(dir: string, lndVersion: LndVersion, aDatabase: NodeDatabase, log: (line: string) => void): Promise<TemplateMeta> {
+  removeExpired(path.dirname(dir))
   const building = `${dir}.building`
   fs.rmSync(building, { recursive: true, force: true })
   log(`building the regtest template of LND ${lndVersion} (${aDatabase}) in ${dir}`)
@@ -143,6 +144,15 @@ async function buildTemplate(dir: string, lndVersion: LndVersion, aDatabase: Nod
   } catch (err) {
     await down(building).catch(() => {})
     throw err
+  }
+}
+
+/** Templates past their 12 hours (of any version or code) are removed when a new one is built: they add up. */
+function removeExpired(templatesDir: string): void {
+  for (const entry of fs.existsSync(templatesDir) ? fs.readdirSync(templatesDir) : []) {
+    if (entry.endsWith('.lock') || entry.endsWith('.building')) continue
+    const dir = path.join(templatesDir, entry)
+    if (!readMeta(dir) && Date.now() - fs.statSync(dir).mtimeMs > maxAgeMs) fs.rmSync(dir, { recursive: true, force: true })
   }
 }
 
