@@ -10,6 +10,7 @@ import { repoRoot } from '../support/paths.js'
 import { plan } from './rooms.js'
 import { catalogue } from '../../schema/catalogue.js'
 import { handlerFiles } from '../../src/cli/handler-files.js'
+import { packageMigrationFolders } from '../../src/store/index.js'
 
 const test = suite('architecture: conventions')
 
@@ -145,13 +146,16 @@ function tablesNamedByRoom(tables: ReadonlySet<string>): Map<string, Set<string>
 
 test('every table is named in the SQL of one room only: rooms own their tables', () => {
   const tables = new Set<string>(['schema_migrations'])
-  for (const file of fs.readdirSync(path.join(repoRoot, 'schema/sql'))) {
-    for (const match of fs.readFileSync(path.join(repoRoot, 'schema/sql', file), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)) {
-      tables.add(match[1]!.toLowerCase())
+  for (const dir of packageMigrationFolders()) {
+    for (const file of fs.readdirSync(dir)) {
+      for (const match of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)) {
+        tables.add(match[1]!.toLowerCase())
+      }
     }
   }
   const byTable = tablesNamedByRoom(tables)
   assert.ok(byTable.get('payments')?.has('src/wallet'), 'the wallet names its payments table (the reader works)')
+  assert.ok(byTable.get('payroll_contracts')?.has('src/extensions/payroll'), 'an extension\'s migrations are read too')
   const shared = [...byTable].filter(([, rooms]) => rooms.size > 1).map(([table, rooms]) => `${table}: ${[...rooms].sort().join(', ')}`)
   assert.equal(shared, [])
 })

@@ -12,6 +12,7 @@ import path from 'node:path'
 import { execFile, spawn, spawnSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import { repoRoot } from '../support/paths.js'
+import { packageMigrationFolders } from '../../src/store/index.js'
 import { tempDataDir } from '../support/daemon.js'
 import { scanLogKeysOf } from '../support/log-keys.js'
 
@@ -48,8 +49,12 @@ test('the package holds what start needs and nothing of the workshop', () => {
   ]) {
     assert.ok(files.includes(needed), needed)
   }
-  const migrations = fs.readdirSync(path.join(repoRoot, 'schema/sql')).filter(name => name.endsWith('.sql'))
-  for (const name of migrations) assert.ok(files.includes(`schema/sql/${name}`), name)
+  // Every migration, the core's and each extension's: a start reads them from the package.
+  const migrations = packageMigrationFolders().flatMap(dir =>
+    fs.readdirSync(dir).filter(name => name.endsWith('.sql')).map(name => path.relative(repoRoot, path.join(dir, name)).split(path.sep).join('/')),
+  )
+  assert.ok(migrations.some(file => file.startsWith('src/extensions/')), 'the extensions\' migrations are listed')
+  for (const file of migrations) assert.ok(files.includes(file), file)
   const stray = files.filter(file => /^(build\/)?(test|bench)\/|\.map$|\.ts$|tsbuildinfo|node_modules|^data\//.test(file))
   assert.equal(stray, [])
   const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'))
