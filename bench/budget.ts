@@ -10,6 +10,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { packageMigrationFolders } from '../src/store/index.js'
 import { startDaemon, tempDataDir, type TestDaemon } from '../test/support/daemon.js'
 import { benchPayments, paymentBenchConfig, type PaymentBenchResult } from './payments.js'
 import { benchNostr, type NostrBenchRow } from './nostr.js'
@@ -170,7 +171,7 @@ export async function seededDatabaseOf(root: string, seed: { users: number; ledg
 
 /** A seeded database for these sizes, made once per schema and kept in the OS temp dir. */
 export function seededDatabase(seed: { users: number; ledgerEntries: number }): { file: string; report: SeedReport } {
-  const migrations = fs.readdirSync(path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../schema/sql')).sort().join(',')
+  const migrations = packageMigrationFolders().flatMap(dir => fs.readdirSync(dir)).sort().join(',')
   const key = `${seed.users}u-${seed.ledgerEntries}e-${hash(migrations)}`
   const dir = path.join(os.tmpdir(), 'relaypay-bench-seeds', key)
   const file = path.join(dir, 'relaypay.sqlite')

@@ -1,5 +1,6 @@
 // The operation catalogue: every operation the daemon serves, Lightning.Pub's and our own, one entry each. HTTP
-// routes, Nostr routing, validation, docs/operations.md and `relaypay call` are all derived from this list.
+// routes, Nostr routing, validation, docs/operations.md and `relaypay call` are all derived from this list. The
+// extensions' entries come from their own folders, through the one list src/extensions/operations.ts.
 import { adminOperations } from './operations/admin.js'
 import { metricsOperations } from './operations/metrics.js'
 import { guestOperations } from './operations/guest.js'
@@ -7,14 +8,13 @@ import { guestPubOperations } from './operations/guest-pub.js'
 import { appOperations } from './operations/app.js'
 import { userOperations } from './operations/user.js'
 import { walletHostOperations } from './operations/wallet-host.js'
-import { restaurantOperations } from './operations/restaurant.js'
-import { payrollOperations } from './operations/payroll.js'
 import { modelOperations } from './operations/models.js'
 import { nwcOperations } from './operations/nwc.js'
 import { operatorOperations } from './operations/operator.js'
 import { clinkOperations } from './operations/clink.js'
 import { apiDocsOperations } from './operations/api-docs.js'
 import { walletPageOperations } from './operations/wallet-page.js'
+import { extensionOperations } from '../src/extensions/operations.js'
 
 export const catalogue = [
   ...adminOperations,
@@ -24,8 +24,8 @@ export const catalogue = [
   ...appOperations,
   ...userOperations,
   ...walletHostOperations,
-  ...restaurantOperations,
-  ...payrollOperations,
+  // Each extension's, from its folder (src/extensions/<name>/contract/operations.ts).
+  ...extensionOperations,
   ...modelOperations,
   ...nwcOperations,
   ...clinkOperations,

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import * as tar from 'tar'
 import { auditLedgerFile, lastLedgerEntryId } from '../wallet/index.js'
-import { postgresBooksOf, schemaVersionOf } from '../store/index.js'
+import { newestMigration, postgresBooksOf, schemaVersionOf } from '../store/index.js'
 
 export const manifestFormat = 'relaypay-backup/1'
 const ledgerFile = 'relaypay.sqlite'
@@ -56,9 +56,9 @@ export function relaypayVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version
 }
 
-/** The newest migration this build knows (schema/sql/NNN_*.sql). */
+/** The newest migration this build knows (schema/sql's and the extensions'). */
 export function knownSchemaVersion(): number {
-  return Math.max(0, ...fs.readdirSync(path.join(packageRoot, 'schema/sql')).map(name => Number(name.match(/^(\d+)_/)?.[1] ?? 0)))
+  return newestMigration()
 }
 
 /** Why there is no archive of books kept in PostgreSQL, and what to use instead. */

@@ -1,11 +1,15 @@
-// Every configuration key, its type and its default. config.example.toml documents the same keys; a test keeps
+// Every configuration key, its type and its default: the core's here, each extension's in its descriptor
+// (src/extensions/<name>/contract/descriptor.ts). config.example.toml documents the same keys; a test keeps
 // the two in step.
 import path from 'node:path'
 import { z } from '../vendor/zod.js'
 import { nostrPubkey, port, url } from './fields.js'
 import { nostrSection } from './nostr-section.js'
+import { configSectionsOf } from '../../schema/extension.js'
+import { extensionDescriptors } from '../extensions/descriptors.js'
 
-export const configSchema = z.strictObject({
+/** The core's sections before the extensions'. */
+const sectionsBeforeExtensions = {
   data_dir: z.string().min(1).default('./data'),
   log: z
     .strictObject({
@@ -253,50 +257,10 @@ export const configSchema = z.strictObject({
       path: ['providers'],
     })
     .prefault({}),
-  restaurant: z
-    .strictObject({
-      /** Caps on a guest cart (an order or a quote): lines, quantity per line, modifiers per line, note lengths. */
-      max_order_lines: z.int().min(1).max(1000).default(50),
-      max_quantity: z.int().min(1).max(100_000).default(100),
-      max_modifiers_per_line: z.int().min(0).max(100).default(10),
-      max_line_note_chars: z.int().min(0).max(500).default(200),
-      max_customer_note_chars: z.int().min(0).max(1000).default(500),
-      /** Orders per client address: refill per minute, and the burst. Callers with a wallet key are not limited. */
-      orders_per_minute: z.int().min(1).max(100_000).default(4),
-      orders_burst: z.int().min(1).max(100_000).default(10),
-      /** Quotes per client address (the order page quotes as the cart changes). */
-      quotes_per_minute: z.int().min(1).max(100_000).default(60),
-      quotes_burst: z.int().min(1).max(100_000).default(30),
-      /** Orders per restaurant per minute, from everyone together. */
-      restaurant_orders_per_minute: z.int().min(1).max(100_000).default(60),
-      /** Unpaid (pending) orders a restaurant holds at once; more are refused until some are paid or expire. */
-      max_unpaid_orders: z.int().min(1).max(10_000_000).default(100),
-      /** Expired unpaid orders, and their invoices, are deleted this long after they expired. */
-      purge_expired_after_seconds: z.int().min(1).max(365 * 86_400).default(86_400),
-      /** How often unpaid orders are expired and old ones purged (reads expire them on the spot too). */
-      sweep_seconds: z.int().min(1).max(3600).default(60),
-    })
-    .prefault({}),
-  payroll: z
-    .strictObject({
-      /** The scheduler's first pass, this many seconds after start (about 20 s: docs/payroll.md, "The tick"). */
-      first_tick_seconds: z.int().min(1).max(86_400).default(20),
-      /** Seconds between the end of one scheduler pass and the next (5 minutes: docs/payroll.md, "The tick"). */
-      tick_seconds: z.int().min(1).max(86_400).default(300),
-      /**
-       * Tests only, refused unless `[node] mock` is on: payroll's calendar starts on this UTC day (YYYY-MM-DD)
-       * and runs at the real pace from there.
-       */
-      today_override: z
-        .string()
-        .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day YYYY-MM-DD')
-        .refine(day => {
-          const ms = Date.parse(`${day}T00:00:00Z`)
-          return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(day)
-        }, 'must be a day that exists')
-        .optional(),
-    })
-    .prefault({}),
+}
+
+/** The rest of the core's sections, after the extensions' (the order a config file's sections are checked in). */
+const sectionsAfterExtensions = {
   backup: z
     .strictObject({
       /** Scheduled backups go here (relative paths are under data_dir); unset: no scheduled backup. */
@@ -344,6 +308,18 @@ export const configSchema = z.strictObject({
       test_catalogue_file: z.string().min(1).optional(),
     })
     .prefault({}),
+}
+
+/** Each extension's section (the TOML table named by its id), from its descriptor; none may take a core section's name. */
+const extensionSections = configSectionsOf(extensionDescriptors)
+for (const name of Object.keys(extensionSections)) {
+  if (name in sectionsBeforeExtensions || name in sectionsAfterExtensions) throw new Error(`an extension's config section [${name}] is a core section`)
+}
+
+export const configSchema = z.strictObject({
+  ...sectionsBeforeExtensions,
+  ...extensionSections,
+  ...sectionsAfterExtensions,
 }).superRefine((config, ctx) => {
   if (config.store.standby && config.store.url === undefined) {
     ctx.addIssue({

@@ -35,7 +35,7 @@ import type { Books } from './books.js'
 import type { PublicRelays } from './public-relays.js'
 import type { RoomStack } from './room-stack.js'
 
-/** Extension ids named by the catalogue (restaurant, payroll): the ones accounts can enable. */
+/** Extension ids named by the catalogue (each extension's operations): the ones accounts can enable. */
 const extensionIds = [...new Set(catalogue.flatMap(entry => ('extension' in entry && entry.extension ? [entry.extension] : [])))]
 
 /** What the rooms are built on: opened before them, in daemon.ts. */

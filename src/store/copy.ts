@@ -7,7 +7,8 @@
 // keys hold at every insert. The embedded relay's events (relay.sqlite) stay local, as they do in the daemon.
 import type Database from 'better-sqlite3'
 import { openDatabaseFile } from './schema-version.js'
-import { listMigrations, migratePostgres, defaultMigrationsDir } from './postgres-migrations.js'
+import { listMigrations, migratePostgres } from './postgres-migrations.js'
+import { packageMigrationFolders, type MigrationFolders } from './migration-files.js'
 import type { SqlExecutor, SqlStore } from './sql-store.js'
 
 export class StoreCopyError extends Error {}
@@ -21,7 +22,8 @@ export interface StoreCopyOptions {
   /** The daemon's database file (<data dir>/relaypay.sqlite); nothing may be writing it. */
   sqliteFile: string
   target: SqlStore
-  migrationsDir?: string
+  /** Folder(s) of numbered migrations; defaults to the package's. */
+  migrationsDir?: MigrationFolders
   /** Called after each table, in copy order. */
   onTable?(copied: CopiedTable): void
 }
@@ -33,7 +35,7 @@ const maxRowsPerInsert = 1_000
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
 export async function copySqliteToPostgres(opts: StoreCopyOptions): Promise<CopiedTable[]> {
-  const dir = opts.migrationsDir ?? defaultMigrationsDir
+  const dir = opts.migrationsDir ?? packageMigrationFolders()
   const latest = Math.max(0, ...listMigrations(dir).map(file => file.version))
   const source = openDatabaseFile(opts.sqliteFile)
   try {

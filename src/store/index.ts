@@ -1,12 +1,13 @@
-// The daemon's one SQLite database: opened in WAL mode, migrated from schema/sql/NNN_*.sql at start.
+// The daemon's one SQLite database: opened in WAL mode, migrated at start from the numbered migrations (schema/sql's
+// and each extension's, migration-files.ts).
 import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { CheckpointWorker } from './checkpointer.js'
 import type { SqlStore } from './sql-store.js'
 import { sqliteSqlStore } from './sqlite-sql-store.js'
 import { refuseNewerSchema } from './schema-version.js'
+import { migrationFiles, packageMigrationFolders, type MigrationFolders } from './migration-files.js'
 
 export { startCheckpointWorker, type CheckpointWorker } from './checkpointer.js'
 // The engine layer (docs/postgres.md): rooms ported to it take a SqlStore, on either engine.
@@ -25,6 +26,7 @@ export {
 export { sqliteSqlStore } from './sqlite-sql-store.js'
 export { postgresSqlStore, type PostgresStoreOptions } from './postgres-sql-store.js'
 export { migratePostgres, toPostgresSchema } from './postgres-migrations.js'
+export { migrationFiles, newestMigration, packageMigrationFolders, type MigrationFileRef, type MigrationFolders } from './migration-files.js'
 export { acquireActiveLock, ActiveElsewhere, checkEpoch, lockHolder, NotActive, type ActiveLease, type ActiveLockOptions } from './active-lock.js'
 export { postgresWriteProbe, writeProbe, type WriteProbe } from './writable.js'
 export { openDatabaseFile, readDatabaseFile, refuseNewerSchema, schemaVersionOf } from './schema-version.js'
@@ -40,8 +42,8 @@ export interface StoreOptions {
   file?: string
   /** SQLite `synchronous` level: `full` makes every commit durable against power loss. */
   synchronous?: 'full' | 'normal'
-  /** Folder of numbered migrations; defaults to the package's schema/sql. */
-  migrationsDir?: string
+  /** Folder(s) of numbered migrations; defaults to the package's (schema/sql and each extension's). */
+  migrationsDir?: MigrationFolders
   /**
    * Checkpoint the WAL on this worker thread instead of inside commits (checkpointer.ts): for the daemon, whose
    * one thread serves every request. Tools that open the database briefly keep SQLite's automatic checkpoints.
@@ -59,8 +61,6 @@ export interface Store {
   close(): void
 }
 
-const defaultMigrationsDir = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../schema/sql')
-const migrationName = /^(\d{3,})_[a-z0-9_]+\.sql$/
 
 /** Creates the data dir (0700) if needed and opens the database file (0600). */
 export function ensureDataDir(dataDir: string): void {
@@ -85,7 +85,7 @@ export function openStore(opts: StoreOptions): Store {
   // with the default (a temp file) each wrote its journal there. Measured at c=32 (bench/side-by-side.ts): write
   // calls per payment 116-126 -> 55-59, and the payment rate back above the build before the SqlStore port.
   db.pragma('temp_store = MEMORY')
-  const applied = migrate(db, opts.migrationsDir ?? defaultMigrationsDir)
+  const applied = migrate(db, opts.migrationsDir ?? packageMigrationFolders())
   const unwatch = opts.checkpoints?.watch(db)
   return {
     db,
@@ -104,25 +104,17 @@ export function openStore(opts: StoreOptions): Store {
  * Applies every migration newer than the database, each inside its own transaction, in numeric order; refuses a
  * database that records a migration this build does not have (refuseNewerSchema).
  */
-export function migrate(db: Db, dir: string): string[] {
+export function migrate(db: Db, folders: MigrationFolders): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
   const done = new Set(
     (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(r => r.version),
   )
-  const files = fs
-    .readdirSync(dir)
-    .filter(name => migrationName.test(name))
-    .sort((a, b) => Number(a.match(migrationName)![1]) - Number(b.match(migrationName)![1]))
-  const versions = files.map(name => Number(name.match(migrationName)![1]))
-  versions.forEach((version, i) => {
-    if (versions.indexOf(version) !== i) throw new Error(`two migrations share number ${version} in ${dir}`)
-  })
-  refuseNewerSchema(done, versions)
+  const files = migrationFiles(folders)
+  refuseNewerSchema(done, files.map(file => file.version))
   const applied: string[] = []
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
-  for (const [i, name] of files.entries()) {
-    const version = versions[i]!
+  for (const { version, name, dir } of files) {
     if (done.has(version)) continue
     const sql = fs.readFileSync(path.join(dir, name), 'utf8')
     db.transaction(() => {

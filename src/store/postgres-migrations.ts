@@ -1,4 +1,4 @@
-// The numbered migrations of schema/sql on PostgreSQL. One set of files serves both engines: each is written in
+// The numbered migrations (schema/sql's and each extension's, migration-files.ts) on PostgreSQL. One set of files serves both engines: each is written in
 // SQLite's dialect within the subset both share, and rewritten for PostgreSQL by the substitution table below (as
 // LND does for its native SQL). Where a rewrite cannot express a migration (a SQLite table rebuild, JSON
 // functions), a twin `NNN_name.pg.sql` beside it is applied on PostgreSQL instead; SQLite's runner never reads
@@ -6,12 +6,9 @@
 // database migrate it once, one after the other.
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { SqlExecutor, SqlStore } from './sql-store.js'
 import { refuseNewerSchema } from './schema-version.js'
-
-export const defaultMigrationsDir = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../schema/sql')
-const migrationName = /^(\d{3,})_[a-z0-9_]+\.sql$/
+import { migrationFiles, packageMigrationFolders, type MigrationFolders } from './migration-files.js'
 
 /** Key of the migration lock (two int4: "rpay" and 1); the active-daemon lock uses ("rpay", 2). */
 export const migrationLockKey = [0x72706179, 1] as const
@@ -62,35 +59,24 @@ export interface MigrationFile {
   postgresSql(): string
 }
 
-export function listMigrations(dir: string): MigrationFile[] {
-  const names = fs.readdirSync(dir)
-  const seen = new Set<number>()
-  return names
-    .filter(name => migrationName.test(name))
-    .map(name => {
-      const version = Number(name.match(migrationName)![1])
-      if (seen.has(version)) throw new Error(`two migrations share number ${version} in ${dir}`)
-      seen.add(version)
-      const twin = name.replace(/\.sql$/, '.pg.sql')
-      return {
-        version,
-        name,
-        postgresSql: () =>
-          names.includes(twin)
-            ? fs.readFileSync(path.join(dir, twin), 'utf8')
-            : toPostgresSchema(fs.readFileSync(path.join(dir, name), 'utf8')),
-      }
-    })
-    .sort((a, b) => a.version - b.version)
+export function listMigrations(folders: MigrationFolders = packageMigrationFolders()): MigrationFile[] {
+  return migrationFiles(folders).map(({ version, name, dir }) => {
+    const twin = path.join(dir, name.replace(/\.sql$/, '.pg.sql'))
+    return {
+      version,
+      name,
+      postgresSql: () => (fs.existsSync(twin) ? fs.readFileSync(twin, 'utf8') : toPostgresSchema(fs.readFileSync(path.join(dir, name), 'utf8'))),
+    }
+  })
 }
 
 /**
  * Applies every migration the database lacks, each in its own transaction under the migration lock (taken
  * first, so the list of applied versions is read by one runner at a time). Returns the names applied.
  */
-export async function migratePostgres(store: SqlStore, dir: string = defaultMigrationsDir): Promise<string[]> {
+export async function migratePostgres(store: SqlStore, folders: MigrationFolders = packageMigrationFolders()): Promise<string[]> {
   if (store.engine !== 'postgres') throw new Error('migratePostgres runs on a PostgreSQL store')
-  const files = listMigrations(dir)
+  const files = listMigrations(folders)
   const applied: string[] = []
   const lock = (tx: SqlExecutor) => tx.one('SELECT pg_advisory_xact_lock(?, ?)', [...migrationLockKey])
   await store.transaction(async tx => {

@@ -1,15 +1,20 @@
 // The house's rules that are not import arrows (docs/architecture.md), read with the TypeScript compiler: every
 // Nostr request kind is served by a codec file that declares a NostrCodec, every room keeps its operations in a
-// handlers/ folder, every table is read and written by one room only, and Nostr kinds are numbered in one place.
+// handlers/ folder, every table is read and written by one room only, Nostr kinds are numbered in one place, and
+// each extension is self-contained: its folder holds its descriptor, and no file but the lists of extensions names it.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import ts from 'typescript'
 import { repoRoot } from '../support/paths.js'
-import { plan } from './rooms.js'
+import { consoleLists, domainLists, groundLists, plan } from './rooms.js'
 import { catalogue } from '../../schema/catalogue.js'
 import { handlerFiles } from '../../src/cli/handler-files.js'
+import { packageMigrationFolders } from '../../src/store/index.js'
+import { extensionDescriptors } from '../../src/extensions/descriptors.js'
+import { hostedExtensions } from '../../src/extensions/index.js'
 
 const test = suite('architecture: conventions')
 
@@ -145,13 +150,16 @@ function tablesNamedByRoom(tables: ReadonlySet<string>): Map<string, Set<string>
 
 test('every table is named in the SQL of one room only: rooms own their tables', () => {
   const tables = new Set<string>(['schema_migrations'])
-  for (const file of fs.readdirSync(path.join(repoRoot, 'schema/sql'))) {
-    for (const match of fs.readFileSync(path.join(repoRoot, 'schema/sql', file), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)) {
-      tables.add(match[1]!.toLowerCase())
+  for (const dir of packageMigrationFolders()) {
+    for (const file of fs.readdirSync(dir)) {
+      for (const match of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)) {
+        tables.add(match[1]!.toLowerCase())
+      }
     }
   }
   const byTable = tablesNamedByRoom(tables)
   assert.ok(byTable.get('payments')?.has('src/wallet'), 'the wallet names its payments table (the reader works)')
+  assert.ok(byTable.get('payroll_contracts')?.has('src/extensions/payroll'), 'an extension\'s migrations are read too')
   const shared = [...byTable].filter(([, rooms]) => rooms.size > 1).map(([table, rooms]) => `${table}: ${[...rooms].sort().join(', ')}`)
   assert.equal(shared, [])
 })
@@ -194,13 +202,15 @@ test("test files take suite from test/support/suite.ts, which tells a hook's err
 
 /** The packages src/vendor re-exports, each bundled into one file at build. */
 const vendored = filesUnder('src/vendor').flatMap(file => [...fs.readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/from '([^'.][^']*)'/g)].map(m => m[1]!))
-/** Code the browser runs: bundled apart by esbuild, never loaded by Node. */
-const browserCode = ['src/console/ui/', 'src/extensions/restaurant/page/', 'src/wallet-page/page/']
+/** Code the browser runs: bundled apart by esbuild, never loaded by Node (an extension's pages and console pages too). */
+const isBrowserCode = (file: string) =>
+  file.startsWith('src/console/ui/') || file.startsWith('src/wallet-page/page/') ||
+  /^src\/extensions\/[^/]+\/(page|console)\//.test(file) || file === 'src/extensions/console.ts'
 
 test('src/ imports a bundled package only through src/vendor (type-only imports aside), and the build bundles them', () => {
   assert.ok(vendored.includes('rxjs') && vendored.includes('zod'), `src/vendor names ${vendored.join(', ')}`)
   const direct = [...filesUnder('src'), ...filesUnder('bin'), ...filesUnder('schema')]
-    .filter(file => !file.startsWith('src/vendor/') && !browserCode.some(dir => file.startsWith(dir)))
+    .filter(file => !file.startsWith('src/vendor/') && !isBrowserCode(file))
     .flatMap(file => {
       const source = ts.createSourceFile(file, fs.readFileSync(path.join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true)
       return source.statements.flatMap(statement => {
@@ -216,6 +226,124 @@ test('src/ imports a bundled package only through src/vendor (type-only imports 
     const built = fs.readFileSync(path.join(repoRoot, 'build', file.replace(/\.ts$/, '.js')), 'utf8')
     const packages = [...built.matchAll(/^(?:import|export)\b[^\n]*?['"]([^'"./][^'"]*)['"];?$/gm)].map(m => m[1]!).filter(name => !name.startsWith('node:'))
     assert.equal(packages, [], `build/${file.replace(/\.ts$/, '.js')} still loads ${packages.join(', ')}: scripts/bundle-vendor.mjs did not bundle it`)
+  }
+})
+
+/** The lists of extensions (src/extensions/): the only files outside an extension's folder that may name one. */
+const extensionLists = [...groundLists, ...consoleLists, ...domainLists].map(name => `src/extensions/${name}`)
+/** The folder of src/extensions/ that is no extension: the host they are written against. */
+const extensionHost = 'host'
+
+/** The extensions' folders under `root`: every folder of src/extensions/ but the host's. */
+function extensionFolders(root: string): string[] {
+  return fs
+    .readdirSync(path.join(root, 'src/extensions'), { withFileTypes: true })
+    .filter(entry => entry.isDirectory() && entry.name !== extensionHost)
+    .map(entry => entry.name)
+    .sort()
+}
+
+function codeFilesUnder(root: string, dir: string): string[] {
+  if (!fs.existsSync(path.join(root, dir))) return []
+  return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap(item => {
+    const rel = `${dir}/${item.name}`
+    if (item.isDirectory()) return codeFilesUnder(root, rel)
+    return /\.(tsx?|mjs|js)$/.test(item.name) && !item.name.endsWith('.d.ts') ? [rel] : []
+  })
+}
+
+/**
+ * Every import path that names an extension where only the extension itself and the lists may: a file of src/,
+ * bin/, schema/ or scripts/ outside the extension's folder (an extension naming another one, the host naming any),
+ * and the build's settings (package.json's scripts and files, the tsconfig files' includes and excludes).
+ */
+function extensionsNamedOutside(root: string, ids: readonly string[]): string[] {
+  const names = new RegExp(`(?:^|[/._-])(${ids.join('|')})(?:[/._-]|$)`)
+  const found: string[] = []
+  const files = ['src', 'bin', 'schema', 'scripts'].flatMap(dir => codeFilesUnder(root, dir))
+  for (const file of files.filter(file => !extensionLists.includes(file))) {
+    const own = file.match(/^src\/extensions\/([^/]+)\//)?.[1]
+    for (const { fileName } of ts.preProcessFile(fs.readFileSync(path.join(root, file), 'utf8'), true, true).importedFiles) {
+      const named = fileName.match(names)?.[1]
+      if (named && named !== own) found.push(`${file} imports ${fileName}`)
+    }
+  }
+  const settings: [string, (json: any) => unknown][] = [
+    ['package.json', json => [json.scripts, json.files]],
+    ['tsconfig.json', json => [json.include, json.exclude]],
+    ['src/console/ui/tsconfig.json', json => [json.include, json.exclude]],
+  ]
+  for (const [file, part] of settings) {
+    if (!fs.existsSync(path.join(root, file))) continue
+    const text = JSON.stringify(part(JSON.parse(fs.readFileSync(path.join(root, file), 'utf8'))))
+    for (const id of ids) if (new RegExp(`\\b${id}\\b`).test(text)) found.push(`${file} names ${id}`)
+  }
+  return found
+}
+
+test('no file but an extension\'s own and the lists of extensions names it in an import path, nor do the build\'s settings', () => {
+  const ids = extensionFolders(repoRoot)
+  assert.ok(ids.includes('restaurant') && ids.includes('payroll'), `the extensions' folders: ${ids.join(', ')}`)
+  assert.equal(extensionsNamedOutside(repoRoot, ids), [])
+})
+
+test('the check finds an extension named outside its folder where one is planted (control)', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-extensions-'))
+  const plant = (relative: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true })
+    fs.writeFileSync(path.join(root, relative), text)
+  }
+  try {
+    plant('src/extensions/host/index.ts', "export type { X } from '../payroll/x.js'\n")
+    plant('src/extensions/payroll/index.ts', "import { pay } from './pay-now.js'\nimport type { Menu } from '../restaurant/menu-store.js'\n")
+    plant('src/extensions/restaurant/index.ts', "import { menu } from './menu-store.js'\n")
+    plant('src/extensions/operations.ts', "import { payrollOperations } from './payroll/contract/operations.js'\n")
+    plant('src/config/schema.ts', "import { payrollSection } from '../extensions/payroll/contract/descriptor.js'\n")
+    plant('schema/catalogue.ts', "import { restaurantOperations } from './operations/restaurant.js'\n")
+    plant('src/console/ui/console.tsx', "const page = await import('../../extensions/restaurant/console/index.js')\n")
+    plant('src/rates/rates.ts', '// payroll prices a period at its payday\'s rate\nexport const x = 1\n')
+    plant('package.json', JSON.stringify({ scripts: { build: 'esbuild src/extensions/restaurant/page/order.ts' }, description: 'payroll' }))
+    plant('tsconfig.json', JSON.stringify({ exclude: ['src/extensions/*/page/**'] }))
+    assert.equal(extensionsNamedOutside(root, extensionFolders(root)).sort(), [
+      "package.json names restaurant",
+      "schema/catalogue.ts imports ./operations/restaurant.js",
+      "src/config/schema.ts imports ../extensions/payroll/contract/descriptor.js",
+      "src/console/ui/console.tsx imports ../../extensions/restaurant/console/index.js",
+      "src/extensions/host/index.ts imports ../payroll/x.js",
+      "src/extensions/payroll/index.ts imports ../restaurant/menu-store.js",
+    ])
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+})
+
+test('each extension\'s folder holds its descriptor, and every list of extensions names each extension', async () => {
+  const ids = extensionFolders(repoRoot)
+  const listed = extensionDescriptors.map(descriptor => descriptor.id)
+  assert.equal([...listed].sort(), ids, 'src/extensions/descriptors.ts lists every extension\'s descriptor')
+  assert.equal(hostedExtensions.map(extension => extension.id).sort(), ids, 'src/extensions/index.ts starts every extension')
+  const withOperations = new Set(catalogue.flatMap(entry => ('extension' in entry && entry.extension ? [entry.extension] : [])))
+  assert.equal([...withOperations].sort(), ids, 'the catalogue (src/extensions/operations.ts) holds each extension\'s operations, and no other extension\'s')
+  const consoleList = fs.readFileSync(path.join(repoRoot, 'src/extensions/console.ts'), 'utf8')
+  for (const id of ids) {
+    const folder = `src/extensions/${id}`
+    // The descriptor: one, in contract/descriptor.ts, for this folder's id, the one the list holds.
+    const module = (await import(`../../${folder}/contract/descriptor.js`)) as Record<string, unknown>
+    const exported = Object.values(module)
+    assert.is(exported.length, 1, `${folder}/contract/descriptor.ts exports one descriptor`)
+    assert.is(exported[0], extensionDescriptors.find(descriptor => descriptor.id === id), `${folder}'s descriptor is the one listed, with id '${id}'`)
+    for (const { entry, bundle } of extensionDescriptors.find(descriptor => descriptor.id === id)!.pages) {
+      assert.ok(fs.existsSync(path.join(repoRoot, folder, entry)), `${folder}/${entry}, a page the build bundles, exists`)
+      assert.ok(fs.existsSync(path.join(repoRoot, 'build/console', bundle)), `the build made build/console/${bundle}`)
+    }
+    // Its operations are declared in its folder: every catalogue entry of the extension comes from its contract.
+    const operations = (await import(`../../${folder}/contract/operations.js`)) as Record<string, { name: string }[]>
+    const declared = new Set(Object.values(operations).flat().map(entry => entry.name))
+    const entries = catalogue.filter(entry => 'extension' in entry && entry.extension === id).map(entry => entry.name)
+    assert.equal(entries.filter(name => !declared.has(name)), [], `${id}'s operations are in ${folder}/contract/operations.ts`)
+    if (fs.existsSync(path.join(repoRoot, folder, 'console/index.ts'))) {
+      assert.ok(consoleList.includes(`'./${id}/console/index.js'`), `src/extensions/console.ts lists ${folder}/console`)
+    }
   }
 })
 

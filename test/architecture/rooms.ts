@@ -23,6 +23,12 @@ export const layers: { name: string; rooms: string[] }[] = [
   { name: 'command line', rooms: ['src/cli'] },
 ]
 
+/** The lists of extensions in src/extensions/ that the ground reads (the config schema, the catalogue)… */
+export const groundLists = ['descriptors.ts', 'operations.ts']
+/** …the one the console's pages are read from, and the one the composition root starts (the extensions' room). */
+export const consoleLists = ['console.ts']
+export const domainLists = ['index.ts']
+
 function roomOf(file: string): string {
   const parts = file.split('/')
   // The command line is one room: bin/relaypay.ts parses the words, src/cli/ holds the commands.
@@ -31,6 +37,13 @@ function roomOf(file: string): string {
   // The composition root's private parts: src/daemon.ts builds the daemon from them.
   if (parts[1] === 'lifecycle') return 'src/daemon.ts'
   if (parts.length === 2) return file
+  // An extension's folder spans three floors (docs/architecture.md, "Extensions"). Its declarations (contract/: its
+  // descriptor, operations and messages) are the catalogue's, on the ground, with the lists the ground reads; its
+  // console pages (console/) are the console's, with the list the console reads; the rest is its own room.
+  if (parts[1] === 'extensions') {
+    if (parts[3] === 'contract' || groundLists.includes(parts[2]!)) return 'schema'
+    if (parts[3] === 'console' || consoleLists.includes(parts[2]!)) return 'src/console'
+  }
   // Transports and extensions are folders of rooms.
   if ((parts[1] === 'transports' || parts[1] === 'extensions') && parts.length > 3) return parts.slice(0, 3).join('/')
   return parts.slice(0, 2).join('/')

@@ -12,6 +12,7 @@ import path from 'node:path'
 import { execFile, spawn, spawnSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import { repoRoot } from '../support/paths.js'
+import { migrationFiles, packageMigrationFolders, readDatabaseFile } from '../../src/store/index.js'
 import { tempDataDir } from '../support/daemon.js'
 import { scanLogKeysOf } from '../support/log-keys.js'
 
@@ -48,8 +49,12 @@ test('the package holds what start needs and nothing of the workshop', () => {
   ]) {
     assert.ok(files.includes(needed), needed)
   }
-  const migrations = fs.readdirSync(path.join(repoRoot, 'schema/sql')).filter(name => name.endsWith('.sql'))
-  for (const name of migrations) assert.ok(files.includes(`schema/sql/${name}`), name)
+  // Every migration, the core's and each extension's: a start reads them from the package.
+  const migrations = packageMigrationFolders().flatMap(dir =>
+    fs.readdirSync(dir).filter(name => name.endsWith('.sql')).map(name => path.relative(repoRoot, path.join(dir, name)).split(path.sep).join('/')),
+  )
+  assert.ok(migrations.some(file => file.startsWith('src/extensions/')), 'the extensions\' migrations are listed')
+  for (const file of migrations) assert.ok(files.includes(file), file)
   const stray = files.filter(file => /^(build\/)?(test|bench)\/|\.map$|\.ts$|tsbuildinfo|node_modules|^data\//.test(file))
   assert.equal(stray, [])
   const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'))
@@ -111,6 +116,11 @@ test('unpacked into an empty folder, the package starts, answers ready, and stop
   assert.is(ready.ready, true)
   assert.is(code, 0)
   assert.is(consoleStatus, 200, "the console's script from the package")
+  // Every migration came with the package, the extensions' folders' too (a start without them would not notice).
+  const applied = readDatabaseFile(path.join(cwd, 'data', 'relaypay.sqlite'), db =>
+    db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all(),
+  )
+  assert.equal(applied, migrationFiles(packageMigrationFolders()).map(file => file.version))
   // init finds config.example.toml inside the package; backup finds its tar module and the migrations.
   const init = spawnSync(process.execPath, [bin, 'init', '--data-dir', path.join(cwd, 'fresh')], { encoding: 'utf8' })
   assert.is(init.status, 0, init.stderr)

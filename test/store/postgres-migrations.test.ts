@@ -1,4 +1,4 @@
-// One set of migrations for both engines: every schema/sql file applied on SQLite and on a real
+// One set of migrations for both engines: every migration (schema/sql's and the extensions') applied on SQLite and on a real
 // PostgreSQL 15 gives the same tables, columns, nullability and keys; amounts are BIGINT on PostgreSQL; a negative
 // balance is refused on both; daemons starting together migrate a database once; the PostgreSQL twins of the
 // migrations that move data (070, 073) leave the same rows as their SQLite originals, and 083 the same on both.
@@ -20,10 +20,8 @@ import {
 import { auditLedger } from '../../src/wallet/audit.js'
 import { tempDataDir } from '../support/daemon.js'
 import { addMigrations, migrationsUpTo, writtenMigrations } from '../support/migrations.js'
-import { repoRoot } from '../support/paths.js'
 import { createDatabase, postgresSkipReason, testPostgres } from '../support/postgres.js'
 
-const migrations = path.join(repoRoot, 'schema/sql')
 const postgres = await testPostgres()
 
 const unit = suite('the substitution table')

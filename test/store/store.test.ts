@@ -3,9 +3,10 @@ import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
-import { commitWithoutSync, openStore, walSyncFor } from '../../src/store/index.js'
+import { commitWithoutSync, migrationFiles, openStore, packageMigrationFolders, walSyncFor } from '../../src/store/index.js'
 import { tempDataDir } from '../support/daemon.js'
 import { writtenMigrations } from '../support/migrations.js'
+import { repoRoot } from '../support/paths.js'
 
 const store = suite('store')
 
@@ -73,6 +74,28 @@ store('a database written by a newer build is refused, naming its version and th
 store('two migrations with one number are refused', () => {
   const migrations = writtenMigrations({ '001_a.sql': 'SELECT 1;', '001_b.sql': 'SELECT 1;' })
   assert.throws(() => openStore({ dataDir: tempDataDir(), migrationsDir: migrations }), /two migrations share number 1/)
+})
+
+store('the core\'s folder and the extensions\' are one sequence: applied by number across folders, one number twice refused', () => {
+  const core = writtenMigrations({ '001_a.sql': 'CREATE TABLE a (x INTEGER);', '003_c.sql': 'CREATE TABLE c (x INTEGER);' })
+  const extension = writtenMigrations({ '002_b.sql': 'CREATE TABLE b (x INTEGER);', '004_d.sql': 'CREATE TABLE d (x INTEGER);' })
+  const s = openStore({ dataDir: tempDataDir(), migrationsDir: [core, extension] })
+  assert.equal(s.applied, ['001_a.sql', '002_b.sql', '003_c.sql', '004_d.sql'])
+  s.close()
+  const clash = writtenMigrations({ '003_x.sql': 'SELECT 1;' })
+  assert.throws(() => openStore({ dataDir: tempDataDir(), migrationsDir: [core, clash] }), /two migrations share number 3 in .* and .*003_c\.sql, 003_x\.sql/)
+})
+
+store('the package\'s migrations: schema/sql and each extension\'s folder, keeping their numbers', () => {
+  const folders = packageMigrationFolders()
+  assert.is(path.relative(repoRoot, folders[0]!), path.join('schema', 'sql'))
+  const files = migrationFiles(folders)
+  const at = (version: number) => files.find(file => file.version === version)
+  // An extension's migration keeps the number existing databases record it under.
+  assert.equal(path.relative(repoRoot, path.join(at(30)!.dir, at(30)!.name)), path.join('src/extensions/restaurant/migrations/030_restaurant.sql'))
+  assert.equal(path.relative(repoRoot, path.join(at(40)!.dir, at(40)!.name)), path.join('src/extensions/payroll/migrations/040_payroll.sql'))
+  assert.equal(at(71)!.name, '071_restaurant_unpaid_orders.sql')
+  assert.equal(files.map(file => file.version), [...files.map(file => file.version)].sort((a, b) => a - b))
 })
 
 store('a commit without sync keeps the connection FULL for every other writer, also when the work throws', () => {

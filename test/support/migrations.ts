@@ -1,19 +1,20 @@
 // Migration folders for tests of the migration runners and of single migrations: the repository's own migrations
-// up to a number (a database as an older build left it), or a few made-up files.
+// (the core's and the extensions', in one folder) up to a number (a database as an older build left it), or a few made-up files.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { openStore, type Store } from '../../src/store/index.js'
+import { openStore, packageMigrationFolders, type Store } from '../../src/store/index.js'
 import { tempDataDir } from './daemon.js'
-import { repoRoot } from './paths.js'
 
-/** The repository's migrations (schema/sql). */
-export const repoMigrations = path.join(repoRoot, 'schema/sql')
+/** The repository's migration folders: schema/sql and each extension's. */
+export const repoMigrations: readonly string[] = packageMigrationFolders()
 
-/** Copies the repository's migrations numbered up to `last` (both engines' files) into `dir`. */
+/** Copies the repository's migrations numbered up to `last` (both engines' files, from every folder) into `dir`. */
 export function addMigrations(dir: string, last: number): void {
-  for (const name of fs.readdirSync(repoMigrations)) {
-    if (Number(name.slice(0, 3)) <= last) fs.copyFileSync(path.join(repoMigrations, name), path.join(dir, name))
+  for (const folder of repoMigrations) {
+    for (const name of fs.readdirSync(folder)) {
+      if (Number(name.slice(0, 3)) <= last) fs.copyFileSync(path.join(folder, name), path.join(dir, name))
+    }
   }
 }
 

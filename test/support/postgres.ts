@@ -9,8 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { migratePostgres, postgresSqlStore } from '../../src/store/index.js'
-import { repoRoot } from './paths.js'
+import { migratePostgres, packageMigrationFolders, postgresSqlStore } from '../../src/store/index.js'
 import { freePort } from './ports.js'
 
 export const postgresBinDir = process.env.RELAYPAY_TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin'
@@ -141,10 +140,10 @@ const templates = new Map<string, Promise<string>>()
 
 /** The template's name: the migrations' names and texts hashed, so a changed schema gets a template of its own. */
 function templateName(): string {
-  const dir = path.join(repoRoot, 'schema', 'sql')
   const hash = createHash('sha256')
-  for (const file of fs.readdirSync(dir).filter(name => name.endsWith('.sql')).sort()) {
-    hash.update(file).update('\0').update(fs.readFileSync(path.join(dir, file))).update('\0')
+  const files = packageMigrationFolders().flatMap(dir => fs.readdirSync(dir).filter(name => name.endsWith('.sql')).map(name => ({ dir, name })))
+  for (const { dir, name } of files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    hash.update(name).update('\0').update(fs.readFileSync(path.join(dir, name))).update('\0')
   }
   return `relaypay_template_${hash.digest('hex').slice(0, 16)}`
 }

@@ -1,5 +1,5 @@
 // The console's shell: sign-in, the navigation and the page for the address's hash (#/apps…). Each page is a
-// module of ./pages; every call goes through ./api.ts.
+// module of ./pages, or of an extension's console/ folder; every call goes through ./api.ts.
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import 'uplot/dist/uPlot.min.css'
@@ -12,14 +12,14 @@ import { Users } from './pages/users.js'
 import { Payments } from './pages/payments.js'
 import { Nwc } from './pages/nwc.js'
 import { Charts } from './pages/charts.js'
-import { Restaurant } from './pages/restaurant.js'
 import { Models } from './pages/models.js'
-import { Payroll } from './pages/payroll.js'
 import { Links } from './pages/links.js'
 import { Node } from './pages/node.js'
 import { Wallet } from './pages/wallet.js'
+import type { NavPage } from './nav-page.js'
+import { extensionConsolePages } from '../../extensions/console.js'
 
-const pages = [
+const pages: readonly NavPage[] = [
   ['overview', 'Overview', Overview],
   ['apps', 'Apps', Apps],
   ['users', 'Users & wallets', Users],
@@ -28,10 +28,10 @@ const pages = [
   ['nwc', 'NWC', Nwc],
   ['links', 'Offers, LNURL & invites', Links],
   ['charts', 'Charts', Charts],
-  ['restaurant', 'Restaurant', Restaurant],
-  ['payroll', 'Payroll', Payroll],
+  // Each extension's, from its folder (src/extensions/<name>/console/).
+  ...extensionConsolePages,
   ['models', 'Models', Models],
-] as const
+]
 
 // Pages reached from others, not from the navigation: one wallet's own page (#/wallet?id=…).
 const linkedPages = [['wallet', Wallet]] as const

@@ -1,4 +1,4 @@
-// Restaurants and their menus: small intent-named queries over the tables of 030_restaurant.sql, written once on
+// Restaurants and their menus: small intent-named queries over the tables of migrations/030_restaurant.sql, written once on
 // the engine-neutral SqlStore so the same statements run on SQLite and PostgreSQL. Rows keep the
 // database's shapes (0/1 flags, epoch ms; BIGINT comes back as a number on both); wire.ts turns them into the
 // messages callers see. `menuStore(sql)` reads and writes on its own; `transaction` hands the work a copy bound

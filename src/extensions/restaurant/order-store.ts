@@ -1,4 +1,4 @@
-// The restaurant_orders table (schema/sql/030_restaurant.sql, 071): the statements behind the order book, written
+// The restaurant_orders table (migrations/030_restaurant.sql, 071): the statements behind the order book, written
 // once on the engine-neutral SqlStore so they run on SQLite and PostgreSQL. Every status change is
 // guarded by the status it moves from, so two changes of one order at once (two requests, or a request and the
 // payment notice, on two PostgreSQL sessions) cannot both apply.

@@ -1,4 +1,4 @@
-// Rows as callers see them (schema/messages/restaurant*.ts): ISO-8601 UTC times, real booleans, parsed lists.
+// Rows as callers see them (contract/messages/): ISO-8601 UTC times, real booleans, parsed lists.
 // Secrets (the restaurant's Nostr key) and bookkeeping columns never leave through here.
 import type { OutputOf } from '../../bus/index.js'
 import type {

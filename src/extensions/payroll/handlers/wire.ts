@@ -1,4 +1,4 @@
-// Contracts and payouts as the wire writes them (schema/messages/payroll.ts).
+// Contracts and payouts as the wire writes them (contract/messages.ts).
 import type { OutputOf } from '../../../bus/index.js'
 import type { Contract } from '../contracts-store.js'
 import type { Payout } from '../ledger-store.js'

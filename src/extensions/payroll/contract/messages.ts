@@ -1,7 +1,7 @@
 // Messages of the payroll extension (contract fields as docs/payroll.md, "Contracts", lists them).
 // Validation is strict (400 naming the field); `null` is accepted only for `manual_rate`, where it means
 // "no manual rate". Dates are `YYYY-MM-DD` (UTC days); timestamps ISO-8601 UTC.
-import { bool, decimal, enumOf, int, list, message, text } from '../dsl.js'
+import { bool, decimal, enumOf, int, list, message, text } from '../../../../schema/dsl.js'
 
 const minTotalPeriods = 1
 const maxTotalPeriods = 10_000

@@ -1,8 +1,8 @@
 // Messages of the restaurant extension's menu (docs/restaurant.md, "Menu tree"): the node tree, items, modifier
-// groups, availability windows and the menu as a guest reads it. Validation as in restaurant.ts.
-import { bool, boolParam, decimal, enumOf, int, list, message, text, z } from '../dsl.js'
-import { timeOfDayText, nameText, descriptionText, imageText, idText } from './restaurant-fields.js'
-import { RestaurantProfile } from './restaurant.js'
+// groups, availability windows and the menu as a guest reads it. Validation as in restaurants.ts.
+import { bool, boolParam, decimal, enumOf, int, list, message, text, z } from '../../../../../schema/dsl.js'
+import { timeOfDayText, nameText, descriptionText, imageText, idText } from './fields.js'
+import { RestaurantProfile } from './restaurants.js'
 
 // Menu tree
 

@@ -1,6 +1,6 @@
-// Field formats shared by the restaurant extension's messages (restaurant.ts, restaurant-menu.ts,
-// restaurant-orders.ts): currencies, slugs, times of day and zones, names and the handler's ids.
-import { text } from '../dsl.js'
+// Field formats shared by the restaurant extension's messages (restaurants.ts, menu.ts,
+// orders.ts): currencies, slugs, times of day and zones, names and the handler's ids.
+import { text } from '../../../../../schema/dsl.js'
 
 /** `sat` or an ISO-4217 code. */
 export const currencyText = () => text().regex(/^(sat|[A-Z]{3})$/, 'must be "sat" or an ISO-4217 code such as "EUR"')

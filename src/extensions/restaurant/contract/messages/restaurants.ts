@@ -1,10 +1,10 @@
-// Messages of the restaurant extension: restaurants and host-wide settings here, the menu in restaurant-menu.ts,
-// orders and print jobs in restaurant-orders.ts (fields as docs/restaurant.md, "Entities", describes them).
+// Messages of the restaurant extension: restaurants and host-wide settings here, the menu in menu.ts,
+// orders and print jobs in orders.ts (fields as docs/restaurant.md, "Entities", describes them).
 // Validation is strict (400 naming the field): a field of the wrong type is refused, and `null` is accepted only
 // where it means something (a root node, a detached item, no image, an unbounded selection). Ids are the
 // 22-character url-safe strings the handler generates; timestamps are ISO-8601 UTC strings.
-import { bool, boolParam, int, list, message, text } from '../dsl.js'
-import { currencyText, slugText, nameText, descriptionText, imageText, idText, timeZoneText } from './restaurant-fields.js'
+import { bool, boolParam, int, list, message, text } from '../../../../../schema/dsl.js'
+import { currencyText, slugText, nameText, descriptionText, imageText, idText, timeZoneText } from './fields.js'
 
 export const IdRequest = message('IdRequest', { id: idText() })
 

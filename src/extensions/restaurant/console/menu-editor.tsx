@@ -2,8 +2,8 @@
 // groups with priced options and availability windows. Each change is one call to the restaurant's routes,
 // then the menu is read again.
 import { useState } from 'preact/hooks'
-import { call } from '../api.js'
-import { Check, Field, Section, Select, Status, submit, useAction } from '../parts.js'
+import { call } from '../../../console/ui/api.js'
+import { Check, Field, Section, Select, Status, submit, useAction } from '../../../console/ui/parts.js'
 
 const base = '/restaurant/api/v1'
 

@@ -3,9 +3,9 @@
 // only that wallet's payouts and contracts. Creating a contract answers 201; pay-now always answers 200 with the
 // ledger row, whether the attempt was paid or failed. `scheduler/tick` is relaypay's own addition: it runs one
 // scheduler pass now, for operators and for tests that drive the schedule.
-import { operation } from '../operation.js'
-import { Empty, list } from '../dsl.js'
-import { RawBody } from '../messages/host.js'
+import { operation } from '../../../../schema/operation.js'
+import { Empty, list } from '../../../../schema/dsl.js'
+import { RawBody } from '../../../../schema/messages/host.js'
 import {
   Contract,
   ContractCreate,
@@ -20,7 +20,7 @@ import {
   Schedule,
   SchedulePreviewRequest,
   SchedulerTickResult,
-} from '../messages/payroll.js'
+} from './messages.js'
 
 const base = '/payroll/api/v1'
 const payroll = { area: 'payroll', dialect: 'detail', extension: 'payroll' } as const

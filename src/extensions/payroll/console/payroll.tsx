@@ -1,9 +1,9 @@
 // Payroll: contracts (create, pause, resume, pay now, delete), each one's schedule, the payout runs and their
 // CSV export. All operator routes of the payroll extension.
 import { useState } from 'preact/hooks'
-import { call } from '../api.js'
-import { Field, Section, Select, Status, Table, submit, useAction, useLoad } from '../parts.js'
-import { WalletPicker } from '../wallet-picker.js'
+import { call } from '../../../console/ui/api.js'
+import { Field, Section, Select, Status, Table, submit, useAction, useLoad } from '../../../console/ui/parts.js'
+import { WalletPicker } from '../../../console/ui/wallet-picker.js'
 
 const base = '/payroll/api/v1'
 

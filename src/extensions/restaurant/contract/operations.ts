@@ -2,9 +2,9 @@
 // operations take the admin key of the restaurant's wallet (an invoice key suffices for listing orders and print
 // jobs); settings are the operator's. Creates answer 201, the LNbits convention; everything else 200. Validation
 // failures are 400, the detail default.
-import { operation } from '../operation.js'
-import { Empty, list } from '../dsl.js'
-import { RawBody } from '../messages/host.js'
+import { operation } from '../../../../schema/operation.js'
+import { Empty, list } from '../../../../schema/dsl.js'
+import { RawBody } from '../../../../schema/messages/host.js'
 import {
   Deleted,
   IdRequest,
@@ -17,7 +17,7 @@ import {
   RestaurantSettings,
   RestaurantSettingsUpdate,
   RestaurantUpdate,
-} from '../messages/restaurant.js'
+} from './messages/restaurants.js'
 import {
   AvailabilityWindow,
   AvailabilityWindowCreate,
@@ -34,7 +34,7 @@ import {
   ModifierCreate,
   ModifierGroup,
   ModifierGroupCreate,
-} from '../messages/restaurant-menu.js'
+} from './messages/menu.js'
 import {
   Order,
   OrderListRequest,
@@ -45,7 +45,7 @@ import {
   OrderSetStatusRequest,
   PrintJob,
   PrintJobListRequest,
-} from '../messages/restaurant-orders.js'
+} from './messages/orders.js'
 
 const base = '/restaurant/api/v1'
 const restaurant = { area: 'restaurant', dialect: 'detail', extension: 'restaurant' } as const

@@ -1,8 +1,8 @@
 // Messages of the restaurant extension's orders and print jobs (docs/restaurant.md): quotes, placing an order (its
 // invoice), listing and moving orders through their statuses, and the printer queue.
-import { enumOf, int, intParam, list, message, text, z } from '../dsl.js'
-import { idText } from './restaurant-fields.js'
-import { paymentHashText } from './host.js'
+import { enumOf, int, intParam, list, message, text, z } from '../../../../../schema/dsl.js'
+import { idText } from './fields.js'
+import { paymentHashText } from '../../../../../schema/messages/host.js'
 
 // Orders
 

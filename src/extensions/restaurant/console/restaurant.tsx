@@ -2,10 +2,10 @@
 // (categories, items, options, prices, availability), the live orders board (new, paid, printed, done) and the
 // print jobs. Every call is the restaurant extension's own route with the wallet's admin key.
 import { useEffect, useState } from 'preact/hooks'
-import { call } from '../api.js'
-import { Check, Field, Section, Select, Status, Table, sats, submit, useAction } from '../parts.js'
-import { WalletPicker } from '../wallet-picker.js'
-import { actAs } from './nwc.js'
+import { call } from '../../../console/ui/api.js'
+import { Check, Field, Section, Select, Status, Table, sats, submit, useAction } from '../../../console/ui/parts.js'
+import { WalletPicker } from '../../../console/ui/wallet-picker.js'
+import { actAs } from '../../../console/ui/pages/nwc.js'
 import { MenuEditor, type Menu } from './menu-editor.js'
 
 const base = '/restaurant/api/v1'
