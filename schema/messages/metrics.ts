@@ -177,3 +177,26 @@ export const ProviderDisruption = message('ProviderDisruption', {
 export const ProvidersDisruption = message('ProvidersDisruption', {
   disruptions: list(ProviderDisruption),
 })
+
+// Ours, not upstream's: the latest failed calls with their reasons (GetFailedCalls).
+export const maxFailedCallsLimit = 1000
+
+export const FailedCallsRequest = message('FailedCallsRequest', {
+  since: optional(int().min(0)), // unix seconds, inclusive
+  until: optional(int().min(0)), // unix seconds, exclusive
+  limit: optional(int().min(1).max(maxFailedCallsLimit)), // default 100
+})
+
+export const FailedCall = message('FailedCall', {
+  at_unix: int(), // when the call finished
+  operation: text(), // as called (an upstream alias stays an alias, as in the usage records)
+  app: text(), // the caller's app id, or "_root" for callers without one, as in the usage records
+  transport: text(), // http, nostr, cli, batch or internal
+  code: text(), // the error code (invalid_input, unauthenticated, forbidden, not_found, …)
+  message: text(), // the reason as the caller got it, cut to 300 characters
+})
+
+export const FailedCalls = message('FailedCalls', {
+  failures: list(FailedCall), // newest first
+  capacity: int(), // how many of the latest failures the daemon keeps (in memory, since it started)
+})

@@ -1,11 +1,12 @@
 // Metrics caller operations: usage, bundle, error, app, node and forwarding reports, metrics storage, and the
-// WebRTC upgrade (upstream's Metrics caller kind), plus the Prometheus scrape endpoint. Auth: the metrics token
-// (falls back to the admin token) or the admin key.
+// WebRTC upgrade (upstream's Metrics caller kind), plus the Prometheus scrape endpoint and the latest failed calls
+// with their reasons. Auth: the metrics token (falls back to the admin token) or the admin key; the failed calls
+// the admin's only.
 import { operation } from '../operation.js'
 import { Empty } from '../messages/common.js'
 import {
-  AppsMetrics, AppsMetricsRequest, BundleData, BundleMetrics, ErrorStats, LatestBundleMetricReq,
-  LatestUsageMetricReq, NodeForwardingMetrics, NodeMetrics, NodeMetricsRequest, ProvidersDisruption,
+  AppsMetrics, AppsMetricsRequest, BundleData, BundleMetrics, ErrorStats, FailedCalls, FailedCallsRequest,
+  LatestBundleMetricReq, LatestUsageMetricReq, NodeForwardingMetrics, NodeMetrics, NodeMetricsRequest, ProvidersDisruption,
   SingleMetricReq, UsageMetricTlv, UsageMetrics, ZippedMetrics,
 } from '../messages/metrics.js'
 import { WebRtcAnswer, WebRtcCandidate, WebRtcMessage } from '../messages/webrtc.js'
@@ -97,6 +98,16 @@ export const metricsOperations = [
     http: { method: 'POST', path: '/api/metrics/reset', body: 'none' },
     input: Empty, output: Empty,
     summary: 'Wipes the metrics stores, when the configuration allows it.',
+  }),
+  // Ours, not upstream's: why the latest calls failed. The admin's, not the metrics token's: a reason can name an
+  // invoice, a user or an app, and the metrics token is the one handed to dashboards and scrapers. Its own area,
+  // like the scrape endpoint's, keeps the payments areas to upstream's.
+  operation({
+    name: 'GetFailedCalls', area: 'monitoring', auth: 'admin', dialect: 'pub', unknownFields: 'refuse', nostr: true,
+    http: { method: 'POST', path: '/api/reports/failures' },
+    input: FailedCallsRequest, output: FailedCalls,
+    summary:
+      'The latest failed calls, newest first: when, operation, app, transport, error code and the reason as the caller got it (cut to 300 characters). Kept in memory for the last 1,000 failures since the daemon started; `since` (inclusive) and `until` (exclusive) are unix seconds, `limit` 1 to 1,000 (default 100).',
   }),
   // Ours, not upstream's: the scrape endpoint for Prometheus. Its own area keeps the payments areas to upstream's.
   operation({

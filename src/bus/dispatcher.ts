@@ -57,6 +57,11 @@ export interface CallOutcome {
   caller: Caller | null
   ok: boolean
   errorCode: string | null
+  /**
+   * The failure's message as the caller got it (the `reason` or `detail` of its answer), null for a success. It
+   * can name what the caller sent (an invoice, a user), so it goes only where the operator reads it.
+   */
+  errorMessage: string | null
   timings: CallTimings
   requestId: string
   /** From dispatch to the last answer, in milliseconds. */
@@ -129,13 +134,16 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
         if (finished) return
         finished = true
         settle(call.op)
+        // `fail` hands over the OperationError the caller is answered with, so its message is the caller's.
         const code = error === undefined ? null : isOperationError(error) ? error.code : 'internal'
+        const message = error === undefined ? null : error instanceof Error ? error.message : String(error)
         const outcome: CallOutcome = {
           op: call.op,
           transport: call.transport,
           caller,
           ok: error === undefined,
           errorCode: code,
+          errorMessage: message,
           timings,
           requestId: call.requestId,
           durationMs: performance.now() - dispatched,

@@ -1,6 +1,7 @@
 // The metrics room's door. It records from two feeds, never from handlers: the dispatcher's outcome of every call
-// (usage records, error windows, Prometheus) and the domain event stream (bundle series); a timer samples what no
-// event announces (balances, node reachability, memory). Files live under `<data_dir>/metrics/`:
+// (usage records, error windows, the latest failures with their reasons, kept in memory, and Prometheus) and the
+// domain event stream (bundle series); a timer samples what no event announces (balances, node reachability,
+// memory). Files live under `<data_dir>/metrics/`:
 //   usage/<app>/<operation>/<chunk>.mtlv   bundle/<app>/<series>/<chunk>.mtlv   cache/error-stats.json   archives/
 import path from 'node:path'
 import fs from 'node:fs'
@@ -13,6 +14,7 @@ import type { Wallet } from '../wallet/index.js'
 import { archivesDirName } from './archive.js'
 import { createBundleRecorder } from './bundle.js'
 import { openErrorCounters } from './error-windows.js'
+import { createFailedCallsRing } from './failed-calls.js'
 import { metricsHandlers, rawMetricsFile, type MetricsFileRequest } from './handlers/metrics.js'
 import { createNodeWatch } from './node-watch.js'
 import { createPrometheus } from './prometheus.js'
@@ -68,6 +70,8 @@ export interface MetricsDeps {
   pingTimeoutMs?: number
   /** Size at which a metrics file starts a new chunk (default 128 KiB, upstream's). */
   chunkBytes?: number
+  /** How many of the latest failed calls GetFailedCalls keeps (default 1000; smaller in tests of the bound). */
+  failuresKept?: number
   /** How often buffered records are written (default 5000 ms). */
   flushIntervalMs?: number
   /** The first sample waits for this (the daemon serves): it asks the node, which a start should not wait for. */
@@ -98,6 +102,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const usage = openTlvFileStore({ root: path.join(metricsDir, 'usage'), chunkBytes: deps.chunkBytes })
   const bundles = openTlvFileStore({ root: path.join(metricsDir, 'bundle'), chunkBytes: deps.chunkBytes })
   const errors = openErrorCounters({ file: path.join(metricsDir, 'cache', 'error-stats.json'), clock })
+  const failures = createFailedCallsRing(deps.failuresKept)
   let bundle = createBundleRecorder(bundles, clock)
   const watch = createNodeWatch({
     node: deps.node,
@@ -141,6 +146,8 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       // A throw inside a Subject's subscriber would surface as an uncaught error: metrics must never break calls.
       try {
         errors.record(outcome.ok)
+        // Operations outside the catalogue are left out, as from the usage records whose counts the reasons explain.
+        if (!outcome.ok && names.has(outcome.op)) failures.record(outcome, clock.now())
         prometheus.observe(outcome)
         if (config.record_usage) {
           const entry = usageEntry(outcome, clock.now(), name => names.has(name))
@@ -185,6 +192,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     usage,
     bundles,
     errors,
+    failures,
     prometheus,
     watch,
     node: deps.node,

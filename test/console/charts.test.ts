@@ -2,8 +2,10 @@
 // recorded nothing in (written before it starts, an hour back: ten minutes of samples, thirty without, five more)
 // and on what it records live (a payment to an outside node that fails). Checked: no line is drawn across the
 // stretch without data (the canvas' pixels in its middle), the users' total and the node's assets each on their own
-// axis with its unit and range, and a minute of the failures chart opens what failed then, whose link lists the
-// failed payments of that window in Invoices & payments.
+// axis with its unit and range, and a minute of the failures chart opens what failed then: the failed calls counted,
+// why they failed (the reason the caller got, kept by the daemon for its latest failures; none for the written
+// history, which is older than the daemon), and a link that lists the failed payments of that window in Invoices &
+// payments.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -100,7 +102,8 @@ charts('no line across the minutes without data; the balances each on their own 
   await daemon.request('POST', '/api/app/mock/user/blance/set', { body: { user_identifier: 'alice', amount: 5000 }, headers: asApp })
   const outside = outsideInvoice({ network: 'regtest', nowMs: Date.now(), amountMsat: 1_234_000 })
   const paid = await daemon.request('POST', '/api/app/invoice/pay', { body: { user_identifier: 'alice', invoice: outside.paymentRequest, amount: 0 }, headers: asApp })
-  assert.match(paid.text, /ERROR|fail|route/i, 'the payment to another node fails')
+  assert.is(paid.json.status, 'ERROR', `the payment to another node fails: ${paid.text}`)
+  const reason: string = paid.json.reason
 
   await page.goto(`${daemon.url}/console/#/charts`)
   await page.getByRole('heading', { name: 'Charts' }).waitFor()
@@ -133,11 +136,22 @@ charts('no line across the minutes without data; the balances each on their own 
   const last = Number(await failures.getAttribute('data-last-minute'))
   await failures.locator('.u-over').click({ position: { x: ((minute(3) + 30 - t0) / (last - t0)) * over.width, y: over.height / 2 } })
   const picked = page.getByTestId('failures-of-minute')
-  await picked.getByRole('row').filter({ hasText: 'AddPeer' }).filter({ hasText: '2' }).waitFor()
+  await picked.getByRole('region', { name: /^Failed calls at/ }).getByRole('row').filter({ hasText: 'AddPeer' }).filter({ hasText: '2' }).waitFor()
+  // Written before the daemon started: counted, but no reason is kept for it, and the page says why.
+  const reasons = picked.getByRole('region', { name: /^Why calls failed at/ })
+  await reasons.getByText('No reason kept for this minute.').waitFor()
+  assert.match((await picked.getByTestId('reasons-kept').textContent())!.replace(/\s+/g, ' '),
+    /reasons are kept in memory for the last 1,000 failed calls since the daemon started/)
 
   // The live failure's minute, from the list under the chart: its failed payment, listed in Invoices & payments.
   await page.getByRole('button', { name: /^\d\d:\d\d$/ }).last().click()
   await picked.getByText(/^1 failed payment:/).waitFor()
+  // Why: the reason the app was answered, under the operation, the app and the error code.
+  const why = reasons.getByRole('row').filter({ hasText: 'PayAppUserInvoice' }).filter({ hasText: reason })
+  await why.waitFor()
+  const cells = (await why.locator('td').allTextContents()).map(text => text.trim())
+  assert.equal([cells[0], cells[2], cells[3], cells[4]], ['PayAppUserInvoice', 'upstream_failed', reason, '1'])
+  assert.match(cells[1]!, /^[0-9a-f]{64}$/, "the app's id")
   // The page as the README shows it: the stretch without data, the labelled axes and what failed in a minute.
   await screenshotForDocs(page, 'console-charts.png', {
     viewport: { width: 1200, height: 800 },

@@ -35,7 +35,7 @@ export interface MetricsHarness {
 
 export interface HarnessOptions {
   settings: Partial<MetricsSettings>
-  extra: Partial<Pick<MetricsDeps, 'pings' | 'relays' | 'schedulerRuns' | 'outgoingLockedReason' | 'pingTimeoutMs'>>
+  extra: Partial<Pick<MetricsDeps, 'pings' | 'relays' | 'schedulerRuns' | 'outgoingLockedReason' | 'pingTimeoutMs' | 'failuresKept'>>
 }
 
 export async function openMetricsHarness(opts: Partial<HarnessOptions> = {}): Promise<MetricsHarness> {
@@ -105,6 +105,7 @@ export interface OutcomeFields {
   transport?: Transport
   ok?: boolean
   errorCode?: string | null
+  errorMessage?: string | null
   authUs?: number
   validateUs?: number
   handleUs?: number
@@ -119,6 +120,7 @@ export function outcome(op: string, fields: OutcomeFields = {}): CallOutcome {
     caller: fields.caller === undefined ? { kind: 'admin', adminId: 'admin1' } : fields.caller,
     ok,
     errorCode: ok ? null : (fields.errorCode ?? 'invalid_input'),
+    errorMessage: ok ? null : (fields.errorMessage ?? 'invalid request body: body: expected an object'),
     timings: { authUs: fields.authUs ?? 10, validateUs: fields.validateUs ?? 20, handleUs: fields.handleUs ?? 30 },
     requestId: 'test-request',
     durationMs: 0.06,

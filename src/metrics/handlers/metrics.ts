@@ -8,6 +8,7 @@ import { createMetricsArchiver } from '../archive.js'
 import { rootApp } from '../bundle.js'
 import { withDeadline } from '../deadline.js'
 import type { ErrorCounters } from '../error-windows.js'
+import type { FailedCallsRing } from '../failed-calls.js'
 import { nodeReport } from '../node-report.js'
 import type { NodeWatch } from '../node-watch.js'
 import type { PrometheusMetrics } from '../prometheus.js'
@@ -17,11 +18,15 @@ import { encodeRecordList } from '../tlv.js'
 /** Upstream answers the latest 30 records of each series when no limit is given. */
 const defaultLatestLimit = 30
 const maxLatestLimit = 100_000
+/** GetFailedCalls answers this many when no limit is given (the catalogue caps a limit at the ring's default size). */
+const defaultFailedCallsLimit = 100
 
 export interface MetricsHandlerDeps {
   usage: TlvFileStore
   bundles: TlvFileStore
   errors: ErrorCounters
+  /** The latest failed calls with their reasons. */
+  failures: FailedCallsRing
   prometheus: PrometheusMetrics
   watch: NodeWatch
   node: LightningNode
@@ -69,6 +74,11 @@ export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
 
     GetErrorStats: async () => errors.report(),
 
+    GetFailedCalls: async input => ({
+      failures: deps.failures.list({ since: input.since, until: input.until, limit: input.limit ?? defaultFailedCallsLimit }),
+      capacity: deps.failures.capacity,
+    }),
+
     GetAppsMetrics: async input => deps.wallet.appsMetrics(input),
 
     GetNodeMetrics: async input => nodes.nodeMetrics(input),
@@ -84,6 +94,8 @@ export function metricsHandlers(deps: MetricsHandlerDeps): HandlerTable {
       usage.reset()
       bundles.reset()
       errors.reset()
+      // The reasons went with the counts they explain.
+      deps.failures.reset()
       deps.afterReset()
       return {}
     },

@@ -1,7 +1,8 @@
 // Charts from the daemon's own metrics store (GetBundleMetrics, GetUsageMetrics), one slot per minute
 // (./chart-series.ts): payments and volume, the users' total balance and the node's assets (each on its own chart
 // and axis), failures, and operation latency. A minute of the failures chart (a click on it, or one of the minutes
-// listed under it) opens what failed then: the failed calls by operation, and the failed payments in
+// listed under it) opens what failed then: the failed calls by operation (counted from the usage metrics), why
+// they failed (GetFailedCalls: the daemon keeps the latest failures' reasons in memory), and the failed payments in
 // Invoices & payments.
 import { useMemo, useState } from 'preact/hooks'
 import { call } from '../api.js'
@@ -25,6 +26,62 @@ const failedPaymentLead = 600
 export const failedPaymentsHref = (minute: number) =>
   `#/payments?status=failed&since=${minute - failedPaymentLead}&until=${minute + 60}`
 
+/** One failed call as GetFailedCalls answers it. */
+interface FailedCall {
+  at_unix: number
+  operation: string
+  app: string
+  transport: string
+  code: string
+  message: string
+}
+
+interface FailedCallsAnswer {
+  failures: FailedCall[]
+  capacity: number
+}
+
+/** The most GetFailedCalls answers at once: a minute's failures, as many as the daemon keeps. */
+const failedCallsLimit = 1000
+
+const appName = (app: string) => (app === '_root' ? 'none (operator, admin or wallet key)' : app)
+
+/** A minute's failed calls grouped by operation, app, code and reason, the most frequent first. */
+function reasonRows(failures: FailedCall[]): { operation: string; app: string; code: string; message: string; count: number }[] {
+  const groups = new Map<string, { operation: string; app: string; code: string; message: string; count: number }>()
+  for (const f of failures) {
+    const key = JSON.stringify([f.operation, f.app, f.code, f.message])
+    const group = groups.get(key) ?? { operation: f.operation, app: f.app, code: f.code, message: f.message, count: 0 }
+    group.count++
+    groups.set(key, group)
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count || a.operation.localeCompare(b.operation))
+}
+
+function Reasons(props: { minute: number }) {
+  const { minute } = props
+  const reasons = useLoad(
+    () => call<FailedCallsAnswer>('/api/reports/failures', { body: { since: minute, until: minute + 60, limit: failedCallsLimit } }),
+    [minute],
+  )
+  const data = reasons.data
+  return (
+    <>
+      <Status error={reasons.error && `The reasons could not be read: ${reasons.error}`} />
+      {data && (
+        <>
+          <Table caption={`Why calls failed at ${clock(minute)}`} head={['Operation', 'App', 'Code', 'Reason', 'Failed calls']}
+            rows={reasonRows(data.failures).map(r => [r.operation, appName(r.app), r.code, r.message, String(r.count)])}
+            empty="No reason kept for this minute." />
+          <p class="hint" data-testid="reasons-kept">The counts come from the usage metrics, which the daemon keeps on disk. The
+            reasons are kept in memory for the last {data.capacity.toLocaleString('en-US')} failed calls since the daemon
+            started: a minute before its start, or further back than that, has counts but no reasons.</p>
+        </>
+      )}
+    </>
+  )
+}
+
 function Failures(props: { series: Series; minute: number }) {
   const { series, minute } = props
   const at = series.minutes.indexOf(minute)
@@ -38,8 +95,9 @@ function Failures(props: { series: Series; minute: number }) {
         from {clock(minute - failedPaymentLead)} to {clock(minute + 60)}</a>
       </p>
       <Table caption={`Failed calls at ${clock(minute)}`} head={['Operation', 'App', 'Failed calls']}
-        rows={calls.map(f => [f.operation, f.app === '_root' ? 'none (operator, admin or wallet key)' : f.app, String(f.count)])}
+        rows={calls.map(f => [f.operation, appName(f.app), String(f.count)])}
         empty="No call failed in this minute." />
+      <Reasons minute={minute} />
     </div>
   )
 }
