@@ -150,7 +150,8 @@ async function buildTemplate(dir: string, lndVersion: LndVersion, aDatabase: Nod
 /** Templates past their 12 hours (of any version or code) are removed when a new one is built: they add up. */
 function removeExpired(templatesDir: string): void {
   for (const entry of fs.existsSync(templatesDir) ? fs.readdirSync(templatesDir) : []) {
-    if (entry.endsWith('.lock') || entry.endsWith('.building')) continue
+    // A lock is its holder's; a folder left half-built by a killed build is removed once it is as old.
+    if (entry.endsWith('.lock')) continue
     const dir = path.join(templatesDir, entry)
     if (!readMeta(dir) && Date.now() - fs.statSync(dir).mtimeMs > maxAgeMs) fs.rmSync(dir, { recursive: true, force: true })
   }
