@@ -18,7 +18,7 @@ import type { HttpServer } from './transports/http/index.js'
 import { consoleFor } from './lifecycle/console.js'
 import { daemonSecrets } from './lifecycle/secrets.js'
 import type { RelayThread } from './relay/index.js'
-import { createEventVerifier, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
+import { createAnnouncer, createEventVerifier, startNostrTransport, type NostrTransport } from './transports/nostr/index.js'
 import { chooseEngine } from './nostr-crypto/index.js'
 import { removeDaemonInfo, writeDaemonInfo } from './daemon-files.js'
 import { nostrTransportLimits } from './lifecycle/options.js'
@@ -131,12 +131,15 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
 
   const events = createEventBus()
   rooms.started('domain events', () => events.complete())
+  // What the rooms announce (extension events, zap receipts) waits here until the Nostr transport sends it.
+  const announcer = createAnnouncer({ relays: relayUrls, guard: { allowLoopback: config.callbacks.allow_loopback }, clock, log: log.child({ room: 'nostr' }) })
+  rooms.started('announcer', () => announcer.stop())
   let lateDispatcher: Dispatcher | undefined
   // The relays the Nostr transport serves on, once it has started (metrics and the console ask before).
   let relayStatus: NostrTransport['relayStatus'] = () => []
   const domain = await openDomainRooms(
     config,
-    { log, clock, random, dataDir, rooms, books, tokens, node, events, relay, relayUrls, publicRelays, listenUrl: () => http.url },
+    { log, clock, random, dataDir, rooms, books, tokens, node, events, relay, relayUrls, publicRelays, listenUrl: () => http.url, announcer },
     { dispatcher: () => lateDispatcher!, relayStatus: () => relayStatus() },
   )
   const { wallet, defaultApp, serving, models, recordings, registry, nwc, linking, clink, outcomes, webrtc } = domain
@@ -198,6 +201,7 @@ async function startRooms(config: Config, { log, probes, http, setLogLevel, acce
       ...nostrTransportLimits(config),
       kinds: [clink.nostrKinds, nwc.nostrKinds],
       accessLog,
+      announcer,
   })
   rooms.started('nostr transport', () => transport.stop(graceLeftMs())) // the requests it took are answered before the relays close
   relayStatus = () => transport.relayStatus()

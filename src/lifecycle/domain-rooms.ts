@@ -18,7 +18,8 @@ import { nodeHandlers, nodeNotReadyReason, type LightningNode } from '../node/in
 import { modelHandlers, startModelRoom } from '../models/index.js'
 import { createRates } from '../rates/index.js'
 import { hostedExtensions } from '../extensions/index.js'
-import { createPublisher, startExtensions } from '../extensions/host/index.js'
+import { startExtensions } from '../extensions/host/index.js'
+import type { Announcer } from '../transports/nostr/index.js'
 import type { RelayThread } from '../relay/index.js'
 import { createLinking } from '../linking/index.js'
 import { createNwc } from '../nwc/index.js'
@@ -27,7 +28,6 @@ import { createClink } from '../clink/index.js'
 import { createSwaps } from '../swaps/index.js'
 import { apiDocsHandlers } from '../api-docs/index.js'
 import { walletLinkHandlers, walletPageHandlers } from '../wallet-page/index.js'
-import { unixSeconds } from '../units/index.js'
 import { extensionWallets } from './extension-wallets.js'
 import { rateProviders } from './options.js'
 import { openWallet } from './wallet.js'
@@ -53,6 +53,8 @@ export interface Ground {
   relay: RelayThread | undefined
   relayUrls: string[]
   publicRelays: PublicRelays
+  /** Extension events and zap receipts: queued until the Nostr transport starts, then sent through its pool. */
+  announcer: Announcer
   /** Where the daemon listens. */
   listenUrl(): string
 }
@@ -66,7 +68,7 @@ export interface Later {
 }
 
 export async function openDomainRooms(config: Config, ground: Ground, later: Later) {
-  const { log, clock, random, dataDir, rooms, books, tokens, node, events, relay, relayUrls, publicRelays, listenUrl } = ground
+  const { log, clock, random, dataDir, rooms, books, tokens, node, events, relay, relayUrls, publicRelays, listenUrl, announcer } = ground
   const serviceUrl = () => config.http.public_url ?? listenUrl()
   const wallet = await openWallet(config, {
     books, tokens, random, clock, relayUrls, publicRelays: publicRelays.urls, extensions: extensionIds, node, emit: event => events.emit(event), log: log.child({ room: 'wallet' }),
@@ -138,11 +140,7 @@ export async function openDomainRooms(config: Config, ground: Ground, later: Lat
     settlementApplied: (index, withinMs, paymentHash) => wallet.settlementApplied(index, withinMs, paymentHash),
   }), 'node')
   // LNURL and zaps; built before the wallet starts so payments credited at start-up still get zap receipts.
-  // A zap request names the relays its receipt goes to: those are caller URLs and pass the SSRF guard.
-  const zapPublisher = createPublisher(relayUrls, log.child({ room: 'lnurl' }), () => unixSeconds(clock.now()), {
-    guard: { allowLoopback: config.callbacks.allow_loopback },
-  })
-  rooms.started('zap publisher', () => zapPublisher.stop())
+  // A zap request names the relays its receipt goes to: those are caller URLs, which the announcer's guard checks.
   const lnurl = createLnurl({
     sql: books.sql,
     node,
@@ -150,7 +148,7 @@ export async function openDomainRooms(config: Config, ground: Ground, later: Lat
     wallet,
     defaultAppId: defaultApp.id,
     events$: events.events$,
-    publisher: zapPublisher,
+    publisher: announcer,
     publicUrl: config.http.public_url,
     allowLoopback: config.lnurl.allow_loopback,
     listenUrl,
@@ -199,6 +197,7 @@ export async function openDomainRooms(config: Config, ground: Ground, later: Lat
     log,
     rates,
     relays: relayUrls,
+    nostr: announcer,
     events$: events.events$,
     wallets: extensionWallets(wallet, clock),
     paidInvoicesTagged: tag => wallet.paidInvoicesTagged(tag),

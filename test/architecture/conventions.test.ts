@@ -229,6 +229,24 @@ test('src/ imports a bundled package only through src/vendor (type-only imports 
   }
 })
 
+/** nostr-tools' modules that open relay connections: a pool, or a relay link a pool is made of. */
+const relayConnectionModules = ['nostr-tools/pool', 'nostr-tools/abstract-pool', 'nostr-tools/relay', 'nostr-tools/abstract-relay']
+
+test('only the transports open relay connections: every outbound publish goes through the Nostr transport\'s one pool', () => {
+  const opening = [...filesUnder('src'), ...filesUnder('bin'), ...filesUnder('schema')]
+    .filter(file => !file.startsWith('src/transports/') && !isBrowserCode(file))
+    .flatMap(file => {
+      const source = ts.createSourceFile(file, fs.readFileSync(path.join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true)
+      return source.statements.flatMap(statement => {
+        const from = (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier
+        if (!from || !ts.isStringLiteral(from) || !relayConnectionModules.includes(from.text)) return []
+        const typeOnly = ts.isImportDeclaration(statement) ? statement.importClause?.isTypeOnly === true : statement.isTypeOnly
+        return typeOnly ? [] : [`${file} imports '${from.text}'`]
+      })
+    })
+  assert.equal(opening, [], 'a room outside src/transports opens relay connections of its own: hand it the transport\'s announcer')
+})
+
 /** The lists of extensions (src/extensions/): the only files outside an extension's folder that may name one. */
 const extensionLists = [...groundLists, ...consoleLists, ...domainLists].map(name => `src/extensions/${name}`)
 /** The folder of src/extensions/ that is no extension: the host they are written against. */

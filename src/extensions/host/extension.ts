@@ -46,7 +46,7 @@ export interface ExtensionWallets {
 export interface NostrPublisher {
   /**
    * Signs and queues an event for the service relays; retried with backoff, never blocks or fails the caller.
-   * Resolves with the event id once queued.
+   * Returns the event id once queued. The daemon's relay transport sends it, through its one relay pool.
    */
   publish(template: { kind: number; content: string; tags: string[][]; created_at?: number }, secretKey: Uint8Array): string
 }

@@ -5,10 +5,8 @@ import type { Logger } from 'pino'
 import { isStoreFault, type SqlStore } from '../../store/index.js'
 import type { Rates } from '../../rates/index.js'
 import type { Config } from '../../config/index.js'
-import type { Extension, ExtensionWallets, PaidInvoice, RunningExtension } from './extension.js'
-import { createPublisher } from './publisher.js'
+import type { Extension, ExtensionWallets, NostrPublisher, PaidInvoice, RunningExtension } from './extension.js'
 import { deliveryStore } from './delivery-store.js'
-import { unixSeconds } from '../../units/index.js'
 
 export interface ExtensionRuntimeDeps {
   /** The database through the engine-neutral interface: the host's own table and the extensions' storage. */
@@ -21,6 +19,11 @@ export interface ExtensionRuntimeDeps {
   rates: Rates
   wallets: ExtensionWallets
   relays: readonly string[]
+  /**
+   * Where extension events go (menu items as NIP-15 products, deletions): the composition root's announcer, which
+   * sends through the relay transport's pool; the host neither opens relay connections nor stops it.
+   */
+  nostr: NostrPublisher
   events$: Observable<DomainEvent>
   /** Paid invoices whose `extra.tag` is `tag`, for re-delivery at start. */
   paidInvoicesTagged(tag: string): Promise<PaidInvoice[]>
@@ -32,7 +35,6 @@ export interface RunningExtensions {
 }
 
 export async function startExtensions(extensions: readonly Extension[], deps: ExtensionRuntimeDeps): Promise<RunningExtensions> {
-  const publisher = createPublisher(deps.relays, deps.log.child({ room: 'publisher' }), () => unixSeconds(deps.clock.now()))
   const deliveries = deliveryStore(deps.sql)
   const subscriptions = new Subscription()
   const started: RunningExtensions['started'] = []
@@ -72,7 +74,7 @@ export async function startExtensions(extensions: readonly Extension[], deps: Ex
       log,
       rates: deps.rates,
       wallets: deps.wallets,
-      nostr: publisher,
+      nostr: deps.nostr,
       relays: deps.relays,
       events$: deps.events$,
       onInvoicePaid(listener) {
@@ -106,7 +108,6 @@ export async function startExtensions(extensions: readonly Extension[], deps: Ex
       for (const timer of retries) clearTimeout(timer)
       subscriptions.unsubscribe()
       for (const { running } of started.reverse()) await running.stop()
-      await publisher.stop()
     },
   }
 }

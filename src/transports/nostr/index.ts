@@ -19,6 +19,7 @@ import { isOwnRelay } from '../../callbacks/index.js'
 import { createEventSigner, type SendEvent } from './sign.js'
 import { signingOutbox, type SigningOutbox } from './signing-outbox.js'
 import { serviceBeacon, type BeaconAbout } from './beacon.js'
+import type { TransportAnnouncer } from './announcements.js'
 import { conversationKeys, type AppKeyring, type ServeKinds, type ServedKinds } from '../../nostr-codecs/index.js'
 import { pubRpcCodec } from './codecs/pub-rpc.js'
 import { pushLiveUserOperations, pushToKeys, pushUserStreams, type KeyPush, type LinkedKeyLookup } from './pushes.js'
@@ -27,6 +28,7 @@ import { unixSeconds } from '../../units/index.js'
 
 export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
 export { type KeyPush } from './pushes.js'
+export { createAnnouncer, type Announcer, type AnnouncementTemplate, type TransportAnnouncer } from './announcements.js'
 
 /** Where the default app's connection string is written (upstream's `app.nprofile`). */
 export const appProfileFile = 'app.nprofile'
@@ -77,6 +79,11 @@ export interface NostrTransportDeps {
   kinds?: readonly ServeKinds[]
   /** Codecs that answer in their own words write their own access line; none when the access log is off. */
   accessLog?: AccessLog
+  /**
+   * The announcer the rooms were handed before the transport started (extension events, zap receipts): its events
+   * go out through this transport's pool from now on, and relays a caller named are reached through its guard.
+   */
+  announcer?: TransportAnnouncer
 }
 
 export interface NostrTransport {
@@ -107,7 +114,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   }
   const outbox: SigningOutbox = deps.verifier.thread
     ? signingOutbox({ thread: deps.verifier.thread, publish: publishOwn, log })
-    : { send: (template, key) => publishOwn(signer.sign(template, key)), drain: async () => {} }
+    : { send: (template, key, then) => (then ?? publishOwn)(signer.sign(template, key)), drain: async () => {} }
   const send: SendEvent = (template, key) => outbox.send(template, key)
   const nowUnix = () => unixSeconds(clock.now())
   await processed.prune(nowUnix() - maxEventAgeSeconds - maxFutureSeconds)
@@ -154,6 +161,7 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
     outboxMaxAgeSeconds: maxEventAgeSeconds,
     maxEventBytes: deps.maxEventBytes,
     backoff: deps.backoff,
+    ...(deps.announcer ? { callerGuard: deps.announcer.guard } : {}),
     filter: () => inbound.filters(Math.max(nowUnix() - maxEventAgeSeconds, newestSeen - resubscribeSlackSeconds)),
     onEvent: (event, relay, stored) => {
       if (isOwnRelay(relay)) deps.verifier.remember(event) // checked on the relay thread (callbacks/relay-credential.ts)
@@ -238,6 +246,16 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
   await stage.begun()
   beacon.start()
   announceKinds()
+  // Extension events and zap receipts queued since the rooms started go out now, then as they come.
+  const detachAnnouncer = deps.announcer?.attach({
+    sign: (template, key, then) =>
+      outbox.send(template, key, event => {
+        deps.verifier.remember(event) // ours: the embedded relay need not check it again
+        then(event)
+      }),
+    offer: (event, relays, timeoutMs) => pool.offer(event, relays, timeoutMs),
+    serviceRelays: () => pool.urls(),
+  })
   log.info({ relays: deps.relays, apps: apps.all().length, keys: served.reduce((sum, kind) => sum + kind.codec.keys().length, 0), signer: signer.engine }, 'relay transport subscribed')
 
   return {
@@ -268,6 +286,8 @@ export async function startNostrTransport(deps: NostrTransportDeps): Promise<Nos
       streams.close()
       // Replies signed on the worker are published before the relays close.
       await outbox.drain()
+      // Announcements waiting for a retry are given up; the tries under way end with the pool's close.
+      detachAnnouncer?.()
       await pool.close()
     },
   }

@@ -4,12 +4,19 @@
 // computed at that moment (so `since` follows the last event seen), and an outbox that holds events published
 // while a relay is down until it is back. nostr-tools' own reconnect is off: it waits 10 s before the first try
 // and resumes at `lastEmitted + 1`, which loses events sharing the last second.
+//
+// Two delivery policies share the pool. `publish` is for replies to requests: a relay that is down gets the event
+// from the link's outbox when it is back, unless it is older than the request age by then (a late reply is useless).
+// `offer` is for announcements (extension events, zap receipts; announcements.ts retries them): one try now to the
+// relays named, the service relays by their links and any other relay through the SSRF guard (caller-relays.ts).
 import { AbstractRelay, type Subscription } from 'nostr-tools/abstract-relay'
 import type { Event } from 'nostr-tools/pure'
 import type { Filter } from 'nostr-tools/filter'
 import type { Logger } from 'pino'
 import { type Clock } from '../../bus/index.js'
 import { cappedWebSocket, defaultMaxEventBytes } from './capped-socket.js'
+import { callerRelays } from './caller-relays.js'
+import type { GuardOptions } from '../../callbacks/index.js'
 import { unixSeconds } from '../../units/index.js'
 
 export interface Backoff {
@@ -42,6 +49,11 @@ export interface RelayPoolOptions {
   /** Messages from a relay larger than this are dropped unread, with a warning (default 256 KiB). */
   maxEventBytes?: number
   backoff?: Backoff
+  /**
+   * How relays that are not service relays are reached (announcements to the relays a caller named): through the
+   * SSRF guard with these options. Without it they are not reached at all.
+   */
+  callerGuard?: GuardOptions
 }
 
 export interface RelayPool {
@@ -49,6 +61,13 @@ export interface RelayPool {
   ready(timeoutMs: number): Promise<void>
   /** Sends to every relay; a relay that is down gets the event when it is back. Never throws. */
   publish(event: Event): void
+  /**
+   * One try to send an announcement to `urls` (the service relays when undefined): resolves true when at least one
+   * relay accepted it within `timeoutMs`. A relay that is down is not waited for. Never rejects.
+   */
+  offer(event: Event, urls: readonly string[] | undefined, timeoutMs: number): Promise<boolean>
+  /** The relays the pool serves on now. */
+  urls(): string[]
   /** Fires the subscription again on every connected relay (the filter changed: a new app key). */
   resubscribe(): void
   status(): { url: string; connected: boolean; queued: number }[]
@@ -62,6 +81,7 @@ export interface RelayPool {
 
 export function createRelayPool(opts: RelayPoolOptions): RelayPool {
   let links = opts.urls.map(url => relayLink(url, opts))
+  const callers = opts.callerGuard ? callerRelays(opts.callerGuard, opts.log) : undefined
   return {
     ready: timeoutMs => {
       let timer: NodeJS.Timeout | undefined
@@ -71,6 +91,17 @@ export function createRelayPool(opts: RelayPoolOptions): RelayPool {
       )
     },
     publish: event => links.forEach(link => link.publish(event)),
+    offer: async (event, urls, timeoutMs) => {
+      const tries = (urls ?? links.map(link => link.url)).map(url => {
+        const link = links.find(candidate => candidate.url === url)
+        if (link) return link.offer(event, timeoutMs)
+        if (callers) return withTimeout(callers.publish(url, event, timeoutMs), timeoutMs)
+        return Promise.reject(new Error('not a service relay'))
+      })
+      const results = await Promise.allSettled(tries)
+      return results.some(result => result.status === 'fulfilled')
+    },
+    urls: () => links.map(link => link.url),
     resubscribe: () => links.forEach(link => link.subscribe()),
     status: () => links.map(link => link.status()),
     setUrls: async urls => {
@@ -81,7 +112,7 @@ export function createRelayPool(opts: RelayPoolOptions): RelayPool {
       await Promise.all(gone.map(link => link.close()))
     },
     close: async () => {
-      await Promise.all(links.map(link => link.close()))
+      await Promise.all([...links.map(link => link.close()), callers?.close(closeGraceMs)])
     },
   }
 }
@@ -215,12 +246,23 @@ function relayLink(url: string, opts: RelayPoolOptions) {
     }).finally(() => unconfirmed.delete(sent))
   }
 
+  /** One try, now: an announcement is retried by its sender, so nothing is queued here for a relay that is down. */
+  function offer(event: Event, timeoutMs: number): Promise<void> {
+    const current = relay
+    if (closed || !current?.connected) return Promise.reject(new Error('relay not connected'))
+    const sent = withTimeout(current.publish(event), timeoutMs)
+    unconfirmed.add(sent)
+    sent.catch(() => {}).finally(() => unconfirmed.delete(sent))
+    return sent.then(() => undefined)
+  }
+
   void connect()
 
   return {
     url,
     subscribed,
     publish,
+    offer,
     subscribe,
     status: () => ({ url, connected: relay?.connected ?? false, queued: outbox.length }),
     /** Waits (briefly) for the relay to confirm what was sent, so the last replies are not cut off by a stop. */
@@ -239,4 +281,10 @@ function relayLink(url: string, opts: RelayPoolOptions) {
       markSubscribed()
     },
   }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)))
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
