@@ -23,7 +23,15 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number
   /** Longest a statement waits for a row or table lock (default 2 s). */
   lockTimeoutMs?: number
-  /** A session idle inside a transaction this long is ended by the server, freeing its locks (default 3 s). */
+  /**
+   * A session idle inside a transaction this long is ended by the server, freeing its locks (default 6 s). Idle here
+   * means the server waits for the daemon's next statement, which is also what a busy host looks like: with every
+   * core taken (load 24 on two cores) the daemon's main thread stood still for more than 3 s inside a transaction,
+   * the server ended it, and the request was answered "the database failed". A frozen daemon (SIGSTOP) must still
+   * free its row locks, and the epoch row it holds FOR SHARE, in time for a standby's takeover: the standby takes
+   * the lock 4–4.5 s after the freeze (the lock session's idle_session_timeout, then its next try), and its epoch
+   * bump waits up to 5 s for this, so it serves about 6.5 s after the freeze, within the 10 s a takeover may take.
+   */
   idleInTransactionTimeoutMs?: number
   /** Told about errors of idle sessions (a restarted server, a dropped connection); the pool replaces them. */
   onError?: (err: Error) => void
@@ -59,7 +67,7 @@ export function postgresSqlStore(opts: PostgresStoreOptions): SqlStore {
   const settings = {
     statement_timeout: opts.statementTimeoutMs ?? 5000,
     lock_timeout: opts.lockTimeoutMs ?? 2000,
-    idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 3000,
+    idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 6000,
   }
   const pool = new (pgDriver().Pool)({
     connectionString: opts.url,

@@ -173,7 +173,7 @@ if (both.postgres) {
       `SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock,
               current_setting('idle_in_transaction_session_timeout') AS idle`,
     )
-    assert.equal(settings, { statement: '5s', lock: '2s', idle: '3s' })
+    assert.equal(settings, { statement: '5s', lock: '2s', idle: '6s' })
     const level = await store.transaction(async tx => (await tx.one<{ l: string }>('SHOW transaction_isolation'))!, {
       isolation: 'serializable',
       readOnly: true,
