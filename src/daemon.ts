@@ -92,7 +92,10 @@ const daemonTable = startTable<Base>()
     return { stop: () => books.close(), books }
   })
   // A lost lease ends the process (the fence already refuses its money transactions), once the daemon can stop.
-  .step('lease', ({ books, late, log }) => (books.lease && exitOnLeaseLost(books.lease, () => late.stopDaemon(), log), {}))
+  .step('lease', ({ books, late, log }) => {
+    if (books.lease) exitOnLeaseLost(books.lease, () => late.stopDaemon(), log)
+    return {}
+  })
   // The curve first: the verifier's signature thread runs the engine chosen here.
   .step('crypto engine', async ({ config, log }) => (await chooseEngine(config.nostr.crypto, log.child({ room: 'nostr' })), {}))
   .step('event verifier', async ({ log }) => {
