@@ -1,8 +1,8 @@
 // The daemon's rooms in the order they started, stopped in reverse: what started later depends on what started
 // earlier (the transports on the dispatcher, the dispatcher on the rooms, the rooms on the books and the node), so
-// the last started stops first. The composition root says, right where each room starts, how it stops; a start that
-// fails half-way stops what it had started the same way, and a stop that throws is logged without keeping the rooms
-// below it running.
+// the last started stops first. The table of start steps (start-table.ts) pushes each step's stop here as the step
+// starts; a start that fails half-way stops what it had started the same way, and a stop that throws is logged
+// without keeping the rooms below it running.
 import type { Logger } from 'pino'
 
 export interface RoomStack {
