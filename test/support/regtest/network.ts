@@ -312,14 +312,16 @@ export interface UpOptions {
 const neighbours: Record<NodeName, NodeName[]> = { A: ['R'], R: ['A', 'B'], B: ['R'] }
 
 /**
- * `name` connects to each of its channel peers at the address it has now. A node copied from a template remembers
- * its peers at the template's ports, so after a start it does not find them by itself. An "already connected"
- * answer, or a peer that is down, is not an error here: the wait for active channels that follows decides.
+ * `name` connects to each of its channel peers at the address it has now, persistently (`--perm`: LND keeps
+ * reconnecting there after a drop). A node copied from a template remembers its peers at the template's ports, so
+ * after a start it does not find them by itself, and after any later drop (two nodes dialling each other at once,
+ * a ping missed on a loaded machine) it would retry only those. An "already connected" answer, or a peer that is
+ * down, is not an error here: the wait for active channels that follows decides.
  */
 export async function reconnect(state: NetworkState, name: NodeName): Promise<void> {
   await Promise.all(
     neighbours[name].map(peer =>
-      lncli(state, name, ['connect', `${state.nodes[peer].pubkey}@${state.nodes[peer].p2p}`]).catch(() => undefined),
+      lncli(state, name, ['connect', '--perm', `${state.nodes[peer].pubkey}@${state.nodes[peer].p2p}`]).catch(() => undefined),
     ),
   )
 }
