@@ -39,6 +39,8 @@ export interface AttackReport {
   reasons: Record<string, number>
   /** The most stored events one REQ returned. */
   maxPerReq: number
+  /** This process's own CPU (user + system, ms) over the attack: it shares the machine with the daemon. */
+  cpuMs?: number
 }
 
 // The plan is in the file the argument names (a guest order may be larger than a command line may be).
@@ -240,5 +242,7 @@ async function enrollFlood(): Promise<void> {
 
 const attacks = { 'read-flood': readFlood, 'store-fill': storeFill, 'big-requests': bigRequests, 'conn-hog': connectionHog, 'guest-orders': guestOrders, 'enroll-flood': enrollFlood }
 await attacks[plan.mode]()
+const cpu = process.cpuUsage()
+report.cpuMs = Math.round((cpu.user + cpu.system) / 1000)
 process.stdout.write(JSON.stringify(report) + '\n')
 process.exit(0)
