@@ -27,7 +27,7 @@ import { buildMenu, startRestaurantDaemon, jwtSecret as restaurantSecret } from 
 import { appProfile, PubClient } from '../test/support/pub-client.js'
 import { percentile, runAttacker, seedRelayStore, watchDaemon, type AttackPlan, type AttackReport } from '../test/support/attack.js'
 import { RawConnection, rawRequest } from './raw-http.js'
-import { processCpuMs } from './process-stats.js'
+import { processCpuMs, threadsCpuMs } from './process-stats.js'
 import { profiledCli } from './nostr-builds.js'
 
 const benchSecret = 'bench-attack-secret-0123456789abcdef'
@@ -51,6 +51,13 @@ export interface AttackFigures {
   paymentsDbGrowthBytes: number
   /** The daemon's CPU over the attack (all its threads; the bench's payments run in the first half). */
   daemonCpuMsDuringAttack: number | null
+  /**
+   * The same by thread: the main thread's, then the other threads' from the busiest down (threads are not named; in
+   * the attacks on the relay the busiest other is the relay's).
+   */
+  daemonThreadsCpuMs: { main: number; others: number[] }
+  /** The same over the quiet payments (their window is shorter: windowMs). */
+  quietDaemonThreadsCpuMs: { main: number; others: number[]; windowMs: number }
   /**
    * With BENCH_PROFILE_DIR: the daemon ran under `--cpu-prof` (a profile per thread, written at its stop) and this is
    * the attack's window on the monotonic clock the profiles use (µs): BENCH_PROFILE_WINDOW for bench/cpuprofile.ts.
@@ -164,7 +171,11 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
   let stopped = false
   try {
     const pay = payOver === 'nostr' ? await nostrPayments(daemon, secret) : await payments(daemon, secret)
+    const quietThreadsBefore = threadsCpuMs(daemon.process.pid)
+    const quietStarted = performance.now()
     const quiet = await pay.run(quietMs)
+    const quietThreads = threadDeltas(String(daemon.process.pid), quietThreadsBefore, threadsCpuMs(daemon.process.pid))
+    const quietWindowMs = performance.now() - quietStarted
     // Warm this process's clients, then watch while the attacker runs.
     const warm = watchDaemon(daemon, { healthEveryMs: 50, rpcEveryMs: 100 })
     await new Promise(resolve => setTimeout(resolve, 500))
@@ -174,6 +185,7 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
     const walletsBefore = accountCap ? await walletCount(daemon) : 0
     const attackStarted = Date.now()
     const cpuBefore = processCpuMs(daemon.process.pid)
+    const threadsBefore = threadsCpuMs(daemon.process.pid)
     const windowFrom = monotonicUs()
     const attack = runAttacker({ url: relayUrl, durationMs: attackMs, localAddress: attacker, ...plan })
     const underAttack = await pay.run(attackMs / 2)
@@ -181,6 +193,7 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
     const dbBefore = logicalSize(path.join(daemon.dataDir, 'relaypay.sqlite'))
     const report = await attack
     const cpuAfter = processCpuMs(daemon.process.pid)
+    const threadsAfter = threadsCpuMs(daemon.process.pid)
     const windowTo = monotonicUs()
     await watch.stop()
     // Requests the relay took during the attack may still be in the daemon's queue: counted once it is idle.
@@ -211,6 +224,8 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
       relayFileBytes: relay.files,
       paymentsDbGrowthBytes: dbAfter - dbBefore,
       daemonCpuMsDuringAttack: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+      daemonThreadsCpuMs: threadDeltas(String(daemon.process.pid), threadsBefore, threadsAfter),
+      quietDaemonThreadsCpuMs: { ...quietThreads, windowMs: Math.round(quietWindowMs) },
       ...(accountCap ? { accountsOpened: walletsAfter - walletsBefore } : {}),
       ...(process.env.BENCH_PROFILE_DIR ? { profileWindowUs: [windowFrom, windowTo] as [number, number] } : {}),
       auditClean: audit.status === 0,
@@ -338,6 +353,12 @@ function relayStore(dataDir: string): { counted: number; files: number } {
   } finally {
     db.close()
   }
+}
+
+function threadDeltas(mainTid: string, before: Map<string, number>, after: Map<string, number>): { main: number; others: number[] } {
+  const delta = (tid: string) => (after.get(tid) ?? 0) - (before.get(tid) ?? 0)
+  const others = [...after.keys()].filter(tid => tid !== mainTid).map(delta).filter(ms => ms > 0).sort((a, b) => b - a)
+  return { main: delta(mainTid), others }
 }
 
 function slowestParts(parts: { connectMs: number; callMs: number }[]): { connectMs: number; callMs: number } | null {

@@ -18,8 +18,6 @@ import { privateKinds, readerIdentity } from './private-reads.js'
 
 export type { ClientSession, RelayCore, SessionContext }
 
-/** How long a client refused for an open-subscription cap is not read (ms). */
-const overCapPauseMs = 500
 /** Shortest pause of a client over its message budget (ms). */
 const minPauseMs = 100
 
@@ -40,6 +38,12 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   const hidden = (event: Pick<NostrEvent, 'kind' | 'pubkey' | 'tags'>) => !ctx.own && core.limits.privateRequests && !identity.mayRead(event)
   let released = false
   let paused = false
+  /**
+   * Messages ws had already read from the socket when reading paused (one read holds many: a flooder's twenty REQs
+   * come in one). Handled one by one when the pause is over, until one pauses reading again; answered at once, each
+   * over-cap REQ of a batch was refused and asked again in a loop, and the pause held back nothing.
+   */
+  const held: Buffer[] = []
   let corked = false
   const uncork = () => {
     corked = false
@@ -115,12 +119,21 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     const wait = Math.max(ms, minPauseMs)
     setTimeout(() => {
       paused = false
-      if (socket.readyState === socket.OPEN) socket.resume()
+      while (held.length > 0 && !paused && !released) handle(held.shift()!)
+      if (!paused && socket.readyState === socket.OPEN) socket.resume()
     }, wait).unref()
   }
 
   function receive(data: Buffer): void {
     lastActivity = clock.now()
+    if (paused || held.length > 0) {
+      held.push(data)
+      return
+    }
+    handle(data)
+  }
+
+  function handle(data: Buffer): void {
     const limits = core.limits
     const message = parseMessage(data)
     // Counted before anything else, so that a flood of garbage is throttled like a flood of events.
@@ -258,11 +271,11 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     // A client over a cap that asks again at once would have this thread refuse it in a loop: its socket is not read
     // for a while after each such refusal (what it sends meanwhile waits in its own buffers).
     if (isNew && subscriptions.size >= limits.maxSubscriptions && !ctx.own) {
-      pauseReading(overCapPauseMs)
+      pauseReading(limits.overCapPauseMs)
       return closed(subId, `blocked: more than ${limits.maxSubscriptions} open subscriptions on this connection`)
     }
     if (isNew && ctx.state.subscriptions >= limits.maxSubscriptionsPerAddress && !ctx.own) {
-      pauseReading(overCapPauseMs)
+      pauseReading(limits.overCapPauseMs)
       return closed(subId, `rate-limited: more than ${limits.maxSubscriptionsPerAddress} open subscriptions from your address`)
     }
     let filters: Filter[]
@@ -373,6 +386,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     release() {
       if (released) return
       released = true
+      held.length = 0
       ctx.state.subscriptions -= subscriptions.size
       const hadAny = subscriptions.size > 0
       subscriptions.clear()

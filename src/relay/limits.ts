@@ -27,6 +27,11 @@ export interface RelayLimits {
   /** Stored events sent per second to one connection, and to all the connections of one address (bursts: twice). */
   storedEventsPerSecond: number
   storedEventsPerSecondPerAddress: number
+  /**
+   * How long a connection refused a REQ for an open-subscription cap is not read (ms): what it sends meanwhile waits
+   * in its own buffers, and what the relay had already read from it waits here, then is handled one at a time.
+   */
+  overCapPauseMs: number
   /** Subscription id length (NIP-01 says at most 64). */
   maxSubscriptionIdLength: number
   /** Tags per event. */
@@ -106,6 +111,7 @@ export const defaultRelayLimits: RelayLimits = {
   maxPendingBytes: 1024 * 1024,
   storedEventsPerSecond: 1_000_000,
   storedEventsPerSecondPerAddress: 1_000_000,
+  overCapPauseMs: 500,
   maxSubscriptionIdLength: 64,
   maxEventTags: 2000,
   maxFutureSeconds: 15 * 60,

@@ -122,7 +122,9 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
     let want = l.pageSize
     for (const budget of job.budgets) want = Math.min(want, budget.available())
     if (want < 1) {
-      wake(running, Math.max(...job.budgets.map(budget => budget.msUntilOne()), 1))
+      // Woken at its budget's first token, a job kept spent (a flood of REQs reads at its budget's rate) was sent one
+      // event per wake: a timer, a turn, a query and a write each. It sleeps until a page's worth has refilled.
+      wake(running, Math.max(...job.budgets.map(budget => budget.msUntil(l.pageSize)), 1))
       return false
     }
     const now = unixSeconds(clock.now())

@@ -76,6 +76,8 @@ export interface RunningRelay {
   close(): Promise<void>
 }
 
+const tooManyFromAddress = 'rate-limited: too many connections from your address'
+
 /** Grace given to clients to finish the closing handshake before their sockets are cut. */
 const closeGraceMs = 1000
 
@@ -157,10 +159,21 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
-    if (!isOwn && !addresses.get(clientAddress(req, limits.trustedProxies)).attempts.take()) {
-      core.refused('rate-limited:')
-      socket.end('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
-      return
+    if (!isOwn) {
+      const state = addresses.get(clientAddress(req, limits.trustedProxies))
+      if (!state.attempts.take()) {
+        core.refused('rate-limited:')
+        socket.end('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+        return
+      }
+      // An address at its cap is refused here too: after the handshake the refusal cost a session, a close frame and
+      // the closing handshake, and a client that reconnects at once (a flooder with more sockets than its cap) made
+      // that a fifth of the relay thread's work. The body says why, for a client that reads it.
+      if (state.connections >= limits.maxConnectionsPerAddress) {
+        core.refused('rate-limited:')
+        socket.end(`HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${tooManyFromAddress.length}\r\n\r\n${tooManyFromAddress}`)
+        return
+      }
     }
     wss.handleUpgrade(req, socket, head, ws => wss.emit('connection', ws, req))
   })
@@ -177,7 +190,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
       return socket.close(1013, 'rate-limited: too many connections, try again later')
     } else if (state.connections >= limits.maxConnectionsPerAddress) {
       core.refused('rate-limited:')
-      return socket.close(1008, 'rate-limited: too many connections from your address')
+      return socket.close(1008, tooManyFromAddress)
     }
     state.connections++
     const clientLog = log.child({ client: `${req.socket.remoteAddress}:${req.socket.remotePort}`, ...(isOwn ? { own: true } : {}) })

@@ -57,8 +57,21 @@ function connect(i = 0): Promise<WebSocket | undefined> {
   const localAddress = plan.localAddresses?.length ? plan.localAddresses[i % plan.localAddresses.length] : plan.localAddress
   return new Promise(resolve => {
     const socket = new WebSocket(plan.url, localAddress ? { localAddress } : {})
+    // A refusal before the handshake may say why in its body (a NIP-01 reason): noted as that reason.
+    socket.on('unexpected-response', (req, res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', chunk => (body += chunk))
+      res.on('end', () => {
+        refused = true
+        note(body.length > 0 ? body : `Unexpected server response: ${res.statusCode}`)
+        req.destroy()
+        resolve(undefined)
+      })
+    })
+    let refused = false
     socket.on('error', err => {
-      note(err.message) // e.g. "Unexpected server response: 429": refused before the handshake
+      if (!refused) note(err.message)
       resolve(undefined)
     })
     socket.on('close', (_code, reason) => {
