@@ -30,6 +30,8 @@ export const nostrSection = z
     relay_max_connections_per_address: z.int().min(1).default(32),
     relay_connections_per_second_per_address: z.number().positive().default(20),
     relay_reserved_connections: z.int().min(1).default(64),
+    /** Seconds a connection refused before the handshake waits for its 429 (0: at once). */
+    relay_connection_refusal_delay_seconds: z.number().min(0).max(30).default(1),
     relay_idle_timeout_seconds: z.number().positive().default(60),
     relay_max_subscriptions: z.int().min(1).default(20),
     relay_max_subscriptions_per_address: z.int().min(1).default(64),

@@ -18,6 +18,7 @@ export const reloadableKeys = [
   'nostr.relay_max_connections_per_address',
   'nostr.relay_connections_per_second_per_address',
   'nostr.relay_reserved_connections',
+  'nostr.relay_connection_refusal_delay_seconds',
   'nostr.relay_idle_timeout_seconds',
   'nostr.relay_max_subscriptions',
   'nostr.relay_max_subscriptions_per_address',

@@ -40,6 +40,8 @@ export function prefixOf(address: string): string {
 /** What one client address holds and may still spend, across all its connections. */
 export interface AddressState {
   connections: number
+  /** Refused connection attempts whose 429 is held back (server.ts). */
+  heldRefusals: number
   subscriptions: number
   /** Stored events sent to this address. */
   reads: TokenBucket
@@ -72,6 +74,7 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
       if (!state) {
         state = {
           connections: 0,
+          heldRefusals: 0,
           subscriptions: 0,
           reads: tokenBucket(clock, () => limits().storedEventsPerSecondPerAddress, () => 2 * limits().storedEventsPerSecondPerAddress),
           writes: tokenBucket(clock, () => limits().eventsPerSecondPerAddress, () => 5 * limits().eventsPerSecondPerAddress),
@@ -89,7 +92,7 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
       for (const [address, state] of states) {
         const budgets = [state.reads, state.writes, state.messages, state.attempts, state.requestBytes, state.newKeys]
         // A full new-key budget forgets the keys too: the address could spend it on them again anyway.
-        if (state.connections === 0 && budgets.every(budget => budget.full())) states.delete(address)
+        if (state.connections === 0 && state.heldRefusals === 0 && budgets.every(budget => budget.full())) states.delete(address)
       }
     },
     size: () => states.size,

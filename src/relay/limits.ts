@@ -52,6 +52,11 @@ export interface RelayLimits {
   /** New connections per second from one address (burst: five seconds' worth); beyond, HTTP 429 before the handshake. */
   connectionsPerSecondPerAddress: number
   reservedConnections: number
+  /**
+   * How long a connection refused before the handshake (over its address's rate or connection cap) waits for its
+   * 429 (ms); 0 answers at once. A client that reconnects as soon as it is refused tries so much less often.
+   */
+  refusalDelayMs: number
   /** A stranger's connection without subscriptions that sends nothing for this long is closed. */
   idleTimeoutMs: number
   /** Events accepted per second from one author and from one address (bursts: five seconds' worth). */
@@ -126,6 +131,7 @@ export const defaultRelayLimits: RelayLimits = {
   maxConnectionsPerAddress: 1024,
   connectionsPerSecondPerAddress: 1_000_000,
   reservedConnections: 64,
+  refusalDelayMs: 0,
   idleTimeoutMs: 60_000,
   eventsPerSecondPerAuthor: 1_000_000,
   eventsPerSecondPerAddress: 1_000_000,
@@ -144,12 +150,12 @@ export const defaultRelayLimits: RelayLimits = {
   sweepMs: 60_000,
 }
 
-/** Merges overrides into the defaults and refuses nonsense (zero or negative numbers, a frame cap below the message cap). */
+/** Merges overrides into the defaults and refuses nonsense (zero or negative numbers where 0 means nothing, a frame cap below the message cap). */
 export function resolveLimits(overrides: Partial<RelayLimits> = {}): RelayLimits {
   const limits = { ...defaultRelayLimits, ...overrides }
   for (const [name, value] of Object.entries(limits)) {
     if (typeof value !== 'number') continue
-    const floor = name === 'minFreeBytes' ? 0 : Number.MIN_VALUE
+    const floor = name === 'minFreeBytes' || name === 'refusalDelayMs' ? 0 : Number.MIN_VALUE
     if (!(value >= floor) || Number.isNaN(value)) throw new Error(`relay limit ${name} must be a positive number`)
   }
   if (limits.maxFrameBytes < limits.maxMessageBytes) {

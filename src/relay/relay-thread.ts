@@ -176,6 +176,7 @@ export function relayLimitsOf(nostr: Config['nostr']): Partial<RelayLimits> {
     maxConnectionsPerAddress: nostr.relay_max_connections_per_address,
     connectionsPerSecondPerAddress: nostr.relay_connections_per_second_per_address,
     reservedConnections: nostr.relay_reserved_connections,
+    refusalDelayMs: nostr.relay_connection_refusal_delay_seconds * 1000,
     idleTimeoutMs: nostr.relay_idle_timeout_seconds * 1000,
     maxSubscriptions: nostr.relay_max_subscriptions,
     maxSubscriptionsPerAddress: nostr.relay_max_subscriptions_per_address,

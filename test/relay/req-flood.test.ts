@@ -151,4 +151,47 @@ test('an address at its connection cap is refused with 429 before the WebSocket 
   }),
 )
 
+/** A connection attempt's outcome: let in, or the status and body of the refusal before the handshake. */
+function attempt(url: string): { socket: WebSocket; outcome: Promise<'open' | { status: number; body: string }> } {
+  const socket = new WebSocket(url)
+  const outcome = new Promise<'open' | { status: number; body: string }>((resolve, reject) => {
+    socket.once('open', () => resolve('open'))
+    socket.on('error', reject)
+    socket.once('unexpected-response', (req, res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', chunk => (body += chunk))
+      res.on('end', () => {
+        req.destroy()
+        resolve({ status: res.statusCode ?? 0, body })
+      })
+    })
+  })
+  return { socket, outcome }
+}
+
+test('a refused connection waits for its 429; past the address\'s cap of such waits, the answer is at once', () =>
+  withRelay({ maxConnectionsPerAddress: 1, refusalDelayMs: 60_000 }, async relay => {
+    const member = await connectWire(relay.url)
+    const waiting = attempt(relay.url)
+    let answered = false
+    void waiting.outcome.then(
+      () => (answered = true),
+      () => undefined, // the relay's close cuts it
+    )
+    try {
+      // Refused (counted) but not answered; the next one is past the address's cap of held refusals (1).
+      while ((relay.stats().refused['rate-limited'] ?? 0) < 1) await new Promise(resolve => setImmediate(resolve))
+      const next = attempt(relay.url)
+      assert.equal(await next.outcome, { status: 429, body: 'rate-limited: too many connections from your address' })
+      // A round trip on the member's connection: an answer sent at once to the first would be here by now.
+      await member.query('probe', { kinds: [1] })
+      assert.is(answered, false, 'the first refused connection is still waiting for its answer')
+    } finally {
+      waiting.socket.on('error', () => undefined)
+      member.close()
+    }
+  }),
+)
+
 test.run()
