@@ -39,6 +39,7 @@ export const nostrSection = z
     relay_max_ephemeral_limit: z.int().min(1).default(10),
     relay_stored_events_per_second: z.int().min(1).default(500),
     relay_stored_events_per_second_per_address: z.int().min(1).default(1000),
+    relay_stored_bytes_per_second_per_address: z.int().min(64 * 1024).default(256 * 1024),
     relay_events_per_second_per_author: z.number().positive().default(50),
     relay_events_per_second_per_address: z.number().positive().default(200),
     relay_messages_per_second_per_address: z.number().positive().default(1000),

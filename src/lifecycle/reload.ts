@@ -26,6 +26,7 @@ export const reloadableKeys = [
   'nostr.relay_max_ephemeral_limit',
   'nostr.relay_stored_events_per_second',
   'nostr.relay_stored_events_per_second_per_address',
+  'nostr.relay_stored_bytes_per_second_per_address',
   'nostr.relay_events_per_second_per_author',
   'nostr.relay_events_per_second_per_address',
   'nostr.relay_messages_per_second_per_address',

@@ -29,7 +29,13 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   const bucket = tokenBucket(clock, () => core.limits.messagesPerSecond, () => core.limits.messageBurst)
   const reads: TokenBucket = tokenBucket(clock, () => core.limits.storedEventsPerSecond, () => 2 * core.limits.storedEventsPerSecond)
   /** One event from the connection's and the address's read budgets, or none when either is spent. */
-  const takeRead = () => reads.available() >= 1 && ctx.state.reads.available() >= 1 && reads.take() && ctx.state.reads.take()
+  const takeRead = (bytes: number) => {
+    if (reads.available() < 1 || ctx.state.reads.available() < 1 || ctx.state.readBytes.available() < 1) return false
+    reads.take()
+    ctx.state.reads.take()
+    ctx.state.readBytes.charge(bytes)
+    return true
+  }
   let lastActivity = clock.now()
   /** NIP-42: the keys this connection authenticated as; what it may read of the private kinds in private mode. */
   const identity = readerIdentity()
@@ -296,8 +302,8 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
         return closed(subId, 'auth-required: this relay sends requests and replies only to their author or addressee (NIP-42)')
       }
       const wantsStored = filters.some(filter => filter.limit > 0)
-      if (wantsStored && (reads.available() < 1 || ctx.state.reads.available() < 1)) {
-        pauseReading(Math.max(reads.msUntilOne(), ctx.state.reads.msUntilOne()))
+      if (wantsStored && (reads.available() < 1 || ctx.state.reads.available() < 1 || ctx.state.readBytes.available() < 1)) {
+        pauseReading(Math.max(reads.msUntilOne(), ctx.state.reads.msUntilOne(), ctx.state.readBytes.msUntilOne()))
         return closed(subId, 'rate-limited: too many stored events requested, try again in a few seconds')
       }
     }
@@ -311,6 +317,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       own: ctx.own,
       address: ctx.address,
       budgets: ctx.own ? [] : [reads, ctx.state.reads],
+      byteBudgets: ctx.own ? [] : [ctx.state.readBytes],
       send: raw => send(prefix + raw + ']'),
       ...(!ctx.own && limits.privateRequests ? { visible: (raw: string) => !hidden(JSON.parse(raw) as NostrEvent) } : {}),
       done: () => send(JSON.stringify(['EOSE', subId])),
@@ -361,7 +368,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       // events sent to each of a flooder's subscriptions slowed the payments to a third. A request to a key the
       // daemon serves is charged even to a filter naming that key: a wallet names its own key, only a watcher the
       // daemon's.
-      if (chargeable && (match === 'matched' || (daemonBound ??= toDaemon(event))) && !takeRead()) continue
+      if (chargeable && (match === 'matched' || (daemonBound ??= toDaemon(event))) && !takeRead(raw.length)) continue
       send(`["EVENT",${JSON.stringify(subId)},${raw}]`)
       if (match === 'addressed') addressed = true
     }

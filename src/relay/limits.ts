@@ -28,6 +28,11 @@ export interface RelayLimits {
   storedEventsPerSecond: number
   storedEventsPerSecondPerAddress: number
   /**
+   * Bytes of stored events (and of the live events charged to the read budgets) sent per second to one address
+   * (burst: twice). Counted in events alone, an address could be sent a thousand of the largest events a second.
+   */
+  storedBytesPerSecondPerAddress: number
+  /**
    * How long a connection refused a REQ for an open-subscription cap is not read (ms): what it sends meanwhile waits
    * in its own buffers, and what the relay had already read from it waits here, then is handled one at a time.
    */
@@ -116,6 +121,7 @@ export const defaultRelayLimits: RelayLimits = {
   maxPendingBytes: 1024 * 1024,
   storedEventsPerSecond: 1_000_000,
   storedEventsPerSecondPerAddress: 1_000_000,
+  storedBytesPerSecondPerAddress: 1024 * 1024 * 1024,
   overCapPauseMs: 500,
   maxSubscriptionIdLength: 64,
   maxEventTags: 2000,
@@ -176,6 +182,8 @@ export interface TokenBucket {
   take(n?: number): boolean
   /** Takes up to `n` tokens; returns how many it took. */
   takeUpTo(n: number): number
+  /** Takes `n` tokens whatever is there: the bucket may go below zero, and refills from there. */
+  charge(n: number): void
   /** Whole tokens available now. */
   available(): number
   /** Milliseconds until one token is back. */
@@ -215,6 +223,10 @@ export function tokenBucket(clock: Clock, perSecond: number | (() => number), bu
       const taken = Math.max(0, Math.min(n, Math.floor(tokens)))
       tokens -= taken
       return taken
+    },
+    charge(n) {
+      refill()
+      tokens -= n
     },
     available() {
       refill()

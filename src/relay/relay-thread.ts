@@ -184,6 +184,7 @@ export function relayLimitsOf(nostr: Config['nostr']): Partial<RelayLimits> {
     maxEphemeralLimit: nostr.relay_max_ephemeral_limit,
     storedEventsPerSecond: nostr.relay_stored_events_per_second,
     storedEventsPerSecondPerAddress: nostr.relay_stored_events_per_second_per_address,
+    storedBytesPerSecondPerAddress: nostr.relay_stored_bytes_per_second_per_address,
     eventsPerSecondPerAuthor: nostr.relay_events_per_second_per_author,
     eventsPerSecondPerAddress: nostr.relay_events_per_second_per_address,
     messagesPerSecondPerAddress: nostr.relay_messages_per_second_per_address,

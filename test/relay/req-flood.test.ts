@@ -151,6 +151,35 @@ test('an address at its connection cap is refused with 429 before the WebSocket 
   }),
 )
 
+test("an address is sent so many bytes of stored events a second; over them, its next REQ for stored events is refused", async () => {
+  // A clock that does not move: a spent budget stays spent.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relaypay-reqflood-'))
+  seedRelayStore(dataDir, { ephemeral: 0, stored: 50, contentBytes: 1000 })
+  const relay = await startRelay({ host: '127.0.0.1', port: 0, dataDir, clock: { now: () => 1_000_000 }, limits: { storedBytesPerSecondPerAddress: 5000 } })
+  const wire = await connectWire(relay.url)
+  try {
+    let events = 0
+    wire.send(['REQ', 'all', { kinds: [1], limit: 50 }])
+    // The burst is 10,000 bytes: about eight of these events of about 1,300 bytes.
+    while (events < 5) {
+      await wire.next(m => m[0] === 'EVENT' && m[1] === 'all')
+      events++
+    }
+    wire.send(['REQ', 'probe', { kinds: [1], limit: 1 }])
+    const answer = await wire.next(m => m[1] === 'probe' && (m[0] === 'CLOSED' || m[0] === 'EOSE'))
+    assert.equal(answer, ['CLOSED', 'probe', 'rate-limited: too many stored events requested, try again in a few seconds'])
+    for (;;) {
+      const more = await wire.next(m => m[0] === 'EVENT' && m[1] === 'all', 1).catch(() => undefined)
+      if (!more) break
+      events++
+    }
+    assert.ok(events <= 10, `sent ${events} of 50 events within the 10,000-byte burst`)
+  } finally {
+    wire.close()
+    await relay.close()
+  }
+})
+
 /** A connection attempt's outcome: let in, or the status and body of the refusal before the handshake. */
 function attempt(url: string): { socket: WebSocket; outcome: Promise<'open' | { status: number; body: string }> } {
   const socket = new WebSocket(url)
