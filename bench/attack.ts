@@ -21,12 +21,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { startDaemon, cliPath, tempDataDir, type TestDaemon } from '../test/support/daemon.js'
+import { repoRoot } from '../test/support/paths.js'
 import { createAppWithUser, addAppUser, jwtSecretConfig } from '../test/support/accounts.js'
 import { buildMenu, startRestaurantDaemon, jwtSecret as restaurantSecret } from '../test/extensions/restaurant/restaurant-daemon.js'
 import { appProfile, PubClient } from '../test/support/pub-client.js'
 import { percentile, runAttacker, seedRelayStore, watchDaemon, type AttackPlan, type AttackReport } from '../test/support/attack.js'
 import { RawConnection, rawRequest } from './raw-http.js'
-import { processCpuMs } from './process-stats.js'
+import { processCpuMs, threadsCpuMs } from './process-stats.js'
+import { profiledCli } from './nostr-builds.js'
 
 const benchSecret = 'bench-attack-secret-0123456789abcdef'
 const attacker = '127.0.0.2'
@@ -49,6 +51,18 @@ export interface AttackFigures {
   paymentsDbGrowthBytes: number
   /** The daemon's CPU over the attack (all its threads; the bench's payments run in the first half). */
   daemonCpuMsDuringAttack: number | null
+  /**
+   * The same by thread: the main thread's, then the other threads' from the busiest down (threads are not named; in
+   * the attacks on the relay the busiest other is the relay's).
+   */
+  daemonThreadsCpuMs: { main: number; others: number[] }
+  /** The same over the quiet payments (their window is shorter: windowMs). */
+  quietDaemonThreadsCpuMs: { main: number; others: number[]; windowMs: number }
+  /**
+   * With BENCH_PROFILE_DIR: the daemon ran under `--cpu-prof` (a profile per thread, written at its stop) and this is
+   * the attack's window on the monotonic clock the profiles use (µs): BENCH_PROFILE_WINDOW for bench/cpuprofile.ts.
+   */
+  profileWindowUs?: [number, number]
   /** Accounts opened while the attack ran (enroll flood only). */
   accountsOpened?: number
   auditClean: boolean
@@ -66,20 +80,20 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
     const dataDir = path.join(tempDataDir(), 'data')
     // What a busy relay holds: 20,000 stored requests of others and 5,000 stored notes (from a general relay's days).
     seedRelayStore(dataDir, { ephemeral: 20_000, stored: 5000 })
-    const daemon = await startDaemon({ dataDir, config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    const daemon = await startDaemon({ ...profiling(), dataDir, config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     return { daemon, secret: benchSecret, plan: { mode: 'read-flood', connections: 50 }, payOver: 'nostr' }
   })
   if (wanted('storeFill')) out.storeFill = await measure(attackMs, quietMs, async () => {
-    const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    const daemon = await startDaemon({ ...profiling(), config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     return { daemon, secret: benchSecret, plan: { mode: 'store-fill', connections: 8, eventBytes: 60_000, appPubkey: appProfile(daemon.dataDir).pubkey } }
   })
   if (wanted('bigRequests')) out.bigRequests = await measure(attackMs, quietMs, async () => {
     // Signed requests of 250 KB addressed to the app, from eight keys, as fast as the relay reads them.
-    const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    const daemon = await startDaemon({ ...profiling(), config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     return { daemon, secret: benchSecret, plan: { mode: 'big-requests', connections: 8, eventBytes: 250_000, appPubkey: appProfile(daemon.dataDir).pubkey }, payOver: 'nostr' }
   })
   if (wanted('connectionHog')) out.connectionHog = await measure(attackMs, quietMs, async () => {
-    const daemon = await startDaemon({ config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    const daemon = await startDaemon({ ...profiling(), config: jwtSecretConfig(benchSecret), env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     return { daemon, secret: benchSecret, plan: { mode: 'conn-hog', connections: 1022 } }
   })
   if (wanted('guestOrders')) out.guestOrders = await measure(attackMs, quietMs, async () => {
@@ -97,7 +111,7 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
   if (wanted('enrollFlood')) out.enrollFlood = await measure(attackMs, quietMs, async () => {
     // No proof of work asked: the flood is as cheap for the attacker as it can be, and only the cap holds it.
     const config = `${jwtSecretConfig(benchSecret)}[clink]\nenroll_pow_bits = 0\n`
-    const daemon = await startDaemon({ config, env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    const daemon = await startDaemon({ ...profiling(), config, env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     return {
       daemon,
       secret: benchSecret,
@@ -108,7 +122,7 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
   if (wanted('enrollFloodMany')) out.enrollFloodMany = await measure(attackMs, quietMs, async () => {
     // The same flood from 32 addresses (127.0.2.1–32), each within its own new-key budget: only the node's cap holds.
     const config = `${jwtSecretConfig(benchSecret)}[clink]\nenroll_pow_bits = 0\n`
-    const daemon = await startDaemon({ config, env: { RELAYPAY_LOG_LEVEL: 'warn' } })
+    const daemon = await startDaemon({ ...profiling(), config, env: { RELAYPAY_LOG_LEVEL: 'warn' } })
     const localAddresses = Array.from({ length: 32 }, (_, i) => `127.0.2.${i + 1}`)
     return {
       daemon,
@@ -119,6 +133,15 @@ export async function benchAttack(opts: { attackMs?: number; quietMs?: number; o
   })
   return out
 }
+
+/** With BENCH_PROFILE_DIR, the daemon runs under `--cpu-prof` into that folder (each thread's profile at its stop). */
+function profiling(): { cli?: string } {
+  const dir = process.env.BENCH_PROFILE_DIR
+  return dir ? { cli: profiledCli(repoRoot, dir) } : {}
+}
+
+/** Microseconds of the monotonic clock V8's profiles are stamped with. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
 
 /**
  * The default budgets for new accounts over `ms`: enroll's 60 in any 60 s (60 for each minute begun), and the first
@@ -148,7 +171,11 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
   let stopped = false
   try {
     const pay = payOver === 'nostr' ? await nostrPayments(daemon, secret) : await payments(daemon, secret)
+    const quietThreadsBefore = threadsCpuMs(daemon.process.pid)
+    const quietStarted = performance.now()
     const quiet = await pay.run(quietMs)
+    const quietThreads = threadDeltas(String(daemon.process.pid), quietThreadsBefore, threadsCpuMs(daemon.process.pid))
+    const quietWindowMs = performance.now() - quietStarted
     // Warm this process's clients, then watch while the attacker runs.
     const warm = watchDaemon(daemon, { healthEveryMs: 50, rpcEveryMs: 100 })
     await new Promise(resolve => setTimeout(resolve, 500))
@@ -158,12 +185,16 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
     const walletsBefore = accountCap ? await walletCount(daemon) : 0
     const attackStarted = Date.now()
     const cpuBefore = processCpuMs(daemon.process.pid)
+    const threadsBefore = threadsCpuMs(daemon.process.pid)
+    const windowFrom = monotonicUs()
     const attack = runAttacker({ url: relayUrl, durationMs: attackMs, localAddress: attacker, ...plan })
     const underAttack = await pay.run(attackMs / 2)
     pay.close() // idle keep-alive connections would be reset by the server's keep-alive timeout
     const dbBefore = logicalSize(path.join(daemon.dataDir, 'relaypay.sqlite'))
     const report = await attack
     const cpuAfter = processCpuMs(daemon.process.pid)
+    const threadsAfter = threadsCpuMs(daemon.process.pid)
+    const windowTo = monotonicUs()
     await watch.stop()
     // Requests the relay took during the attack may still be in the daemon's queue: counted once it is idle.
     const walletsAfter = accountCap ? await settledWalletCount(daemon) : 0
@@ -193,7 +224,10 @@ async function measure(attackMs: number, quietMs: number, setup: () => Promise<S
       relayFileBytes: relay.files,
       paymentsDbGrowthBytes: dbAfter - dbBefore,
       daemonCpuMsDuringAttack: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+      daemonThreadsCpuMs: threadDeltas(String(daemon.process.pid), threadsBefore, threadsAfter),
+      quietDaemonThreadsCpuMs: { ...quietThreads, windowMs: Math.round(quietWindowMs) },
       ...(accountCap ? { accountsOpened: walletsAfter - walletsBefore } : {}),
+      ...(process.env.BENCH_PROFILE_DIR ? { profileWindowUs: [windowFrom, windowTo] as [number, number] } : {}),
       auditClean: audit.status === 0,
     }
     return {
@@ -319,6 +353,12 @@ function relayStore(dataDir: string): { counted: number; files: number } {
   } finally {
     db.close()
   }
+}
+
+function threadDeltas(mainTid: string, before: Map<string, number>, after: Map<string, number>): { main: number; others: number[] } {
+  const delta = (tid: string) => (after.get(tid) ?? 0) - (before.get(tid) ?? 0)
+  const others = [...after.keys()].filter(tid => tid !== mainTid).map(delta).filter(ms => ms > 0).sort((a, b) => b - a)
+  return { main: delta(mainTid), others }
 }
 
 function slowestParts(parts: { connectMs: number; callMs: number }[]): { connectMs: number; callMs: number } | null {

@@ -5,7 +5,9 @@
 // machine the thread is often descheduled between two samples, and that wait was charged to whatever happened to
 // be on the stack when it ran again (an Invoice$toObject of 16 samples showed as 100 ms, 7% of the profile, in a
 // run where it was 1% of the samples).
-// `node build/bench/cpuprofile.js <file.cpuprofile> [top]`.
+// `node build/bench/cpuprofile.js <file.cpuprofile> [top]`; BENCH_PROFILE_WINDOW=<from>,<to> (µs of the monotonic
+// clock, as the attack bench prints its attack's window) keeps only the samples taken in that window, so a profile of
+// a whole run (`--cpu-prof` writes one at exit) shows the attack alone.
 import fs from 'node:fs'
 import { pathToFileURL } from 'node:url'
 
@@ -139,10 +141,28 @@ export function callees(profile: Profile, pattern: string): ProfileRow[] {
     .map(([name, us]) => ({ name, ms: Math.round(us / 100) / 10, share: Math.round((us / total) * 1000) / 10 }))
 }
 
+/** The profile with only the samples taken between `fromUs` and `toUs` (the profile's own clock). */
+export function windowOf(profile: Profile, fromUs: number, toUs: number): Profile {
+  const samples: number[] = []
+  const timeDeltas: number[] = []
+  let at = profile.startTime
+  let last = fromUs
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0
+    if (at < fromUs || at > toUs) return
+    samples.push(id)
+    timeDeltas.push(at - last)
+    last = at
+  })
+  return { ...profile, samples, timeDeltas, startTime: fromUs, endTime: toUs }
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const file = process.argv[2]
   if (!file) throw new Error('usage: cpuprofile.js <file.cpuprofile> [top | --under <function name>]')
-  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile
+  const whole = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile
+  const window = process.env.BENCH_PROFILE_WINDOW?.split(',').map(Number)
+  const profile = window ? windowOf(whole, window[0]!, window[1]!) : whole
   if (process.argv[3] === '--under') {
     for (const row of callees(profile, process.argv[4] ?? '')) {
       process.stdout.write(`${row.share.toFixed(1).padStart(5)}% ${row.ms.toFixed(1).padStart(8)} ms  ${row.name}\n`)

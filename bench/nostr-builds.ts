@@ -66,7 +66,7 @@ export async function benchNostrBuilds(opts: NostrBuildsOptions = {}) {
  * A command file that runs `root`'s build under `--cpu-prof` into `dir` (startDaemon and the external relay take
  * node's flags from a command's first line).
  */
-function profiledCli(root: string, dir: string): string {
+export function profiledCli(root: string, dir: string): string {
   fs.mkdirSync(dir, { recursive: true })
   const real = path.join(root, 'build/bin/relaypay.js')
   const flags = relaypayArgs(real, []).slice(0, -1)

@@ -24,6 +24,26 @@ export function processCpuMs(pid: number | undefined): number | null {
   }
 }
 
+/** User + system CPU in ms of each thread of a process, by thread id (/proc/<pid>/task); empty off Linux. */
+export function threadsCpuMs(pid: number | undefined): Map<string, number> {
+  const out = new Map<string, number>()
+  let tids: string[] = []
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return out
+  }
+  for (const tid of tids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10)
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out
+}
+
 /** Resident set size of a process in MB (VmRSS from /proc/<pid>/status), or null off Linux. */
 export function processRssMb(pid: number | undefined): number | null {
   try {

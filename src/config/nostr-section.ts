@@ -30,6 +30,8 @@ export const nostrSection = z
     relay_max_connections_per_address: z.int().min(1).default(32),
     relay_connections_per_second_per_address: z.number().positive().default(20),
     relay_reserved_connections: z.int().min(1).default(64),
+    /** Seconds a connection refused before the handshake waits for its 429 (0: at once). */
+    relay_connection_refusal_delay_seconds: z.number().min(0).max(30).default(1),
     relay_idle_timeout_seconds: z.number().positive().default(60),
     relay_max_subscriptions: z.int().min(1).default(20),
     relay_max_subscriptions_per_address: z.int().min(1).default(64),
@@ -37,6 +39,7 @@ export const nostrSection = z
     relay_max_ephemeral_limit: z.int().min(1).default(10),
     relay_stored_events_per_second: z.int().min(1).default(500),
     relay_stored_events_per_second_per_address: z.int().min(1).default(1000),
+    relay_stored_bytes_per_second_per_address: z.int().min(64 * 1024).default(256 * 1024),
     relay_events_per_second_per_author: z.number().positive().default(50),
     relay_events_per_second_per_address: z.number().positive().default(200),
     relay_messages_per_second_per_address: z.number().positive().default(1000),

@@ -40,9 +40,13 @@ export function prefixOf(address: string): string {
 /** What one client address holds and may still spend, across all its connections. */
 export interface AddressState {
   connections: number
+  /** Refused connection attempts whose 429 is held back (server.ts). */
+  heldRefusals: number
   subscriptions: number
   /** Stored events sent to this address. */
   reads: TokenBucket
+  /** Bytes of them (charged after each is sent, so it may go below zero). */
+  readBytes: TokenBucket
   /** Events accepted from this address. */
   writes: TokenBucket
   /** Messages of any kind read from this address. */
@@ -72,8 +76,10 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
       if (!state) {
         state = {
           connections: 0,
+          heldRefusals: 0,
           subscriptions: 0,
           reads: tokenBucket(clock, () => limits().storedEventsPerSecondPerAddress, () => 2 * limits().storedEventsPerSecondPerAddress),
+          readBytes: tokenBucket(clock, () => limits().storedBytesPerSecondPerAddress, () => 2 * limits().storedBytesPerSecondPerAddress),
           writes: tokenBucket(clock, () => limits().eventsPerSecondPerAddress, () => 5 * limits().eventsPerSecondPerAddress),
           messages: tokenBucket(clock, () => limits().messagesPerSecondPerAddress, () => 2 * limits().messagesPerSecondPerAddress),
           attempts: tokenBucket(clock, () => limits().connectionsPerSecondPerAddress, () => 5 * limits().connectionsPerSecondPerAddress),
@@ -87,9 +93,9 @@ export function addressBook(clock: Clock, limits: () => RelayLimits): AddressBoo
     },
     prune() {
       for (const [address, state] of states) {
-        const budgets = [state.reads, state.writes, state.messages, state.attempts, state.requestBytes, state.newKeys]
+        const budgets = [state.reads, state.readBytes, state.writes, state.messages, state.attempts, state.requestBytes, state.newKeys]
         // A full new-key budget forgets the keys too: the address could spend it on them again anyway.
-        if (state.connections === 0 && budgets.every(budget => budget.full())) states.delete(address)
+        if (state.connections === 0 && state.heldRefusals === 0 && budgets.every(budget => budget.full())) states.delete(address)
       }
     },
     size: () => states.size,

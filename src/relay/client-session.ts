@@ -18,8 +18,6 @@ import { privateKinds, readerIdentity } from './private-reads.js'
 
 export type { ClientSession, RelayCore, SessionContext }
 
-/** How long a client refused for an open-subscription cap is not read (ms). */
-const overCapPauseMs = 500
 /** Shortest pause of a client over its message budget (ms). */
 const minPauseMs = 100
 
@@ -31,7 +29,13 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   const bucket = tokenBucket(clock, () => core.limits.messagesPerSecond, () => core.limits.messageBurst)
   const reads: TokenBucket = tokenBucket(clock, () => core.limits.storedEventsPerSecond, () => 2 * core.limits.storedEventsPerSecond)
   /** One event from the connection's and the address's read budgets, or none when either is spent. */
-  const takeRead = () => reads.available() >= 1 && ctx.state.reads.available() >= 1 && reads.take() && ctx.state.reads.take()
+  const takeRead = (bytes: number) => {
+    if (reads.available() < 1 || ctx.state.reads.available() < 1 || ctx.state.readBytes.available() < 1) return false
+    reads.take()
+    ctx.state.reads.take()
+    ctx.state.readBytes.charge(bytes)
+    return true
+  }
   let lastActivity = clock.now()
   /** NIP-42: the keys this connection authenticated as; what it may read of the private kinds in private mode. */
   const identity = readerIdentity()
@@ -40,6 +44,12 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   const hidden = (event: Pick<NostrEvent, 'kind' | 'pubkey' | 'tags'>) => !ctx.own && core.limits.privateRequests && !identity.mayRead(event)
   let released = false
   let paused = false
+  /**
+   * Messages ws had already read from the socket when reading paused (one read holds many: a flooder's twenty REQs
+   * come in one). Handled one by one when the pause is over, until one pauses reading again; answered at once, each
+   * over-cap REQ of a batch was refused and asked again in a loop, and the pause held back nothing.
+   */
+  const held: Buffer[] = []
   let corked = false
   const uncork = () => {
     corked = false
@@ -115,12 +125,21 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     const wait = Math.max(ms, minPauseMs)
     setTimeout(() => {
       paused = false
-      if (socket.readyState === socket.OPEN) socket.resume()
+      while (held.length > 0 && !paused && !released) handle(held.shift()!)
+      if (!paused && socket.readyState === socket.OPEN) socket.resume()
     }, wait).unref()
   }
 
   function receive(data: Buffer): void {
     lastActivity = clock.now()
+    if (paused || held.length > 0) {
+      held.push(data)
+      return
+    }
+    handle(data)
+  }
+
+  function handle(data: Buffer): void {
     const limits = core.limits
     const message = parseMessage(data)
     // Counted before anything else, so that a flood of garbage is throttled like a flood of events.
@@ -258,11 +277,11 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     // A client over a cap that asks again at once would have this thread refuse it in a loop: its socket is not read
     // for a while after each such refusal (what it sends meanwhile waits in its own buffers).
     if (isNew && subscriptions.size >= limits.maxSubscriptions && !ctx.own) {
-      pauseReading(overCapPauseMs)
+      pauseReading(limits.overCapPauseMs)
       return closed(subId, `blocked: more than ${limits.maxSubscriptions} open subscriptions on this connection`)
     }
     if (isNew && ctx.state.subscriptions >= limits.maxSubscriptionsPerAddress && !ctx.own) {
-      pauseReading(overCapPauseMs)
+      pauseReading(limits.overCapPauseMs)
       return closed(subId, `rate-limited: more than ${limits.maxSubscriptionsPerAddress} open subscriptions from your address`)
     }
     let filters: Filter[]
@@ -283,8 +302,8 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
         return closed(subId, 'auth-required: this relay sends requests and replies only to their author or addressee (NIP-42)')
       }
       const wantsStored = filters.some(filter => filter.limit > 0)
-      if (wantsStored && (reads.available() < 1 || ctx.state.reads.available() < 1)) {
-        pauseReading(Math.max(reads.msUntilOne(), ctx.state.reads.msUntilOne()))
+      if (wantsStored && (reads.available() < 1 || ctx.state.reads.available() < 1 || ctx.state.readBytes.available() < 1)) {
+        pauseReading(Math.max(reads.msUntilOne(), ctx.state.reads.msUntilOne(), ctx.state.readBytes.msUntilOne()))
         return closed(subId, 'rate-limited: too many stored events requested, try again in a few seconds')
       }
     }
@@ -298,6 +317,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       own: ctx.own,
       address: ctx.address,
       budgets: ctx.own ? [] : [reads, ctx.state.reads],
+      byteBudgets: ctx.own ? [] : [ctx.state.readBytes],
       send: raw => send(prefix + raw + ']'),
       ...(!ctx.own && limits.privateRequests ? { visible: (raw: string) => !hidden(JSON.parse(raw) as NostrEvent) } : {}),
       done: () => send(JSON.stringify(['EOSE', subId])),
@@ -348,7 +368,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       // events sent to each of a flooder's subscriptions slowed the payments to a third. A request to a key the
       // daemon serves is charged even to a filter naming that key: a wallet names its own key, only a watcher the
       // daemon's.
-      if (chargeable && (match === 'matched' || (daemonBound ??= toDaemon(event))) && !takeRead()) continue
+      if (chargeable && (match === 'matched' || (daemonBound ??= toDaemon(event))) && !takeRead(raw.length)) continue
       send(`["EVENT",${JSON.stringify(subId)},${raw}]`)
       if (match === 'addressed') addressed = true
     }
@@ -373,6 +393,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     release() {
       if (released) return
       released = true
+      held.length = 0
       ctx.state.subscriptions -= subscriptions.size
       const hadAny = subscriptions.size > 0
       subscriptions.clear()

@@ -27,6 +27,16 @@ export interface RelayLimits {
   /** Stored events sent per second to one connection, and to all the connections of one address (bursts: twice). */
   storedEventsPerSecond: number
   storedEventsPerSecondPerAddress: number
+  /**
+   * Bytes of stored events (and of the live events charged to the read budgets) sent per second to one address
+   * (burst: twice). Counted in events alone, an address could be sent a thousand of the largest events a second.
+   */
+  storedBytesPerSecondPerAddress: number
+  /**
+   * How long a connection refused a REQ for an open-subscription cap is not read (ms): what it sends meanwhile waits
+   * in its own buffers, and what the relay had already read from it waits here, then is handled one at a time.
+   */
+  overCapPauseMs: number
   /** Subscription id length (NIP-01 says at most 64). */
   maxSubscriptionIdLength: number
   /** Tags per event. */
@@ -47,6 +57,11 @@ export interface RelayLimits {
   /** New connections per second from one address (burst: five seconds' worth); beyond, HTTP 429 before the handshake. */
   connectionsPerSecondPerAddress: number
   reservedConnections: number
+  /**
+   * How long a connection refused before the handshake (over its address's rate or connection cap) waits for its
+   * 429 (ms); 0 answers at once. A client that reconnects as soon as it is refused tries so much less often.
+   */
+  refusalDelayMs: number
   /** A stranger's connection without subscriptions that sends nothing for this long is closed. */
   idleTimeoutMs: number
   /** Events accepted per second from one author and from one address (bursts: five seconds' worth). */
@@ -106,6 +121,8 @@ export const defaultRelayLimits: RelayLimits = {
   maxPendingBytes: 1024 * 1024,
   storedEventsPerSecond: 1_000_000,
   storedEventsPerSecondPerAddress: 1_000_000,
+  storedBytesPerSecondPerAddress: 1024 * 1024 * 1024,
+  overCapPauseMs: 500,
   maxSubscriptionIdLength: 64,
   maxEventTags: 2000,
   maxFutureSeconds: 15 * 60,
@@ -120,6 +137,7 @@ export const defaultRelayLimits: RelayLimits = {
   maxConnectionsPerAddress: 1024,
   connectionsPerSecondPerAddress: 1_000_000,
   reservedConnections: 64,
+  refusalDelayMs: 0,
   idleTimeoutMs: 60_000,
   eventsPerSecondPerAuthor: 1_000_000,
   eventsPerSecondPerAddress: 1_000_000,
@@ -138,12 +156,12 @@ export const defaultRelayLimits: RelayLimits = {
   sweepMs: 60_000,
 }
 
-/** Merges overrides into the defaults and refuses nonsense (zero or negative numbers, a frame cap below the message cap). */
+/** Merges overrides into the defaults and refuses nonsense (zero or negative numbers where 0 means nothing, a frame cap below the message cap). */
 export function resolveLimits(overrides: Partial<RelayLimits> = {}): RelayLimits {
   const limits = { ...defaultRelayLimits, ...overrides }
   for (const [name, value] of Object.entries(limits)) {
     if (typeof value !== 'number') continue
-    const floor = name === 'minFreeBytes' ? 0 : Number.MIN_VALUE
+    const floor = name === 'minFreeBytes' || name === 'refusalDelayMs' ? 0 : Number.MIN_VALUE
     if (!(value >= floor) || Number.isNaN(value)) throw new Error(`relay limit ${name} must be a positive number`)
   }
   if (limits.maxFrameBytes < limits.maxMessageBytes) {
@@ -164,6 +182,8 @@ export interface TokenBucket {
   take(n?: number): boolean
   /** Takes up to `n` tokens; returns how many it took. */
   takeUpTo(n: number): number
+  /** Takes `n` tokens whatever is there: the bucket may go below zero, and refills from there. */
+  charge(n: number): void
   /** Whole tokens available now. */
   available(): number
   /** Milliseconds until one token is back. */
@@ -203,6 +223,10 @@ export function tokenBucket(clock: Clock, perSecond: number | (() => number), bu
       const taken = Math.max(0, Math.min(n, Math.floor(tokens)))
       tokens -= taken
       return taken
+    },
+    charge(n) {
+      refill()
+      tokens -= n
     },
     available() {
       refill()

@@ -28,6 +28,8 @@ export interface ReadJob {
   unsent(): number
   /** Stored-event budgets it spends (connection, address); none for the daemon's own. */
   budgets: TokenBucket[]
+  /** Byte budgets it spends (the address's), charged as each event is sent; none for the daemon's own. */
+  byteBudgets: TokenBucket[]
   /** The client's address (addresses.ts): strangers' jobs take turns address by address. */
   address: string
   /** The daemon's own connection: served before strangers. */
@@ -44,6 +46,8 @@ export interface Reader {
 
 /** Time given to pages in one turn before the loop goes back to sockets and timers. */
 const sliceMs = 8
+/** The bytes a job over its byte budget waits for before it reads again (at most the budget's burst). */
+const pageBytes = 64 * 1024
 /** How long a job waiting for its client to take what was sent sleeps before it looks again. */
 const drainPollMs = 20
 
@@ -121,8 +125,11 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
     }
     let want = l.pageSize
     for (const budget of job.budgets) want = Math.min(want, budget.available())
-    if (want < 1) {
-      wake(running, Math.max(...job.budgets.map(budget => budget.msUntilOne()), 1))
+    if (want < 1 || job.byteBudgets.some(budget => budget.available() < 1)) {
+      // Woken at its budget's first token, a job kept spent (a flood of REQs reads at its budget's rate) was sent one
+      // event per wake: a timer, a turn, a query and a write each. It sleeps until a page's worth has refilled.
+      const ms = [...job.budgets.map(budget => budget.msUntil(l.pageSize)), ...job.byteBudgets.map(budget => budget.msUntil(pageBytes))]
+      wake(running, Math.max(...ms, 1))
       return false
     }
     const now = unixSeconds(clock.now())
@@ -148,6 +155,8 @@ export function startReader(store: EventStore, clock: Clock, limits: () => Relay
       if (job.visible && !job.visible(event.raw)) continue
       job.send(event.raw)
       sent++
+      for (const budget of job.byteBudgets) budget.charge(event.raw.length)
+      if (job.byteBudgets.some(budget => budget.available() < 1)) break
     }
     for (const budget of job.budgets) budget.takeUpTo(sent)
     return true

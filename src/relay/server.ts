@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { pino, type Logger } from '../vendor/pino.js'
 import { WebSocketServer, type RawData, type WebSocket } from '../vendor/ws.js'
 import { verifyEvent } from 'nostr-tools/pure'
@@ -18,7 +19,7 @@ import { openEventStore, type EventStore } from './event-store.js'
 import { saveQueue } from './save-queue.js'
 import { resolveLimits, type RelayLimits, type TokenBucket } from './limits.js'
 import { relayInformation } from './nip11.js'
-import { addressBook, clientAddress } from './addresses.js'
+import { addressBook, clientAddress, type AddressState } from './addresses.js'
 import { startReader } from './reader.js'
 import type { NostrEvent } from './nostr-event.js'
 import { unixSeconds } from '../units/index.js'
@@ -75,6 +76,12 @@ export interface RunningRelay {
   /** Closes every connection, stops every timer and closes the database. */
   close(): Promise<void>
 }
+
+const tooManyFromAddress = 'rate-limited: too many connections from your address'
+/** Over the address's new-connection rate: no body, as before (a client is told to come back in a second). */
+const tooManyAttempts = ''
+/** Refused upgrades held unanswered at once, relay-wide (see refuseUpgrade). */
+const maxHeldRefusals = 256
 
 /** Grace given to clients to finish the closing handshake before their sockets are cut. */
 const closeGraceMs = 1000
@@ -146,6 +153,39 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     },
   }
 
+  /** Refused upgrades not yet answered (see refuseUpgrade), with the timer that will answer each. */
+  const heldRefusals = new Map<Duplex, NodeJS.Timeout>()
+  /**
+   * Answers a refused upgrade with 429 after `refusalDelayMs`, not at once: a client that reconnects as soon as it is
+   * refused (a flooder with more sockets than its cap) otherwise made the relay accept, parse and answer a few hundred
+   * connections a second, a third of its work under a REQ flood. Held unread, a socket costs a descriptor and no
+   * work; at most an address's connection cap of them per address and `maxHeldRefusals` in all, beyond which the
+   * answer is at once.
+   */
+  function refuseUpgrade(socket: Duplex, state: AddressState, reason: string): void {
+    core.refused('rate-limited:')
+    const response = reason
+      ? `HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length}\r\n\r\n${reason}`
+      : 'HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'
+    if (limits.refusalDelayMs <= 0 || heldRefusals.size >= maxHeldRefusals || state.heldRefusals >= limits.maxConnectionsPerAddress) {
+      socket.end(response)
+      return
+    }
+    state.heldRefusals++
+    const release = () => {
+      if (!heldRefusals.delete(socket)) return
+      clearTimeout(timer)
+      state.heldRefusals--
+    }
+    const timer = setTimeout(() => {
+      release()
+      socket.end(response)
+    }, limits.refusalDelayMs)
+    heldRefusals.set(socket, timer)
+    socket.once('close', release)
+    socket.on('error', () => socket.destroy())
+  }
+
   const http = createServer((req, res) => answerHttp(req, res, limits))
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes })
   // New connections per address are counted before the WebSocket handshake: a client that reconnects in a loop is
@@ -157,10 +197,13 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
-    if (!isOwn && !addresses.get(clientAddress(req, limits.trustedProxies)).attempts.take()) {
-      core.refused('rate-limited:')
-      socket.end('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
-      return
+    if (!isOwn) {
+      const state = addresses.get(clientAddress(req, limits.trustedProxies))
+      if (!state.attempts.take()) return refuseUpgrade(socket, state, tooManyAttempts)
+      // An address at its cap is refused here too: after the handshake the refusal cost a session, a close frame and
+      // the closing handshake, and a client that reconnects at once (a flooder with more sockets than its cap) made
+      // that a fifth of the relay thread's work. The body says why, for a client that reads it.
+      if (state.connections >= limits.maxConnectionsPerAddress) return refuseUpgrade(socket, state, tooManyFromAddress)
     }
     wss.handleUpgrade(req, socket, head, ws => wss.emit('connection', ws, req))
   })
@@ -177,7 +220,7 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
       return socket.close(1013, 'rate-limited: too many connections, try again later')
     } else if (state.connections >= limits.maxConnectionsPerAddress) {
       core.refused('rate-limited:')
-      return socket.close(1008, 'rate-limited: too many connections from your address')
+      return socket.close(1008, tooManyFromAddress)
     }
     state.connections++
     const clientLog = log.child({ client: `${req.socket.remoteAddress}:${req.socket.remotePort}`, ...(isOwn ? { own: true } : {}) })
@@ -287,6 +330,11 @@ export async function startRelay(opts: RelayOptions): Promise<RunningRelay> {
     clearInterval(housekeeping)
     clearInterval(sweep)
     reader.close()
+    for (const [socket, timer] of heldRefusals) {
+      clearTimeout(timer)
+      socket.destroy()
+    }
+    heldRefusals.clear()
     const stoppedListening = new Promise<void>(resolve => http.close(() => resolve())) // no new connections
     const sockets = [...sessions.keys()]
     const allClosed = Promise.all(sockets.map(socket => new Promise<void>(resolve => socket.once('close', () => resolve()))))

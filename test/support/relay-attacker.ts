@@ -39,6 +39,8 @@ export interface AttackReport {
   reasons: Record<string, number>
   /** The most stored events one REQ returned. */
   maxPerReq: number
+  /** This process's own CPU (user + system, ms) over the attack: it shares the machine with the daemon. */
+  cpuMs?: number
 }
 
 // The plan is in the file the argument names (a guest order may be larger than a command line may be).
@@ -55,8 +57,21 @@ function connect(i = 0): Promise<WebSocket | undefined> {
   const localAddress = plan.localAddresses?.length ? plan.localAddresses[i % plan.localAddresses.length] : plan.localAddress
   return new Promise(resolve => {
     const socket = new WebSocket(plan.url, localAddress ? { localAddress } : {})
+    // A refusal before the handshake may say why in its body (a NIP-01 reason): noted as that reason.
+    socket.on('unexpected-response', (req, res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', chunk => (body += chunk))
+      res.on('end', () => {
+        refused = true
+        note(body.length > 0 ? body : `Unexpected server response: ${res.statusCode}`)
+        req.destroy()
+        resolve(undefined)
+      })
+    })
+    let refused = false
     socket.on('error', err => {
-      note(err.message) // e.g. "Unexpected server response: 429": refused before the handshake
+      if (!refused) note(err.message)
       resolve(undefined)
     })
     socket.on('close', (_code, reason) => {
@@ -240,5 +255,7 @@ async function enrollFlood(): Promise<void> {
 
 const attacks = { 'read-flood': readFlood, 'store-fill': storeFill, 'big-requests': bigRequests, 'conn-hog': connectionHog, 'guest-orders': guestOrders, 'enroll-flood': enrollFlood }
 await attacks[plan.mode]()
+const cpu = process.cpuUsage()
+report.cpuMs = Math.round((cpu.user + cpu.system) / 1000)
 process.stdout.write(JSON.stringify(report) + '\n')
 process.exit(0)
