@@ -11,7 +11,7 @@ import { OperationError, isOperationError, mockDisabledReason, storeFaultReason 
 import { isStoreFault } from '../store/index.js'
 import type { Registry } from './registry.js'
 import { maxInputDepth, nestedDeeperThan } from './input-depth.js'
-import { fieldWithNul } from './input-text.js'
+import { fieldNoStoreKeeps } from './input-text.js'
 import { knownFieldsBeside, likelyMeant, unknownFields } from './unknown-fields.js'
 import type { AccessLine, AccessLog } from './access-log.js'
 
@@ -264,8 +264,8 @@ function validate(entry: CatalogueEntry, raw: unknown, log: Logger): unknown {
     return invalid(entry, `${field}: ${issue.message}`)
   }
   // Checked on what the operation will use (Lightning.Pub's ignored fields are gone by now); the depth is bounded.
-  const withNul = fieldWithNul(parsed.data)
-  if (withNul !== undefined) return invalid(entry, `${withNul}: holds the NUL character (U+0000), which no text may hold`)
+  const unkept = fieldNoStoreKeeps(parsed.data)
+  if (unkept !== undefined) return invalid(entry, `${unkept.at}: ${unkept.why}`)
   const policy = (entry as { unknownFields?: 'refuse' | 'ignore' }).unknownFields ?? (entry.dialect === 'pub' ? 'ignore' : 'refuse')
   if (policy === 'refuse') {
     // Names come from the caller: a few, cut short, are enough to act on.

@@ -1,6 +1,7 @@
 // Fields an operation does not know, over HTTP: relaypay's own operations and the extensions' refuse them naming
 // the field (a misspelt budget must not leave the caller believing it is set); Lightning.Pub's operations accept
-// them, as upstream does for newer clients, and log them at debug. Text holding NUL is refused by every operation.
+// them, as upstream does for newer clients, and log them at debug. Text holding NUL or a lone surrogate is refused by
+// every operation.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
@@ -47,6 +48,22 @@ test('a NUL character in any text is refused naming the field, on either store (
   // Nothing was made, and the same fields without it are fine.
   assert.equal((await asUser('/api/user/nwc/list', {})).json.connections.filter((c: { name: string }) => c.name.startsWith('a')), [])
   assert.is((await asUser('/api/user/invoice/new', { amountSats: 10, memo: 'x' })).json.status, 'OK')
+})
+
+test('a lone surrogate in any text is refused naming the field (SQLite read it back as another text)', async () => {
+  const asApp = (path: string, body: unknown) => daemon.request('POST', path, { body, headers: { authorization: user.appToken } })
+  const lone = 'invalid request body: user_identifier: holds a lone surrogate (U+D800 to U+DFFF without its pair), which is not text'
+  // The fuzzer's case: GetAppUser of "\udfff" failed with an internal error once AddAppUser had stored one.
+  assert.is((await asApp('/api/app/user/get', { user_identifier: '\udfff' })).json.reason, lone)
+  assert.is((await asApp('/api/app/user/get', { user_identifier: 'a\ud800' })).json.reason, lone)
+  const added = await asApp('/api/app/user/add', { identifier: 'x\udfff', fail_if_exists: true, balance: 0 })
+  assert.is(added.json.reason, 'invalid request body: identifier: holds a lone surrogate (U+D800 to U+DFFF without its pair), which is not text')
+  // A pair is a character: an identifier with an emoji is made and found again.
+  const emoji = 'fields-\u{1F600}'
+  assert.is((await asApp('/api/app/user/add', { identifier: emoji, fail_if_exists: true, balance: 0 })).json.status, 'OK')
+  const found = await asApp('/api/app/user/get', { user_identifier: emoji })
+  assert.is(found.json.status, 'OK', found.text)
+  assert.is(found.json.identifier, emoji)
 })
 
 test('a Lightning.Pub operation accepts a field it does not know and logs it at debug', async () => {
