@@ -272,12 +272,18 @@ export async function restartNode(state: NetworkState, name: NodeName, signal: N
   await backOnNetwork(state, name)
 }
 
-/** Waits until every channel of `name` is active (its peers reconnected after a restart). */
+/**
+ * Waits until every channel of `name` is active (its peers reconnected after a restart), asking it to connect to its
+ * channel peers again while they are not: a `connect` made while LND was still dialling a peer's old address was
+ * answered with an error and never retried (a v0.20 copy of a template waited out its two minutes for R and B).
+ */
 export async function channelsActive(state: NetworkState, name: NodeName, count?: number): Promise<void> {
   await waitFor(`the channels of LND ${name} to be active`, async () => {
     const { channels } = await lncli<{ channels: { active: boolean }[] }>(state, name, ['listchannels'])
     const expected = count ?? channels.length
-    return channels.length >= expected && channels.every(c => c.active) ? true : undefined
+    if (channels.length >= expected && channels.every(c => c.active)) return true
+    await reconnect(state, name)
+    return undefined
   })
 }
 
