@@ -4,8 +4,8 @@
 // with qrcode-generator and jsQR) into build/console/wallet-page.js, which page-html.ts inlines. Text is set with
 // textContent only: nothing an invoice or a memo carries is parsed as HTML.
 import qrcode from 'qrcode-generator'
-import { classifyDestination, lightningPartOf } from './destination.js'
-import { CameraProblem, scanQr } from './scanner.js'
+import { classifyDestination } from './destination.js'
+import { scanPanel } from './scan-panel.js'
 import { successActionView, type SuccessAction } from './success-action.js'
 
 interface UserInfo { balance: number; max_withdrawable: number; user_identifier: string }
@@ -197,7 +197,7 @@ async function refresh(): Promise<void> {
 }
 
 function selectTab(name: 'receive' | 'send' | 'connect'): void {
-  if (name !== 'send') stopScan()
+  if (name !== 'send') scanning.stop()
   for (const tab of ['receive', 'send', 'connect'] as const) {
     $(`tab-${tab}`).setAttribute('aria-pressed', String(tab === name))
     show(tab, tab === name)
@@ -332,50 +332,6 @@ async function pay(): Promise<void> {
   void refresh()
 }
 
-/** The scan under way: aborting it stops the camera. */
-let scanning: AbortController | undefined
-
-/**
- * Scan: the camera's picture shows until a QR code reads; its text goes into the field (without `lightning:`, and
- * from a BIP21 URI its Lightning invoice) and Continue follows, so the person confirms it as they would a paste.
- */
-async function scan(): Promise<void> {
-  stopScan()
-  clearError()
-  const controller = new AbortController()
-  scanning = controller
-  const state = $('scan-state')
-  state.textContent = 'Opening the camera…'
-  show('scan', true)
-  $<HTMLButtonElement>('scan-start').disabled = true
-  try {
-    const text = await scanQr($<HTMLVideoElement>('scan-video'), controller.signal, decoder => {
-      $('scan').dataset.decoder = decoder
-      state.textContent = 'Point the camera at the QR code.'
-    })
-    if (text === undefined) return
-    $<HTMLTextAreaElement>('send-text').value = lightningPartOf(text)
-    // As if Continue were pressed (a plain event, where requestSubmit is missing: Safari before 16).
-    $('send-form').dispatchEvent(new Event('submit', { cancelable: true }))
-  } catch (err) {
-    showError(err instanceof CameraProblem ? err : new Error(`The camera stopped: ${err instanceof Error ? err.message : String(err)}`))
-  } finally {
-    if (scanning === controller) {
-      scanning = undefined
-      show('scan', false)
-      $<HTMLButtonElement>('scan-start').disabled = false
-    }
-  }
-}
-
-/** Ends a scan under way (its camera stops once its promise settles); nothing when none is. */
-function stopScan(): void {
-  scanning?.abort()
-  scanning = undefined
-  show('scan', false)
-  $<HTMLButtonElement>('scan-start').disabled = false
-}
-
 async function connect(event: SubmitEvent): Promise<void> {
   event.preventDefault()
   clearError()
@@ -390,18 +346,13 @@ async function connect(event: SubmitEvent): Promise<void> {
   }
 }
 
+const scanning = scanPanel({ $, show, showError, clearError })
 $('tab-receive').addEventListener('click', () => selectTab('receive'))
 $('tab-send').addEventListener('click', () => selectTab('send'))
 $('tab-connect').addEventListener('click', () => selectTab('connect'))
 $('receive-form').addEventListener('submit', event => void receive(event as SubmitEvent))
 $('send-form').addEventListener('submit', event => void prepareSend(event as SubmitEvent))
 $('send-pay').addEventListener('click', () => void pay())
-$('scan-start').addEventListener('click', () => void scan())
-$('scan-cancel').addEventListener('click', stopScan)
-// A page out of sight keeps no camera open: the person presses Scan again when back.
-document.addEventListener('visibilitychange', () => {
-  if (document.hidden) stopScan()
-})
 $('send-cancel').addEventListener('click', () => {
   pending = undefined
   show('send-confirm', false)
