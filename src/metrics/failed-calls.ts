@@ -1,7 +1,7 @@
 // The most recent failed calls with their reasons (GetFailedCalls), in memory only. The usage records say how many
 // calls of an operation failed in a minute, in upstream's wire format, which has no field for why; this ring keeps
 // the why for the latest failures so an operator does not have to search the daemon's log for it.
-import type { CallOutcome } from '../bus/index.js'
+import type { CallOutcome, OutputOf } from '../bus/index.js'
 import { unixSeconds } from '../units/index.js'
 import { appOf } from './usage.js'
 
@@ -18,16 +18,11 @@ export const maxFailureMessageChars = 300
 /** Operation names and codes are the daemon's own and short; cut all the same, so no field is unbounded. */
 const maxNameChars = 100
 
-export interface FailedCall {
-  /** When the call finished, unix seconds. */
-  at_unix: number
-  operation: string
-  /** The caller's app as usage records file it (`_root` for callers without one). */
-  app: string
-  transport: string
-  code: string
-  message: string
-}
+/**
+ * One failure as GetFailedCalls answers it (its catalogue message): when the call finished in unix seconds, the
+ * operation, the caller's app as usage records file it (`_root` for callers without one), transport, code, message.
+ */
+export type FailedCall = OutputOf<'GetFailedCalls'>['failures'][number]
 
 export interface FailedCallsQuery {
   /** Unix seconds, inclusive. */
