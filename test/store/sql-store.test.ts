@@ -292,6 +292,36 @@ if (both.postgres) {
     }
   })
 
+  // A transaction's session sits "idle in transaction" whenever the daemon's main thread is not turning (a large
+  // read, start-up, GC, a host whose cores are taken): the server ends such a session after
+  // idle_in_transaction_session_timeout. Stalls of 3–5 s were seen on busy two-core hosts, so the timeout is 6 s.
+  const stallInside = async (on: SqlStore, table: string, stallMs: number) =>
+    on.transaction(async tx => {
+      await tx.run(`INSERT INTO ${table} (v) VALUES (?)`, ['before the stall'])
+      const until = performance.now() + stallMs
+      while (performance.now() < until);
+      await tx.run(`INSERT INTO ${table} (v) VALUES (?)`, ['after the stall'])
+    })
+
+  only('a main thread that does not turn for 4.5 s inside a transaction does not lose it', async () => {
+    await store.exec('CREATE TABLE stalled (v TEXT NOT NULL)')
+    await stallInside(store, 'stalled', 4500)
+    assert.equal(await store.many('SELECT v FROM stalled ORDER BY v'), [{ v: 'after the stall' }, { v: 'before the stall' }])
+  })
+
+  only('a stall past idle_in_transaction_session_timeout fails that transaction as a database fault, and applies nothing', async () => {
+    const short = postgresSqlStore({ url, max: 1, idleInTransactionTimeoutMs: 500, onError: () => {} })
+    try {
+      await short.exec('CREATE TABLE stalled_long (v TEXT NOT NULL)')
+      const err = await stallInside(short, 'stalled_long', 1500).catch(e => e)
+      assert.ok(err instanceof Error, 'the transaction failed')
+      assert.ok(isStoreFault(err), `answered "outcome unknown", not "internal error": ${err.message}`)
+      assert.equal(await short.many('SELECT v FROM stalled_long'), [], 'nothing of it was applied')
+    } finally {
+      await short.close()
+    }
+  })
+
   only('a row lock held past lock_timeout fails the waiter with kind lock_timeout instead of stalling it', async () => {
     await store.exec('CREATE TABLE locked (id BIGINT PRIMARY KEY); INSERT INTO locked VALUES (1)')
     const holder = new pg.Client({ connectionString: url })
