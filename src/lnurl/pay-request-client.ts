@@ -11,6 +11,7 @@ import { decode as decodeBolt11 } from 'light-bolt11-decoder'
 import { OperationError } from '../bus/index.js'
 import { addressAllowed, checkOutboundUrl, guardedLookup, type GuardOptions } from '../callbacks/index.js'
 import { decodeLnurl } from './lnurl-string.js'
+import { msatAsSats, satsCovering } from '../units/index.js'
 
 const timeoutMs = 5000
 /** A pay request or a callback's answer is a small JSON object; more is refused unread. */
@@ -115,7 +116,7 @@ export async function invoiceFrom(
   guard: GuardOptions,
 ): Promise<{ invoice: string; successAction: SuccessAction | undefined }> {
   if (amountMsat < request.minMsat || amountMsat > request.maxMsat) {
-    refuse(`${request.domain} takes from ${Math.ceil(request.minMsat / 1000)} to ${Math.floor(request.maxMsat / 1000)} sats.`)
+    refuse(`${request.domain} takes from ${satsCovering(request.minMsat)} to ${msatAsSats(request.maxMsat)} sats.`)
   }
   if (comment.length > request.commentChars) {
     refuse(request.commentChars === 0 ? `${request.domain} takes no comment.` : `${request.domain} takes a comment of at most ${request.commentChars} characters.`)

@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import { receiptCandidates, validateZapRequest, type ZapRequest } from '../nostr-codecs/index.js'
 import { zapReceiptKind } from '../nostr-kinds/index.js'
 import type { LnurlKeysStore } from './keys-store.js'
+import { unixSeconds } from '../units/index.js'
 
 /** The kind-9735 receipt's unsigned template (NIP-57 appendix E). */
 export function zapReceiptTemplate(
@@ -19,7 +20,7 @@ export function zapReceiptTemplate(
   if (zap.eventKind !== null) tags.push(['k', zap.eventKind])
   tags.push(['bolt11', paid.paymentRequest], ['description', zap.description])
   if (paid.preimage) tags.push(['preimage', paid.preimage])
-  return { kind: zapReceiptKind, content: '', tags, created_at: Math.floor(paid.paidAtMs / 1000) }
+  return { kind: zapReceiptKind, content: '', tags, created_at: unixSeconds(paid.paidAtMs) }
 }
 
 export interface ZapPublisher {

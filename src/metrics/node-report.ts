@@ -2,12 +2,12 @@
 // the node's channels and forwards as the node reports them now, and its balance graphs from the sampled series.
 // Sats on the wire; graph points are (unix seconds, sats) at each change of the sampled balance.
 import type { InputOf, OutputOf, Clock } from '../bus/index.js'
-import type { LightningNode, NodeChannel, NodeForward } from '../node/index.js'
+import { asWireChannel, type LightningNode, type NodeForward } from '../node/index.js'
 import { rootApp } from './bundle.js'
 import { nodeBalanceSeries } from './node-watch.js'
 import { readUint32 } from './tlv.js'
 import type { TlvFileStore } from './tlv-file-store.js'
-import { msatAsSats } from '../units/index.js'
+import { msatAsSats, unixSeconds } from '../units/index.js'
 
 type NodeMetricsRequest = InputOf<'GetNodeMetrics'>
 type NodeMetrics = OutputOf<'GetNodeMetrics'>
@@ -23,7 +23,6 @@ export interface NodeReportDeps {
   sampleNow(): Promise<void>
 }
 
-const seconds = (ms: number) => Math.floor(ms / 1000)
 
 /** The window in unix ms: `from_unix` and `to_unix` are inclusive seconds; absent means unbounded (up to now). */
 function windowOf(request: NodeMetricsRequest, clock: Clock): { fromMs: number; toMs: number } {
@@ -71,12 +70,12 @@ export function nodeReport({ node, bundles, clock, sampleNow }: NodeReportDeps) 
         pending_channels: info.pendingChannelsCount,
         // The node interface reports pending channels as one count; closing ones are not told apart.
         closing_channels: 0,
-        open_channels: channels.map(asOpenChannel),
+        open_channels: channels.map(asWireChannel),
         closed_channels: closed.map(channel => ({
           channel_id: channel.channelId,
           capacity: channel.capacitySats,
           closed_height: channel.closedHeight,
-          close_tx_timestamp: seconds(channel.closedAt),
+          close_tx_timestamp: unixSeconds(channel.closedAt),
         })),
         forwarding_events: forwarded.length,
         forwarding_fees: msatAsSats(forwarded.reduce((sum, forward) => sum + forward.feeMsat, 0)),
@@ -97,30 +96,10 @@ export function nodeReport({ node, bundles, clock, sampleNow }: NodeReportDeps) 
           amt_in: msatAsSats(forward.amountInMsat),
           amt_out: msatAsSats(forward.amountOutMsat),
           fee: msatAsSats(forward.feeMsat),
-          at_unix: seconds(forward.at),
+          at_unix: unixSeconds(forward.at),
         })),
       }
     },
   }
 }
 
-function asOpenChannel(channel: NodeChannel): NodeMetricsEntry['open_channels'][number] {
-  return {
-    channel_id: channel.channelId,
-    capacity: channel.capacitySats,
-    active: channel.active,
-    lifetime: channel.lifetimeSeconds,
-    local_balance: msatAsSats(channel.localBalanceMsat),
-    remote_balance: msatAsSats(channel.remoteBalanceMsat),
-    label: channel.label,
-    channel_point: channel.channelPoint,
-    policy: {
-      base_fee_msat: channel.policy.baseFeeMsat,
-      fee_rate_ppm: channel.policy.feeRatePpm,
-      max_htlc_msat: channel.policy.maxHtlcMsat,
-      min_htlc_msat: channel.policy.minHtlcMsat,
-      timelock_delta: channel.policy.timeLockDelta,
-    },
-    inactive_since_unix: channel.active || channel.inactiveSince === undefined ? 0 : seconds(channel.inactiveSince),
-  }
-}

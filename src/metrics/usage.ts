@@ -4,6 +4,7 @@ import type { CallOutcome, Caller } from '../bus/index.js'
 import { rootApp } from './bundle.js'
 import { encodeUsageRecord } from './records.js'
 import { isSafeSeriesName } from './tlv-file-store.js'
+import { unixSeconds } from '../units/index.js'
 
 export interface UsageEntry {
   app: string
@@ -20,7 +21,7 @@ export function usageEntry(outcome: CallOutcome, nowMs: number, isOperation: (na
   if (!isOperation(outcome.op) || !isSafeSeriesName(outcome.op)) return undefined
   const { authUs, validateUs, handleUs } = outcome.timings
   const record = encodeUsageRecord({
-    processedAtSeconds: Math.floor(nowMs / 1000),
+    processedAtSeconds: unixSeconds(nowMs),
     // The transports parse before the dispatcher sees the call, so there is no parse step to time here.
     parseUs: 0,
     authUs,

@@ -97,6 +97,7 @@ export async function createNode(config: NodeConfig, deps: NodeDeps): Promise<Li
   }
 }
 export { nodeNotReadyReason } from './readiness.js'
+export { asWireChannel } from './handlers/channels.js'
 export type { BookedOperation, OperationBooks } from './handlers/assets.js'
 
 /**

@@ -1,6 +1,7 @@
 // NIP-47 transaction objects from the wallet's history (its door: Wallet.transactions, transactionByPaymentHash,
 // balanceMsat): paging rules, unix seconds and NIP-47's field names are this room's; the rows are the wallet's.
 import type { TransactionDirection, TransactionState, Wallet, WalletTransaction } from '../wallet/index.js'
+import { unixSeconds } from '../units/index.js'
 
 export type TransactionType = TransactionDirection
 
@@ -63,7 +64,6 @@ export function walletTransactionReader(wallet: WalletHistory) {
 
 export type WalletTransactionReader = ReturnType<typeof walletTransactionReader>
 
-const seconds = (ms: number) => Math.floor(ms / 1000)
 
 function transactionOf(row: WalletTransaction): NwcTransaction {
   return {
@@ -77,8 +77,8 @@ function transactionOf(row: WalletTransaction): NwcTransaction {
     payment_hash: row.paymentHash,
     amount: row.amountMsat,
     fees_paid: row.feeMsat,
-    created_at: seconds(row.createdAt),
-    ...(row.expiresAt !== null ? { expires_at: seconds(row.expiresAt) } : {}),
-    ...(row.settledAt !== null ? { settled_at: seconds(row.settledAt) } : {}),
+    created_at: unixSeconds(row.createdAt),
+    ...(row.expiresAt !== null ? { expires_at: unixSeconds(row.expiresAt) } : {}),
+    ...(row.settledAt !== null ? { settled_at: unixSeconds(row.settledAt) } : {}),
   }
 }

@@ -8,6 +8,7 @@ import { ProviderError, shownUrl, type ProviderApi } from './provider-api.js'
 import type { ProviderUpdates } from './provider-updates.js'
 import type { ChainParams } from './swap-scripts.js'
 import type { SwapStore } from './swap-store.js'
+import { unixSeconds } from '../units/index.js'
 
 export interface Provider {
   url: string
@@ -94,4 +95,4 @@ export function swapSecretKey(random: (bytes: number) => Uint8Array, valid: (key
   }
 }
 
-export const unixSecondsOrZero = (ms: number | null) => (ms === null ? 0 : Math.floor(ms / 1000))
+export const unixSecondsOrZero = (ms: number | null) => (ms === null ? 0 : unixSeconds(ms))

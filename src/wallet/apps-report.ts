@@ -5,7 +5,7 @@
 // to BIGINT (PostgreSQL's SUM of a BIGINT is NUMERIC), and a condition read as a column is true/false there, 1/0 here.
 import type { SqlExecutor, SqlStore } from '../store/index.js'
 import type { InputOf, OutputOf } from '../bus/index.js'
-import { msatAsSats } from '../units/index.js'
+import { msatAsSats, unixSeconds } from '../units/index.js'
 
 type AppsMetrics = OutputOf<'GetAppsMetrics'>
 type AppMetrics = AppsMetrics['apps'][number]
@@ -29,7 +29,6 @@ const appWallets = `?col IN (SELECT user_id FROM app_users WHERE app_id = @app
 const unlinkedWallets = '?col NOT IN (SELECT user_id FROM app_users UNION SELECT owner_user_id FROM apps)'
 const appUsers = '?col IN (SELECT user_id FROM app_users WHERE app_id = @app)'
 
-const seconds = (ms: number) => Math.floor(ms / 1000)
 
 const allApps = `SELECT a.id, a.name, a.nostr_public_key, u.balance_msat AS owner_balance_msat
                  FROM apps a JOIN users u ON u.id = a.owner_user_id ORDER BY a.created_at, a.id`
@@ -162,7 +161,7 @@ async function operations(tx: SqlExecutor, statements: Statements, params: Recor
     out.push({
       at: row.paid_at,
       op: op({
-        paidAtUnix: seconds(row.paid_at), type: 'INCOMING_INVOICE', inbound: true, amount: msatAsSats(row.paid_msat),
+        paidAtUnix: unixSeconds(row.paid_at), type: 'INCOMING_INVOICE', inbound: true, amount: msatAsSats(row.paid_msat),
         identifier: row.payment_request, operationId: `INCOMING_INVOICE-${row.serial}`, service_fee: 0, network_fee: 0,
         tx_hash: '', internal: row.paid_internally === 1,
       }),
@@ -172,7 +171,7 @@ async function operations(tx: SqlExecutor, statements: Statements, params: Recor
     serial: number; payment_request: string; amount_msat: number; service_fee_msat: number; routing_fee_msat: number | null
     internal: number; status: string; resolved_at: number | null; created_at: number
   }>(statements.outgoingInvoices, params)) {
-    const paidAtUnix = row.status === 'succeeded' ? seconds(row.resolved_at!) : row.status === 'failed' ? -1 : 0
+    const paidAtUnix = row.status === 'succeeded' ? unixSeconds(row.resolved_at!) : row.status === 'failed' ? -1 : 0
     out.push({
       at: row.created_at,
       op: op({
@@ -187,7 +186,7 @@ async function operations(tx: SqlExecutor, statements: Statements, params: Recor
     address: string | null; tx_hash: string | null; created_at: number; outgoing: number | boolean; incoming: number | boolean
   }>(statements.transfers, params)) {
     const onChain = row.kind === 'address'
-    const common = { paidAtUnix: seconds(row.created_at), amount: msatAsSats(row.amount_msat), network_fee: 0, internal: true }
+    const common = { paidAtUnix: unixSeconds(row.created_at), amount: msatAsSats(row.amount_msat), network_fee: 0, internal: true }
     if (row.outgoing) {
       const type = onChain ? 'OUTGOING_TX' : 'OUTGOING_USER_TO_USER'
       out.push({

@@ -5,6 +5,7 @@ import type { HandlerTable } from '../../bus/index.js'
 import type { GuardOptions } from '../../callbacks/index.js'
 import { positiveSatsAsMsat } from '../../wallet/index.js'
 import { fetchPayRequest, invoiceFrom, payRequestUrl } from '../pay-request-client.js'
+import { msatAsSats, satsCovering } from '../../units/index.js'
 
 export function payingHandlers({ guard }: { guard: GuardOptions }): HandlerTable {
   return {
@@ -14,8 +15,8 @@ export function payingHandlers({ guard }: { guard: GuardOptions }): HandlerTable
         domain: request.domain,
         description: request.description,
         // Whole sats inside the range: a person pays whole sats.
-        min_sats: Math.ceil(request.minMsat / 1000),
-        max_sats: Math.floor(request.maxMsat / 1000),
+        min_sats: satsCovering(request.minMsat),
+        max_sats: msatAsSats(request.maxMsat),
         comment_chars: request.commentChars,
       }
     },

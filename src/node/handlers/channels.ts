@@ -72,7 +72,8 @@ export function channelHandlers(node: LightningNode): HandlerTable {
   }
 }
 
-function asWireChannel(channel: NodeChannel): WireChannel {
+/** A channel as upstream's OpenChannel message carries it (ListChannels, and the node report of the metrics). */
+export function asWireChannel(channel: NodeChannel): WireChannel {
   return {
     channel_id: channel.channelId,
     capacity: channel.capacitySats,
