@@ -7,6 +7,7 @@ import { type Clock, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import type { PaymentOutcome, PayRequest, SettledInvoice, Timers } from '../lightning-node.js'
 import { decodeInvoice } from './bolt11-invoice.js'
+import { amountToPayMsat } from '../payment-amount.js'
 import type { InvoiceBook } from './invoices.js'
 import type { NodeKey } from './node-key.js'
 import type { NetworkParams } from './network-params.js'
@@ -45,26 +46,6 @@ export interface PaymentDeskDeps {
 
 export function simulatedFeeMsat(amountMsat: number): number {
   return simulatedBaseFeeMsat + Math.ceil((amountMsat * simulatedFeeRatePpm) / 1_000_000)
-}
-
-/**
- * The amount a payment of an invoice carries, with LND's rules: an open-amount invoice needs one, an invoice with
- * an amount is paid exactly that (restating the same amount is tolerated).
- */
-export function amountToPayMsat(invoiceAmountMsat: number | undefined, requestedMsat: number | undefined): number {
-  if (requestedMsat !== undefined && (!Number.isSafeInteger(requestedMsat) || requestedMsat < 0)) {
-    throw new OperationError('invalid_input', 'amount must be a non-negative integer number of msat')
-  }
-  if (invoiceAmountMsat === undefined) {
-    if (!requestedMsat) {
-      throw new OperationError('invalid_input', 'amount must be specified when paying a zero amount invoice')
-    }
-    return requestedMsat
-  }
-  if (requestedMsat && requestedMsat !== invoiceAmountMsat) {
-    throw new OperationError('invalid_input', 'amount must not be specified when paying a non-zero amount invoice')
-  }
-  return invoiceAmountMsat
 }
 
 export function paymentDesk(deps: PaymentDeskDeps) {

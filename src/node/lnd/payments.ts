@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { OperationError } from '../../bus/index.js'
 import type { PaymentOutcome, PayRequest, Timers } from '../lightning-node.js'
+import { amountToPayMsat } from '../payment-amount.js'
 import type { LndInvoiceDesk } from './invoices.js'
 import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, isStarting, lndError } from './lnd-errors.js'
 import type { GrpcChannel } from './grpc-channel.js'
@@ -147,24 +148,6 @@ function refusalOf(err: unknown): OperationError | undefined {
   return undefined
 }
 
-/** The amount a payment carries, with LND's rules and words (lnrpc.SendPaymentV2). */
-function amountToSendMsat(invoiceAmountMsat: number | undefined, requestedMsat: number | undefined): number | undefined {
-  if (requestedMsat !== undefined && (!Number.isSafeInteger(requestedMsat) || requestedMsat < 0)) {
-    throw new OperationError('invalid_input', 'amount must be a non-negative integer number of msat')
-  }
-  if (invoiceAmountMsat === undefined) {
-    if (!requestedMsat) {
-      throw new OperationError('invalid_input', 'amount must be specified when paying a zero amount invoice')
-    }
-    return requestedMsat
-  }
-  // Restating the invoice's own amount is tolerated here; LND would refuse any amount on such an invoice.
-  if (requestedMsat && requestedMsat !== invoiceAmountMsat) {
-    throw new OperationError('invalid_input', 'amount must not be specified when paying a non-zero amount invoice')
-  }
-  return undefined
-}
-
 export interface LndPaymentsDeps {
   rpc: GrpcChannel
   invoices: LndInvoiceDesk
@@ -243,7 +226,7 @@ export function lndPayments({ rpc, invoices, timers, log }: LndPaymentsDeps) {
         throw new OperationError('invalid_input', 'timeoutMs must be a positive integer')
       }
       const { invoice, featureBits } = await invoices.decodeForPayment(request.paymentRequest)
-      const amountMsat = amountToSendMsat(invoice.amountMsat, request.amountMsat)
+      const amountMsat = amountToPayMsat(invoice.amountMsat, request.amountMsat)
       const paymentHash = invoice.paymentHash
       const unsupported = featureBits.find(bit => unsupportedFeatureBits.includes(bit))
       if (unsupported !== undefined) {
@@ -253,7 +236,8 @@ export function lndPayments({ rpc, invoices, timers, log }: LndPaymentsDeps) {
         request: invoice.paymentRequest,
         paymentHash,
         maxFeeMsat: request.maxFeeMsat,
-        ...(amountMsat !== undefined ? { amountMsat } : {}),
+        // LND takes no amount for an invoice that carries one.
+        ...(invoice.amountMsat === undefined ? { amountMsat } : {}),
       })
       const inFlight: PaymentOutcome = { status: 'in_flight', paymentHash }
       return firstAnswer<PaymentOutcome>(sub, request.timeoutMs, () => inFlight, (answer, fail) => {
