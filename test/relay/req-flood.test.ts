@@ -1,6 +1,7 @@
-// What a flood of REQs and reconnects costs the relay (src/relay/client-session.ts, reader.ts, server.ts): a client
-// over a cap is not read, not even the messages the relay had already read from it; stored events over a spent
-// budget go out a page at a time, not one per wake; an address at its connection cap is refused before the handshake.
+// What a flood of REQs and reconnects costs the relay (src/relay/client-session.ts, reading-pause.ts, reader.ts,
+// server.ts): a client over a cap is not read, not even the messages the relay had already read from it; stored
+// events over a spent budget go out a page at a time, not one per wake; an address at its connection cap is refused
+// before the handshake.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import crypto from 'node:crypto'
