@@ -6,6 +6,8 @@ import { ensureSecret } from '../config/index.js'
 import { ensureDataDir } from '../store/index.js'
 import { adminTokenFile } from '../daemon-files.js'
 
+// The example at the package root documents every key: the core's and each extension's sections, assembled from their
+// fragments when the repository changes (scripts/assemble-config-example.mjs), so init copies one finished file.
 const exampleConfig = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../config.example.toml')
 
 export function runInit(opts: { dataDir: string; force?: boolean }): void {

@@ -1,6 +1,6 @@
 // Every configuration key, its type and its default: the core's here, each extension's in its descriptor
-// (src/extensions/<name>/contract/descriptor.ts). config.example.toml documents the same keys; a test keeps
-// the two in step.
+// (src/extensions/<name>/contract/descriptor.ts). config.example.toml documents the same keys, assembled from the
+// core's src/config/config.example.toml and each extension's own; a test keeps the two in step.
 import path from 'node:path'
 import { z } from '../vendor/zod.js'
 import { nostrPubkey, port, url } from './fields.js'
@@ -30,7 +30,7 @@ const sectionsBeforeExtensions = {
       allow_upgrade: z.boolean().default(false),
       /** Largest accepted request body in bytes. */
       max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
-      /** Largest body of an unauthenticated request (guest orders and quotes, LNURL, mock controls); 413 above. */
+      /** Largest body of an unauthenticated request (an extension's customer page, LNURL, mock controls); 413 above. */
       guest_max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(64 * 1024),
       /** Requests per minute one client address may make to unauthenticated routes (GET /api/health excepted)… */
       guest_requests_per_minute: z.int().min(1).default(1200),

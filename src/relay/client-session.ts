@@ -15,11 +15,9 @@ import { requestKinds } from '../nostr-kinds/index.js'
 import type { ClientSession, RelayCore, SessionContext } from './session-contract.js'
 import { unixSeconds } from '../units/index.js'
 import { privateKinds, readerIdentity } from './private-reads.js'
+import { readingPause } from './reading-pause.js'
 
 export type { ClientSession, RelayCore, SessionContext }
-
-/** Shortest pause of a client over its message budget (ms). */
-const minPauseMs = 100
 
 export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, ctx: SessionContext): ClientSession {
   const { clock, store } = core
@@ -43,13 +41,8 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
   /** In private mode a stranger's connection is sent only the private-kind events it is party to. */
   const hidden = (event: Pick<NostrEvent, 'kind' | 'pubkey' | 'tags'>) => !ctx.own && core.limits.privateRequests && !identity.mayRead(event)
   let released = false
-  let paused = false
-  /**
-   * Messages ws had already read from the socket when reading paused (one read holds many: a flooder's twenty REQs
-   * come in one). Handled one by one when the pause is over, until one pauses reading again; answered at once, each
-   * over-cap REQ of a batch was refused and asked again in a loop, and the pause held back nothing.
-   */
-  const held: Buffer[] = []
+  /** Paused while the client is over a budget; what it had sent by then is held (reading-pause.ts). */
+  const reading = readingPause(socket, handle)
   let corked = false
   const uncork = () => {
     corked = false
@@ -115,28 +108,12 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
    * meanwhile waits in its own TCP buffers, and costs this thread nothing (answering each with a refusal would).
    */
   function pauseUntilRefilled(): void {
-    pauseReading(Math.max(bucket.msUntilOne(), ctx.state.messages.msUntilOne()))
-  }
-
-  function pauseReading(ms: number): void {
-    if (paused) return
-    paused = true
-    socket.pause()
-    const wait = Math.max(ms, minPauseMs)
-    setTimeout(() => {
-      paused = false
-      while (held.length > 0 && !paused && !released) handle(held.shift()!)
-      if (!paused && socket.readyState === socket.OPEN) socket.resume()
-    }, wait).unref()
+    reading.pause(Math.max(bucket.msUntilOne(), ctx.state.messages.msUntilOne()))
   }
 
   function receive(data: Buffer): void {
     lastActivity = clock.now()
-    if (paused || held.length > 0) {
-      held.push(data)
-      return
-    }
-    handle(data)
+    reading.receive(data)
   }
 
   function handle(data: Buffer): void {
@@ -194,7 +171,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     if (overBudget) {
       ok(event.id, false, overBudget.reason)
       // What the client sends meanwhile waits in its own TCP buffers until this one could pass.
-      if (overBudget.pauseMs !== undefined) pauseReading(overBudget.pauseMs)
+      if (overBudget.pauseMs !== undefined) reading.pause(overBudget.pauseMs)
       return
     }
     if (!core.verifyLater) return verified(event, core.verify(event), now)
@@ -277,11 +254,11 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     // A client over a cap that asks again at once would have this thread refuse it in a loop: its socket is not read
     // for a while after each such refusal (what it sends meanwhile waits in its own buffers).
     if (isNew && subscriptions.size >= limits.maxSubscriptions && !ctx.own) {
-      pauseReading(limits.overCapPauseMs)
+      reading.pause(limits.overCapPauseMs)
       return closed(subId, `blocked: more than ${limits.maxSubscriptions} open subscriptions on this connection`)
     }
     if (isNew && ctx.state.subscriptions >= limits.maxSubscriptionsPerAddress && !ctx.own) {
-      pauseReading(limits.overCapPauseMs)
+      reading.pause(limits.overCapPauseMs)
       return closed(subId, `rate-limited: more than ${limits.maxSubscriptionsPerAddress} open subscriptions from your address`)
     }
     let filters: Filter[]
@@ -303,7 +280,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
       }
       const wantsStored = filters.some(filter => filter.limit > 0)
       if (wantsStored && (reads.available() < 1 || ctx.state.reads.available() < 1 || ctx.state.readBytes.available() < 1)) {
-        pauseReading(Math.max(reads.msUntilOne(), ctx.state.reads.msUntilOne(), ctx.state.readBytes.msUntilOne()))
+        reading.pause(Math.max(reads.msUntilOne(), ctx.state.reads.msUntilOne(), ctx.state.readBytes.msUntilOne()))
         return closed(subId, 'rate-limited: too many stored events requested, try again in a few seconds')
       }
     }
@@ -393,7 +370,7 @@ export function clientSession(socket: WebSocket, core: RelayCore, log: Logger, c
     release() {
       if (released) return
       released = true
-      held.length = 0
+      reading.release()
       ctx.state.subscriptions -= subscriptions.size
       const hadAny = subscriptions.size > 0
       subscriptions.clear()

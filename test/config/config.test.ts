@@ -7,12 +7,26 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { parse } from 'smol-toml'
+import { pathToFileURL } from 'node:url'
 import { loadConfig, ConfigError, configSchema } from '../../src/config/index.js'
+import { extensionDescriptors } from '../../src/extensions/descriptors.js'
 import { repoRoot } from '../support/paths.js'
 import { cliPath, tempDataDir } from '../support/daemon.js'
 
 const config = suite('config')
 const exampleFile = path.join(repoRoot, 'config.example.toml')
+
+/** The script that assembles the example from the core's fragment and the extensions' (`npm run config-example`). */
+interface Assembler {
+  assembledFile: string
+  coreFragment: string
+  extensionFragment(id: string): string
+  assembleConfigExample(root: string, descriptors: readonly { id: string; config?: unknown }[]): string
+}
+const assembler = (): Promise<Assembler> => import(pathToFileURL(path.join(repoRoot, 'scripts/assemble-config-example.mjs')).href)
+
+/** The `[section]` headers of a TOML text, in order. */
+const sectionsOf = (text: string) => [...text.matchAll(/^\[(\w+)\]/gm)].map(m => m[1]!)
 
 /** Every `section.key` of a zod object schema. */
 function schemaKeys(): string[] {
@@ -41,6 +55,49 @@ function exampleKeys(): string[] {
 
 config('config.example.toml documents every key the daemon knows, and no other', () => {
   assert.equal(exampleKeys(), schemaKeys())
+})
+
+config('config.example.toml is the core\'s fragment, then each listed extension\'s, as the script assembles them', async () => {
+  const { assembleConfigExample } = await assembler()
+  const assembled = assembleConfigExample(repoRoot, extensionDescriptors)
+  assert.ok(
+    fs.readFileSync(exampleFile, 'utf8') === assembled,
+    'config.example.toml is not what its fragments assemble to: edit src/config/config.example.toml or ' +
+      'src/extensions/<id>/config.example.toml, never the root file, then run `npm run config-example`',
+  )
+  // In the order of the list: the core's sections, then the extensions' at the end.
+  const withSections = extensionDescriptors.filter(descriptor => descriptor.config).map(descriptor => descriptor.id)
+  assert.equal(sectionsOf(assembled).slice(-withSections.length), withSections)
+})
+
+config("each extension's fragment documents its own section and no other; the core's fragment none of theirs", async () => {
+  const { coreFragment, extensionFragment } = await assembler()
+  const read = (relative: string) => fs.readFileSync(path.join(repoRoot, relative), 'utf8')
+  const core = sectionsOf(read(coreFragment))
+  for (const { id, config } of extensionDescriptors) {
+    assert.not.ok(core.includes(id), `${coreFragment} documents [${id}]`)
+    if (config) assert.equal(sectionsOf(read(extensionFragment(id))), [id], extensionFragment(id))
+  }
+})
+
+config('the assembly follows a fragment that changed, and refuses a section with no fragment (control)', async () => {
+  const { assembleConfigExample, coreFragment, extensionFragment } = await assembler()
+  const root = tempDataDir()
+  const copy = (relative: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true })
+    fs.copyFileSync(path.join(repoRoot, relative), path.join(root, relative))
+  }
+  copy(coreFragment)
+  const [first, ...others] = extensionDescriptors.filter(descriptor => descriptor.config)
+  for (const { id } of [first!, ...others]) copy(extensionFragment(id))
+  const before = assembleConfigExample(root, extensionDescriptors)
+  // An edited fragment: the root file no longer matches, so the test above would fail until it is regenerated.
+  fs.appendFileSync(path.join(root, extensionFragment(first!.id)), '# one more line\n')
+  const after = assembleConfigExample(root, extensionDescriptors)
+  assert.is.not(after, before)
+  assert.ok(after.includes('# one more line\n'))
+  fs.rmSync(path.join(root, extensionFragment(first!.id)))
+  assert.throws(() => assembleConfigExample(root, extensionDescriptors), new RegExp(`extension ${first!.id} has a config section, and no`))
 })
 
 config('the example file parses to the defaults', () => {

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { WebSocket } from 'ws'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { until } from '../support/until.js'
+import { onHandshakeRefusal } from '../support/handshake-refusal.js'
 
 const reload = suite('SIGHUP reload')
 
@@ -118,11 +119,7 @@ const openSockets = async (url: string, count: number) => {
           socket.on('message', data => {
             if (String(data).startsWith('["EOSE"')) resolve('open')
           })
-          socket.once('unexpected-response', (_req, res) => {
-            let body = ''
-            res.on('data', chunk => (body += chunk))
-            res.on('end', () => resolve(`refused ${res.statusCode}: ${body}`))
-          })
+          onHandshakeRefusal(socket, ({ status, body }) => resolve(`refused ${status}: ${body}`))
           socket.once('close', (_code, reason) => resolve(`closed: ${reason.toString()}`))
           socket.once('error', err => resolve(`error: ${err.message}`))
         }),

@@ -13,6 +13,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import { repoRoot } from '../support/paths.js'
 import { migrationFiles, packageMigrationFolders, readDatabaseFile } from '../../src/store/index.js'
+import { extensionDescriptors } from '../../src/extensions/descriptors.js'
 import { tempDataDir } from '../support/daemon.js'
 import { scanLogKeysOf } from '../support/log-keys.js'
 
@@ -124,6 +125,9 @@ test('unpacked into an empty folder, the package starts, answers ready, and stop
   // init finds config.example.toml inside the package; backup finds its tar module and the migrations.
   const init = spawnSync(process.execPath, [bin, 'init', '--data-dir', path.join(cwd, 'fresh')], { encoding: 'utf8' })
   assert.is(init.status, 0, init.stderr)
+  // The whole example, assembled: every extension's section comes with the core's (the package holds no fragment).
+  const written = fs.readFileSync(path.join(cwd, 'fresh', 'relaypay.toml'), 'utf8')
+  for (const { id, config } of extensionDescriptors) if (config) assert.ok(written.includes(`\n[${id}]\n`), `init's config documents [${id}]`)
   const backup = spawnSync(process.execPath, [bin, 'backup', path.join(cwd, 'b.tar.gz'), '--data-dir', path.join(cwd, 'data')], { encoding: 'utf8' })
   assert.is(backup.status, 0, backup.stderr)
 })

@@ -1,6 +1,7 @@
-// What a flood of REQs and reconnects costs the relay (src/relay/client-session.ts, reader.ts, server.ts): a client
-// over a cap is not read, not even the messages the relay had already read from it; stored events over a spent
-// budget go out a page at a time, not one per wake; an address at its connection cap is refused before the handshake.
+// What a flood of REQs and reconnects costs the relay (src/relay/client-session.ts, reading-pause.ts, reader.ts,
+// server.ts): a client over a cap is not read, not even the messages the relay had already read from it; stored
+// events over a spent budget go out a page at a time, not one per wake; an address at its connection cap is refused
+// before the handshake.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import crypto from 'node:crypto'
@@ -10,6 +11,7 @@ import path from 'node:path'
 import { WebSocket } from 'ws'
 import { startRelay, type RelayLimits, type RunningRelay } from '../../src/relay/index.js'
 import { seedRelayStore } from '../support/attack.js'
+import { onHandshakeRefusal, type HandshakeRefusal } from '../support/handshake-refusal.js'
 import { connectWire, type RelayMessage } from './wire-client.js'
 
 const test = suite('REQ floods')
@@ -169,20 +171,12 @@ test("an address is sent so many bytes of stored events a second; over them, its
 })
 
 /** A connection attempt's outcome: let in, or the status and body of the refusal before the handshake. */
-function attempt(url: string): { socket: WebSocket; outcome: Promise<'open' | { status: number; body: string }> } {
+function attempt(url: string): { socket: WebSocket; outcome: Promise<'open' | HandshakeRefusal> } {
   const socket = new WebSocket(url)
-  const outcome = new Promise<'open' | { status: number; body: string }>((resolve, reject) => {
+  const outcome = new Promise<'open' | HandshakeRefusal>((resolve, reject) => {
     socket.once('open', () => resolve('open'))
     socket.on('error', reject)
-    socket.once('unexpected-response', (req, res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', chunk => (body += chunk))
-      res.on('end', () => {
-        req.destroy()
-        resolve({ status: res.statusCode ?? 0, body })
-      })
-    })
+    onHandshakeRefusal(socket, resolve)
   })
   return { socket, outcome }
 }

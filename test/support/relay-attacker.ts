@@ -8,6 +8,7 @@ import { WebSocket } from 'ws'
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import * as nip44 from 'nostr-tools/nip44'
 import { signSchnorr } from 'tiny-secp256k1'
+import { onHandshakeRefusal } from './handshake-refusal.js'
 
 export interface AttackPlan {
   mode: 'read-flood' | 'store-fill' | 'big-requests' | 'conn-hog' | 'guest-orders' | 'enroll-flood'
@@ -58,16 +59,10 @@ function connect(i = 0): Promise<WebSocket | undefined> {
   return new Promise(resolve => {
     const socket = new WebSocket(plan.url, localAddress ? { localAddress } : {})
     // A refusal before the handshake may say why in its body (a NIP-01 reason): noted as that reason.
-    socket.on('unexpected-response', (req, res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', chunk => (body += chunk))
-      res.on('end', () => {
-        refused = true
-        note(body.length > 0 ? body : `Unexpected server response: ${res.statusCode}`)
-        req.destroy()
-        resolve(undefined)
-      })
+    onHandshakeRefusal(socket, ({ status, body }) => {
+      refused = true
+      note(body.length > 0 ? body : `Unexpected server response: ${status}`)
+      resolve(undefined)
     })
     let refused = false
     socket.on('error', err => {
