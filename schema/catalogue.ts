@@ -41,7 +41,11 @@ const byRoom = [
 ]
 
 /** The reference's sections in order (schema/sections.ts), each extension's where the core leaves them room. */
-const sections = [...sectionsBeforeExtensions, ...new Set(extensionOperations.map(entry => entry.area)), ...sectionsAfterExtensions]
+const sections = [
+  ...sectionsBeforeExtensions,
+  ...new Set(extensionOperations.map(entry => entry.area)),
+  ...sectionsAfterExtensions,
+]
 
 /**
  * The entries section by section, and within a section room by room in the order above: readers that list the
@@ -51,7 +55,9 @@ const sections = [...sectionsBeforeExtensions, ...new Set(extensionOperations.ma
 function bySection<E extends { name: string; area: string }>(entries: readonly E[]): E[] {
   const rank = new Map<string, number>(sections.map((section, index) => [section, index]))
   for (const entry of entries) {
-    if (!rank.has(entry.area)) throw new Error(`${entry.name}: its area '${entry.area}' is no section of schema/sections.ts`)
+    if (!rank.has(entry.area)) {
+      throw new Error(`${entry.name}: its area '${entry.area}' is no section of schema/sections.ts`)
+    }
   }
   return [...entries].sort((a, b) => rank.get(a.area)! - rank.get(b.area)!)
 }
