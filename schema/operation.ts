@@ -69,7 +69,7 @@ export interface Operation<
   A extends AuthKind = AuthKind,
 > {
   name: Name
-  /** The catalogue area (file) the operation belongs to, for docs. */
+  /** The section of the operations reference the entry is listed in (schema/sections.ts): cut by caller, not by room. */
   area: string
   auth: A
   dialect: Dialect

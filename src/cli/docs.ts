@@ -5,7 +5,7 @@ import { describeType, fieldsOf, titleOf } from '../../schema/describe.js'
 import { callerNames } from '../../schema/operation.js'
 import { openApiDocument, type OpenApi } from '../api-docs/index.js'
 import { packageVersion } from '../version/index.js'
-import { handlerFiles } from './handler-files.js'
+import { contractFiles, handlerFiles } from './operation-files.js'
 
 /** The HTTP API as an OpenAPI 3.1 document, as the daemon serves it at GET /api/openapi.json. */
 export const openApi = (): OpenApi => openApiDocument(packageVersion())
@@ -15,7 +15,7 @@ export function operationsReference(): string {
   const lines: string[] = [
     '# Operations reference',
     '',
-    'Generated from the operation catalogue in `schema/` by `npm run docs`; do not edit by hand.',
+    'Generated from the operation catalogue (`schema/catalogue.ts`) by `npm run docs`; do not edit by hand.',
     '',
     `${catalogue.length} operations. Payments operations (dialect \`pub\`) answer HTTP 200 with`,
     '`{"status":"OK",…}` or `{"status":"ERROR","reason":…}`; the others (dialect `detail`) answer real status',
@@ -32,14 +32,17 @@ export function operationsReference(): string {
   for (const area of areas.keys()) lines.push(`- [${area}](#${area.toLowerCase().replace(/[^a-z0-9]+/g, '-')})`)
   lines.push('')
   const handlers = handlerFiles(catalogue.map(entry => entry.name))
+  const contracts = contractFiles(catalogue.map(entry => entry.name))
   for (const [area, entries] of areas) {
     lines.push(`## ${area}`, '')
-    for (const entry of entries) lines.push(...describeOperation(entry, handlers.get(entry.name) ?? []))
+    for (const entry of entries) {
+      lines.push(...describeOperation(entry, handlers.get(entry.name) ?? [], contracts.get(entry.name) ?? []))
+    }
   }
   return lines.join('\n')
 }
 
-function describeOperation(entry: CatalogueEntry, handlers: readonly string[]): string[] {
+function describeOperation(entry: CatalogueEntry, handlers: readonly string[], contracts: readonly string[]): string[] {
   const lines = [`### ${entry.name}`, '', entry.summary, '']
   const facts: string[] = []
   if (entry.http) {
@@ -59,6 +62,7 @@ function describeOperation(entry: CatalogueEntry, handlers: readonly string[]): 
     facts.push(`alias: ${[alias.name, alias.path && `\`${alias.path}\``].filter(Boolean).join(' ')}`)
   }
   if (handlers.length > 0) facts.push(`handler: ${handlers.map(file => `\`${file}\``).join(', ')}`)
+  if (contracts.length > 0) facts.push(`contract: ${contracts.map(file => `\`${file}\``).join(', ')}`)
   lines.push(facts.map(fact => `- ${fact}`).join('\n'), '')
   lines.push(...messageTable('Input', entry.input), ...messageTable('Output', entry.output))
   return lines

@@ -51,7 +51,7 @@ export interface ClinkPart {
   stop?(): void
 }
 
-/** The catalogue operations that carry each kind's requests (schema/operations/clink.ts). */
+/** The catalogue operations that carry each kind's requests (contract/operations.ts). */
 type RequestOperation = 'ClinkOfferRequest' | 'ClinkDebitRequest' | 'ClinkManageRequest' | 'ClinkEnrollRequest'
 
 /**

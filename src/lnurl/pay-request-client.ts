@@ -31,7 +31,7 @@ export interface PayRequest {
   commentChars: number
 }
 
-/** LUD-09: a success action, as checked for the payer's wallet to show (schema/messages/lnurl.ts LnurlSuccessAction). */
+/** LUD-09: a success action, as checked for the payer's wallet to show (contract/messages/lnurl.ts LnurlSuccessAction). */
 export type SuccessAction =
   | { tag: 'message'; message: string }
   | { tag: 'url'; description: string; url: string }

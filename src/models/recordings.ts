@@ -12,7 +12,7 @@ import { AudioRejected, toEngineAudio } from './wav-audio.js'
 import { type Transcriber, TranscriptionFailure } from './transcriber.js'
 import { whisperLanguages } from './languages.js'
 
-/** The wire shape (schema/messages/models.ts, Recording). */
+/** The wire shape (contract/messages/models.ts, Recording). */
 export interface RecordingOut {
   id: string
   model: string

@@ -1,7 +1,8 @@
 // The house's rules that are not import arrows (docs/architecture.md), read with the TypeScript compiler: every
 // Nostr request kind is served by a codec file that declares a NostrCodec, every room keeps its operations in a
-// handlers/ folder, every table is read and written by one room only, Nostr kinds are numbered in one place, and
-// each extension is self-contained: its folder holds its descriptor, and no file but the lists of extensions names it.
+// handlers/ folder and their catalogue entries in its contract/, every table is read and written by one room only,
+// Nostr kinds are numbered in one place, and each extension is self-contained: its folder holds its descriptor, and
+// no file but the lists of extensions names it.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
@@ -11,7 +12,7 @@ import ts from 'typescript'
 import { repoRoot } from '../support/paths.js'
 import { consoleLists, domainLists, groundLists, plan } from './rooms.js'
 import { catalogue } from '../../schema/catalogue.js'
-import { handlerFiles } from '../../src/cli/handler-files.js'
+import { contractFiles, handlerFiles } from '../../src/cli/operation-files.js'
 import { packageMigrationFolders } from '../../src/store/index.js'
 import { extensionDescriptors } from '../../src/extensions/descriptors.js'
 import { hostedExtensions } from '../../src/extensions/index.js'
@@ -191,6 +192,49 @@ test('every operation has its handler in a handlers/ folder: the file relaypay d
     if (files.length > 1 && !files.every(file => file.startsWith('src/swaps/handlers/'))) astray.push(`${name}: in ${files.join(' and ')}`)
   }
   assert.equal(astray, [])
+})
+
+/**
+ * Each operation whose entry is not written once, in the contract of the room its handler is in
+ * (`<room>/contract/operations.ts`): an entry in schema/, in another room's contract, in two, or in none.
+ */
+function entriesAstray(handlers: ReadonlyMap<string, string[]>, contracts: ReadonlyMap<string, string[]>): string[] {
+  const astray: string[] = []
+  for (const [name, files] of contracts) {
+    const rooms = [...new Set((handlers.get(name) ?? []).map(file => plan.roomOf(file)))]
+    if (files.length === 1 && rooms.length === 1 && files[0] === `${rooms[0]}/contract/operations.ts`) continue
+    astray.push(`${name}: written in ${files.join(' and ') || 'no contract'}, served by ${rooms.join(' and ') || 'no room'}`)
+  }
+  return astray
+}
+
+test("every operation's entry is written beside the room that serves it, in its contract/operations.ts: the files relaypay docs names", () => {
+  const names = catalogue.map(entry => entry.name)
+  const contracts = contractFiles(names)
+  assert.is(contracts.get('PayInvoice')?.[0], 'src/wallet/contract/operations.ts', 'the reader finds a contract')
+  assert.equal(entriesAstray(handlerFiles(names), contracts), [])
+})
+
+test('the check finds an entry written away from the room that serves it (control)', () => {
+  const handlers = new Map([
+    ['PayInvoice', ['src/wallet/handlers/payments.ts']],
+    ['NodeGetInfo', ['src/node/handlers/info.ts']],
+    ['Health', ['src/health/handlers/health.ts']],
+    ['AddSwap', ['src/swaps/handlers/refused.ts', 'src/swaps/handlers/swaps.ts']],
+    ['OrderQuote', ['src/extensions/restaurant/handlers/orders.ts']],
+  ])
+  const contracts = new Map([
+    ['PayInvoice', ['src/wallet/contract/operations.ts']],
+    ['NodeGetInfo', ['src/wallet/contract/operations.ts']],
+    ['Health', []],
+    ['AddSwap', ['src/swaps/contract/operations.ts']],
+    ['OrderQuote', ['src/extensions/restaurant/contract/operations.ts', 'src/node/contract/operations.ts']],
+  ])
+  assert.equal(entriesAstray(handlers, contracts), [
+    'NodeGetInfo: written in src/wallet/contract/operations.ts, served by src/node',
+    'Health: written in no contract, served by src/health',
+    'OrderQuote: written in src/extensions/restaurant/contract/operations.ts and src/node/contract/operations.ts, served by src/extensions/restaurant',
+  ])
 })
 
 test("test files take suite from test/support/suite.ts, which tells a hook's error (uvu's own drops it)", () => {

@@ -37,11 +37,15 @@ function roomOf(file: string): string {
   // The composition root's private parts: src/daemon.ts builds the daemon from them.
   if (parts[1] === 'lifecycle') return 'src/daemon.ts'
   if (parts.length === 2) return file
-  // An extension's folder spans three floors (docs/architecture.md, "Extensions"). Its declarations (contract/: its
-  // descriptor, operations and messages) are the catalogue's, on the ground, with the lists the ground reads; its
-  // console pages (console/) are the console's, with the list the console reads; the rest is its own room.
+  // A room's contract/ (its catalogue entries and the messages only it uses; an extension's descriptor too) is
+  // declarations only and belongs to the catalogue's room, on the ground (docs/architecture.md, "The catalogue"):
+  // the catalogue reads it, and the room's own code imports it like any room imports the catalogue.
+  const nested = parts[1] === 'transports' || parts[1] === 'extensions'
+  if (parts[nested ? 3 : 2] === 'contract') return 'schema'
+  // An extension's folder spans three floors (docs/architecture.md, "Extensions"): its contract, with the lists the
+  // ground reads; its console pages (console/), the console's, with the list the console reads; the rest its own room.
   if (parts[1] === 'extensions') {
-    if (parts[3] === 'contract' || groundLists.includes(parts[2]!)) return 'schema'
+    if (groundLists.includes(parts[2]!)) return 'schema'
     if (parts[3] === 'console' || consoleLists.includes(parts[2]!)) return 'src/console'
   }
   // Transports and extensions are folders of rooms.

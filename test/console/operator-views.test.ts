@@ -1,4 +1,4 @@
-// The operator operations the console reads (schema/operations/operator.ts) over plain HTTP with the admin token:
+// The operator operations the console reads (the catalogue's 'operator' section) over plain HTTP with the admin token:
 // the app list, the wallet search, invoices and payments across wallets with their filters and fees, a user token
 // to act for a wallet, and the ledger audit on demand. Callers other than the operator are refused.
 import { suite } from '../support/suite.js'

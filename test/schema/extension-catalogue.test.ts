@@ -8,10 +8,9 @@ import path from 'node:path'
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
 import type { AuthKind, Operation } from '../../schema/operation.js'
-import { walletHostOperations } from '../../schema/operations/wallet-host.js'
+import { catalogue } from '../../schema/catalogue.js'
 import { restaurantOperations } from '../../src/extensions/restaurant/contract/operations.js'
 import { payrollOperations } from '../../src/extensions/payroll/contract/operations.js'
-import { modelOperations } from '../../schema/operations/models.js'
 import { repoRoot } from '../support/paths.js'
 
 interface SpecRoute {
@@ -34,6 +33,9 @@ function normalisePath(raw: string): string {
   return generic.length > 1 ? generic.replace(/\/+$/, '') : generic
 }
 
+/** The wallet host API and the model registry, by their sections (the wallet host's is served by two rooms). */
+const walletHostOperations: readonly Operation[] = catalogue.filter(op => op.area === 'wallet-host')
+const modelOperations: readonly Operation[] = catalogue.filter(op => op.area === 'models')
 const extensionCatalogue: readonly Operation[] = [...restaurantOperations, ...payrollOperations, ...modelOperations]
 const allOfMine: readonly Operation[] = [...walletHostOperations, ...extensionCatalogue]
 

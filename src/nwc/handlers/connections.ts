@@ -1,4 +1,4 @@
-// The user's operations on their NWC connections (schema/operations/nwc.ts). A connection gets two fresh key
+// The user's operations on their NWC connections (contract/operations.ts). A connection gets two fresh key
 // pairs: the service key we answer on, and the client key whose secret goes out once in the connection URI.
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { getPublicKey } from 'nostr-tools/pure'

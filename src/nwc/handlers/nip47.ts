@@ -1,4 +1,4 @@
-// The NIP-47 methods as catalogue operations (schema/operations/nwc.ts), each with its params typed there: the
+// The NIP-47 methods as catalogue operations (contract/operations.ts), each with its params typed there: the
 // room's kind-23194 codec turns a request into one of these calls, authentication has already found the connection
 // (caller kind nwc: the right client key, live, allowed the method), and the method itself runs here. The request
 // event's id is the call's requestId: the key of the connection's budget reservation.
