@@ -60,7 +60,10 @@ const jwtSecret = 'bench-nostr-secret-0123456789abcdef01'
 export const nostrBenchConfig =
   jwtSecretConfig(jwtSecret) +
   '[nostr]\nrelay_max_connections_per_address = 1024\nrelay_events_per_second_per_address = 1000000\n' +
-  'relay_messages_per_second_per_address = 1000000\nrelay_events_per_second_per_author = 1000000\n'
+  'relay_messages_per_second_per_address = 1000000\nrelay_events_per_second_per_author = 1000000\n' +
+  // Every bench client writes from 127.0.0.1 with a key of its own: the request kinds' per-address budgets (new
+  // keys, request bytes) would refuse most of them, as they would a stranger doing the same.
+  `relay_new_keys_per_minute_per_address = 100000\nrelay_request_bytes_per_second_per_address = ${1024 ** 3}\n`
 const paymentSats = 10
 
 export async function benchNostr(opts: NostrBenchOptions = {}): Promise<{ floor: number; rows: NostrBenchRow[] }> {
