@@ -8,7 +8,7 @@ import type { ForwardLog } from './forwards.js'
 import type { InvoiceBook } from './invoices.js'
 import type { NodeKey } from './node-key.js'
 import type { NetworkParams } from './network-params.js'
-import { amountToPayMsat } from '../payment-amount.js'
+import { amountToPayMsat } from '../pay-request-rules.js'
 
 export interface MockControlDeps {
   db: Db

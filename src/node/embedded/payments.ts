@@ -7,7 +7,7 @@ import { type Clock, OperationError } from '../../bus/index.js'
 import type { Db } from '../../store/index.js'
 import type { PaymentOutcome, PayRequest, SettledInvoice, Timers } from '../lightning-node.js'
 import { decodeInvoice } from './bolt11-invoice.js'
-import { amountToPayMsat } from '../payment-amount.js'
+import { amountToPayMsat, checkPayLimits } from '../pay-request-rules.js'
 import type { InvoiceBook } from './invoices.js'
 import type { NodeKey } from './node-key.js'
 import type { NetworkParams } from './network-params.js'
@@ -162,12 +162,7 @@ export function paymentDesk(deps: PaymentDeskDeps) {
 
   return {
     async pay(request: PayRequest): Promise<PaymentOutcome> {
-      if (!Number.isSafeInteger(request.maxFeeMsat) || request.maxFeeMsat < 0) {
-        throw new OperationError('invalid_input', 'maxFeeMsat must be a non-negative integer')
-      }
-      if (!Number.isSafeInteger(request.timeoutMs) || request.timeoutMs <= 0) {
-        throw new OperationError('invalid_input', 'timeoutMs must be a positive integer')
-      }
+      checkPayLimits(request)
       const { outcome, settled, simulated } = start(request)
       if (settled) deps.onSettled(settled)
       if (!simulated) return outcome

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { OperationError } from '../../bus/index.js'
 import type { PaymentOutcome, PayRequest, Timers } from '../lightning-node.js'
-import { amountToPayMsat } from '../payment-amount.js'
+import { amountToPayMsat, checkPayLimits } from '../pay-request-rules.js'
 import type { LndInvoiceDesk } from './invoices.js'
 import { describeLndFailure, grpcStatus, isLocked, isMacaroonRefused, isStarting, lndError } from './lnd-errors.js'
 import type { GrpcChannel } from './grpc-channel.js'
@@ -219,12 +219,7 @@ export function lndPayments({ rpc, invoices, timers, log }: LndPaymentsDeps) {
 
   return {
     async pay(request: PayRequest): Promise<PaymentOutcome> {
-      if (!Number.isSafeInteger(request.maxFeeMsat) || request.maxFeeMsat < 0) {
-        throw new OperationError('invalid_input', 'maxFeeMsat must be a non-negative integer')
-      }
-      if (!Number.isSafeInteger(request.timeoutMs) || request.timeoutMs <= 0) {
-        throw new OperationError('invalid_input', 'timeoutMs must be a positive integer')
-      }
+      checkPayLimits(request)
       const { invoice, featureBits } = await invoices.decodeForPayment(request.paymentRequest)
       const amountMsat = amountToPayMsat(invoice.amountMsat, request.amountMsat)
       const paymentHash = invoice.paymentHash

@@ -1,6 +1,17 @@
-// The amount a payment of an invoice carries, with LND's rules and words (lnrpc.SendPaymentV2): the same for the
-// embedded node and for LND, so a wallet meets one rule whichever node it runs on.
+// What a payment request must hold, with LND's rules and words (lnrpc.SendPaymentV2): the same for the embedded
+// node and for LND, so a wallet meets one rule whichever node it runs on.
 import { OperationError } from '../bus/index.js'
+import type { PayRequest } from './lightning-node.js'
+
+/** The fee limit and the timeout: whole numbers, the timeout above zero. */
+export function checkPayLimits(request: Pick<PayRequest, 'maxFeeMsat' | 'timeoutMs'>): void {
+  if (!Number.isSafeInteger(request.maxFeeMsat) || request.maxFeeMsat < 0) {
+    throw new OperationError('invalid_input', 'maxFeeMsat must be a non-negative integer')
+  }
+  if (!Number.isSafeInteger(request.timeoutMs) || request.timeoutMs <= 0) {
+    throw new OperationError('invalid_input', 'timeoutMs must be a positive integer')
+  }
+}
 
 /**
  * An open-amount invoice needs an amount; an invoice with an amount is paid exactly that. Restating the invoice's
