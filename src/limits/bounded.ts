@@ -34,3 +34,45 @@ export class BoundedSet<T> extends Set<T> {
     return super.add(value)
   }
 }
+
+/**
+ * A bounded set whose entries also age out: an entry added more than `maxAgeMs` ago (by `now`) is gone, and the
+ * capacity stays the ceiling. For a memo that is of no use past a known age: it then holds the last minutes of
+ * traffic instead of filling to its capacity over hours. Adding an entry again restarts its age.
+ */
+export class AgedSet<T> {
+  private readonly added = new Map<T, number>()
+
+  constructor(
+    readonly capacity: number,
+    readonly maxAgeMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    this.forgetOld()
+    return this.added.size
+  }
+
+  add(value: T): this {
+    this.forgetOld()
+    this.added.delete(value)
+    if (this.added.size >= this.capacity) this.added.delete(this.added.keys().next().value as T)
+    this.added.set(value, this.now())
+    return this
+  }
+
+  has(value: T): boolean {
+    this.forgetOld()
+    return this.added.has(value)
+  }
+
+  /** Entries are in the order they were added, so the old ones are at the front. */
+  private forgetOld(): void {
+    const oldest = this.now() - this.maxAgeMs
+    for (const [value, at] of this.added) {
+      if (at >= oldest) break
+      this.added.delete(value)
+    }
+  }
+}

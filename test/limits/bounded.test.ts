@@ -1,8 +1,9 @@
 // The bounded memos behind the token, app-user, key and signature caches: never more than their capacity, the
-// oldest entry dropped first, `touch` keeping a used entry, and a key set again not counted twice.
+// oldest entry dropped first, `touch` keeping a used entry, and a key set again not counted twice. The aged set
+// (requests answered here) also forgets what is older than its age.
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
-import { BoundedMap, BoundedSet } from '../../src/limits/bounded.js'
+import { AgedSet, BoundedMap, BoundedSet } from '../../src/limits/bounded.js'
 
 const test = suite('bounded memos')
 
@@ -35,6 +36,33 @@ test('a set drops its oldest member for a new one, and adding a member it holds 
   seen.add('c')
   assert.equal([...seen], ['b', 'c'])
   assert.not.ok(seen.has('a'))
+})
+
+test('an aged set forgets a member past its age, keeps a younger one, and adding again restarts the age', () => {
+  let now = 0
+  const answered = new AgedSet<string>(10, 1000, () => now)
+  answered.add('a')
+  now = 500
+  answered.add('b')
+  now = 1000
+  assert.ok(answered.has('a'), 'exactly the age: still remembered')
+  now = 1001
+  assert.not.ok(answered.has('a'), 'past the age: forgotten')
+  assert.ok(answered.has('b'))
+  answered.add('b')
+  now = 2000
+  assert.ok(answered.has('b'), 'added again at 1001: young still')
+  now = 2002
+  assert.not.ok(answered.has('b'))
+  assert.is(answered.size, 0)
+})
+
+test('an aged set keeps its capacity as the ceiling, oldest out first', () => {
+  const answered = new AgedSet<string>(2, Infinity, () => 0)
+  answered.add('a').add('b').add('c')
+  assert.is(answered.size, 2)
+  assert.not.ok(answered.has('a'))
+  assert.ok(answered.has('b') && answered.has('c'))
 })
 
 test.run()

@@ -105,7 +105,13 @@ export interface NostrTransport {
 export async function startNostrTransport(deps: NostrTransportDeps): Promise<NostrTransport> {
   const { clock, log, maxEventAgeSeconds } = deps
   const apps = await appKeyring(deps.apps)
-  const processed = processedRequests(deps.claims)
+  // A stored request older than the accepted age (plus the minute allowed for clocks ahead, and a second for the
+  // rounding to whole seconds) is dropped below before anyone asks whether it was answered here, so that memory
+  // need not outlive it.
+  const processed = processedRequests(deps.claims, {
+    forgetAfterMs: (maxEventAgeSeconds + maxFutureSeconds + 1) * 1000,
+    now: () => clock.now(),
+  })
   const signer = await createEventSigner()
   // Our own events are remembered as verified, so the embedded relay does not check them again.
   const publishOwn = (event: Event) => {

@@ -21,7 +21,7 @@
 // the node, must not run twice after a power loss); stored replies are committed (visible to a redelivery at once)
 // and synced the same way right after. Both paths run the same statements.
 import { commitWithoutSync, walSyncFor, type Db, type SqlExecutor, type SqlStore } from '../../store/index.js'
-import { BoundedSet } from '../../limits/index.js'
+import { AgedSet } from '../../limits/index.js'
 import type { StoredReply } from '../../nostr-codecs/index.js'
 
 export type Claim =
@@ -66,7 +66,20 @@ export interface ProcessedRequestsStore {
   local?: Db
 }
 
-/** Requests remembered as replied by this process: a minute of replies at several hundred per second. */
+export interface AnsweredMemory {
+  /**
+   * How long a request answered here is remembered as such: past the accepted event age and the allowance for
+   * clocks ahead, a replay of it is dropped as stale before anyone asks. Unset: remembered until the count's bound.
+   */
+  forgetAfterMs?: number
+  /** The clock those ages are read on (the transport's). */
+  now?: () => number
+}
+
+/**
+ * Requests remembered as replied by this process: a minute of replies at several hundred per second. The age limit
+ * keeps a quieter daemon from filling it over hours (an hour of soak traffic held 23,000 entries).
+ */
 const repliedMemory = 50_000
 
 const insertSql = `INSERT INTO nostr_requests (event_id, requester, app_pubkey, created_at, received_at)
@@ -144,10 +157,10 @@ function storeCommits(sql: SqlStore): Commits {
   }
 }
 
-export function processedRequests(store: ProcessedRequestsStore): ProcessedRequests {
+export function processedRequests(store: ProcessedRequestsStore, memory: AnsweredMemory = {}): ProcessedRequests {
   const { sql } = store
   const commits = store.local ? localCommits(store.local) : storeCommits(sql)
-  const repliedHere = new BoundedSet<string>(repliedMemory)
+  const repliedHere = new AgedSet<string>(repliedMemory, memory.forgetAfterMs ?? Infinity, memory.now)
   const waiting: { eventId: string; reply: StoredReply }[] = []
   let committing: Promise<void> | undefined
   return {
