@@ -41,13 +41,16 @@ export class BoundedSet<T> extends Set<T> {
  * traffic instead of filling to its capacity over hours. Adding an entry again restarts its age.
  */
 export class AgedSet<T> {
-  private readonly added = new Map<T, number>()
+  /** Each member and when it was added; the BoundedMap keeps the capacity. */
+  private readonly added: BoundedMap<T, number>
 
   constructor(
-    readonly capacity: number,
+    capacity: number,
     readonly maxAgeMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.added = new BoundedMap(capacity)
+  }
 
   get size(): number {
     this.forgetOld()
@@ -56,8 +59,8 @@ export class AgedSet<T> {
 
   add(value: T): this {
     this.forgetOld()
+    // Deleted first, so that a member added again moves to the end with its new age.
     this.added.delete(value)
-    if (this.added.size >= this.capacity) this.added.delete(this.added.keys().next().value as T)
     this.added.set(value, this.now())
     return this
   }
