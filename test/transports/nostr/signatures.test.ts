@@ -40,6 +40,7 @@ test('reference signatures pass our check; forgeries of every field fail', async
     ['id of another event', { ...copy(), id: other.id }],
     ['signature not hex', { ...copy(), sig: 'zz' + event.sig.slice(2) }],
     ['signature too short', { ...copy(), sig: event.sig.slice(2) }],
+    ['last digit of the signature changed', { ...copy(), sig: event.sig.slice(0, -1) + (event.sig.endsWith('0') ? '1' : '0') }],
     ['pubkey not a curve point', { ...copy(), pubkey: 'f'.repeat(64) }],
     ['tags of the wrong type', { ...copy(), tags: [[1 as unknown as string]] }],
   ]
