@@ -8,7 +8,8 @@ import { backgroundAutocheckpoint, startCheckpointWorker } from '../../src/store
 import { tempDataDir } from '../support/daemon.js'
 
 const test = suite('WAL checkpoints in the background')
-const checkpoints = startCheckpointWorker()
+// The thread starts at once here (a mark of 0 WAL pages); the last test shows the mark.
+const checkpoints = startCheckpointWorker({ startAtWalPages: 0 })
 test.after(() => checkpoints.stop())
 const rowBytes = 4096
 const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
@@ -47,7 +48,7 @@ test('under writes without pauses the connection\'s own mark bounds the WAL', as
   // A worker that never gets to run during the loop: the bound is then the connection's own automatic checkpoint.
   // (With the worker running, a checkpoint it holds makes the connection's passive one at the mark give way, and the
   // WAL grows by what is written until it lets go: timing, not a bound a test can state.)
-  const idle = startCheckpointWorker({ intervalMs: 3_600_000 })
+  const idle = startCheckpointWorker({ intervalMs: 3_600_000, startAtWalPages: 0 })
   const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpoints: idle })
   try {
     const data = Buffer.alloc(rowBytes, 7)
@@ -80,6 +81,24 @@ test('rows written before close are there after reopening', async () => {
   const again = openStore({ dataDir })
   assert.is(again.db.prepare('SELECT COUNT(*) FROM blobs').pluck().get(), 300)
   again.close()
+})
+
+test('the thread starts only once a watched WAL reaches its mark; until then SQLite checkpoints as usual', async () => {
+  // A fresh ledger's migration leaves a few hundred WAL pages; 600 commits of a 4 KiB row take it past 800.
+  const lazy = startCheckpointWorker({ startAtWalPages: 800 })
+  const store = openStore({ dataDir: tempDataDir(), synchronous: 'normal', checkpoints: lazy })
+  try {
+    assert.is(lazy.running(), false)
+    assert.is(store.db.pragma('wal_autocheckpoint', { simple: true }), 1000)
+    await writeRows(store.db, 600)
+    while (!lazy.running()) await pause(50)
+    assert.is(store.db.pragma('wal_autocheckpoint', { simple: true }), backgroundAutocheckpoint)
+    assert.ok(fs.statSync(`${store.file}-wal`).size / 4096 >= 800)
+  } finally {
+    store.close()
+    lazy.stop()
+  }
+  assert.is(lazy.running(), false)
 })
 
 test.run()
