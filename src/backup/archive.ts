@@ -9,9 +9,12 @@ import { createHash } from 'node:crypto'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import * as tar from 'tar'
+import type { ReadEntry } from 'tar'
 import { auditLedgerFile, lastLedgerEntryId } from '../wallet/index.js'
 import { newestMigration, postgresBooksOf, schemaVersionOf } from '../store/index.js'
+
+/** tar is loaded when an archive is made or read, not with the daemon that may never make one. */
+const loadTar = () => import('tar')
 
 export const manifestFormat = 'relaypay-backup/1'
 const ledgerFile = 'relaypay.sqlite'
@@ -113,6 +116,7 @@ export async function createBackup(dataDir: string, archive: string, now = new D
     // Written under another name with mode 0600 and renamed once complete and synced: a crash leaves no archive
     // that looks whole.
     const out = fs.createWriteStream(partial, { mode: 0o600, flags: 'wx' })
+    const tar = await loadTar()
     await pipeline(tar.create({ gzip: true, cwd: staging, portable: true }, ['manifest.json', 'SHA256SUMS', 'data']), out)
     const fd = fs.openSync(partial, 'r')
     fs.fsyncSync(fd)
@@ -187,6 +191,7 @@ async function unpackChecked(archive: string, staging: string): Promise<BackupMa
   const writes: Promise<void>[] = []
   const outs: fs.WriteStream[] = []
   fs.mkdirSync(path.join(staging, 'data'), { mode: 0o700 })
+  const tar = await loadTar()
 
   await new Promise<void>((resolve, reject) => {
     let failure: Error | undefined
@@ -199,13 +204,13 @@ async function unpackChecked(archive: string, staging: string): Promise<BackupMa
       for (const out of outs) out.destroy()
       reject(err)
     }
-    const small = (entry: tar.ReadEntry, done: (text: string) => void) => {
+    const small = (entry: ReadEntry, done: (text: string) => void) => {
       if (entry.size > maxListBytes) return fail(bad(`${entry.path} has ${entry.size} bytes`))
       const chunks: Buffer[] = []
       entry.on('data', (chunk: Buffer) => chunks.push(chunk))
       entry.on('end', () => done(Buffer.concat(chunks).toString('utf8')))
     }
-    parser.on('entry', (entry: tar.ReadEntry) => {
+    parser.on('entry', (entry: ReadEntry) => {
       if (failure) return entry.resume()
       const name = entry.path.replace(/^\.\//, '')
       if (seen.has(name.replace(/\/$/, ''))) return fail(bad(`${name} is in the archive twice`))
