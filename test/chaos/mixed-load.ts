@@ -66,7 +66,25 @@ export interface CycleStats {
   paidPeriods: number
 }
 
-export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: LoadMix, cycle: number, fault: CycleFault = sigkill): Promise<CycleStats> {
+export interface CycleOptions {
+  /**
+   * The kill waits for the cycle's first answer, then comes a quarter of its drawn moment later: for a machine so
+   * loaded that cycles with the kill at its drawn moment had it land before anything was answered.
+   */
+  killAfterAnAnswer?: boolean
+}
+
+/** How long a cycle with `killAfterAnAnswer` waits for an answer before the kill comes anyway. */
+const answerWaitMs = 30_000
+
+export async function runCycle(
+  world: ChaosWorld,
+  random: SeededRandom,
+  mix: LoadMix,
+  cycle: number,
+  fault: CycleFault = sigkill,
+  opts: CycleOptions = {},
+): Promise<CycleStats> {
   const when = `cycle ${cycle} (seed ${random.seed})`
   let phaseStart = Date.now()
   const phase = (name: string) => {
@@ -113,6 +131,8 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
   let markKilled!: () => void
   const killedNow = new Promise<'killed'>(resolve => (markKilled = () => resolve('killed')))
   const at = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+  let markAnswered!: () => void
+  const answered = new Promise<void>(resolve => (markAnswered = resolve))
   const orderBody = (op: Extract<Op, { kind: 'order' }>) => ({
     restaurant_id: world.restaurantId,
     items: [{ item_id: world.colaId, quantity: op.sats / colaSats }],
@@ -153,8 +173,14 @@ export async function runCycle(world: ChaosWorld, random: SeededRandom, mix: Loa
     for (const row of tick.json.payouts) if (row.status === 'paid') world.paidPeriods.set(`${row.contract_id}/${row.period}`, row.payment_hash)
   })
   const killAt = random.below(mix.windowMs + afterWindowMs)
-  const load = [...ops.map(send), ...ticks].map(p => p.catch(err => (killed ? undefined : Promise.reject(err))))
-  await at(killAt)
+  const sent = ops.map(op => send(op).then(() => void (op.acked && markAnswered())))
+  const load = [...sent, ...ticks].map(p => p.catch(err => (killed ? undefined : Promise.reject(err))))
+  if (opts.killAfterAnAnswer) {
+    await Promise.race([answered, at(answerWaitMs)])
+    await at(killAt / 4)
+  } else {
+    await at(killAt)
+  }
   killed = true
   const after = await fault.strike(world)
   if (after === 'down') markKilled()

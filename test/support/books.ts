@@ -3,7 +3,6 @@
 // tests that plant or read rows the way a crash, a disk error or an operator's edit would leave them; the same SQL
 // runs on both engines (`?` placeholders, the shared subset docs/postgres.md describes).
 import Database from 'better-sqlite3'
-import fs from 'node:fs'
 import path from 'node:path'
 import { postgresSqlStore, sqliteSqlStore, type SqlEngine, type SqlStore } from '../../src/store/index.js'
 import { storeUrlOf } from './daemon.js'
@@ -51,13 +50,20 @@ export async function withBooks<T>(dataDir: string, work: (books: DaemonBooks) =
 }
 
 /**
- * Bytes the books of `dataDir` take: the SQLite file with its WAL and shared memory, or the PostgreSQL database
+ * Bytes the books of `dataDir` take: the SQLite database's pages, or the PostgreSQL database
  * (`pg_database_size`: its tables, indexes and free space, the server's WAL not counted).
  */
 export async function booksBytes(dataDir: string): Promise<number> {
   if (!storeUrlOf(dataDir)) {
-    return fs.readdirSync(dataDir).filter(f => f.startsWith('relaypay.sqlite'))
-      .reduce((sum, f) => sum + fs.statSync(path.join(dataDir, f)).size, 0)
+    // The database as of its last commit: its pages, the WAL's newest frames included. Not the files' sizes: the
+    // WAL file keeps the size it once reached (it is reused from its start after each checkpoint), and when it
+    // reaches it depends on when the checkpoint thread starts, not on what the books hold.
+    const db = new Database(path.join(dataDir, 'relaypay.sqlite'), { readonly: true, fileMustExist: true })
+    try {
+      return Number(db.pragma('page_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }))
+    } finally {
+      db.close()
+    }
   }
   return withBooks(dataDir, async books => (await books.one<{ bytes: number }>('SELECT pg_database_size(current_database()) AS bytes'))!.bytes)
 }
