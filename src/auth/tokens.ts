@@ -1,7 +1,8 @@
 // HS256 JWTs for apps (`{appId}`) and users (`{user_id, app_id, app_user_id}`), as upstream issues them:
 // no expiry, so clients that stored a token keep working.
-// jose's entry point loads every module it has (63 files, JWE and key generation among them): about 55 ms of each
-// start's CPU. These three subpaths are what signing and checking HS256 tokens needs.
+// jose's entry point loads every module it has (63 files, JWE and key generation among them): importing it took
+// 86–88 ms of CPU in three tries on a loaded machine, these three subpaths 30–34 ms. They are what signing and
+// checking HS256 tokens needs.
 import * as errors from 'jose/errors'
 import { SignJWT } from 'jose/jwt/sign'
 import { jwtVerify } from 'jose/jwt/verify'
