@@ -176,7 +176,8 @@ export async function runCycle(
   const sent = ops.map(op => send(op).then(() => void (op.acked && markAnswered())))
   const load = [...sent, ...ticks].map(p => p.catch(err => (killed ? undefined : Promise.reject(err))))
   if (opts.killAfterAnAnswer) {
-    await Promise.race([answered, at(answerWaitMs)])
+    // Unref'd: once an answer came, the wait's timer must not hold the test process open.
+    await Promise.race([answered, new Promise(resolve => setTimeout(resolve, answerWaitMs).unref())])
     await at(killAt / 4)
   } else {
     await at(killAt)
