@@ -62,8 +62,9 @@ export async function createEventVerifier(opts: { log?: Logger } = {}): Promise<
   const engine = engineStatus().engine.name
   const thread = opts.log && threadedEngines.has(engine) ? startSchnorrThread({ engine, log: opts.log }) : undefined
   const memo = new BoundedSet<string>(memoCapacity)
+  /** The event's memo key, hashed once per check; none for an event without a string id and signature. */
+  const keyOf = (event: Event) => (typeof event.id === 'string' && typeof event.sig === 'string' ? memoKey(event) : undefined)
   const remember = (event: Event) => void memo.add(memoKey(event))
-  const remembered = (event: Event) => typeof event.id === 'string' && typeof event.sig === 'string' && memo.has(memoKey(event))
   const sameId = (event: Event) => {
     try {
       return eventId(event) === event.id
@@ -71,12 +72,13 @@ export async function createEventVerifier(opts: { log?: Logger } = {}): Promise<
       return false
     }
   }
-  const verify = (event: Event) => {
-    if (remembered(event)) return sameId(event)
+  const verifyKeyed = (event: Event, key: string | undefined) => {
+    if (key !== undefined && memo.has(key)) return sameId(event)
     const ok = verifyEvent(event)
-    if (ok) remember(event)
+    if (ok && key !== undefined) memo.add(key)
     return ok
   }
+  const verify = (event: Event) => verifyKeyed(event, keyOf(event))
   return {
     engine,
     remember,
@@ -84,10 +86,11 @@ export async function createEventVerifier(opts: { log?: Logger } = {}): Promise<
     thread,
     stop: async () => thread?.stop(),
     verifyLater(event, done) {
-      if (!thread || remembered(event)) return done(verify(event))
+      const key = keyOf(event)
+      if (!thread || (key !== undefined && memo.has(key))) return done(verifyKeyed(event, key))
       if (!checkId(event)) return done(false)
       thread.verify(event.id, event.pubkey, event.sig, valid => {
-        if (valid) remember(event)
+        if (valid && key !== undefined) memo.add(key)
         done(valid)
       })
     },
