@@ -7,8 +7,9 @@ import type { Daemon } from '../daemon.js'
  * itself V8 picks up to 4 times under a steady stream of short-lived objects, which a payments daemon under load is:
  * on the LND backend at 32 payments in flight the heap kept about 47 MB alive and let garbage pile up to about
  * 120 MB more, and the process stood at 205–230 MB. At 1.5 it stood at 175–178 MB, with no more CPU per payment
- * measured (docs/observability.md, "Memory"). The flag is read at every collection, so setting it this early,
- * before the heap has grown, covers the whole run; it is the process's own, workers included.
+ * measured (docs/observability.md, "Memory"). The flag is read at every collection and is the process's own, workers
+ * included. It is set once the daemon serves: loading the modules is a burst of allocation that lives on, and with
+ * the flag set from the first line a start made two or three full collections instead of one.
  */
 const heapGrowingPercent = 50
 
@@ -20,7 +21,6 @@ export interface StartOptions {
 }
 
 export async function runStart(opts: StartOptions): Promise<void> {
-  v8.setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`)
   // SIGHUP's default ends the process: it is taken before the daemon's modules load (about 0.7 s of a 1.1 s start
   // on a quiet machine, when they were imported first), and one that arrives during the start is applied once the
   // daemon runs.
@@ -74,5 +74,6 @@ export async function runStart(opts: StartOptions): Promise<void> {
     process.stderr.write(err instanceof ConfigError ? `relaypay: ${err.message}\n` : `relaypay: cannot start: ${(err as Error).message}\n`)
     process.exit(1)
   }
+  v8.setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`)
   if (reloadWanted) daemon.reload(load)
 }

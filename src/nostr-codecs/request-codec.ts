@@ -10,7 +10,7 @@
 import type { Event, EventTemplate } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
 import type { AccessLog, Call, Clock, DomainEvent } from '../bus/index.js'
-import type { CipherScheme } from './cipher.js'
+import type { KeyScheme } from './cipher.js'
 
 /** A stored reply: its encrypted contents (one per shard; none when the request was dropped) and when it was sent. */
 export interface StoredReply {
@@ -26,7 +26,7 @@ export type SendEvent = (template: EventTemplate, secretKey: Uint8Array) => void
 
 /** Conversation keys per (scheme, app key, peer), remembered: an ECDH costs far more than the cipher. */
 export interface ConversationKeys {
-  get(scheme: CipherScheme, secretKey: Uint8Array, appPubkey: string, peer: string): Uint8Array
+  get(scheme: KeyScheme, secretKey: Uint8Array, appPubkey: string, peer: string): Uint8Array
 }
 
 /** An app's key: requests name the app in their `p` tag, and the reply is signed by the key addressed. */

@@ -47,3 +47,8 @@ const nip44Salt = Buffer.from('nip44-v2')
 export function conversationKeyV2(secretKey: Uint8Array | string, pubkey: string): Uint8Array {
   return createHmac('sha256', nip44Salt).update(sharedX(secretKey, pubkey)).digest()
 }
+
+/** NIP-04's key: the ECDH x-coordinate itself, used as the AES-256-CBC key. */
+export function conversationKeyNip04(secretKey: Uint8Array | string, pubkey: string): Uint8Array {
+  return Uint8Array.from(sharedX(secretKey, pubkey))
+}

@@ -6,7 +6,7 @@ import type { EngineName, LoadedEngine } from './engine.js'
 import { signEvent, type SignEvent } from './events.js'
 
 export { engineNames, jsEngine, loadEngine, type CurveEngine, type EngineName, type LoadedEngine } from './engine.js'
-export { activeEngine, conversationKeyV1, conversationKeyV2, engineStatus, useEngine } from './active.js'
+export { activeEngine, conversationKeyNip04, conversationKeyV1, conversationKeyV2, engineStatus, useEngine } from './active.js'
 export { checkId, checkSignature, eventId, publicKeyOf, signEvent, signId, unsignedEvent, verifyEvent, type SignEvent, type UnsignedEvent } from './events.js'
 export { createEventVerifier, type EventVerifier, type VerifyEvent } from './verify.js'
 export { type SchnorrThread } from './schnorr-thread.js'

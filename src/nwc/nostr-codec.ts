@@ -71,14 +71,15 @@ export function nwcCodec(deps: NwcCodecDeps): NwcCodec {
   // Revoked connections stay served so that their apps hear UNAUTHORIZED rather than silence.
   const serviceKeys = new Set(view.servicePubkeys())
 
+  // Both schemes' keys are remembered per peer: a payment's notice goes out in both.
   const encrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, text: string) =>
     scheme === 'nip44_v2'
       ? encryptWith('nip44v2', text, deps.keys.get('nip44v2', secret, servicePubkey, peer))
-      : encryptNip04(secret, peer, text)
+      : encryptNip04(deps.keys.get('nip04', secret, servicePubkey, peer), text)
   const decrypt = (scheme: NwcEncryption, secret: Uint8Array, servicePubkey: string, peer: string, payload: string) =>
     scheme === 'nip44_v2'
       ? decryptWith('nip44v2', payload, deps.keys.get('nip44v2', secret, servicePubkey, peer))
-      : decryptNip04(secret, peer, payload)
+      : decryptNip04(deps.keys.get('nip04', secret, servicePubkey, peer), payload)
 
   /** Encrypts and dates an answer (sent by `publish` once stored), and writes its access line. */
   function respond({ request: { event, to, arrivedAt }, scheme }: NwcInbound, response: NwcResponse): StoredReply {
