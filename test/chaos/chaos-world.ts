@@ -50,6 +50,11 @@ export interface ChaosWorld {
   paidPeriods: Map<string, string>
   /** The fees of the payroll periods paid so far (recounted from the payroll ledger after every restart). */
   payrollFeesMsat: number
+  /**
+   * The payroll contracts made, as the recount knows them: those not yet paid in full, and what the ones paid in full
+   * moved (they pay nothing more).
+   */
+  payroll: { open: Set<string>; closedOutMsat: number; closedFeesMsat: number }
   /** Money that came in from outside minus money that left to other nodes: what all wallets together hold. */
   netInflowMsat: number
   http: { alice: HttpWallet; bob: HttpWallet; carol: HttpWallet; diner: HttpWallet; source: HttpWallet; employee: HttpWallet }
@@ -173,6 +178,7 @@ export async function createChaosWorld(opts: { env?: Record<string, string> } = 
     appExpectedMsat: 0,
     paidPeriods: new Map(),
     payrollFeesMsat: 0,
+    payroll: { open: new Set(), closedOutMsat: 0, closedFeesMsat: 0 },
     netInflowMsat: 4 * fundingSats * 1000,
     http,
     relay,
