@@ -10,7 +10,8 @@ export { validateZapRequest, receiptCandidates, receiptRelays, type ZapRequest }
 export { CipherError, conversationKeyV1, encryptV1, decryptV1, strictBase64 } from './nip44v1.js'
 export { conversationKeyV2, encryptV2, decryptV2 } from './nip44v2.js'
 export {
-  schemeOf, conversationKey, encryptWith, decryptWith, decryptPayload, encryptNip04, decryptNip04, type CipherScheme, type KeyScheme,
+  schemeOf, conversationKey, encryptWith, decryptWith, decryptPayload, encryptNip04, decryptNip04,
+  type CipherScheme, type KeyScheme,
 } from './cipher.js'
 export { shardPlaintexts, type Shard } from './shards.js'
 
