@@ -74,7 +74,7 @@ const nip04IvLength = 16
 export function encryptNip04(key: Uint8Array, plaintext: string, iv: Uint8Array = pooledRandomBytes(nip04IvLength)): string {
   const cipher = createCipheriv('aes-256-cbc', key, iv)
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
-  return `${ciphertext.toString('base64')}?iv=${Buffer.from(iv.buffer, iv.byteOffset, iv.byteLength).toString('base64')}`
+  return `${ciphertext.toString('base64')}?iv=${Buffer.from(iv).toString('base64')}`
 }
 
 /** The text of a NIP-04 payload; a CipherError for a malformed one or one this key did not encrypt. */
