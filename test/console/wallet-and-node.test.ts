@@ -151,6 +151,9 @@ views("a wallet's history is paged twenty at a time, newest first", async () => 
   await page.getByLabel('Identifier, user id or npub').fill('carol')
   await page.getByRole('button', { name: 'Search' }).click()
   await page.getByRole('region', { name: 'Wallets', exact: true }).getByRole('link', { name: 'carol', exact: true }).click()
+  // The history and the wallet load apart: until the wallet is in, the table's caption names no wallet, so the
+  // heading is waited for as well as the range.
+  await page.getByRole('heading', { name: 'Wallet carol' }).waitFor()
   const history = page.getByRole('region', { name: 'Invoices and payments of carol, newest first' })
   await page.getByTestId('history-range').filter({ hasText: '1–20' }).waitFor()
   assert.is(await history.locator('tbody tr').count(), 20)
