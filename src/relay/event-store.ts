@@ -137,14 +137,20 @@ export interface EventStore {
 export interface EventStoreOptions {
   dataDir: string
   ephemeralRetentionSeconds: number
-  /** Bytes of ephemeral events kept in memory (default 16 MiB); past it the oldest leave first. */
+  /** Bytes of ephemeral events kept in memory (default 8 MiB); past it the oldest leave first. */
   recentBytes?: () => number
   /** Absent: no budget (tests of the NIP rules alone). */
   budget?: () => StorageBudget
 }
 
-/** Ephemeral events kept in memory by default: some seconds of a busy daemon's requests and replies, minutes of a quiet one's. */
-const defaultRecentBytes = 16 * 1024 * 1024
+/**
+ * Ephemeral events kept in memory by default (counted at three times their JSON, recent-events.ts): some seconds of a
+ * busy daemon's requests and replies, minutes of a quiet one's. Whoever an event names and who was not there to
+ * hear it finds it on disk, so the window only serves a reconnect in the seconds after a drop. It was 16 MiB: in an
+ * hour of mixed traffic that filled the relay thread's heap from 12 to 28-30 MB, the largest part of the process's
+ * memory that a setting decides.
+ */
+const defaultRecentBytes = 8 * 1024 * 1024
 const unlimited: StorageBudget = { maxBytes: Infinity, maxAuthorBytes: Infinity, maxAddressBytes: Infinity }
 /** Events evicted per statement when the store is full. */
 const evictBatch = 64
