@@ -113,7 +113,9 @@ for (const c of [
   { fault: 'stall', reason: 'timed out: no data received for 300 ms' },
 ] as { fault: HostFault; reason: string }[]) {
   failures(`${c.fault}: ${c.reason}`, async () => {
-    f = await startFixture({ registry: { stallTimeoutMs: 300 } })
+    // Only the stall waits out the short timeout: on a busy machine the other faults' transfers could fall
+    // silent for 300 ms too, and end as a stall instead of their own failure.
+    f = await startFixture({ registry: { stallTimeoutMs: c.fault === 'stall' ? 300 : 10_000 } })
     f.host.fault('ggml-small.bin', c.fault)
     assertDownloadFailed(await rejection(f.registry.download('small')), c.reason)
     assert.equal(f.cacheFiles(), [])
