@@ -148,7 +148,7 @@ export interface EventStoreOptions {
  * busy daemon's requests and replies, minutes of a quiet one's. Whoever an event names and who was not there to
  * hear it finds it on disk, so the window only serves a reconnect in the seconds after a drop. It was 16 MiB: in an
  * hour of mixed traffic that filled the relay thread's heap from 12 to 28-30 MB, the largest part of the process's
- * memory that a setting decides.
+ * memory that one of our own numbers decides.
  */
 const defaultRecentBytes = 8 * 1024 * 1024
 const unlimited: StorageBudget = { maxBytes: Infinity, maxAuthorBytes: Infinity, maxAddressBytes: Infinity }
