@@ -1,6 +1,7 @@
 // `relaypay start`: load the config, run the daemon, reload it on SIGHUP, stop cleanly on SIGINT/SIGTERM.
 import v8 from 'node:v8'
 import type { Daemon } from '../daemon.js'
+import { compactOncePerInterval } from './heap-compaction.js'
 
 /**
  * How far V8 lets the heap grow past what the last full collection kept before it collects again: 1.5 times. Left to
@@ -75,5 +76,6 @@ export async function runStart(opts: StartOptions): Promise<void> {
     process.exit(1)
   }
   v8.setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`)
+  compactOncePerInterval()
   if (reloadWanted) daemon.reload(load)
 }
