@@ -4,13 +4,16 @@
 // every BENCH_SOAK_CYCLE_MS, each checked against the exact balance every wallet must hold; beside it an NWC client
 // (get_balance, make_invoice) and a CLINK payer (offer requests) call once a second each.
 // Every BENCH_SOAK_SAMPLE_MS (default a minute) it samples the daemon's RSS, open file descriptors, main-thread
-// event-loop delay (p99 over the interval, from bench/loop-delay-preload.ts), the relay's store (bytes counted
-// against its quota, and its files) and the payments database's files. At the end: `relaypay audit` on the stopped
+// event-loop delay (p99 over the interval, from bench/loop-delay-preload.ts), the main thread's heap (in use at the
+// sample, and in use just after its last full collection), the relay's store (bytes counted against its quota, and
+// its files) and the payments database's files. At the end: `relaypay audit` on the stopped
 // daemon's data and the whole (what all wallets hold = what came in from outside less what left).
 // The payments database and the relay's write-ahead log are reported, not judged: the books keep every payment by
 // design, and the log is bounded by SQLite's checkpoints.
 // "Grows without bound" is judged on the second half: a series whose last sample is more than a quarter above the
-// largest of the first half grows (the first half is the warm-up: caches and pools fill). BENCH_SOAK_MS sets the
+// largest of the first half grows (the first half is the warm-up: caches and pools fill). The heap is judged on its
+// figure after a full collection: at a random moment it is anywhere between what is alive and the top of the room V8
+// lets it grow into, and a last sample at that top said "grows" of a heap whose live part was flat all hour. BENCH_SOAK_MS sets the
 // length (default an hour).
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -49,6 +52,8 @@ export interface SoakSample {
   loopDelayP99Ms: number | null
   /** The main thread's V8 heap in use, and memory outside it held by JS objects (external), at the sample. */
   heapUsedMb: number | null
+  /** The main thread's heap in use just after its last full collection (about what is alive): the heap's series. */
+  heapAfterFullGcMb: number | null
   externalMb: number | null
   /**
    * With BENCH_MEMORY_DIR set (bench/memory-preload.ts in the daemon too): the V8 heap committed by each of the
@@ -135,7 +140,7 @@ export async function benchSoak(opts: SoakOptions = {}): Promise<SoakReport> {
     stopped = true
     const books = await audit(world.dataDir)
     const growth = Object.fromEntries(
-      (['rssMb', 'heapUsedMb', 'openFds', 'loopDelayP99Ms', 'relayStoreBytes', 'relayFileBytes'] as const).map(series => [
+      (['rssMb', 'heapAfterFullGcMb', 'openFds', 'loopDelayP99Ms', 'relayStoreBytes', 'relayFileBytes'] as const).map(series => [
         series,
         growthOf(samples.map(s => s[series])),
       ]),
@@ -222,7 +227,7 @@ function sample(world: ChaosWorld, minute: number, delayFile: string, cycles: nu
   } catch {
     // not Linux
   }
-  let main: { p99Ms: number; heapUsedMb: number; externalMb: number } | undefined
+  let main: { p99Ms: number; heapUsedMb: number; heapAfterFullGcMb: number | null; externalMb: number } | undefined
   try {
     main = JSON.parse(fs.readFileSync(delayFile, 'utf8')) as typeof main
   } catch {
@@ -234,6 +239,7 @@ function sample(world: ChaosWorld, minute: number, delayFile: string, cycles: nu
     openFds,
     loopDelayP99Ms: main?.p99Ms ?? null,
     heapUsedMb: main?.heapUsedMb ?? null,
+    heapAfterFullGcMb: main?.heapAfterFullGcMb ?? null,
     externalMb: main?.externalMb ?? null,
     relayStoreBytes: relayUsage(path.join(world.dataDir, 'relay.sqlite')),
     relayFileBytes: size(path.join(world.dataDir, 'relay.sqlite')),
