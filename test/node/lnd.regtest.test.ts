@@ -87,7 +87,8 @@ function realWorld(net: Regtest): void {
     const failed = await node.trackPayment(paymentHash)
     assert.is(failed?.status, 'failed')
     const retry = await node.pay({ paymentRequest, maxFeeMsat: 2_000, timeoutMs: 60_000 })
-    assert.is(retry.status, 'succeeded')
+    // A failure says LND's reason: once on a busy machine the retry failed and the reason was not kept.
+    assert.is(retry.status, 'succeeded', retry.status === 'failed' ? `the retry failed: ${retry.failureReason}` : undefined)
     if (retry.status === 'succeeded') assert.is(retry.feeMsat, routingFeeMsat(5_000_000))
     assert.is((await node.trackPayment(paymentHash))?.status, 'succeeded')
   })
