@@ -7,8 +7,9 @@
 // room V8 lets it grow into: `heapAfterFullGcMb` is the heap in use as the last full collection was reported (a
 // performance observer, a moment after it ends), which is about what is alive, and what grows if something leaks.
 import fs from 'node:fs'
-import { PerformanceObserver, constants, monitorEventLoopDelay } from 'node:perf_hooks'
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks'
 import { isMainThread } from 'node:worker_threads'
+import { isFullCollection } from '../src/cli/heap-compaction.js'
 
 const file = process.env.BENCH_LOOP_DELAY_FILE
 if (file && isMainThread) {
@@ -18,8 +19,7 @@ if (file && isMainThread) {
   const mb = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10
   let heapAfterFullGcMb: number | null = null
   new PerformanceObserver(list => {
-    const full = list.getEntries().some(entry => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
-    if (full) heapAfterFullGcMb = mb(process.memoryUsage().heapUsed)
+    if (list.getEntries().some(isFullCollection)) heapAfterFullGcMb = mb(process.memoryUsage().heapUsed)
   }).observe({ entryTypes: ['gc'] })
   setInterval(() => {
     const memory = process.memoryUsage()

@@ -6,15 +6,15 @@
 // Every BENCH_SOAK_SAMPLE_MS (default a minute) it samples the daemon's RSS, open file descriptors, main-thread
 // event-loop delay (p99 over the interval, from bench/loop-delay-preload.ts), the main thread's heap (in use at the
 // sample, and in use just after its last full collection), the relay's store (bytes counted against its quota, and
-// its files) and the payments database's files. At the end: `relaypay audit` on the stopped
-// daemon's data and the whole (what all wallets hold = what came in from outside less what left).
+// its files) and the payments database's files. At the end: `relaypay audit` on the stopped daemon's data and the
+// whole (what all wallets hold = what came in from outside less what left).
 // The payments database and the relay's write-ahead log are reported, not judged: the books keep every payment by
 // design, and the log is bounded by SQLite's checkpoints.
 // "Grows without bound" is judged on the second half: a series whose last sample is more than a quarter above the
 // largest of the first half grows (the first half is the warm-up: caches and pools fill). The heap is judged on its
 // figure after a full collection: at a random moment it is anywhere between what is alive and the top of the room V8
-// lets it grow into, and a last sample at that top said "grows" of a heap whose live part was flat all hour. BENCH_SOAK_MS sets the
-// length (default an hour).
+// lets it grow into, and a last sample at that top said "grows" of a heap whose live part was flat all hour.
+// BENCH_SOAK_MS sets the length (default an hour).
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'

@@ -9,10 +9,15 @@
 // minute, cleared as soon as the main thread has made a full collection. Under a heavy load (a full collection
 // every few seconds) one in a dozen or more compacts; under a light one, most do, and those are seconds apart.
 // The flag is the process's: a worker's full collection in the same moment compacts too, which is no harm.
-import { PerformanceObserver, constants } from 'node:perf_hooks'
+import { PerformanceObserver, constants, type PerformanceEntry } from 'node:perf_hooks'
 import v8 from 'node:v8'
 
 const defaultIntervalMs = 60_000
+
+/** Whether a `gc` performance entry is a full (mark-compact) collection; Node 20's typings have no `detail`. */
+export function isFullCollection(entry: PerformanceEntry): boolean {
+  return (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR
+}
 
 /** Starts the schedule; the returned function stops it (and clears the flag if it is armed). */
 export function compactOncePerInterval(intervalMs = defaultIntervalMs): () => void {
@@ -25,7 +30,7 @@ export function compactOncePerInterval(intervalMs = defaultIntervalMs): () => vo
   const arm = () => {
     if (observer) return
     observer = new PerformanceObserver(list => {
-      if (list.getEntries().some(entry => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) disarm()
+      if (list.getEntries().some(isFullCollection)) disarm()
     })
     observer.observe({ entryTypes: ['gc'] })
     v8.setFlagsFromString('--compact-on-every-full-gc')
