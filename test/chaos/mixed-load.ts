@@ -344,6 +344,12 @@ async function resend(world: ChaosWorld, op: Op, when: string): Promise<void> {
 const fullRecountEvery = 25
 
 /**
+ * A full recount reads the ledger this many rows at a time. Read whole, the ledger of an hour's soak was one reply
+ * of some 3 MB built at once on the daemon's main thread, and larger with every cycle.
+ */
+const ledgerPage = 500
+
+/**
  * The payroll ledger after the restart: no period paid twice, every period a tick said was paid still paid, and
  * the source and employee balances exactly what the paid periods moved.
  */
@@ -354,9 +360,17 @@ async function recountPayroll(world: ChaosWorld, when: string, cycle: number): P
     assert.ok(Array.isArray(rows), `${when}: payouts${query}`)
     return rows
   }
+  // The whole ledger a page at a time, as a caller with years of payouts would read it.
+  const readAll = async () => {
+    const rows: any[] = []
+    for (let page = await read(`?limit=${ledgerPage}`); ; page = await read(`?limit=${ledgerPage}&before=${rows.at(-1).id}`)) {
+      rows.push(...page)
+      if (page.length < ledgerPage) return rows
+    }
+  }
   const { payroll } = world
   const contracts = full ? undefined : [...payroll.open]
-  const rows = contracts ? (await Promise.all(contracts.map(id => read(`?contract_id=${id}`)))).flat() : await read('')
+  const rows = contracts ? (await Promise.all(contracts.map(id => read(`?contract_id=${id}`)))).flat() : await readAll()
   const paid = new Map<string, any>()
   for (const row of rows.filter(r => r.status === 'paid')) {
     const key = `${row.contract_id}/${row.period}`

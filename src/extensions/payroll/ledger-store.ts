@@ -53,6 +53,10 @@ export interface PayoutFilter {
   /** Inclusive bounds on the payday. */
   since?: string
   until?: string
+  /** Only rows written before the row with this id. */
+  before?: string
+  /** At most this many rows (the newest); without it, every row. */
+  limit?: number
 }
 
 /** The detail of a claim a crash left behind, closed once its invoice can no longer be paid. */
@@ -104,7 +108,9 @@ const filtered = `SELECT ${columns} FROM payroll_payouts
     AND (CAST(@employeeWallet AS TEXT) IS NULL OR employee_wallet = @employeeWallet)
     AND (CAST(@since AS TEXT) IS NULL OR payday >= @since)
     AND (CAST(@until AS TEXT) IS NULL OR payday <= @until)
+    AND (CAST(@before AS TEXT) IS NULL OR seq < (SELECT seq FROM payroll_payouts WHERE id = @before))
   ORDER BY seq DESC`
+const filteredPage = `${filtered} LIMIT @limit`
 const resumeContract = `UPDATE payroll_contracts SET status = 'active', paused_reason = '', updated_at = @now
   WHERE id = @id AND status = 'paused'`
 
@@ -209,13 +215,15 @@ export function ledgerStore(sql: SqlStore, newId: () => string): LedgerStore {
   return {
     get: id => sql.one<Payout>(byId, [id]),
     list(filter = {}) {
-      return sql.many<Payout>(filtered, {
+      const params = {
         contractId: filter.contractId ?? null,
         status: filter.status ?? null,
         employeeWallet: filter.employeeWallet ?? null,
         since: filter.since ?? null,
         until: filter.until ?? null,
-      })
+        before: filter.before ?? null,
+      }
+      return filter.limit === undefined ? sql.many<Payout>(filtered, params) : sql.many<Payout>(filteredPage, { ...params, limit: filter.limit })
     },
     skip: (attempt, now) =>
       unlessTaken(async tx => {

@@ -67,6 +67,36 @@ scoping('the operator sees every payout, filtered by contract or status', async 
   assert.match(bad.json.detail, /^status: /)
 })
 
+scoping('the operator reads the ledger a page at a time; a row written between two pages shifts neither', async () => {
+  const ids = (rows: any[]) => rows.map(row => row.id)
+  const rows = (await payroll.op('GET', '/payouts')).json
+  const all = ids(rows)
+  assert.is(all.length, 4)
+  const first = await payroll.op('GET', '/payouts?limit=3')
+  assert.equal(ids(first.json), all.slice(0, 3))
+  // A payout written now goes to the top of the ledger: an offset would read the third row again.
+  const created = await payroll.op('POST', '/contracts', contractBody(alice, source, {
+    name: 'Alice once', frequency: 'daily', start_date: dayFromToday(0), total_periods: 1,
+  }))
+  assert.is(created.status, 201, created.text)
+  await payroll.tick()
+  const newest = (await payroll.op('GET', '/payouts?limit=1')).json
+  assert.is(newest[0].contract_id, created.json.id)
+  const second = await payroll.op('GET', `/payouts?limit=3&before=${all[2]}`)
+  assert.equal(ids(second.json), all.slice(3))
+  assert.equal((await payroll.op('GET', `/payouts?before=${all[3]}`)).json, [])
+  // The filters hold within a page.
+  const contract = rows[0].contract_id
+  const older = (await payroll.op('GET', `/payouts?contract_id=${contract}&limit=1&before=${all[0]}`)).json
+  assert.equal(ids(older), ids(rows.slice(1).filter((row: any) => row.contract_id === contract).slice(0, 1)))
+  assert.is(older.length, 1)
+  for (const [query, field] of [['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=two', 'limit'], ['before=nope', 'before']]) {
+    const bad = await payroll.op('GET', `/payouts?${query}`)
+    assert.is(bad.status, 400, query)
+    assert.match(bad.json.detail, new RegExp(`^${field}: `), query)
+  }
+})
+
 const gate = suite('the extension gate and the operator routes refuse the wrong callers')
 gate.before(async () => {
   payroll = await startPayrollDaemon()

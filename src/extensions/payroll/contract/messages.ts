@@ -1,7 +1,7 @@
 // Messages of the payroll extension (contract fields as docs/payroll.md, "Contracts", lists them).
 // Validation is strict (400 naming the field); `null` is accepted only for `manual_rate`, where it means
 // "no manual rate". Dates are `YYYY-MM-DD` (UTC days); timestamps ISO-8601 UTC.
-import { bool, decimal, enumOf, int, list, message, text } from '../../../../schema/dsl.js'
+import { bool, decimal, enumOf, int, intParam, list, message, text, z } from '../../../../schema/dsl.js'
 
 const minTotalPeriods = 1
 const maxTotalPeriods = 10_000
@@ -161,9 +161,22 @@ export const SchedulerTickResult = message('SchedulerTickResult', {
   payouts: list(Payout),
 })
 
+/**
+ * The largest page of the payout list. Without `limit` the list is the whole ledger, as its first callers expect;
+ * a ledger of years is read a page at a time, so that neither the daemon nor the caller holds all of it at once.
+ */
+export const maxPayoutPage = 1000
+
 export const PayoutListRequest = message('PayoutListRequest', {
   contract_id: text().min(1).optional(),
   status: PayoutStatus.optional(),
+  /** At most this many rows (1 to 1,000), newest first; without it, every row. */
+  limit: intParam().pipe(z.int().min(1).max(maxPayoutPage)).optional(),
+  /**
+   * Only rows written before the payout with this id: the next page starts before the last row of the one read.
+   * Unlike an offset it stays put while new rows are written at the top.
+   */
+  before: text().min(1).optional(),
 })
 
 export const PayoutCsvRequest = message('PayoutCsvRequest', {

@@ -129,10 +129,11 @@ export const payrollOperations = [
     name: 'PayrollPayoutList',
     ...payroll,
     auth: 'operator',
-    http: { method: 'GET', path: `${base}/payouts`, query: ['contract_id', 'status'], body: 'none' },
+    http: { method: 'GET', path: `${base}/payouts`, query: ['contract_id', 'status', 'limit', 'before'], body: 'none' },
     input: PayoutListRequest,
     output: list(Payout),
-    summary: 'Lists payout ledger rows, newest first, optionally for one contract or one status.',
+    summary:
+      'Lists payout ledger rows, newest first, optionally for one contract or one status; `limit` and `before` (the id of the last row read) read it a page at a time.',
   }),
   operation({
     name: 'PayrollPayoutCsv',
