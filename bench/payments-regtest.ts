@@ -19,9 +19,15 @@
 // costs in all of them (the daemon or the bare client, this process, A, R and B), so each window prints the CPU per
 // operation of each; where LND's share is large (outgoing, settlements) the daemon's hardly moves the ratio, where it
 // is small (invoices, pairs) the daemon's own CPU per operation decides it.
+// BENCH_REGTEST_SPLIT=1 answers the question without the shared cores: the network's processes (btcd, A, R, B) run
+// on the first core and this process and the daemon on the others (taskset, Linux), so LND has a core that neither
+// relaypay nor the bare client draws on, as it has where it runs on a host or cores of its own. The rate is then
+// LND's wherever relaypay keeps up with it, and relaypay's own where it does not.
 // `npm run bench -- paymentsRegtest`; BENCH_REGTEST_LND (default v0.21.2-beta), BENCH_REGTEST_ROUNDS (3),
 // BENCH_REGTEST_CONCURRENCY (8), BENCH_REGTEST_WINDOW_MS (3000, the invoices and pairs windows),
 // BENCH_REGTEST_PAYMENTS (100 per outgoing and settlements window), BENCH_PROFILE_DIR (profiles of relaypay's windows).
+import { execFileSync } from 'node:child_process'
+import os from 'node:os'
 import { pathToFileURL } from 'node:url'
 import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
@@ -40,6 +46,8 @@ export interface PaymentsRegtestOptions {
   windowMs: number
   paymentsPerWindow: number
   profileDir?: string
+  /** The network on the first core, this process and the daemon on the others. */
+  splitCores?: boolean
 }
 
 const jwtSecret = 'bench-payments-regtest-secret-0123456789'
@@ -58,6 +66,8 @@ export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
   let daemon: TestDaemon | undefined
   const clients: BareLnd[] = []
   try {
+    // Before the daemon starts, so that it inherits this process's cores.
+    const cores = opts.splitCores ? splitCores(net) : undefined
     daemon = await startDaemon({
       config: jwtSecretConfig(jwtSecret) + net.nodeConfig(),
       mock: false,
@@ -115,6 +125,7 @@ export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
     process.stderr.write(`paymentsRegtest ratios (relaypay / bare): ${names.map(name => `${name} ${summary[name]!.ratio}`).join(', ')}\n`)
     return {
       lndVersion: opts.lndVersion,
+      cores: cores ?? 'shared',
       concurrency: opts.concurrency,
       windowMs: opts.windowMs,
       paymentsPerWindow: opts.paymentsPerWindow,
@@ -158,6 +169,17 @@ async function idleDaemonCpu(daemon: TestDaemon): Promise<number | null> {
   return before === null || after === null ? null : round(((after - before) / (performance.now() - started)) * 1000)
 }
 
+/** Pins every thread of the network's processes to the first core and this process's to the rest. */
+function splitCores(net: Regtest): { network: string; relaypay: string } {
+  const count = os.availableParallelism()
+  if (count < 2) throw new Error('BENCH_REGTEST_SPLIT needs two cores or more')
+  const cores = { network: '0', relaypay: `1-${count - 1}` }
+  const pids = [net.state.btcd.process.pid, ...Object.values(net.state.nodes).map(node => node.process.pid)]
+  for (const pid of pids) execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cores.network, String(pid)], { stdio: 'ignore' })
+  execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cores.relaypay, String(process.pid)], { stdio: 'ignore' })
+  return cores
+}
+
 const ratioOf = (relaypay: number, bare: number) => (bare > 0 ? round(relaypay / bare) : 0)
 
 function withoutLatencies(paths: Record<PathName, Record<Side, WindowFigures>>) {
@@ -178,6 +200,7 @@ export function paymentsRegtestOptionsFromEnv(env: NodeJS.ProcessEnv = process.e
     windowMs: Number(env.BENCH_REGTEST_WINDOW_MS ?? 3000),
     paymentsPerWindow: Number(env.BENCH_REGTEST_PAYMENTS ?? 100),
     ...(env.BENCH_PROFILE_DIR ? { profileDir: env.BENCH_PROFILE_DIR } : {}),
+    splitCores: env.BENCH_REGTEST_SPLIT === '1',
   }
 }
 
