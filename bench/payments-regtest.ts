@@ -125,7 +125,7 @@ export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
     process.stderr.write(`paymentsRegtest ratios (relaypay / bare): ${names.map(name => `${name} ${summary[name]!.ratio}`).join(', ')}\n`)
     return {
       lndVersion: opts.lndVersion,
-      cores: cores ?? 'shared',
+      cores: cores ?? { network: 'all', relaypay: 'all' },
       concurrency: opts.concurrency,
       windowMs: opts.windowMs,
       paymentsPerWindow: opts.paymentsPerWindow,
