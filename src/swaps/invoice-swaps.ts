@@ -39,6 +39,7 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
     updatesFor: url => providerFor(deps.providers, url).updates,
     onUpdate: (id, update) => onUpdate(id, update),
     log,
+    timers: deps.timers,
     what: 'invoice swap',
   })
   /** Swaps paid with `no_claim`: we do not co-sign the provider's claim (it then takes the script path). */
@@ -126,13 +127,19 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
 
   async function onUpdate(swapId: string, update: SwapUpdate): Promise<void> {
     const swap = await store.invoiceSwap(swapId)
-    if (!swap || swap.status !== 'paid') return
+    if (!swap) return
     const provider = providerFor(deps.providers, swap.provider_url)
     if (update.status === 'transaction.claim.pending') {
+      // The provider says `invoice.paid` first, which completes the swap for us; the claim request comes after it.
+      if (swap.status !== 'paid' && swap.status !== 'completed') return
       await cooperateOnClaim(swap, provider)
-      await finish(swap)
+      await finish(swap, true)
+    } else if (swap.status !== 'paid') {
+      return
     } else if (doneStatuses.has(update.status)) {
-      await finish(swap)
+      // Our invoice is paid: the swap is done for us. Followed on until the provider claims (`transaction.claimed`),
+      // so that its claim request, which comes next, is co-signed.
+      await finish(swap, update.status === 'transaction.claimed')
     } else if (failedStatuses.has(update.status)) {
       const reason = `${update.status}${update.failureReason ? `: ${update.failureReason}` : ''}`
       if (await store.failInvoiceSwap(swap.id, reason)) log.warn({ swap: swap.id, reason }, 'invoice swap failed; it can be refunded')
@@ -140,9 +147,9 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
     }
   }
 
-  const finish = async (swap: InvoiceSwapRow) => {
+  const finish = async (swap: InvoiceSwapRow, claimed: boolean) => {
     if (await store.finishInvoiceSwap(swap.id, deps.now())) log.info({ swap: swap.id }, 'invoice swap completed')
-    if (!noClaim.has(swap.id)) followers.stop(swap.id)
+    if (claimed && !noClaim.has(swap.id)) followers.stop(swap.id)
   }
 
   const find = async (id: string): Promise<InvoiceSwapRow> => {

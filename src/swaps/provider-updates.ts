@@ -10,6 +10,10 @@ export type SwapUpdate = SwapStatus & { id: string }
 type Listener = (update: SwapUpdate) => void
 
 const maxReconnectDelayMs = 30_000
+/** A failed update is handled again after 1 s, doubling to 30 s, ten times (about three minutes in all). */
+const firstRetryMs = 1000
+const maxRetryMs = 30_000
+const updateRetries = 10
 
 /** `http(s)://host/api` → `ws(s)://host/api/v2/ws`, the provider's default WebSocket. */
 export function defaultWsUrl(httpUrl: string): string {
@@ -101,6 +105,7 @@ export function swapFollowers<Swap extends { id: string; provider_swap_id: strin
   updatesFor(providerUrl: string): ProviderUpdates
   onUpdate(swapId: string, update: SwapUpdate): Promise<void>
   log: Logger
+  timers: Timers
   what: string
 }) {
   const following = new Map<string, () => void>()
@@ -111,10 +116,38 @@ export function swapFollowers<Swap extends { id: string; provider_swap_id: strin
   return {
     follow(swap: Swap): void {
       if (following.has(swap.id)) return
+      // The provider sends a status once (and again only on a change or a resubscription): an update whose handling
+      // failed (the provider's API or our node slow to answer just after a start) is handled again, else a claim
+      // waiting for our signature would wait until the next restart. A newer update replaces it.
+      let latest = 0
+      let cancelRetry: (() => void) | undefined
+      const handle = (update: SwapUpdate, generation: number, attempt: number) => {
+        opts.onUpdate(swap.id, update).catch(err => {
+          if (!following.has(swap.id) || generation !== latest) {
+            opts.log.warn({ err, swap: swap.id }, `${opts.what} update not handled; a later one replaces it`)
+            return
+          }
+          if (attempt >= updateRetries) {
+            opts.log.error({ err, swap: swap.id, attempts: attempt + 1 }, `${opts.what} update not handled; left for the next update or start`)
+            return
+          }
+          const delayMs = Math.min(firstRetryMs * 2 ** attempt, maxRetryMs)
+          opts.log.warn({ err, swap: swap.id, retryInMs: delayMs }, `${opts.what} update not handled; trying again`)
+          cancelRetry = opts.timers.after(delayMs, () => {
+            cancelRetry = undefined
+            if (following.has(swap.id) && generation === latest) handle(update, generation, attempt + 1)
+          })
+        })
+      }
       const unsubscribe = opts.updatesFor(swap.provider_url).follow(swap.provider_swap_id, update => {
-        opts.onUpdate(swap.id, update).catch(err => opts.log.error({ err, swap: swap.id }, `${opts.what} update not handled`))
+        cancelRetry?.()
+        cancelRetry = undefined
+        handle(update, ++latest, 0)
       })
-      following.set(swap.id, unsubscribe)
+      following.set(swap.id, () => {
+        cancelRetry?.()
+        unsubscribe()
+      })
     },
     stop,
     stopAll(): void {

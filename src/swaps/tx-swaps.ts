@@ -48,6 +48,7 @@ export function txSwapDesk(deps: SwapDeskDeps & { wallet: SwapWallet; payWaitMs:
     updatesFor: url => providerFor(deps.providers, url).updates,
     onUpdate: (id, update) => onUpdate(id, update),
     log,
+    timers: deps.timers,
     what: 'transaction swap',
   })
   const claiming = new Set<string>()

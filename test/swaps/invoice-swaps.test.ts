@@ -67,6 +67,20 @@ s('the operator moves on-chain coins into its channels: lockup sent, invoice pai
   await assertAuditClean(world.daemon.dataDir)
 })
 
+s('a claim whose details the provider failed to give at first is co-signed when asked again', async () => {
+  // The provider says `transaction.claim.pending` once; handling it fails twice (its claim details answer 500), and
+  // nothing else would come until a restart.
+  provider().behaviour.failClaimRequests = 2
+  const q = await quote(30_000)
+  const paid = await world.adminCall('/api/admin/swap/invoice/pay', { swap_operation_id: q.swap_operation_id })
+  assert.is(paid.status, 'OK', JSON.stringify(paid))
+  const swap = submarine(q.address)
+  await until(() => swap.claimedCooperatively === true, 'the claim co-signed once the provider answered')
+  assert.is(provider().behaviour.failClaimRequests, 0)
+  await until(async () => (await listed(q.swap_operation_id)).completed_at_unix > 0, 'the swap to complete')
+  await until(() => /invoice swap update not handled; trying again/.test(world.daemon.logs()), 'the retry in the log')
+})
+
 s('eight pay calls of one quote at once: the node sends the lockup once', async () => {
   const walletBefore = world.lnd.node.wallet.balances().confirmedSats
   const q = await quote(30_000)

@@ -49,6 +49,7 @@ export async function startFakeBoltz(opts: { lnd: FakeLnd; behaviour?: Partial<B
     refuseCooperation: false,
     lieAboutConfirmation: false,
     failBroadcasts: false,
+    failClaimRequests: 0,
     ...opts.behaviour,
   }
   const sockets = new Map<WebSocket, Set<string>>()
@@ -146,7 +147,13 @@ export async function startFakeBoltz(opts: { lnd: FakeLnd; behaviour?: Partial<B
         return { id: swap.lockup.txid, hex: swap.lockup.hex, timeoutBlockHeight: swap.timeoutBlockHeight }
       }
       if (action === 'POST reverse claim' && swap.kind === 'reverse') return book.claimReverse(swap, body)
-      if (action === 'GET submarine claim' && swap.kind === 'submarine') return book.claimRequest(swap)
+      if (action === 'GET submarine claim' && swap.kind === 'submarine') {
+        if (behaviour.failClaimRequests > 0) {
+          behaviour.failClaimRequests--
+          throw new Error('the provider is busy')
+        }
+        return book.claimRequest(swap)
+      }
       if (action === 'POST submarine claim' && swap.kind === 'submarine') return book.acceptClaimSignature(swap, body)
       if (action === 'POST submarine refund' && swap.kind === 'submarine') return book.refundSubmarine(swap, body)
     }

@@ -30,6 +30,8 @@ export interface Behaviour {
   lieAboutConfirmation: boolean
   /** POST /v2/chain/BTC/transaction answers 500 (a provider whose node is down). */
   failBroadcasts: boolean
+  /** Submarine: this many requests for the claim's details (GET .../claim) answer 500 before one is answered. */
+  failClaimRequests: number
 }
 
 interface SwapBase {
