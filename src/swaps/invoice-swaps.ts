@@ -134,6 +134,9 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
       if (swap.status !== 'paid' && swap.status !== 'completed') return
       await cooperateOnClaim(swap, provider)
       await finish(swap, true)
+    } else if (swap.status === 'completed') {
+      // Claimed (after our signature, or by the script path without asking): nothing more to follow.
+      if (update.status === 'transaction.claimed') await finish(swap, true)
     } else if (swap.status !== 'paid') {
       return
     } else if (doneStatuses.has(update.status)) {
