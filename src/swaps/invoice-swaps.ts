@@ -127,21 +127,14 @@ export function invoiceSwapDesk(deps: SwapDeskDeps) {
 
   async function onUpdate(swapId: string, update: SwapUpdate): Promise<void> {
     const swap = await store.invoiceSwap(swapId)
-    if (!swap) return
+    // A completed swap (our invoice paid, `invoice.paid`) is followed on until the provider claims: its claim
+    // request comes after that status.
+    if (!swap || (swap.status !== 'paid' && swap.status !== 'completed')) return
     const provider = providerFor(deps.providers, swap.provider_url)
     if (update.status === 'transaction.claim.pending') {
-      // The provider says `invoice.paid` first, which completes the swap for us; the claim request comes after it.
-      if (swap.status !== 'paid' && swap.status !== 'completed') return
       await cooperateOnClaim(swap, provider)
       await finish(swap, true)
-    } else if (swap.status === 'completed') {
-      // Claimed (after our signature, or by the script path without asking): nothing more to follow.
-      if (update.status === 'transaction.claimed') await finish(swap, true)
-    } else if (swap.status !== 'paid') {
-      return
     } else if (doneStatuses.has(update.status)) {
-      // Our invoice is paid: the swap is done for us. Followed on until the provider claims (`transaction.claimed`),
-      // so that its claim request, which comes next, is co-signed.
       await finish(swap, update.status === 'transaction.claimed')
     } else if (failedStatuses.has(update.status)) {
       const reason = `${update.status}${update.failureReason ? `: ${update.failureReason}` : ''}`
