@@ -2,7 +2,7 @@
 // streams share one path (a handler's Promise becomes a one-item Observable). Timings of each step and the outcome
 // of every call are published for metrics; handlers never record metrics themselves.
 import { randomUUID } from 'node:crypto'
-import { Observable, Subject, defer, from, isObservable, type Observer } from '../vendor/rxjs.js'
+import { Observable, Subject, defer, from, isObservable, lastValueFrom, type Observer } from '../vendor/rxjs.js'
 import type { Logger } from 'pino'
 import type { z } from 'zod'
 import type { CatalogueEntry } from '../../schema/catalogue.js'
@@ -73,6 +73,11 @@ export interface Dispatcher {
   resolve(op: string): CatalogueEntry | undefined
   /** Runs a call; the Observable emits the handler's answer(s) and errors with an OperationError. */
   dispatch(call: Call): Observable<unknown>
+  /**
+   * Runs a call for its last answer (undefined when a stream ends without one); rejects with an OperationError.
+   * What a transport that answers a request once uses.
+   */
+  call(call: Call): Promise<unknown>
   /** One record per finished call (success or failure), for metrics. */
   outcomes$: Observable<CallOutcome>
   /**
@@ -122,17 +127,19 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
     })
   }
 
-  function dispatch(call: Call): Observable<unknown> {
-    return new Observable<unknown>(subscriber => {
-      inFlight++
-      running.set(call.op, (running.get(call.op) ?? 0) + 1)
-      const dispatched = performance.now()
-      const timings: CallTimings = { authUs: 0, validateUs: 0, handleUs: 0 }
-      let caller: Caller | null = null
-      let finished = false
-      const finish = (error: unknown) => {
-        if (finished) return
-        finished = true
+  /** A call from its start to its outcome: counted in flight until `finish` records the outcome, once. */
+  function track(call: Call) {
+    inFlight++
+    running.set(call.op, (running.get(call.op) ?? 0) + 1)
+    const dispatched = performance.now()
+    const timings: CallTimings = { authUs: 0, validateUs: 0, handleUs: 0 }
+    const tracked = {
+      timings,
+      caller: null as Caller | null,
+      finished: false,
+      finish(error: unknown) {
+        if (tracked.finished) return
+        tracked.finished = true
         settle(call.op)
         // `fail` hands over the OperationError the caller is answered with, so its message is the caller's.
         const code = error === undefined ? null : isOperationError(error) ? error.code : 'internal'
@@ -140,7 +147,7 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
         const outcome: CallOutcome = {
           op: call.op,
           transport: call.transport,
-          caller,
+          caller: tracked.caller,
           ok: error === undefined,
           errorCode: code,
           errorMessage: message,
@@ -151,65 +158,90 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
         if (call.onOutcome) call.onOutcome(outcome)
         else accessLog?.(accessLine(outcome, registry))
         outcomes.next(outcome)
-      }
-      const fail = (error: unknown) => {
-        const answer = toOperationError(error, call, log)
-        finish(answer)
-        subscriber.error(answer)
-      }
-      // The handler's signal and logger are made when a handler first asks for them: most never do, and an
-      // AbortController with its listener plus a pino child cost ~4% of a payment's CPU when made for every call.
-      let abort: AbortController | undefined
-      let settledEarly = false
-      const signal = () => {
+      },
+    }
+    return tracked
+  }
+
+  /**
+   * Looks the call up, authenticates and validates it, and runs its handler: what the handler returned (a promise
+   * or an Observable) and when it started. Throws what refused the call.
+   */
+  async function begin(call: Call, tracked: ReturnType<typeof track>, signal: () => AbortSignal): Promise<{ result: unknown; started: number }> {
+    const { timings } = tracked
+    const registered = registry.lookup(call.op)
+    if (!registered) throw new OperationError('not_found', `unknown operation: ${call.op}`)
+    const { entry, handler } = registered
+    let started = performance.now()
+    const caller = (tracked.caller = await authenticate(entry, call.credentials, call.clientAddress))
+    timings.authUs = micros(started)
+    if (entry.testMode && !testMode) throw new OperationError('forbidden', mockDisabledReason)
+
+    started = performance.now()
+    const input = validate(entry, call.input, log)
+    timings.validateUs = micros(started)
+
+    started = performance.now()
+    let callLog: Logger | undefined
+    const ctx = {
+      caller,
+      requestId: call.requestId,
+      transport: call.transport,
+      get log() {
+        return (callLog ??= log.child({ op: entry.name, requestId: call.requestId }))
+      },
+      clock,
+      get signal() {
+        return signal()
+      },
+      clientAddress: call.clientAddress,
+    }
+    call.onHandling?.()
+    return { result: (handler as (input: unknown, ctx: unknown) => unknown)(input, ctx), started }
+  }
+
+  /**
+   * The handler's signal, made when a handler first asks for it: most never do, and an AbortController with its
+   * listener plus a pino child cost ~4% of a payment's CPU when made for every call. It aborts with the
+   * transport's signal, or at once when `leftEarly` says the caller has already gone.
+   */
+  function lazySignal(call: Call, leftEarly: () => boolean) {
+    let abort: AbortController | undefined
+    return {
+      signal: () => {
         if (abort) return abort.signal
         const controller = (abort = new AbortController())
-        if (call.signal?.aborted || settledEarly) controller.abort()
+        if (call.signal?.aborted || leftEarly()) controller.abort()
         else call.signal?.addEventListener('abort', () => controller.abort(), { once: true })
         return controller.signal
+      },
+      abort: () => abort?.abort(),
+    }
+  }
+
+  function dispatch(call: Call): Observable<unknown> {
+    return new Observable<unknown>(subscriber => {
+      const tracked = track(call)
+      const fail = (error: unknown) => {
+        const answer = toOperationError(error, call, log)
+        tracked.finish(answer)
+        subscriber.error(answer)
       }
+      let settledEarly = false
+      const handlerSignal = lazySignal(call, () => settledEarly)
       let inner: { unsubscribe(): void } | undefined
-
       const run = async () => {
-        const registered = registry.lookup(call.op)
-        if (!registered) throw new OperationError('not_found', `unknown operation: ${call.op}`)
-        const { entry, handler } = registered
-        let started = performance.now()
-        caller = await authenticate(entry, call.credentials, call.clientAddress)
-        timings.authUs = micros(started)
-        if (entry.testMode && !testMode) throw new OperationError('forbidden', mockDisabledReason)
-
-        started = performance.now()
-        const input = validate(entry, call.input, log)
-        timings.validateUs = micros(started)
-
-        started = performance.now()
-        let callLog: Logger | undefined
-        const ctx = {
-          caller,
-          requestId: call.requestId,
-          transport: call.transport,
-          get log() {
-            return (callLog ??= log.child({ op: entry.name, requestId: call.requestId }))
-          },
-          clock,
-          get signal() {
-            return signal()
-          },
-          clientAddress: call.clientAddress,
-        }
-        call.onHandling?.()
-        const result = (handler as (input: unknown, ctx: unknown) => unknown)(input, ctx)
+        const { result, started } = await begin(call, tracked, handlerSignal.signal)
         const answers: Observable<unknown> = isObservable(result) ? result : from(result as Promise<unknown>)
         const observer: Observer<unknown> = {
           next: value => subscriber.next(value),
           error: error => {
-            timings.handleUs = micros(started)
+            tracked.timings.handleUs = micros(started)
             fail(error)
           },
           complete: () => {
-            timings.handleUs = micros(started)
-            finish(undefined)
+            tracked.timings.handleUs = micros(started)
+            tracked.finish(undefined)
             subscriber.complete()
           },
         }
@@ -220,18 +252,43 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
         inner?.unsubscribe()
         // Only a caller that leaves early aborts the handler; building an AbortError for every finished call
         // cost ~4% of a payment's CPU.
-        if (!finished) {
+        if (!tracked.finished) {
           settledEarly = true
-          abort?.abort()
+          handlerSignal.abort()
         }
-        finish(undefined)
+        tracked.finish(undefined)
       }
     })
+  }
+
+  /**
+   * The same steps as `dispatch` for a caller that wants the last answer only (one request, one reply): no
+   * Observable is made for the call or for its handler's promise, which an operation answered once does not need
+   * (they were about a twentieth of an invoice's CPU on the daemon's thread).
+   */
+  async function call(call: Call): Promise<unknown> {
+    const tracked = track(call)
+    const handlerSignal = lazySignal(call, () => false)
+    let started: number | undefined
+    try {
+      const begun = await begin(call, tracked, handlerSignal.signal)
+      started = begun.started
+      const value = isObservable(begun.result) ? await lastValueFrom(begun.result, { defaultValue: undefined }) : await begun.result
+      tracked.timings.handleUs = micros(started)
+      tracked.finish(undefined)
+      return value
+    } catch (error) {
+      if (started !== undefined) tracked.timings.handleUs = micros(started)
+      const answer = toOperationError(error, call, log)
+      tracked.finish(answer)
+      throw answer
+    }
   }
 
   return {
     resolve: op => registry.lookup(op)?.entry,
     dispatch: call => defer(() => dispatch(call)),
+    call,
     outcomes$: outcomes.asObservable(),
     drain,
   }

@@ -207,7 +207,7 @@ async function linkingRoom({ config, books, wallet, tokens, clock, random, log, 
     allowHttpUpgrade: config.http.allow_upgrade,
     serviceUrl,
     // BatchUser runs its entries through the dispatcher, which is built once every handler is registered.
-    dispatcher: { resolve: op => late.dispatcher().resolve(op), dispatch: call => late.dispatcher().dispatch(call) },
+    dispatcher: { resolve: op => late.dispatcher().resolve(op), call: call => late.dispatcher().call(call) },
   })
   registry.register(linking.handlers, 'linking')
   return { linking }

@@ -68,11 +68,21 @@ const uint32Max = 2 ** 32 - 1
  * its two's complement); values outside [-2^31, 2^32 - 1] are saturated instead of wrapped around.
  */
 export function uint32Bytes(value: number): Uint8Array {
+  const out = new Uint8Array(4)
+  writeUint32(out, 0, value)
+  return out
+}
+
+/** `uint32Bytes(value)` written into `out` at `at`, for a record laid out in one array. */
+export function writeUint32(out: Uint8Array, at: number, value: number): void {
   const whole = Math.trunc(Number.isFinite(value) ? value : 0)
   const clamped = Math.min(uint32Max, Math.max(int32Min, whole))
   const bits = clamped >>> 0
   // Byte by byte: a DataView per value was ~1.5% of a payment's CPU (eight values per call and per payment).
-  return Uint8Array.of(bits >>> 24, (bits >>> 16) & 0xff, (bits >>> 8) & 0xff, bits & 0xff)
+  out[at] = bits >>> 24
+  out[at + 1] = (bits >>> 16) & 0xff
+  out[at + 2] = (bits >>> 8) & 0xff
+  out[at + 3] = bits & 0xff
 }
 
 export function readUint32(bytes: Uint8Array): number {

@@ -73,7 +73,7 @@ export function settlement({ sql, fence, node, ledger, invoices, emit, log }: Se
     // The paid mark was new, so a credit for this hash must not exist; if it does, refuse to commit either.
     if (!posted) throw new Error(`invoice ${invoice.payment_hash} was credited without its paid mark`)
     const paid = { ...invoice, paid_at: settled.settledAt, paid_msat: settled.amountMsat, paid_internally: 0, settle_index: settled.settleIndex }
-    return invoicePaidEvents(paid, await ledger.balanceMsat(tx, invoice.user_id))
+    return invoicePaidEvents(paid, await ledger.balanceAfter(tx, invoice.user_id, posted))
   }
 
   // The highest settle index this process has applied, and who waits for one (test mode's SetMockInvoiceAsPaid).

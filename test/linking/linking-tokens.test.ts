@@ -22,7 +22,7 @@ async function room(dataDir: string) {
   const linking = await createLinking({
     sql: store.sql, accounts, nostr, tokens: createTokenSigner('x'.repeat(32)), clock, random: bytes => randomBytes(bytes),
     log: pino({ level: 'silent' }), dataDir, defaultAppId: '', allowHttpUpgrade: false, serviceUrl: () => '',
-    dispatcher: { resolve: () => undefined, dispatch: () => { throw new Error('unused') } },
+    dispatcher: { resolve: () => undefined, call: () => { throw new Error('unused') } },
   })
   const call = (op: string, input: unknown, caller: unknown) =>
     (linking.handlers as any)[op](input, { caller, clock, requestId: 'r', transport: 'http', log: pino({ level: 'silent' }) })

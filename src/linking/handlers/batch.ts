@@ -1,7 +1,7 @@
 // BatchUser: up to ten user operations run one after another, each through the
 // dispatcher as the same user, so every entry gets the auth, validation and metrics of a call of its own. The
 // answer holds one OK/ERROR object per entry, in order; reasons are upstream's (typos included: clients match).
-import { lastValueFrom, type HandlerTable, type Dispatcher, OperationError, isOperationError } from '../../bus/index.js'
+import { type HandlerTable, type Dispatcher, OperationError, isOperationError } from '../../bus/index.js'
 import type { Credentials, TokenSigner } from '../../auth/index.js'
 import type { WalletAccounts } from '../../wallet/index.js'
 
@@ -10,7 +10,7 @@ export const maxBatchEntries = 10
 
 export interface BatchDeps {
   /** The daemon's dispatcher (passed as a forwarding object: it is built after the handlers are registered). */
-  dispatcher: Pick<Dispatcher, 'resolve' | 'dispatch'>
+  dispatcher: Pick<Dispatcher, 'resolve' | 'call'>
   tokens: TokenSigner
   accounts: WalletAccounts
 }
@@ -42,16 +42,14 @@ export function batchHandlers({ dispatcher, tokens, accounts }: BatchDeps): Hand
         }
         const body = (req ?? {}) as Record<string, unknown>
         try {
-          const output = await lastValueFrom(
-            dispatcher.dispatch({
-              op: entry.name,
-              credentials,
-              input: { ...body, ...(request.query ?? {}) },
-              transport: 'batch',
-              requestId: `${ctx.requestId}:${index}`,
-              signal: ctx.signal,
-            }),
-          )
+          const output = await dispatcher.call({
+            op: entry.name,
+            credentials,
+            input: { ...body, ...(request.query ?? {}) },
+            transport: 'batch',
+            requestId: `${ctx.requestId}:${index}`,
+            signal: ctx.signal,
+          })
           responses.push({ status: 'OK', ...(output as object) })
         } catch (err) {
           responses.push({ status: 'ERROR', reason: isOperationError(err) ? err.message : 'internal error' })

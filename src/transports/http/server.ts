@@ -4,7 +4,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import type { Socket } from 'node:net'
-import { lastValueFrom, type CallOutcome, type Dispatcher, maxRequestIdLength, type AccessLog, OperationError, isOperationError, type RawBody } from '../../bus/index.js'
+import { type CallOutcome, type Dispatcher, maxRequestIdLength, type AccessLog, OperationError, isOperationError, type RawBody } from '../../bus/index.js'
 import { RateLimiter, addressKey, type RateBudget } from '../../limits/index.js'
 import type { Logger } from 'pino'
 import type { CatalogueEntry } from '../../../schema/catalogue.js'
@@ -226,8 +226,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       const bodyLimit = isGuestRoute(entry) ? Math.min(maxBodyBytes, guestMaxBodyBytes) : maxBodyBytes
       const input = await assembleInput(found, req, url, entry, bodyLimit)
       const apiKey = headerValue(req.headers['x-api-key']) ?? url.searchParams.get('api-key') ?? undefined
-      const output = await lastValueFrom(
-        dispatcher.dispatch({
+      const output = await dispatcher.call({
           op: entry.name,
           credentials: { authorization: headerValue(req.headers.authorization) ?? consoleHook?.authorization(req, entry.auth), apiKey },
           input,
@@ -239,8 +238,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
             return signal()
           },
           onOutcome: outcome => (access.outcome = outcome),
-        }),
-      )
+      })
       const status = entry.http?.status ?? 200
       if (entry.produces) return { status, body: null, raw: output as RawBody }
       return success(entry.dialect, output, status)

@@ -13,7 +13,7 @@
 // repeat of one is run again and answers the state of that moment.
 import type { Event } from 'nostr-tools/pure'
 import type { Logger } from 'pino'
-import { lastValueFrom, type Clock, type Dispatcher } from '../../bus/index.js'
+import { type Clock, type Dispatcher } from '../../bus/index.js'
 import { isStoreFault } from '../../store/index.js'
 import { noReply, type Addressee, type AnyNostrCodec, type Decoded, type Inbound, type NostrCodec, type StoredReply } from '../../nostr-codecs/index.js'
 import type { Claim, ProcessedRequests } from './processed-requests.js'
@@ -160,7 +160,7 @@ export interface InboundDeps {
   codecs: readonly AnyNostrCodec[]
   stage: ClaimStage
   processed: ProcessedRequests
-  dispatcher: Pick<Dispatcher, 'dispatch' | 'resolve'>
+  dispatcher: Pick<Dispatcher, 'call' | 'resolve'>
   log: Logger
 }
 
@@ -223,7 +223,7 @@ export function inboundPipeline(deps: InboundDeps): InboundPipeline {
     }
     let output: unknown
     try {
-      output = await lastValueFrom(deps.dispatcher.dispatch({ ...decoded.call, transport: 'nostr' }), { defaultValue: undefined })
+      output = await deps.dispatcher.call({ ...decoded.call, transport: 'nostr' })
     } catch (err) {
       return codec.fail(decoded.request, err)
     }

@@ -88,11 +88,11 @@ export function transferDesk({ ledger, collectors, fees, gate, commits, emit, no
       { account: userAccount(terms.toUserId), amountMsat: terms.amountMsat },
     ]
     if (feeCollectorId) legs.push({ account: userAccount(feeCollectorId), amountMsat: feeMsat })
-    await ledger.post(tx, { kind: 'transfer', ref: String(transfer.serial), legs, at })
+    const posted = await ledger.post(tx, { kind: 'transfer', ref: String(transfer.serial), legs, at })
     return {
       transfer,
-      fromBalanceMsat: await ledger.balanceMsat(tx, terms.fromUserId),
-      toBalanceMsat: await ledger.balanceMsat(tx, terms.toUserId),
+      fromBalanceMsat: await ledger.balanceAfter(tx, terms.fromUserId, posted),
+      toBalanceMsat: await ledger.balanceAfter(tx, terms.toUserId, posted),
     }
   }
 

@@ -7,7 +7,7 @@
 // the fee collector) and the receiver's `invoice_credit`.
 import { OperationError } from '../../bus/index.js'
 import type { SqlExecutor, SqlStore } from '../../store/index.js'
-import { invoiceCredit, lockWallets, userAccount, type Leg, type Ledger } from '../ledger.js'
+import { invoiceCredit, lockWallets, userAccount, type Leg, type Ledger, type Posted } from '../ledger.js'
 import type { InvoiceRow, InvoiceStore } from '../invoices/store.js'
 import { normalizedRequest } from '../invoices/store.js'
 import { userOperation, type UserOperation } from '../user-operations.js'
@@ -152,7 +152,12 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
     throw new OperationError('conflict', sameInvoice ? refusals.inProgress : refusals.hashInFlight)
   }
 
-  const debit = async (tx: SqlExecutor, terms: PaymentTerms, internal: boolean, maxRoutingFeeMsat: number): Promise<PaymentRow> => {
+  const debit = async (
+    tx: SqlExecutor,
+    terms: PaymentTerms,
+    internal: boolean,
+    maxRoutingFeeMsat: number,
+  ): Promise<{ payment: PaymentRow; posted: Posted | false }> => {
     const row: Omit<PaymentRow, 'serial'> = {
       payment_hash: terms.paymentHash,
       payment_request: normalizedRequest(terms.paymentRequest),
@@ -184,8 +189,8 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
             { account: userAccount(terms.payerId), amountMsat: -total },
             { account: 'system:lightning', amountMsat: total },
           ]
-    await ledger.post(tx, { kind: 'payment_debit', ref: String(serial), legs, at: terms.at })
-    return { serial, ...row }
+    const posted = await ledger.post(tx, { kind: 'payment_debit', ref: String(serial), legs, at: terms.at })
+    return { payment: { serial, ...row }, posted }
   }
 
   /** The fee left after routing goes to the collector; `system:lightning` keeps what the network took. */
@@ -198,7 +203,7 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
             { account: 'system:lightning', amountMsat: -share },
           ]
         : []
-    await ledger.post(tx, { kind: 'payment_settle', ref: String(payment.serial), legs, at })
+    return ledger.post(tx, { kind: 'payment_settle', ref: String(payment.serial), legs, at })
   }
 
   return {
@@ -212,14 +217,14 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
       // The paid mark first: when it changes nothing, the invoice was paid meanwhile (internally or over Lightning).
       const paid = { invoiceSerial: invoice.serial, paidMsat: terms.amountMsat, paidAt: terms.at, internal: true }
       if (!(await invoices.markPaid(tx, { ...paid, settleIndex: null }))) throw new OperationError('conflict', refusals.alreadyPaid)
-      const payment = await debit(tx, terms, true, 0)
+      const { payment, posted } = await debit(tx, terms, true, 0)
       const credited = await ledger.post(tx, invoiceCredit(invoice, terms.amountMsat, terms.at))
       if (!credited) throw new OperationError('conflict', refusals.alreadyPaid)
       return {
         payment,
         invoice: { ...invoice, paid_at: terms.at, paid_msat: terms.amountMsat, paid_internally: 1, settle_index: null },
-        payerBalanceMsat: await ledger.balanceMsat(tx, terms.payerId),
-        receiverBalanceMsat: await ledger.balanceMsat(tx, invoice.user_id),
+        payerBalanceMsat: await ledger.balanceAfter(tx, terms.payerId, posted, credited),
+        receiverBalanceMsat: await ledger.balanceAfter(tx, invoice.user_id, posted, credited),
       }
     },
 
@@ -227,8 +232,8 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
     async startExternal(tx: SqlExecutor, terms: PaymentTerms, maxRoutingFeeMsat: number, limit?: SpendLimit): Promise<Resolved> {
       await refuseRepeat(tx, terms, null)
       if (limit) await limit(tx, terms)
-      const payment = await debit(tx, terms, false, maxRoutingFeeMsat)
-      return { payment, payerBalanceMsat: await ledger.balanceMsat(tx, terms.payerId) }
+      const { payment, posted } = await debit(tx, terms, false, maxRoutingFeeMsat)
+      return { payment, payerBalanceMsat: await ledger.balanceAfter(tx, terms.payerId, posted) }
     },
 
     /** The node paid: the fee collector gets the service fee minus routing. Undefined if already resolved. */
@@ -239,8 +244,8 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
     ): Promise<Resolved | undefined> {
       const payment = await tx.one<PaymentRow>(texts.succeed, { serial, ...outcome })
       if (!payment) return undefined
-      await postSettle(tx, payment, outcome.routingFeeMsat, outcome.at)
-      return { payment, payerBalanceMsat: await ledger.balanceMsat(tx, payment.user_id) }
+      const posted = await postSettle(tx, payment, outcome.routingFeeMsat, outcome.at)
+      return { payment, payerBalanceMsat: await ledger.balanceAfter(tx, payment.user_id, posted) }
     },
 
     /** The payment certainly did not happen: the payer gets amount + fee back. Undefined if already resolved. */
@@ -248,7 +253,7 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
       const payment = await tx.one<PaymentRow>(texts.fail, { serial, ...failure })
       if (!payment) return undefined
       const total = payment.amount_msat + payment.service_fee_msat
-      await ledger.post(tx, {
+      const posted = await ledger.post(tx, {
         kind: 'payment_refund',
         ref: String(serial),
         legs: [
@@ -257,7 +262,7 @@ export function paymentMovements(ledger: Ledger, invoices: InvoicePaidMark) {
         ],
         at: failure.at,
       })
-      return { payment, payerBalanceMsat: await ledger.balanceMsat(tx, payment.user_id) }
+      return { payment, payerBalanceMsat: await ledger.balanceAfter(tx, payment.user_id, posted) }
     },
   }
 }

@@ -50,7 +50,7 @@ function dispatcherFor(room: Room) {
   return {
     // The CLINK operations only write: none is a repeatable read.
     resolve: (_op: string) => undefined,
-    dispatch(call: Call) {
+    call(call: Call) {
       const input = call.input as { body: unknown; created_at: number; clink_version?: string }
       const kind = ({ ClinkOfferRequest: 21001, ClinkDebitRequest: 21002, ClinkManageRequest: 21003 } as Record<string, number>)[call.op]
       const request: ClinkRequest = {
@@ -62,7 +62,10 @@ function dispatcherFor(room: Room) {
         tags: input.clink_version ? [['clink_version', input.clink_version]] : [],
         body: input.body,
       }
-      return from(room.handle(request).then(answer => (answer ? { payload: answer.payload, clink_version: answer.clinkVersion ?? false } : { parked: true })))
+      return room.handle(request).then(answer => (answer ? { payload: answer.payload, clink_version: answer.clinkVersion ?? false } : { parked: true }))
+    },
+    dispatch(call: Call) {
+      return from(this.call(call))
     },
   }
 }
