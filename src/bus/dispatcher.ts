@@ -164,10 +164,16 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
   }
 
   /**
-   * Looks the call up, authenticates and validates it, and runs its handler: what the handler returned (a promise
-   * or an Observable) and when it started. Throws what refused the call.
+   * Looks the call up, authenticates and validates it, and runs its handler, handing `take` what the handler
+   * returned (a promise or an Observable) and when it started, in the same task: a stream's first items can follow
+   * at once. Throws what refused the call.
    */
-  async function begin(call: Call, tracked: ReturnType<typeof track>, signal: () => AbortSignal): Promise<{ result: unknown; started: number }> {
+  async function begin<T>(
+    call: Call,
+    tracked: ReturnType<typeof track>,
+    signal: () => AbortSignal,
+    take: (result: unknown, started: number) => T,
+  ): Promise<T> {
     const { timings } = tracked
     const registered = registry.lookup(call.op)
     if (!registered) throw new OperationError('not_found', `unknown operation: ${call.op}`)
@@ -197,7 +203,7 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
       clientAddress: call.clientAddress,
     }
     call.onHandling?.()
-    return { result: (handler as (input: unknown, ctx: unknown) => unknown)(input, ctx), started }
+    return take((handler as (input: unknown, ctx: unknown) => unknown)(input, ctx), started)
   }
 
   /**
@@ -231,21 +237,22 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
       const handlerSignal = lazySignal(call, () => settledEarly)
       let inner: { unsubscribe(): void } | undefined
       const run = async () => {
-        const { result, started } = await begin(call, tracked, handlerSignal.signal)
-        const answers: Observable<unknown> = isObservable(result) ? result : from(result as Promise<unknown>)
-        const observer: Observer<unknown> = {
-          next: value => subscriber.next(value),
-          error: error => {
-            tracked.timings.handleUs = micros(started)
-            fail(error)
-          },
-          complete: () => {
-            tracked.timings.handleUs = micros(started)
-            tracked.finish(undefined)
-            subscriber.complete()
-          },
-        }
-        inner = answers.subscribe(observer)
+        await begin(call, tracked, handlerSignal.signal, (result, started) => {
+          const answers: Observable<unknown> = isObservable(result) ? result : from(result as Promise<unknown>)
+          const observer: Observer<unknown> = {
+            next: value => subscriber.next(value),
+            error: error => {
+              tracked.timings.handleUs = micros(started)
+              fail(error)
+            },
+            complete: () => {
+              tracked.timings.handleUs = micros(started)
+              tracked.finish(undefined)
+              subscriber.complete()
+            },
+          }
+          inner = answers.subscribe(observer)
+        })
       }
       run().catch(fail)
       return () => {
@@ -271,10 +278,11 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
     const handlerSignal = lazySignal(call, () => false)
     let started: number | undefined
     try {
-      const begun = await begin(call, tracked, handlerSignal.signal)
-      started = begun.started
-      const value = isObservable(begun.result) ? await lastValueFrom(begun.result, { defaultValue: undefined }) : await begun.result
-      tracked.timings.handleUs = micros(started)
+      const value = await begin(call, tracked, handlerSignal.signal, (result, at) => {
+        started = at
+        return isObservable(result) ? lastValueFrom(result, { defaultValue: undefined }) : result
+      })
+      tracked.timings.handleUs = micros(started!)
       tracked.finish(undefined)
       return value
     } catch (error) {
