@@ -3,7 +3,7 @@
 // a restart (the payments table says how it ended; clink_debit_payments says whether the requester heard).
 import type { Logger } from 'pino'
 import { filter, type Observable, type Subscription, type DomainEvent } from '../bus/index.js'
-import { BoundedSet } from '../limits/index.js'
+import { BoundedSet, doublingDelayMs } from '../limits/index.js'
 import { isStoreFault } from '../store/index.js'
 import type { Wallet } from '../wallet/index.js'
 import type { ClinkSender } from './wire.js'
@@ -111,7 +111,7 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
         if (isStoreFault(err) && attempt < 10) return answerWhenReadable(p, hash, attempt + 1)
         log.error({ err, requestId: p.requestId, paymentHash: hash }, 'could not learn how a debit payment ended; it is answered at the next start')
       })
-    }, Math.min(1000 * 2 ** (attempt - 1), 30_000))
+    }, doublingDelayMs(attempt - 1, 1000, 30_000))
     retries.add(timer)
   }
 

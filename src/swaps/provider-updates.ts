@@ -5,6 +5,7 @@ import { WebSocket } from '../vendor/ws.js'
 import type { Logger } from 'pino'
 import type { Timers } from '../node/index.js'
 import { shownUrl, SwapStatus, withoutUserinfo } from './provider-api.js'
+import { doublingDelayMs } from '../limits/index.js'
 
 export type SwapUpdate = SwapStatus & { id: string }
 type Listener = (update: SwapUpdate) => void
@@ -131,7 +132,7 @@ export function swapFollowers<Swap extends { id: string; provider_swap_id: strin
             opts.log.error({ err, swap: swap.id, attempts: attempt + 1 }, `${opts.what} update not handled; left for the next update or start`)
             return
           }
-          const delayMs = Math.min(firstRetryMs * 2 ** attempt, maxRetryMs)
+          const delayMs = doublingDelayMs(attempt, firstRetryMs, maxRetryMs)
           opts.log.warn({ err, swap: swap.id, retryInMs: delayMs }, `${opts.what} update not handled; trying again`)
           cancelRetry = opts.timers.after(delayMs, () => {
             cancelRetry = undefined

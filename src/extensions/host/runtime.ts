@@ -7,6 +7,7 @@ import type { Rates } from '../../rates/index.js'
 import type { Config } from '../../config/index.js'
 import type { Extension, ExtensionWallets, NostrPublisher, PaidInvoice, RunningExtension } from './extension.js'
 import { deliveryStore } from './delivery-store.js'
+import { doublingDelayMs } from '../../limits/index.js'
 
 export interface ExtensionRuntimeDeps {
   /** The database through the engine-neutral interface: the host's own table and the extensions' storage. */
@@ -53,7 +54,7 @@ export async function startExtensions(extensions: readonly Extension[], deps: Ex
         // A database fault (a dropped session, a restarting server) passes: on PostgreSQL the daemon stays up through
         // it, so the delivery is tried again while it runs (1 s, doubling to a minute), not only at the next start.
         if (isStoreFault(err) && !stopping) {
-          const delayMs = Math.min(1000 * 2 ** (attempt - 1), 60_000)
+          const delayMs = doublingDelayMs(attempt - 1, 1000, 60_000)
           log.warn({ err: { message: (err as Error).message }, paymentHash: paid.paymentHash, retryInMs: delayMs }, 'an invoice-paid listener met a database fault; trying again')
           const timer = setTimeout(() => {
             retries.delete(timer)

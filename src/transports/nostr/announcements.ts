@@ -14,6 +14,7 @@ import { relayRefusal, type GuardOptions } from '../../callbacks/index.js'
 import { eventId, unsignedEvent } from '../../nostr-crypto/index.js'
 import { unixSeconds } from '../../units/index.js'
 import type { Clock } from '../../bus/index.js'
+import { doublingDelayMs } from '../../limits/index.js'
 
 const maxAttempts = 8
 const firstRetryMs = 1000
@@ -110,7 +111,7 @@ export function createAnnouncer(opts: AnnouncerOptions): TransportAnnouncer {
       log.warn({ eventId: event.id, kind: event.kind }, 'gave up publishing an event: no relay accepted it')
       return job.finish()
     }
-    const delay = Math.min(firstRetryMs * 2 ** tries, maxRetryMs)
+    const delay = doublingDelayMs(tries, firstRetryMs, maxRetryMs)
     log.info({ eventId: event.id, retryInMs: delay }, 'no relay accepted an event; retrying')
     retrying.set(
       job,

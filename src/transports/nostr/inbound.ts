@@ -18,6 +18,7 @@ import { isStoreFault } from '../../store/index.js'
 import { noReply, type Addressee, type AnyNostrCodec, type Decoded, type Inbound, type NostrCodec, type StoredReply } from '../../nostr-codecs/index.js'
 import type { Claim, ProcessedRequests } from './processed-requests.js'
 import type { VerifyEvent } from './verify.js'
+import { doublingDelayMs } from '../../limits/index.js'
 
 export interface ClaimStageDeps {
   processed: ProcessedRequests
@@ -114,7 +115,7 @@ export function claimStage(deps: ClaimStageDeps): ClaimStage {
         const tries = (again[0]!.tries ?? 0) + 1
         setTimeout(() => {
           for (const item of again) enqueue({ ...item, tries, retryUntil: item.retryUntil ?? deps.clock.now() + claimRetryMs })
-        }, Math.min(5000, 100 * 2 ** (tries - 1)))
+        }, doublingDelayMs(tries - 1, 100, 5000))
       },
     )
   }

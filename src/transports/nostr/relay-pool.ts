@@ -18,6 +18,7 @@ import { cappedWebSocket, defaultMaxEventBytes } from './capped-socket.js'
 import { callerRelays } from './caller-relays.js'
 import type { GuardOptions } from '../../callbacks/index.js'
 import { unixSeconds } from '../../units/index.js'
+import { doublingDelayMs } from '../../limits/index.js'
 
 export interface Backoff {
   initialMs: number
@@ -137,7 +138,7 @@ function relayLink(url: string, opts: RelayPoolOptions) {
 
   const scheduleReconnect = () => {
     if (closed || retry) return
-    const delay = Math.min(backoff.initialMs * 2 ** attempt, backoff.maxMs)
+    const delay = doublingDelayMs(attempt, backoff.initialMs, backoff.maxMs)
     attempt++
     retry = setTimeout(() => {
       retry = undefined
