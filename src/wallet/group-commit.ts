@@ -1,7 +1,7 @@
 // Group commit: money movements that arrive together share one SQLite transaction, so under `synchronous = full`
-// they share one fsync instead of paying for one each. Every movement still runs in its own savepoint, so one
-// that is refused (insufficient balance, already paid) rolls back alone; and no caller hears "done" before the
-// shared commit is on disk. Movements run in arrival order and each sees the ones before it, exactly as if they
+// they share one fsync instead of paying for one each. Every movement that shares it runs in its own savepoint, so
+// one that is refused (insufficient balance, already paid) rolls back alone (a movement alone in its batch has the
+// transaction to itself); and no caller hears "done" before the shared commit is on disk. Movements run in arrival order and each sees the ones before it, exactly as if they
 // had been committed one by one.
 //
 // The shared transaction is a `syncOffLoop` one (src/store/sqlite-sql-store.ts): it commits without the fsync
@@ -72,6 +72,9 @@ export function groupCommit(sql: SqlStore, opts: GroupCommitOptions = {}): Group
           // Taken by flush() meanwhile: roll back the empty transaction (no commit, no sync).
           if (jobs.length === 0) throw nothingQueued
           if (fence) await fence(tx)
+          // A movement alone in its batch needs no savepoint: the transaction is its own, so a failure rolls it all
+          // back and the movement hears its own error (below). The usual case when the daemon is not busy.
+          if (jobs.length === 1) return [{ ok: true, value: await jobs[0]!.work(tx) }]
           const results: { ok: boolean; value: unknown }[] = []
           for (const job of jobs) {
             try {

@@ -63,6 +63,34 @@ test('a batch is answered only after its WAL sync; a refused movement rolls back
   db.close()
 })
 
+test('a movement alone in its batch is its own transaction: refused, all of it rolls back and it hears its own error', async () => {
+  const { sync, pending } = manualSync()
+  const { db, sql } = walDb('FULL', sync)
+  const commits = groupCommit(sql)
+  // Two writes, the second refused by the CHECK: the first must not stay behind.
+  const refused = settled(
+    commits.run(async tx => {
+      await tx.run('INSERT INTO moves (amount) VALUES (?)', [3])
+      await tx.run('INSERT INTO moves (amount) VALUES (?)', [-3])
+    }),
+  )
+  await turns(4)
+  assert.ok(refused.done, 'answered at once: nothing was committed, so there is no sync to wait for')
+  assert.match(String(refused.error), /CHECK constraint/)
+  assert.is(db.prepare('SELECT COUNT(*) FROM moves').pluck().get(), 0)
+  assert.is(pending.length, 0)
+  assert.is(db.pragma('synchronous', { simple: true }), 2)
+  // The next one alone commits and is answered after its sync, as in a batch.
+  const next = settled(commits.run(insert(4)))
+  await turns(4)
+  assert.is(db.prepare('SELECT COUNT(*) FROM moves').pluck().get(), 1)
+  assert.not.ok(next.done)
+  pending[0]!(null)
+  await turns(2)
+  assert.is(next.value, 1)
+  db.close()
+})
+
 test('the next batch gathers while a sync is pending and commits as one once it is done', async () => {
   const { sync, pending } = manualSync()
   const { db, sql } = walDb('FULL', sync)
