@@ -236,25 +236,22 @@ export function createDispatcher({ registry, authenticate, log, clock, accessLog
       let settledEarly = false
       const handlerSignal = lazySignal(call, () => settledEarly)
       let inner: { unsubscribe(): void } | undefined
-      const run = async () => {
-        await begin(call, tracked, handlerSignal.signal, (result, started) => {
-          const answers: Observable<unknown> = isObservable(result) ? result : from(result as Promise<unknown>)
-          const observer: Observer<unknown> = {
-            next: value => subscriber.next(value),
-            error: error => {
-              tracked.timings.handleUs = micros(started)
-              fail(error)
-            },
-            complete: () => {
-              tracked.timings.handleUs = micros(started)
-              tracked.finish(undefined)
-              subscriber.complete()
-            },
-          }
-          inner = answers.subscribe(observer)
-        })
-      }
-      run().catch(fail)
+      begin(call, tracked, handlerSignal.signal, (result, started) => {
+        const answers: Observable<unknown> = isObservable(result) ? result : from(result as Promise<unknown>)
+        const observer: Observer<unknown> = {
+          next: value => subscriber.next(value),
+          error: error => {
+            tracked.timings.handleUs = micros(started)
+            fail(error)
+          },
+          complete: () => {
+            tracked.timings.handleUs = micros(started)
+            tracked.finish(undefined)
+            subscriber.complete()
+          },
+        }
+        inner = answers.subscribe(observer)
+      }).catch(fail)
       return () => {
         inner?.unsubscribe()
         // Only a caller that leaves early aborts the handler; building an AbortError for every finished call

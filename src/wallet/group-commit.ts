@@ -1,8 +1,8 @@
 // Group commit: money movements that arrive together share one SQLite transaction, so under `synchronous = full`
 // they share one fsync instead of paying for one each. Every movement that shares it runs in its own savepoint, so
 // one that is refused (insufficient balance, already paid) rolls back alone (a movement alone in its batch has the
-// transaction to itself); and no caller hears "done" before the shared commit is on disk. Movements run in arrival order and each sees the ones before it, exactly as if they
-// had been committed one by one.
+// transaction to itself); and no caller hears "done" before the shared commit is on disk. Movements run in
+// arrival order and each sees the ones before it, exactly as if they had been committed one by one.
 //
 // The shared transaction is a `syncOffLoop` one (src/store/sqlite-sql-store.ts): it commits without the fsync
 // inside COMMIT and the WAL is fdatasync'ed on libuv's thread pool before the batch's callers are answered, so the

@@ -117,7 +117,7 @@ export function createLedger(): Ledger {
         const id = leg.account.slice('user:'.length)
         const moved = await tx.one<{ balance_msat: number }>(statements.moveBalance, { id, amount: leg.amountMsat })
         if (moved) {
-          balances.set(id, Number(moved.balance_msat))
+          balances.set(id, moved.balance_msat)
           continue
         }
         const held = await tx.one<{ balance_msat: number }>(statements.balance, [id])

@@ -227,17 +227,17 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       const input = await assembleInput(found, req, url, entry, bodyLimit)
       const apiKey = headerValue(req.headers['x-api-key']) ?? url.searchParams.get('api-key') ?? undefined
       const output = await dispatcher.call({
-          op: entry.name,
-          credentials: { authorization: headerValue(req.headers.authorization) ?? consoleHook?.authorization(req, entry.auth), apiKey },
-          input,
-          transport: 'http',
-          requestId,
-          // The socket's peer: no forwarded header is trusted (the config names no proxy to trust).
-          clientAddress: req.socket.remoteAddress,
-          get signal() {
-            return signal()
-          },
-          onOutcome: outcome => (access.outcome = outcome),
+        op: entry.name,
+        credentials: { authorization: headerValue(req.headers.authorization) ?? consoleHook?.authorization(req, entry.auth), apiKey },
+        input,
+        transport: 'http',
+        requestId,
+        // The socket's peer: no forwarded header is trusted (the config names no proxy to trust).
+        clientAddress: req.socket.remoteAddress,
+        get signal() {
+          return signal()
+        },
+        onOutcome: outcome => (access.outcome = outcome),
       })
       const status = entry.http?.status ?? 200
       if (entry.produces) return { status, body: null, raw: output as RawBody }
