@@ -11,7 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from '../support/suite.js'
 import * as assert from 'uvu/assert'
-import type { Page } from 'playwright-core'
+import type { Page, Request } from 'playwright-core'
 import { startDaemon, type TestDaemon } from '../support/daemon.js'
 import { NwcTestClient, parseConnectionUri } from '../support/nwc-client.js'
 import { findChromium, launchBrowser, type Browser } from '../support/browser.js'
@@ -48,7 +48,13 @@ const balanceOf = async (identifier: string) => (await ok('/api/app/user/get', {
 const invoiceFor = async (receiver: string, sats: number) =>
   (await ok('/api/app/user/add/invoice', { receiver_identifier: receiver, payer_identifier: '', http_callback_url: '', invoice_req: { amountSats: sats, memo: 'wallet page' } }, asApp())).invoice as string
 
+/** Requests the wallet page has sent and not yet heard back from. */
+const inFlight = new Set<Request>()
+
 function watch(page: Page): void {
+  page.on('request', request => inFlight.add(request))
+  page.on('requestfinished', request => inFlight.delete(request))
+  page.on('requestfailed', request => inFlight.delete(request))
   page.on('pageerror', err => pageErrors.push(err.message))
   page.on('console', message => {
     if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) pageErrors.push(message.text())
@@ -66,6 +72,29 @@ async function readQr(page: Page, name: string): Promise<string | undefined> {
   const shot = path.join(dir, `${name.replace(/\W+/g, '-')}.png`)
   await page.getByRole('img', { name }).screenshot({ path: shot })
   return spawnSync('/usr/bin/zbarimg', ['-q', '--raw', shot], { encoding: 'utf8' }).stdout.trim()
+}
+
+/**
+ * Holds the page's own refresh (its balance and history reads, due every 15 s) until the returned function is called,
+ * after letting a read already under way finish: on a slow machine a refresh can come due in the middle of a test, and
+ * what the test does next must not depend on when.
+ */
+async function holdRefresh(page: Page): Promise<() => Promise<void>> {
+  const reads = /\/api\/user\/(info|operations)$/
+  let release!: () => void
+  const released = new Promise<void>(resolve => (release = resolve))
+  const held: Promise<void>[] = []
+  await page.route(reads, route => {
+    held.push(released.then(() => route.continue()))
+  })
+  while ([...inFlight].some(request => reads.test(request.url())))
+    await Promise.race([page.waitForEvent('requestfinished'), page.waitForEvent('requestfailed')])
+  return async () => {
+    release()
+    // Every held read goes on before the route is removed (removing it first would answer them itself).
+    await Promise.all(held)
+    await page.unroute(reads)
+  }
 }
 
 const balanceShown = async (page: Page) => (await page.locator('#balance').textContent())!
@@ -276,6 +305,8 @@ e2e('dark mode: the page follows prefers-color-scheme', async () => {
 e2e('revoked on the console, the link is refused on the page with a message; the old wallet view is gone', async () => {
   if (!chromiumPath) return
   await usersPageWith('erin')
+  // The refusal read below is the invoice's, not a refresh's that came due first (which hides the wallet at once).
+  const resume = await holdRefresh(wallet)
   await consolePage.getByRole('button', { name: 'Revoke the wallet link of erin' }).click()
   await consolePage.getByText('The wallet link of erin is revoked.').waitFor()
   assert.is(asked.at(-1), 'Revoke the wallet link of erin? Its wallet page stops working for whoever holds it.')
@@ -289,6 +320,7 @@ e2e('revoked on the console, the link is refused on the page with a message; the
   await wallet.getByLabel('Amount (sats)').fill('10')
   await wallet.getByRole('button', { name: 'Create invoice' }).click()
   await wallet.getByRole('alert').filter({ hasText: 'This wallet link does not open a wallet' }).waitFor()
+  await resume()
   await wallet.reload()
   await wallet.getByRole('heading', { name: 'This link does not open a wallet' }).waitFor()
   assert.match((await wallet.locator('#refused-reason').textContent())!, /revoked or replaced by a newer one/)
