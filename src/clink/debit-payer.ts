@@ -169,8 +169,10 @@ export function debitPayer({ store, limitStore, wallet, events$, outbox, now: cl
      */
     async start(): Promise<void> {
       await store.adoptInterruptedRuns()
+      // An internal payment settles in the transaction that debits it, so its request is answered by the call that
+      // paid (or by afterThrow, which finds it settled): it never waits here, and the lookup is skipped.
       resolutions = events$
-        .pipe(filter(event => event.type === 'payment.settled' || event.type === 'payment.failed'))
+        .pipe(filter(event => (event.type === 'payment.settled' && !event.internal) || event.type === 'payment.failed'))
         .subscribe(event => {
           const hash = (event as { paymentHash: string }).paymentHash
           store
