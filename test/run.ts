@@ -53,7 +53,7 @@ interface FileResult {
 
 const cpuReport = pathToFileURL(path.join(testRoot, 'support', 'cpu-report.js')).href
 
-/** The process groups of the regtest files running now; a terminal's Ctrl-C does not reach them on its own. */
+/** The process groups of the files running now; a terminal's Ctrl-C does not reach them on its own. */
 const groups = new Set<() => void>()
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -72,24 +72,25 @@ function runFile({ file, store, lnd }: Entry): Promise<FileResult> {
   // engine gets its share (the PostgreSQL half found the NUL characters SQLite stores and PostgreSQL refuses).
   if (store && withPostgres && env.FUZZ_SCALE === undefined) env.FUZZ_SCALE = '0.5'
   return new Promise(resolve => {
-    // A regtest file runs in a process group of its own, with its network's daemons: a file killed for hanging, or
-    // one that left a daemon behind, takes them with it.
-    const group = onRegtest(file)
-    const child = spawn(process.execPath, ['--import', cpuReport, file], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: group })
+    // Each file runs in a process group of its own, with its daemons (and a regtest file's network): a file killed
+    // for hanging, or one that died before its hooks stopped what it started, takes them with it. A daemon left
+    // behind would otherwise spend the cores every later file waits on (an idle one about 30 ms a second) to the
+    // end of the run.
+    const child = spawn(process.execPath, ['--import', cpuReport, file], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     const killGroup = () => {
       groups.delete(killGroup)
       try {
-        if (group && child.pid) process.kill(-child.pid, 'SIGKILL')
+        if (child.pid) process.kill(-child.pid, 'SIGKILL')
       } catch {
         // the group is gone already
       }
     }
-    if (group) groups.add(killGroup)
+    groups.add(killGroup)
     let output = ''
     child.stdout.on('data', chunk => (output += chunk))
     child.stderr.on('data', chunk => (output += chunk))
     // A regtest file starts its network (half a minute) and waits on real blocks and payments: twice the time.
-    const limitMs = group ? 2 * fileTimeoutMs : fileTimeoutMs
+    const limitMs = onRegtest(file) ? 2 * fileTimeoutMs : fileTimeoutMs
     const timer = setTimeout(() => {
       output += `\n[runner] killed after ${limitMs} ms\n`
       child.kill('SIGKILL')
