@@ -4,7 +4,8 @@
 // file each costs a fraction. Only the packages the daemon loads at every start are here, and the source imports them
 // only through src/vendor, so a process holds one copy of each (a second copy would break `instanceof`).
 // The packages' own dependencies are bundled with them. What a package loads at run time by path (native addons,
-// worker files) must not be bundled: none of these five does so on the daemon's paths.
+// worker files) must not be bundled: bolt11's secp256k1 does (its native addon, found by its own directory), so it
+// is left outside and loads from node_modules; none of the others does so on the daemon's paths.
 import { build } from 'esbuild'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -31,6 +32,7 @@ await build({
   minifySyntax: true,
   charset: 'ascii',
   logLevel: 'warning',
+  external: ['secp256k1'],
   // CommonJS code bundled into an ES module still calls require() for Node's own modules (events, fs, …).
   banner: { js: "import { createRequire as __vendorRequire } from 'node:module'; const require = __vendorRequire(import.meta.url);" },
 })

@@ -150,7 +150,6 @@ const daemonTable = startTable<Base>()
     const backups = startBackupSchedule({ dataDir, settings: config.backup, log: log.child({ room: 'backup' }) })
     return { stop: () => backups?.stop() }
   })
-  .step('node warm-up', ({ node }) => (setImmediate(() => node.warmUp?.()), {}))
 
 type Started = Awaited<ReturnType<typeof daemonTable.start>>
 

@@ -3,7 +3,7 @@
 import type { LightningNode } from './lightning-node.js'
 
 /** The node's calls that answer with a Promise and must not run after close(). */
-export type GuardedCalls = Omit<LightningNode, 'settlementsAfter' | 'warmUp' | 'close' | 'mock'>
+export type GuardedCalls = Omit<LightningNode, 'settlementsAfter' | 'close' | 'mock'>
 
 /** The same calls, written plainly: a part that answers at once (the embedded node) need not return a Promise. */
 type PlainCalls = { [K in keyof GuardedCalls]: Plain<NonNullable<GuardedCalls[K]>> }

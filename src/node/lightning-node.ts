@@ -388,9 +388,6 @@ export interface LightningNode {
 
   readonly mock?: NodeMockControls
 
-  /** Loads, once the daemon is ready, what the node left out of its start and its first request would wait for. */
-  warmUp?(): void
-
   /** Cancels pending timers and completes every settlementsAfter stream. The database stays open: its owner closes it. */
   close(): Promise<void>
 }

@@ -2,25 +2,14 @@
 // take our regtest/signet network objects, the node key and a timestamp we choose (from the injected clock), and
 // its decode checks the checksum and recovers the payee key from the signature, which is what paying needs.
 //
-// `bolt11` pulls in bitcoinjs-lib, a native secp256k1 and lodash: ~100 ms of module loading that a start does not
-// need. It is required on first use instead (it is CommonJS, so synchronously); `preloadBolt11` lets the daemon
-// load it right after it is ready, so the first invoice does not wait for it.
-import { createRequire } from 'node:module'
-import type * as Bolt11 from 'bolt11'
+// `bolt11` pulls in bitcoinjs-lib and lodash, some 230 CommonJS files; the build bundles them into one
+// (src/vendor/bolt11.ts), which loads in about half the CPU time; the LND backend never loads it.
 import type { PaymentRequestObject } from 'bolt11'
 import { OperationError } from '../../bus/index.js'
+import * as bolt11 from '../../vendor/bolt11.js'
 import type { DecodedInvoice } from '../lightning-node.js'
 import { refuseNonInvoice } from '../invoice-text.js'
 import type { NetworkParams } from './network-params.js'
-
-const requireBolt11 = createRequire(import.meta.url)
-/** Node's require cache keeps the module after the first call. */
-const bolt11 = (): typeof Bolt11 => requireBolt11('bolt11') as typeof Bolt11
-
-/** Loads the BOLT11 library now (after start) rather than in the first request that needs it. */
-export function preloadBolt11(): void {
-  bolt11()
-}
 
 // BOLT11 defaults when an invoice omits the field.
 const bolt11DefaultExpirySeconds = 3600
@@ -61,7 +50,7 @@ export function encodeInvoice(fields: InvoiceFields): string {
       },
     },
   ]
-  const unsigned = bolt11().encode(
+  const unsigned = bolt11.encode(
     {
       network: fields.params.invoice,
       timestamp: fields.timestampSec,
@@ -70,7 +59,7 @@ export function encodeInvoice(fields: InvoiceFields): string {
     },
     false,
   )
-  const signed = bolt11().sign(unsigned, Buffer.from(fields.secretKey))
+  const signed = bolt11.sign(unsigned, Buffer.from(fields.secretKey))
   if (!signed.paymentRequest) throw new Error('bolt11 signing produced no payment request')
   return signed.paymentRequest
 }
@@ -85,9 +74,9 @@ export function decodeInvoice(paymentRequest: string, params: NetworkParams): De
     // LND's wording (lnrpc DecodePayReq / SendPaymentV2).
     throw new OperationError('invalid_input', `invoice not for current active network '${params.name}'`)
   }
-  let decoded: ReturnType<typeof Bolt11.decode>
+  let decoded: ReturnType<typeof bolt11.decode>
   try {
-    decoded = bolt11().decode(request, params.invoice)
+    decoded = bolt11.decode(request, params.invoice)
   } catch {
     throw new OperationError('invalid_input', 'invalid payment request')
   }

@@ -5,7 +5,7 @@ import { Observable, Subject, OperationError, systemTimers } from '../../bus/ind
 import type { Db } from '../../store/index.js'
 import type { LightningNode, NodeConfig, NodeDeps, SettledInvoice } from '../lightning-node.js'
 import { whileOpen } from '../closed-guard.js'
-import { decodeInvoice, preloadBolt11 } from './bolt11-invoice.js'
+import { decodeInvoice } from './bolt11-invoice.js'
 import { assertSats, blockHeightAt, chainWallet, defaultSatPerVbyte, txVbytes } from './chain-wallet.js'
 import { channelBook } from './channels.js'
 import { forwardLog } from './forwards.js'
@@ -59,7 +59,6 @@ export function createEmbeddedNode(config: NodeConfig, deps: NodeDeps): Lightnin
   }
 
   return {
-    warmUp: preloadBolt11,
     ...whileOpen(open, {
       async getInfo() {
         const channelCount = channels.count()
