@@ -271,6 +271,11 @@ test('src/ imports a bundled package only through src/vendor (type-only imports 
     const packages = [...built.matchAll(/^(?:import|export)\b[^\n]*?['"]([^'"./][^'"]*)['"];?$/gm)].map(m => m[1]!).filter(name => !name.startsWith('node:'))
     assert.equal(packages, [], `build/${file.replace(/\.ts$/, '.js')} still loads ${packages.join(', ')}: scripts/bundle-vendor.mjs did not bundle it`)
   }
+  // bolt11's secp256k1 finds its native addon by its own directory; bundled, that lookup fails and it falls back to
+  // its JavaScript curve without a word. It must stay outside the bundle, required from node_modules.
+  const bolt11 = fs.readFileSync(path.join(repoRoot, 'build/src/vendor/bolt11.js'), 'utf8')
+  assert.ok(bolt11.includes('require("secp256k1")'), 'the bolt11 bundle requires secp256k1 from node_modules')
+  assert.not.ok(/node-gyp-build|secp256k1\.node/.test(bolt11), 'secp256k1 (its addon lookup) was bundled into the bolt11 bundle')
 })
 
 /** nostr-tools' modules that open relay connections: a pool, or a relay link a pool is made of. */
