@@ -144,7 +144,8 @@ const daemonTable = startTable<Base>()
     log.info({ url: http.url, dataDir }, 'http listening')
     return { stop: () => removeDaemonInfo(dataDir), daemonInfo }
   })
-  // After the ready file: a start does not wait for the audit worker or for warming up, nor compete with them.
+  // After the ready file: a start does not wait for a large journal's audit, the first metrics sample or the backup
+  // schedule, nor compete with them.
   .step('serving', ({ serving, probes }) => (serving(), probes.set('start', true, 'started'), {}))
   .step('backups', ({ dataDir, config, log }) => {
     const backups = startBackupSchedule({ dataDir, settings: config.backup, log: log.child({ room: 'backup' }) })
