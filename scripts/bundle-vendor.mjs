@@ -2,7 +2,8 @@
 // build/src/vendor. Node 20 loads a package module by module, and CommonJS ones through its lexer: RxJS alone is 223
 // files. Every daemon start, every command and every worker thread paid that (about a third of a start's CPU); one
 // file each costs a fraction. Only the packages the daemon loads at every start are here (bolt11: every start on the
-// embedded node), and the source imports them only through src/vendor, so a process holds one copy of each (a second copy would break `instanceof`).
+// embedded node), and the source imports them only through src/vendor, so a process holds one copy of each (a second
+// copy would break `instanceof`).
 // The packages' own dependencies are bundled with them. What a package loads at run time by path (native addons,
 // worker files) must not be bundled: bolt11's secp256k1 does (its native addon, found by its own directory), so it
 // is left outside and loads from node_modules; none of the others does so on the daemon's paths.
