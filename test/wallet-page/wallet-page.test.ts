@@ -87,8 +87,18 @@ async function holdRefresh(page: Page): Promise<() => Promise<void>> {
   await page.route(reads, route => {
     held.push(released.then(() => route.continue()))
   })
-  while ([...inFlight].some(request => reads.test(request.url())))
-    await Promise.race([page.waitForEvent('requestfinished'), page.waitForEvent('requestfailed')])
+  // Each end of a request is heard after watch() has taken it out of inFlight (its listeners come first).
+  await new Promise<void>(resolve => {
+    const check = () => {
+      if ([...inFlight].some(request => reads.test(request.url()))) return
+      page.off('requestfinished', check)
+      page.off('requestfailed', check)
+      resolve()
+    }
+    page.on('requestfinished', check)
+    page.on('requestfailed', check)
+    check()
+  })
   return async () => {
     release()
     // Every held read goes on before the route is removed (removing it first would answer them itself).
