@@ -19,7 +19,10 @@
 // while the bare client keeps 8 there. Where the bare client's rate at 16 is no higher than at 8 (as measured on
 // the project's machine), LND is already saturated at 8, and a pair that reaches LND's rate at 16 shows relaypay
 // can draw all of it (more in flight also makes the daemon's group commits larger, its CPU per pair smaller). The
-// ratio at each concurrency is printed as well.
+// ratio at each concurrency is printed as well. A path with a failed operation in any window gets no verdict: a
+// refusal is fast, so its window measured something else than a rate. The payer is funded for the whole plan
+// (pairs at a rate no window reaches, every outgoing payment): funded for less, a longer plan ran it dry and its
+// last windows were all refusals.
 // The daemon runs through the bare windows too (it is the same node's daemon): its settlement stream hears of
 // the bare client's invoices, and its CPU in those windows is given. The network's daemons run at nice 10, as
 // every test network does, under the daemon and this process at 0.
@@ -60,8 +63,12 @@ export interface PaymentsRegtestOptions {
 }
 
 const jwtSecret = 'bench-payments-regtest-secret-0123456789'
-/** What the payer starts with: every outgoing payment (amount and service fee) and every pair, with room to spare. */
-const fundingSats = 500_000
+/** What each pair and each outgoing payment costs the payer: 10 sats and the service fee's floor, 10 sats. */
+const payerSatsPerOperation = 20
+/** Pairs a second no window here comes near (about 1,200 at most on the project's machine). */
+const pairsPerSecondBound = 3000
+/** What one payment from B through R can bring A: the channels hold 4,000,000 sats on each far side. */
+const maxFundingSats = 3_500_000
 /** relaypay's goal on every path: this share of the bare client's rate. */
 const goalRatio = 0.9
 const idleWindowMs = 5000
@@ -70,6 +77,13 @@ const warmUp: WindowSize = { durationMs: 1000, payments: 10 }
 export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
   if (opts.concurrencies.length === 0 || opts.concurrencies.some(c => !Number.isInteger(c) || c < 1)) {
     throw new Error(`BENCH_REGTEST_CONCURRENCY: whole numbers of 1 or more, comma separated (got ${opts.concurrencies.join(',')})`)
+  }
+  // The payer is funded once, for the whole plan: a payer left without sats turns every later window into errors.
+  const fundingSats = payerFunding(opts)
+  if (fundingSats > maxFundingSats) {
+    throw new Error(
+      `a plan of ${opts.rounds} rounds at ${opts.concurrencies.join(', ')} in flight could spend ${fundingSats} sats, more than B can fund (${maxFundingSats}): fewer rounds, concurrencies or a shorter window`,
+    )
   }
   if (!(lndVersions as readonly string[]).includes(opts.lndVersion)) {
     throw new Error(`BENCH_REGTEST_LND=${opts.lndVersion}: known versions are ${lndVersions.join(', ')}`)
@@ -92,7 +106,7 @@ export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
     const app = { appToken: payer.appToken, appId: payer.appId, jwtSecret }
     await addAppUser(daemon, { ...app, identifier: 'payee' })
     await addAppUser(daemon, { ...app, identifier: 'receiver' })
-    await fund(daemon, net, b, payer.appToken)
+    await fund(daemon, net, b, payer.appToken, fundingSats)
     const pathsAt = new Map<number, Awaited<ReturnType<typeof regtestPaths>>>()
     for (const concurrency of opts.concurrencies) {
       pathsAt.set(concurrency, await regtestPaths({ daemon, net, a, b, appToken: payer.appToken, concurrency, profileDir: opts.profileDir }))
@@ -143,9 +157,14 @@ export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
           bare: { opsPerSecond: at[best('bare')]!.bare.opsPerSecond, concurrency: best('bare') },
         }
         const ratio = ratioOf(capacity.relaypay.opsPerSecond, capacity.bare.opsPerSecond)
-        return [name, { what: what[name].what, capacity, ratio, goalMet: ratio >= goalRatio, at }]
+        // A window with failures measured something else than a rate (a refusal is fast): no verdict from it.
+        const errors = opts.concurrencies.reduce((sum, c) => sum + at[c]!.relaypay.errors + at[c]!.bare.errors, 0)
+        return [name, { what: what[name].what, capacity, ratio, errors, goalMet: errors === 0 && ratio >= goalRatio, at }]
       }),
     )
+    for (const name of names) {
+      if (summary[name]!.errors > 0) process.stderr.write(`paymentsRegtest ${name}: ${summary[name]!.errors} operations failed (see each window's firstError); no verdict\n`)
+    }
     const atEach = (name: PathName) => opts.concurrencies.map(c => `${summary[name]!.at[c]!.ratio} at ${c}`).join(', ')
     process.stderr.write(
       `paymentsRegtest capacity ratios (relaypay's best rate / the bare client's): ${names.map(name => `${name} ${summary[name]!.ratio} (${atEach(name)})`).join('; ')}\n`,
@@ -176,7 +195,7 @@ export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
 }
 
 /** The payer's balance, paid by B into an invoice of the payer's, as any user is funded from outside. */
-async function fund(daemon: TestDaemon, net: Regtest, b: BareLnd, appToken: string): Promise<void> {
+async function fund(daemon: TestDaemon, net: Regtest, b: BareLnd, appToken: string, fundingSats: number): Promise<void> {
   const made = await daemon.request('POST', '/api/app/user/add/invoice', {
     body: { receiver_identifier: 'payer', payer_identifier: '', http_callback_url: '', invoice_req: { amountSats: fundingSats, memo: 'funding' } },
     headers: { authorization: appToken },
@@ -185,6 +204,14 @@ async function fund(daemon: TestDaemon, net: Regtest, b: BareLnd, appToken: stri
   const status = await b.pay(made.json.invoice)
   if (status !== 'SUCCEEDED') throw new Error(`B could not pay the funding invoice on LND ${net.lndVersion}: ${status}`)
   await until(async () => (await balanceOf(daemon, appToken, 'payer')) === fundingSats, 'the funding to be credited', 120_000)
+}
+
+/** The most the plan's windows can spend from the payer: pairs at `pairsPerSecondBound` and every outgoing payment. */
+function payerFunding(opts: PaymentsRegtestOptions): number {
+  const windows = opts.rounds * opts.concurrencies.length
+  const pairSeconds = (windows * opts.windowMs + opts.concurrencies.length * warmUp.durationMs) / 1000
+  const outgoing = windows * opts.paymentsPerWindow + opts.concurrencies.length * warmUp.payments
+  return Math.ceil(pairSeconds * pairsPerSecondBound + outgoing) * payerSatsPerOperation
 }
 
 /** The daemon's CPU over a quiet window, per second. */
