@@ -44,7 +44,7 @@ import { startDaemon, type TestDaemon } from '../test/support/daemon.js'
 import { addAppUser, createAppWithUser, jwtSecretConfig } from '../test/support/accounts.js'
 import { assertAuditClean, balanceOf } from '../test/support/money.js'
 import { until } from '../test/support/until.js'
-import { lndVersions, startRegtest, type Regtest } from '../test/support/regtest/index.js'
+import { lndVersions, pushSats, startRegtest, type Regtest } from '../test/support/regtest/index.js'
 import { bareLnd, type BareLnd } from './bare-lnd-client.js'
 import { loadAverage, pooled, round, type WindowFigures } from './closed-loop.js'
 import { processCpuMs, processRssMb, profilingEnv } from './process-stats.js'
@@ -67,8 +67,8 @@ const jwtSecret = 'bench-payments-regtest-secret-0123456789'
 const payerSatsPerOperation = 20
 /** Pairs a second no window here comes near (about 1,200 at most on the project's machine). */
 const pairsPerSecondBound = 3000
-/** What one payment from B through R can bring A: the channels hold 4,000,000 sats on each far side. */
-const maxFundingSats = 3_500_000
+/** What one payment from B through R can bring A: what was pushed to R and B, less the channel reserve and fees. */
+const maxFundingSats = pushSats - 500_000
 /** relaypay's goal on every path: this share of the bare client's rate. */
 const goalRatio = 0.9
 const idleWindowMs = 5000
@@ -76,7 +76,7 @@ const warmUp: WindowSize = { durationMs: 1000, payments: 10 }
 
 export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
   if (opts.concurrencies.length === 0 || opts.concurrencies.some(c => !Number.isInteger(c) || c < 1)) {
-    throw new Error(`BENCH_REGTEST_CONCURRENCY: whole numbers of 1 or more, comma separated (got ${opts.concurrencies.join(',')})`)
+    throw new Error(`concurrencies must be whole numbers of 1 or more (got ${opts.concurrencies.join(', ')})`)
   }
   // The payer is funded once, for the whole plan: a payer left without sats turns every later window into errors.
   const fundingSats = payerFunding(opts)
@@ -247,12 +247,20 @@ function withoutLatencies(paths: Record<PathName, Record<number, Record<Side, Wi
   )
 }
 
+function concurrenciesOf(list: string): number[] {
+  const concurrencies = list.split(',').map(Number)
+  if (concurrencies.some(c => !Number.isInteger(c) || c < 1)) {
+    throw new Error(`BENCH_REGTEST_CONCURRENCY=${list}: whole numbers of 1 or more, comma separated`)
+  }
+  return concurrencies
+}
+
 /** `npm run bench -- paymentsRegtest`, or this file directly, with the BENCH_REGTEST_* settings. */
 export function paymentsRegtestOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): PaymentsRegtestOptions {
   return {
     lndVersion: env.BENCH_REGTEST_LND ?? 'v0.21.2-beta',
     rounds: Number(env.BENCH_REGTEST_ROUNDS ?? 3),
-    concurrencies: (env.BENCH_REGTEST_CONCURRENCY ?? '8,16').split(',').map(Number),
+    concurrencies: concurrenciesOf(env.BENCH_REGTEST_CONCURRENCY ?? '8,16'),
     windowMs: Number(env.BENCH_REGTEST_WINDOW_MS ?? 3000),
     paymentsPerWindow: Number(env.BENCH_REGTEST_PAYMENTS ?? 100),
     ...(env.BENCH_PROFILE_DIR ? { profileDir: env.BENCH_PROFILE_DIR } : {}),
