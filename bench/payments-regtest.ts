@@ -150,12 +150,11 @@ export async function benchPaymentsRegtest(opts: PaymentsRegtestOptions) {
           }),
         )
         // Each side's capacity: its best pooled rate over the concurrencies, and where it had it.
-        const best = (side: Side) =>
-          opts.concurrencies.reduce((top, c) => (at[c]![side].opsPerSecond > at[top]![side].opsPerSecond ? c : top), opts.concurrencies[0]!)
-        const capacity = {
-          relaypay: { opsPerSecond: at[best('relaypay')]!.relaypay.opsPerSecond, concurrency: best('relaypay') },
-          bare: { opsPerSecond: at[best('bare')]!.bare.opsPerSecond, concurrency: best('bare') },
+        const best = (side: Side) => {
+          const concurrency = opts.concurrencies.reduce((top, c) => (at[c]![side].opsPerSecond > at[top]![side].opsPerSecond ? c : top))
+          return { opsPerSecond: at[concurrency]![side].opsPerSecond, concurrency }
         }
+        const capacity = { relaypay: best('relaypay'), bare: best('bare') }
         const ratio = ratioOf(capacity.relaypay.opsPerSecond, capacity.bare.opsPerSecond)
         // A window with failures measured something else than a rate (a refusal is fast): no verdict from it.
         const errors = opts.concurrencies.reduce((sum, c) => sum + at[c]!.relaypay.errors + at[c]!.bare.errors, 0)
